@@ -1,0 +1,309 @@
+#include "device_model/device_profile.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "device_model/hash.h"
+#include "device_model/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace trn {
+namespace {
+
+using nlohmann::json;
+
+struct ParamSpec {
+  absl::string_view key;
+  bool distribution_allowed;
+  bool integer;
+};
+
+// Every parameter the model reads. A profile must give all of them and
+// nothing else, so a typo cannot silently fall back to a default.
+constexpr ParamSpec kParams[] = {
+    {"partitions", false, true},
+    {"sbuf_bytes_per_partition", false, true},
+    {"psum_bytes_per_partition", false, true},
+    {"psum_banks", false, true},
+    {"tensor_clock_ghz", false, false},
+    {"vector_clock_ghz", false, false},
+    {"scalar_clock_ghz", false, false},
+    {"gpsimd_clock_ghz", false, false},
+    {"tensor_elements_per_cycle", false, false},
+    {"vector_elements_per_cycle", false, false},
+    {"scalar_elements_per_cycle", false, false},
+    {"gpsimd_elements_per_cycle", false, false},
+    {"tensor_fp32_rate", false, false},
+    {"instruction_overhead_cycles", false, false},
+    {"dma_queues", false, true},
+    {"dma_queue_gbps", false, false},
+    {"hbm_gbps", false, false},
+    {"dma_half_efficiency_bytes", false, false},
+    {"dma_latency_us", true, false},
+    {"op_exec_overhead_us", true, false},
+    {"graph_exec_overhead_us", true, false},
+    {"host_op_dispatch_us", true, false},
+    {"runtime_schedule_us", true, false},
+    {"h2d_copy_latency_us", true, false},
+    {"h2d_gbps", false, false},
+    {"nki_host_latency_us", true, false},
+    {"nki_iteration_gap_us", true, false},
+};
+
+const ParamSpec* FindParamSpec(absl::string_view key) {
+  for (const auto& p : kParams) {
+    if (p.key == key) return &p;
+  }
+  return nullptr;
+}
+
+std::string KnownKeys() {
+  std::vector<absl::string_view> keys;
+  for (const auto& p : kParams) keys.push_back(p.key);
+  return absl::StrJoin(keys, ", ");
+}
+
+absl::Status Err(absl::string_view label, absl::string_view path,
+                 absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(label, ": ", path, ": ", what));
+}
+
+absl::StatusOr<ProfileParam> ParseParam(const json& j, absl::string_view label,
+                                        const std::string& path,
+                                        const ParamSpec& spec) {
+  if (!j.is_object()) return Err(label, path, "expected an object");
+  ProfileParam p;
+  bool has_value = false;
+  bool has_quantiles = false;
+  for (const auto& [k, v] : j.items()) {
+    if (k == "value") {
+      if (!v.is_number())
+        return Err(label, path + "/value", "expected a number");
+      double x = v.get<double>();
+      if (!std::isfinite(x) || x < 0) {
+        return Err(label, path + "/value", "expected a finite number >= 0");
+      }
+      if (spec.integer && (x != std::floor(x) || x < 1 || x > 1e9)) {
+        return Err(label, path + "/value",
+                   "expected a positive integer (at most 1e9)");
+      }
+      p.dist = QuantileTable::Constant(x);
+      has_value = true;
+    } else if (k == "quantiles") {
+      if (!spec.distribution_allowed) {
+        return Err(label, path + "/quantiles",
+                   "this parameter is a fixed hardware figure; give `value`");
+      }
+      if (!v.is_array()) {
+        return Err(label, path + "/quantiles",
+                   "expected an array of [probability, value] pairs");
+      }
+      std::vector<std::pair<double, double>> points;
+      for (size_t i = 0; i < v.size(); ++i) {
+        const json& e = v[i];
+        if (!e.is_array() || e.size() != 2 || !e[0].is_number() ||
+            !e[1].is_number()) {
+          return Err(label, absl::StrCat(path, "/quantiles/", i),
+                     "expected a [probability, value] pair of numbers");
+        }
+        points.emplace_back(e[0].get<double>(), e[1].get<double>());
+      }
+      auto table = QuantileTable::FromPoints(std::move(points));
+      if (!table.ok()) {
+        return Err(label, path + "/quantiles", table.status().message());
+      }
+      p.dist = *std::move(table);
+      has_quantiles = true;
+    } else if (k == "unit" || k == "source") {
+      if (!v.is_string())
+        return Err(label, path + "/" + k, "expected a string");
+      (k == "unit" ? p.unit : p.source) = v.get<std::string>();
+    } else {
+      return Err(label, path + "/" + k,
+                 "unknown key; expected value or quantiles, unit, source");
+    }
+  }
+  if (has_value == has_quantiles) {
+    return Err(label, path, "expected exactly one of `value` or `quantiles`");
+  }
+  if (p.source.empty()) {
+    return Err(label, path + "/source",
+               "every parameter must say where its value comes from");
+  }
+  return p;
+}
+
+double Median(const DeviceProfile& d, absl::string_view key) {
+  return d.params.find(key)->second.dist.Median();
+}
+const QuantileTable& Dist(const DeviceProfile& d, absl::string_view key) {
+  return d.params.find(key)->second.dist;
+}
+
+// Derives the typed fields from `params`, so overrides go through one path.
+absl::Status Rebuild(DeviceProfile& d) {
+  d.memory.partitions = static_cast<int>(Median(d, "partitions"));
+  d.memory.sbuf_bytes_per_partition =
+      static_cast<int64_t>(Median(d, "sbuf_bytes_per_partition"));
+  d.memory.psum_bytes_per_partition =
+      static_cast<int64_t>(Median(d, "psum_bytes_per_partition"));
+  d.memory.psum_banks = static_cast<int>(Median(d, "psum_banks"));
+  const double overhead = Median(d, "instruction_overhead_cycles");
+  for (int i = 0; i < kNumEngines; ++i) {
+    const std::string name(EngineName(static_cast<Engine>(i)));
+    auto& e = d.engines[i];
+    e.clock_ghz = Median(d, name + "_clock_ghz");
+    e.elements_per_cycle = Median(d, name + "_elements_per_cycle");
+    e.overhead_cycles = overhead;
+    if (e.clock_ghz <= 0 || e.elements_per_cycle <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          d.name, ": engine ", name, " needs a positive clock and rate"));
+    }
+  }
+  d.tensor_fp32_rate = Median(d, "tensor_fp32_rate");
+  d.dma_queues = static_cast<int>(Median(d, "dma_queues"));
+  d.dma_queue_gbps = Median(d, "dma_queue_gbps");
+  d.hbm_gbps = Median(d, "hbm_gbps");
+  d.dma_half_efficiency_bytes = Median(d, "dma_half_efficiency_bytes");
+  d.dma_latency_us = Dist(d, "dma_latency_us");
+  d.op_exec_overhead_us = Dist(d, "op_exec_overhead_us");
+  d.graph_exec_overhead_us = Dist(d, "graph_exec_overhead_us");
+  d.host_op_dispatch_us = Dist(d, "host_op_dispatch_us");
+  d.runtime_schedule_us = Dist(d, "runtime_schedule_us");
+  d.h2d_copy_latency_us = Dist(d, "h2d_copy_latency_us");
+  d.h2d_gbps = Median(d, "h2d_gbps");
+  d.nki_host_latency_us = Dist(d, "nki_host_latency_us");
+  d.nki_iteration_gap_us = Dist(d, "nki_iteration_gap_us");
+  if (d.tensor_fp32_rate <= 0 || d.dma_queue_gbps <= 0 || d.hbm_gbps <= 0 ||
+      d.h2d_gbps <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(d.name, ": rates and bandwidths must be positive"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double DeviceProfile::ElementsPerUs(Engine e, DType t) const {
+  const auto& p = engines[static_cast<int>(e)];
+  double rate = p.clock_ghz * 1e3 * p.elements_per_cycle;
+  if (e == Engine::kTensor && (t == DType::kFp32 || t == DType::kInt32)) {
+    rate *= tensor_fp32_rate;
+  }
+  return rate;
+}
+
+absl::StatusOr<DeviceProfile> ParseDeviceProfile(absl::string_view text,
+                                                 absl::string_view label) {
+  json j = json::parse(text.begin(), text.end(), nullptr,
+                       /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Err(label, "/", "malformed JSON");
+  if (!j.is_object()) return Err(label, "/", "expected a JSON object");
+  DeviceProfile d;
+  d.content_hash = Fnv1a64Hex(std::string_view(text.data(), text.size()));
+  bool seen_version = false;
+  bool seen_params = false;
+  for (const auto& [k, v] : j.items()) {
+    if (k == "schema_version") {
+      if (!v.is_number_integer() || v.get<int64_t>() != kProfileSchemaVersion) {
+        return Err(label, "/schema_version",
+                   absl::StrCat("expected ", kProfileSchemaVersion));
+      }
+      seen_version = true;
+    } else if (k == "name" || k == "description") {
+      if (!v.is_string()) return Err(label, "/" + k, "expected a string");
+      (k == "name" ? d.name : d.description) = v.get<std::string>();
+    } else if (k == "calibrated") {
+      if (!v.is_boolean())
+        return Err(label, "/calibrated", "expected true or false");
+      d.calibrated = v.get<bool>();
+    } else if (k == "parameters") {
+      if (!v.is_object())
+        return Err(label, "/parameters", "expected an object");
+      for (const auto& [pk, pv] : v.items()) {
+        const ParamSpec* spec = FindParamSpec(pk);
+        if (spec == nullptr) {
+          return Err(
+              label, "/parameters/" + pk,
+              absl::StrCat("unknown parameter; expected one of ", KnownKeys()));
+        }
+        TRN_ASSIGN_OR_RETURN(auto param,
+                             ParseParam(pv, label, "/parameters/" + pk, *spec));
+        d.params.emplace(pk, std::move(param));
+      }
+      seen_params = true;
+    } else {
+      return Err(label, "/" + k,
+                 "unknown key; expected schema_version, name, description, "
+                 "calibrated, parameters");
+    }
+  }
+  if (!seen_version) return Err(label, "/schema_version", "missing");
+  if (!seen_params) return Err(label, "/parameters", "missing");
+  if (d.name.empty()) return Err(label, "/name", "missing or empty");
+  for (const auto& p : kParams) {
+    if (!d.params.contains(p.key)) {
+      return Err(label, absl::StrCat("/parameters/", p.key), "missing");
+    }
+  }
+  TRN_RETURN_IF_ERROR(Rebuild(d));
+  return d;
+}
+
+absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open device profile"));
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseDeviceProfile(ss.str(), path);
+}
+
+absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,
+                           double value) {
+  auto it = profile.params.find(key);
+  if (it == profile.params.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--set ", key, ": unknown parameter; expected one of ", KnownKeys()));
+  }
+  const ParamSpec* spec = FindParamSpec(key);
+  if (!std::isfinite(value) || value < 0 ||
+      (spec->integer && (value != std::floor(value) || value < 1))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--set ", key, "=", value, ": expected a finite ",
+                     spec->integer ? "positive integer" : "number >= 0"));
+  }
+  // Work on a copy so that a value the rebuild rejects (a zero clock)
+  // leaves `profile` as it was.
+  DeviceProfile updated = profile;
+  ProfileParam& param = updated.params.find(key)->second;
+  auto& dist = param.dist;
+  if (dist.IsConstant()) {
+    dist = QuantileTable::Constant(value);
+  } else {
+    double median = dist.Median();
+    if (median <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--set ", key,
+                       ": its distribution has median 0 and cannot be "
+                       "rescaled"));
+    }
+    dist.Scale(value / median);
+  }
+  param.source = absl::StrCat(
+      "overridden by --set (the profile said: ", param.source, ")");
+  TRN_RETURN_IF_ERROR(Rebuild(updated));
+  profile = std::move(updated);
+  return absl::OkStatus();
+}
+
+}  // namespace trn

@@ -1,0 +1,65 @@
+#include "device_model/quantile_table.h"
+
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace trn {
+
+QuantileTable QuantileTable::Constant(double value) {
+  QuantileTable t;
+  t.points_ = {{0.5, value}};
+  return t;
+}
+
+absl::StatusOr<QuantileTable> QuantileTable::FromPoints(
+    std::vector<std::pair<double, double>> points) {
+  if (points.size() < 2) {
+    return absl::InvalidArgumentError(
+        "a quantile table needs at least the points for p = 0 and p = 1");
+  }
+  if (points.front().first != 0.0 || points.back().first != 1.0) {
+    return absl::InvalidArgumentError(
+        "a quantile table must start at p = 0 and end at p = 1");
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto& [p, v] = points[i];
+    if (!std::isfinite(p) || !std::isfinite(v)) {
+      return absl::InvalidArgumentError(
+          "quantile table entries must be finite");
+    }
+    if (v < 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "quantile table value %g at p = %g is negative; costs are >= 0", v,
+          p));
+    }
+    if (i > 0 && (p <= points[i - 1].first || v < points[i - 1].second)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "quantile table must be increasing in p and non-decreasing in "
+          "value (entry %d: p = %g, value = %g)",
+          i, p, v));
+    }
+  }
+  QuantileTable t;
+  t.points_ = std::move(points);
+  return t;
+}
+
+double QuantileTable::Sample(double u) const {
+  if (points_.size() == 1) return points_[0].second;
+  // Tables are short (a handful of percentiles): a linear scan beats a
+  // binary search here.
+  size_t i = 1;
+  while (i + 1 < points_.size() && points_[i].first <= u) ++i;
+  const auto& [p0, v0] = points_[i - 1];
+  const auto& [p1, v1] = points_[i];
+  double t = (u - p0) / (p1 - p0);
+  return v0 + (v1 - v0) * t;
+}
+
+void QuantileTable::Scale(double factor) {
+  for (auto& pv : points_) pv.second *= factor;
+}
+
+}  // namespace trn

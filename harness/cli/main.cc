@@ -1,0 +1,7 @@
+#include <iostream>
+
+#include "harness/cli/cli.h"
+
+int main(int argc, char** argv) {
+  return trn::RunCli(argc, argv, std::cout, std::cerr);
+}

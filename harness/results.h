@@ -1,0 +1,91 @@
+// The result model: one versioned structure that every writer reads
+// (docs/results-format.md).
+#ifndef TRNBENCH_HARNESS_RESULTS_H_
+#define TRNBENCH_HARNESS_RESULTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/statistics.h"
+
+namespace trn {
+
+inline constexpr int kResultsSchemaVersion = 1;
+// Bumped whenever a change to the timing model can move any figure.
+inline constexpr std::string_view kModelVersion = "1";
+
+// Like torch.profiler.schedule: `wait` runs are skipped, `warmup` runs are
+// simulated and discarded, `repeat` runs are recorded.
+struct Schedule {
+  int64_t wait = 0;
+  int64_t warmup = 1;
+  int64_t repeat = 100;
+  // Repeat index of the k-th recorded run: the key of its random stream.
+  int64_t IndexOfActive(int64_t k) const { return wait + warmup + k; }
+};
+
+struct MetricResult {
+  std::string name;
+  std::string unit;
+  bool lower_is_better = true;
+  std::vector<double> samples;  // in repeat order
+  stats::Summary summary;
+};
+
+// Per-op averages per recorded iteration, like key_averages() / steps.
+struct OpResult {
+  std::string name;
+  double self_cpu_us = 0;
+  double self_device_us = 0;
+  double device_total_us = 0;
+  double calls = 0;
+};
+
+// Speed-up of a variant over the first variant of its family: the ratio of
+// median device times, with a bootstrap interval.
+struct Speedup {
+  std::string baseline;  // empty when this is the family's first variant
+  std::string metric;
+  double ratio = 1.0;
+  stats::Interval interval;
+  int resamples = 0;
+  uint64_t bootstrap_seed = 0;
+};
+
+struct WorkloadResult {
+  std::string name;
+  std::string family;
+  std::string mode;
+  std::string description;
+  std::string spec_file;
+  std::string spec_hash;
+  int64_t instructions = 0;  // per run
+  int64_t dispatches = 0;    // hardware executions per run
+  std::vector<MetricResult> metrics;
+  std::vector<OpResult> ops;  // sorted by self device time, descending
+  Speedup speedup;
+
+  const MetricResult* Find(std::string_view metric) const {
+    for (const auto& m : metrics) {
+      if (m.name == metric) return &m;
+    }
+    return nullptr;
+  }
+};
+
+struct RunResult {
+  int schema_version = kResultsSchemaVersion;
+  std::string trnbench_version;
+  std::string model_version{kModelVersion};
+  std::string device;
+  std::string device_hash;
+  uint64_t seed = 0;
+  Schedule schedule;
+  double confidence = 0.95;
+  std::vector<WorkloadResult> workloads;
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_HARNESS_RESULTS_H_

@@ -1,0 +1,124 @@
+#include "harness/runner.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "device_model/metrics.h"
+#include "device_model/simulator.h"
+#include "device_model/status_macros.h"
+#include "workloads/lowering.h"
+
+namespace trn {
+
+absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
+                                           const DeviceProfile& profile,
+                                           const RunOptions& options) {
+  const Schedule& s = options.schedule;
+  if (s.repeat < 1 || s.repeat > kMaxRepeat) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--repeat: expected 1..", kMaxRepeat, ", got ", s.repeat));
+  }
+  if (s.wait < 0 || s.warmup < 0) {
+    return absl::InvalidArgumentError("--wait and --warmup must be >= 0");
+  }
+  TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+  TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
+
+  WorkloadResult r;
+  r.name = spec.name;
+  r.family = spec.family;
+  r.mode = std::string(ExecModeName(spec.mode));
+  r.description = spec.description;
+  r.spec_file = spec.file;
+  r.spec_hash = spec.content_hash;
+  r.instructions = program.InstructionCount();
+  r.dispatches = static_cast<int64_t>(program.dispatches.size());
+
+  // The model keeps no state between runs, so the skipped and warm-up runs
+  // change nothing; they are simulated anyway so that a future stateful
+  // model (caches, NEFF loading) slots in without changing the schedule.
+  for (int64_t k = 0; k < s.warmup; ++k) {
+    (void)sim.Run(options.seed, static_cast<uint64_t>(s.wait + k));
+  }
+  std::vector<OpRow> op_sum;
+  for (int64_t k = 0; k < s.repeat; ++k) {
+    Timeline tl =
+        sim.Run(options.seed, static_cast<uint64_t>(s.IndexOfActive(k)));
+    std::vector<MetricValue> values = ComputeMetrics(tl);
+    if (r.metrics.empty()) {
+      for (const auto& v : values) {
+        const MetricInfo* info = FindMetric(v.name);
+        MetricResult m;
+        m.name = v.name;
+        m.unit = std::string(info->unit);
+        m.lower_is_better = info->lower_is_better;
+        m.samples.reserve(static_cast<size_t>(s.repeat));
+        r.metrics.push_back(std::move(m));
+      }
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      r.metrics[i].samples.push_back(values[i].value);
+    }
+    std::vector<OpRow> rows = ComputeOpRows(tl);
+    if (op_sum.empty()) {
+      op_sum = rows;
+    } else {
+      for (size_t i = 0; i < rows.size() && i < op_sum.size(); ++i) {
+        op_sum[i].self_cpu_us += rows[i].self_cpu_us;
+        op_sum[i].self_device_us += rows[i].self_device_us;
+        op_sum[i].calls += rows[i].calls;
+      }
+    }
+  }
+  for (auto& m : r.metrics) {
+    m.summary = stats::Summarize(m.samples, options.confidence);
+  }
+  const double n = static_cast<double>(s.repeat);
+  for (const OpRow& row : op_sum) {
+    r.ops.push_back({row.name, row.self_cpu_us / n, row.self_device_us / n,
+                     row.self_device_us / n,
+                     static_cast<double>(row.calls) / n});
+  }
+  std::stable_sort(r.ops.begin(), r.ops.end(),
+                   [](const OpResult& a, const OpResult& b) {
+                     return a.self_device_us > b.self_device_us;
+                   });
+  return r;
+}
+
+void ComputeSpeedups(RunResult& run, std::string_view metric) {
+  for (size_t i = 0; i < run.workloads.size(); ++i) {
+    WorkloadResult& w = run.workloads[i];
+    const WorkloadResult* first = nullptr;
+    for (size_t j = 0; j < i && first == nullptr; ++j) {
+      if (run.workloads[j].family == w.family) first = &run.workloads[j];
+    }
+    w.speedup = Speedup{};
+    w.speedup.metric = std::string(metric);
+    const MetricResult* mine = w.Find(metric);
+    if (first == nullptr || mine == nullptr) continue;
+    const MetricResult* base = first->Find(metric);
+    if (base == nullptr) continue;
+    w.speedup.baseline = first->name;
+    w.speedup.ratio = base->summary.median / mine->summary.median;
+    w.speedup.resamples = stats::kDefaultBootstrapResamples;
+    w.speedup.bootstrap_seed = stats::kDefaultBootstrapSeed;
+    w.speedup.interval = stats::BootstrapRatioOfMedians(
+        base->samples, mine->samples, run.confidence, w.speedup.resamples,
+        w.speedup.bootstrap_seed);
+  }
+}
+
+absl::StatusOr<Timeline> ReplayRun(const WorkloadSpec& spec,
+                                   const DeviceProfile& profile, uint64_t seed,
+                                   int64_t repeat_index) {
+  if (repeat_index < 0) {
+    return absl::InvalidArgumentError("repeat index must be >= 0");
+  }
+  TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+  TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
+  return sim.Run(seed, static_cast<uint64_t>(repeat_index));
+}
+
+}  // namespace trn

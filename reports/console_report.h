@@ -1,0 +1,19 @@
+// The terminal report: per family a summary table with intervals and
+// speed-ups, NKI benchmark figures, then per-variant op tables.
+#ifndef TRNBENCH_REPORTS_CONSOLE_REPORT_H_
+#define TRNBENCH_REPORTS_CONSOLE_REPORT_H_
+
+#include <string>
+
+#include "harness/results.h"
+
+namespace trn {
+
+std::string RenderConsoleReport(const RunResult& run);
+
+// A duration in microseconds, scaled to a readable unit.
+std::string FormatMicros(double us);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_REPORTS_CONSOLE_REPORT_H_

@@ -1,0 +1,109 @@
+#include "reports/json_results.h"
+
+#include <cmath>
+
+namespace trn {
+namespace {
+
+using nlohmann::ordered_json;
+
+// JSON has no NaN or infinity: an undefined statistic is null.
+ordered_json Num(double x) {
+  if (!std::isfinite(x)) return nullptr;
+  return x;
+}
+
+ordered_json SummaryJson(const stats::Summary& s) {
+  ordered_json j;
+  j["n"] = s.n;
+  j["mean"] = Num(s.mean);
+  j["median"] = Num(s.median);
+  j["stddev"] = Num(s.stddev);
+  j["cv"] = Num(s.cv);
+  j["min"] = Num(s.min);
+  j["max"] = Num(s.max);
+  j["mad"] = Num(s.mad);
+  j["iqr"] = Num(s.iqr);
+  j["p01"] = Num(s.p01);
+  j["p05"] = Num(s.p05);
+  j["p25"] = Num(s.p25);
+  j["p50"] = Num(s.p50);
+  j["p75"] = Num(s.p75);
+  j["p95"] = Num(s.p95);
+  j["p99"] = Num(s.p99);
+  j["ci_low"] = Num(s.median_ci.low);
+  j["ci_high"] = Num(s.median_ci.high);
+  j["ci_coverage"] = Num(s.median_ci_coverage);
+  j["mean_ci_low"] = Num(s.mean_ci.low);
+  j["mean_ci_high"] = Num(s.mean_ci.high);
+  j["outliers"] = {{"low_severe", s.outliers.low_severe},
+                   {"low_mild", s.outliers.low_mild},
+                   {"high_mild", s.outliers.high_mild},
+                   {"high_severe", s.outliers.high_severe}};
+  return j;
+}
+
+}  // namespace
+
+ordered_json ResultsToJson(const RunResult& run) {
+  ordered_json j;
+  j["schema"] = "trnbench.results";
+  j["schema_version"] = run.schema_version;
+  j["trnbench_version"] = run.trnbench_version;
+  j["model_version"] = run.model_version;
+  j["device"] = {{"name", run.device}, {"content_hash", run.device_hash}};
+  j["seed"] = run.seed;
+  j["schedule"] = {{"wait", run.schedule.wait},
+                   {"warmup", run.schedule.warmup},
+                   {"repeat", run.schedule.repeat},
+                   {"first_active_index", run.schedule.IndexOfActive(0)}};
+  j["confidence"] = run.confidence;
+  ordered_json ws = ordered_json::array();
+  for (const auto& w : run.workloads) {
+    ordered_json wj;
+    wj["name"] = w.name;
+    wj["family"] = w.family;
+    wj["mode"] = w.mode;
+    wj["description"] = w.description;
+    wj["spec_file"] = w.spec_file;
+    wj["spec_hash"] = w.spec_hash;
+    wj["instructions"] = w.instructions;
+    wj["dispatches"] = w.dispatches;
+    ordered_json ms = ordered_json::object();
+    for (const auto& m : w.metrics) {
+      ordered_json mj = SummaryJson(m.summary);
+      mj["unit"] = m.unit;
+      mj["lower_is_better"] = m.lower_is_better;
+      ordered_json samples = ordered_json::array();
+      for (double x : m.samples) samples.push_back(Num(x));
+      mj["samples"] = std::move(samples);
+      ms[m.name] = std::move(mj);
+    }
+    wj["metrics"] = std::move(ms);
+    ordered_json ops = ordered_json::array();
+    for (const auto& op : w.ops) {
+      ops.push_back({{"name", op.name},
+                     {"self_cpu_us", Num(op.self_cpu_us)},
+                     {"self_device_us", Num(op.self_device_us)},
+                     {"device_total_us", Num(op.device_total_us)},
+                     {"calls", Num(op.calls)}});
+    }
+    wj["ops"] = std::move(ops);
+    wj["speedup"] = {{"baseline", w.speedup.baseline},
+                     {"metric", w.speedup.metric},
+                     {"ratio", Num(w.speedup.ratio)},
+                     {"ci_low", Num(w.speedup.interval.low)},
+                     {"ci_high", Num(w.speedup.interval.high)},
+                     {"resamples", w.speedup.resamples},
+                     {"bootstrap_seed", w.speedup.bootstrap_seed}};
+    ws.push_back(std::move(wj));
+  }
+  j["workloads"] = std::move(ws);
+  return j;
+}
+
+std::string ResultsToJsonText(const RunResult& run) {
+  return ResultsToJson(run).dump(2) + "\n";
+}
+
+}  // namespace trn

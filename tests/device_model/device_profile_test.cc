@@ -1,0 +1,386 @@
+#include "device_model/device_profile.h"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "device_model/dtype.h"
+#include "device_model/engine.h"
+#include "device_model/hash.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/device_model/test_profile.h"
+
+#ifndef TRNBENCH_SOURCE_DIR
+#define TRNBENCH_SOURCE_DIR "."
+#endif
+
+namespace trn {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::trn::testing::TestProfile;
+
+const char kLabel[] = "bad_profile.json";
+
+std::string Trn1Path() {
+  return std::string(TRNBENCH_SOURCE_DIR) + "/device_model/profiles/trn1.json";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Parses `j` and expects an InvalidArgument error whose message names the
+// label, the JSON path and `what`.
+void ExpectError(const nlohmann::json& j, const std::string& path,
+                 const std::string& what) {
+  auto p = ParseDeviceProfile(j.dump(), kLabel);
+  ASSERT_FALSE(p.ok()) << "expected an error at " << path;
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(p.status().message()),
+              AllOf(HasSubstr(kLabel), HasSubstr(path), HasSubstr(what)));
+}
+
+// ------------------------------------------------------------------ trn1
+
+TEST(Trn1ProfileTest, LoadsWithThePublicFigures) {
+  auto p = LoadDeviceProfile(Trn1Path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->name, "trn1");
+  EXPECT_TRUE(p->calibrated);
+  // NKI architecture guide, NeuronCore-v2.
+  EXPECT_EQ(p->memory.partitions, 128);
+  EXPECT_EQ(p->memory.sbuf_bytes_per_partition, 192 * 1024);
+  EXPECT_EQ(p->memory.psum_bytes_per_partition, 16 * 1024);
+  EXPECT_EQ(p->memory.psum_banks, 8);
+  const auto clock = [&](Engine e) {
+    return p->engines[static_cast<int>(e)].clock_ghz;
+  };
+  EXPECT_EQ(clock(Engine::kTensor), 2.8);
+  EXPECT_EQ(clock(Engine::kVector), 1.12);
+  EXPECT_EQ(clock(Engine::kScalar), 1.4);
+  EXPECT_EQ(clock(Engine::kGpSimd), 1.4);
+  for (const auto& e : p->engines) {
+    EXPECT_EQ(e.elements_per_cycle, 1.0);
+    EXPECT_EQ(e.overhead_cycles, 100.0);
+  }
+  EXPECT_EQ(p->tensor_fp32_rate, 0.25);
+  EXPECT_EQ(p->dma_queues, 16);
+  EXPECT_EQ(p->dma_queue_gbps, 27.2);
+  EXPECT_EQ(p->hbm_gbps, 410.0);
+  EXPECT_EQ(p->dma_half_efficiency_bytes, 4096.0);
+  EXPECT_EQ(p->h2d_gbps, 32.0);
+  // Distributions keep their tables: dma_latency_us median is 3.92 us.
+  EXPECT_FALSE(p->dma_latency_us.IsConstant());
+  EXPECT_DOUBLE_EQ(p->dma_latency_us.Median(), 3.92);
+  EXPECT_DOUBLE_EQ(p->op_exec_overhead_us.Median(), 387.4);
+  EXPECT_DOUBLE_EQ(p->graph_exec_overhead_us.Median(), 366.0);
+  EXPECT_DOUBLE_EQ(p->nki_host_latency_us.Median(), 60.0);
+  EXPECT_DOUBLE_EQ(p->nki_iteration_gap_us.Median(), 113.6);
+}
+
+TEST(Trn1ProfileTest, ElementsPerUs) {
+  auto p = LoadDeviceProfile(Trn1Path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  // 2.8 GHz x 1 element/cycle = 2800 elements/us; fp32 at a quarter: 700.
+  EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kTensor, DType::kBf16), 2800.0);
+  EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kTensor, DType::kFp32), 700.0);
+  // The fp32 penalty is the TensorE's alone: VectorE fp32 = 1.12e3.
+  EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kVector, DType::kFp32), 1120.0);
+  EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kScalar, DType::kBf16), 1400.0);
+}
+
+TEST(Trn1ProfileTest, EveryParameterHasASource) {
+  auto p = LoadDeviceProfile(Trn1Path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  // 27 parameters, as listed in device_profile.cc.
+  EXPECT_EQ(p->params.size(), 27u);
+  for (const auto& [key, param] : p->params) {
+    EXPECT_FALSE(param.source.empty()) << key;
+    EXPECT_FALSE(param.unit.empty()) << key;
+  }
+}
+
+TEST(Trn1ProfileTest, ContentHashIsFnvOfTheFile) {
+  const std::string text = ReadFile(Trn1Path());
+  ASSERT_FALSE(text.empty());
+  auto p = LoadDeviceProfile(Trn1Path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->content_hash, Fnv1a64Hex(text));
+  EXPECT_EQ(p->content_hash.size(), 16u);
+}
+
+TEST(LoadDeviceProfileTest, MissingFileIsNotFound) {
+  auto p = LoadDeviceProfile("/nonexistent/profile.json");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("/nonexistent/profile.json"));
+}
+
+// ------------------------------------------------------------ the parser
+
+TEST(ParseDeviceProfileTest, AcceptsTheTestProfile) {
+  auto p = ParseDeviceProfile(TestProfile().dump(), "test.json");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->name, "test");
+  EXPECT_FALSE(p->calibrated);
+  EXPECT_EQ(p->dma_queues, 4);
+  // A zero half-efficiency size is accepted (b / (b + 0) = 1).
+  EXPECT_EQ(p->dma_half_efficiency_bytes, 0.0);
+  // `value` is accepted for a distribution parameter: a point mass.
+  EXPECT_TRUE(p->dma_latency_us.IsConstant());
+  EXPECT_EQ(p->dma_latency_us.Median(), 2.0);
+  EXPECT_EQ(p->engines[static_cast<int>(Engine::kGpSimd)].clock_ghz, 0.5);
+  EXPECT_EQ(p->engines[static_cast<int>(Engine::kGpSimd)].elements_per_cycle,
+            4.0);
+}
+
+TEST(ParseDeviceProfileTest, MalformedJson) {
+  auto p = ParseDeviceProfile("{\"schema_version\": 1,", kLabel);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(p.status().message()),
+              AllOf(HasSubstr(kLabel), HasSubstr("malformed JSON")));
+}
+
+TEST(ParseDeviceProfileTest, NotAnObject) {
+  ExpectError(nlohmann::json::array({1, 2}), "/", "expected a JSON object");
+}
+
+TEST(ParseDeviceProfileTest, UnknownTopLevelKey) {
+  auto j = TestProfile();
+  j["colour"] = "blue";
+  ExpectError(j, "/colour", "unknown key");
+}
+
+TEST(ParseDeviceProfileTest, UnknownParameterListsKnownKeys) {
+  auto j = TestProfile();
+  j["parameters"]["tensor_clock_mhz"] = {
+      {"value", 2800}, {"unit", "MHz"}, {"source", "typo"}};
+  ExpectError(j, "/parameters/tensor_clock_mhz", "unknown parameter");
+  auto p = ParseDeviceProfile(j.dump(), kLabel);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(
+      std::string(p.status().message()),
+      AllOf(HasSubstr("partitions"), HasSubstr("tensor_clock_ghz"),
+            HasSubstr("dma_latency_us"), HasSubstr("nki_iteration_gap_us")));
+}
+
+TEST(ParseDeviceProfileTest, MissingParameter) {
+  auto j = TestProfile();
+  j["parameters"].erase("hbm_gbps");
+  ExpectError(j, "/parameters/hbm_gbps", "missing");
+}
+
+TEST(ParseDeviceProfileTest, QuantilesOnAFixedFigure) {
+  auto j = TestProfile();
+  j["parameters"]["hbm_gbps"] = {
+      {"quantiles", {{0, 10}, {1, 20}}}, {"unit", "GB/s"}, {"source", "test"}};
+  ExpectError(j, "/parameters/hbm_gbps/quantiles", "fixed hardware figure");
+}
+
+TEST(ParseDeviceProfileTest, MissingOrEmptySource) {
+  auto j = TestProfile();
+  j["parameters"]["dma_queues"].erase("source");
+  ExpectError(j, "/parameters/dma_queues/source", "where its value comes from");
+  j["parameters"]["dma_queues"]["source"] = "";
+  ExpectError(j, "/parameters/dma_queues/source", "where its value comes from");
+}
+
+TEST(ParseDeviceProfileTest, WrongOrMissingSchemaVersion) {
+  auto j = TestProfile();
+  j["schema_version"] = 2;
+  ExpectError(j, "/schema_version", "expected 1");
+  j["schema_version"] = "1";
+  ExpectError(j, "/schema_version", "expected 1");
+  j.erase("schema_version");
+  ExpectError(j, "/schema_version", "missing");
+}
+
+TEST(ParseDeviceProfileTest, MissingParametersOrName) {
+  auto j = TestProfile();
+  j.erase("parameters");
+  ExpectError(j, "/parameters", "missing");
+  j = TestProfile();
+  j.erase("name");
+  ExpectError(j, "/name", "missing");
+}
+
+TEST(ParseDeviceProfileTest, BadParameterEntries) {
+  auto j = TestProfile();
+  j["parameters"]["dma_latency_us"] = {{"value", 2},
+                                       {"quantiles", {{0, 1}, {1, 3}}},
+                                       {"unit", "us"},
+                                       {"source", "test"}};
+  ExpectError(j, "/parameters/dma_latency_us", "exactly one of");
+
+  j = TestProfile();
+  j["parameters"]["dma_latency_us"].erase("value");
+  ExpectError(j, "/parameters/dma_latency_us", "exactly one of");
+
+  j = TestProfile();
+  j["parameters"]["hbm_gbps"]["value"] = -1;
+  ExpectError(j, "/parameters/hbm_gbps/value", ">= 0");
+
+  j = TestProfile();
+  j["parameters"]["hbm_gbps"]["value"] = "20";
+  ExpectError(j, "/parameters/hbm_gbps/value", "expected a number");
+
+  j = TestProfile();
+  j["parameters"]["partitions"]["value"] = 127.5;
+  ExpectError(j, "/parameters/partitions/value", "positive integer");
+
+  j = TestProfile();
+  j["parameters"]["dma_queues"]["value"] = 0;
+  ExpectError(j, "/parameters/dma_queues/value", "positive integer");
+
+  j = TestProfile();
+  j["parameters"]["hbm_gbps"]["colour"] = "blue";
+  ExpectError(j, "/parameters/hbm_gbps/colour", "unknown key");
+
+  j = TestProfile();
+  j["parameters"]["hbm_gbps"]["unit"] = 3;
+  ExpectError(j, "/parameters/hbm_gbps/unit", "expected a string");
+
+  j = TestProfile();
+  j["parameters"]["hbm_gbps"] = 20;
+  ExpectError(j, "/parameters/hbm_gbps", "expected an object");
+}
+
+TEST(ParseDeviceProfileTest, BadQuantileTables) {
+  auto j = TestProfile();
+  auto& lat = j["parameters"]["dma_latency_us"];
+  lat.erase("value");
+  lat["quantiles"] = {{0, 3}, {0.5, 2}, {1, 4}};  // decreasing
+  ExpectError(j, "/parameters/dma_latency_us/quantiles", "non-decreasing");
+  lat["quantiles"] = {{0, 1}, {0.5, 2}};  // no p = 1
+  ExpectError(j, "/parameters/dma_latency_us/quantiles", "p = 1");
+  lat["quantiles"] = {{0, 1}, {0.5}, {1, 2}};  // not a pair
+  ExpectError(j, "/parameters/dma_latency_us/quantiles/1",
+              "[probability, value] pair");
+  lat["quantiles"] = 3;
+  ExpectError(j, "/parameters/dma_latency_us/quantiles", "expected an array");
+}
+
+TEST(ParseDeviceProfileTest, QuantilesAreKept) {
+  auto j = TestProfile();
+  auto& lat = j["parameters"]["dma_latency_us"];
+  lat.erase("value");
+  lat["quantiles"] = {{0, 1}, {0.5, 2}, {1, 4}};
+  auto p = ParseDeviceProfile(j.dump(), "test.json");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::vector<std::pair<double, double>> expected = {
+      {0, 1}, {0.5, 2}, {1, 4}};
+  EXPECT_EQ(p->dma_latency_us.points(), expected);
+  EXPECT_EQ(p->params.at("dma_latency_us").dist.points(), expected);
+}
+
+TEST(ParseDeviceProfileTest, ZeroClockIsRejected) {
+  auto j = TestProfile();
+  j["parameters"]["vector_clock_ghz"]["value"] = 0;
+  auto p = ParseDeviceProfile(j.dump(), kLabel);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()), HasSubstr("vector"));
+}
+
+// ------------------------------------------------------------ overrides
+
+class OverrideParamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto p = LoadDeviceProfile(Trn1Path());
+    ASSERT_TRUE(p.ok()) << p.status();
+    profile_ = *std::move(p);
+  }
+  DeviceProfile profile_;
+};
+
+TEST_F(OverrideParamTest, SetsAConstant) {
+  ASSERT_TRUE(OverrideParam(profile_, "hbm_gbps", 205).ok());
+  EXPECT_EQ(profile_.hbm_gbps, 205.0);
+  const ProfileParam& param = profile_.params.at("hbm_gbps");
+  EXPECT_TRUE(param.dist.IsConstant());
+  EXPECT_EQ(param.dist.Median(), 205.0);
+  EXPECT_THAT(param.source, HasSubstr("--set"));
+  EXPECT_THAT(param.source, HasSubstr("820 GB/s HBM"));  // the old source
+  // Parentheses balance in the new source text.
+  EXPECT_EQ(std::count(param.source.begin(), param.source.end(), '('),
+            std::count(param.source.begin(), param.source.end(), ')'));
+
+  // A clock override reaches the derived engine table.
+  ASSERT_TRUE(OverrideParam(profile_, "vector_clock_ghz", 2.24).ok());
+  EXPECT_EQ(profile_.engines[static_cast<int>(Engine::kVector)].clock_ghz,
+            2.24);
+  EXPECT_DOUBLE_EQ(profile_.ElementsPerUs(Engine::kVector, DType::kBf16),
+                   2240.0);
+  // An integer parameter.
+  ASSERT_TRUE(OverrideParam(profile_, "dma_queues", 4).ok());
+  EXPECT_EQ(profile_.dma_queues, 4);
+}
+
+TEST_F(OverrideParamTest, RescalesADistributionToTheNewMedian) {
+  // dma_latency_us: {0: 3.82, 0.01: 3.86, 0.5: 3.92, 0.9: 4.02,
+  // 0.99: 4.66, 1: 4.96}. Setting 7.84 doubles every value.
+  ASSERT_TRUE(OverrideParam(profile_, "dma_latency_us", 7.84).ok());
+  EXPECT_FALSE(profile_.dma_latency_us.IsConstant());
+  EXPECT_NEAR(profile_.dma_latency_us.Median(), 7.84, 1e-12);
+  const auto& pts = profile_.dma_latency_us.points();
+  const std::vector<std::pair<double, double>> expected = {
+      {0, 7.64},   {0.01, 7.72}, {0.5, 7.84},
+      {0.9, 8.04}, {0.99, 9.32}, {1, 9.92}};
+  ASSERT_EQ(pts.size(), expected.size());
+  for (size_t i = 0; i < pts.size(); ++i) {
+    EXPECT_EQ(pts[i].first, expected[i].first);
+    EXPECT_NEAR(pts[i].second, expected[i].second, 1e-12) << i;
+  }
+  EXPECT_NEAR(profile_.params.at("dma_latency_us").dist.Median(), 7.84, 1e-12);
+}
+
+TEST_F(OverrideParamTest, UnknownKeyListsKnownKeys) {
+  absl::Status s = OverrideParam(profile_, "hbm_bandwidth", 1);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              AllOf(HasSubstr("hbm_bandwidth"), HasSubstr("unknown parameter"),
+                    HasSubstr("hbm_gbps")));
+}
+
+TEST_F(OverrideParamTest, RejectsBadValues) {
+  absl::Status s = OverrideParam(profile_, "hbm_gbps", -1);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("hbm_gbps"));
+  EXPECT_FALSE(OverrideParam(profile_, "dma_latency_us", -0.5).ok());
+  EXPECT_FALSE(OverrideParam(profile_, "hbm_gbps",
+                             std::numeric_limits<double>::quiet_NaN())
+                   .ok());
+  EXPECT_FALSE(OverrideParam(profile_, "partitions", 1.5).ok());
+  EXPECT_FALSE(OverrideParam(profile_, "partitions", 0).ok());
+  // A rejected value leaves the profile as it was.
+  EXPECT_EQ(profile_.hbm_gbps, 410.0);
+  EXPECT_EQ(profile_.memory.partitions, 128);
+}
+
+TEST_F(OverrideParamTest, FailedRebuildLeavesProfileUnchanged) {
+  // 0 passes the ">= 0" check but not the positive-clock check of the
+  // rebuild; the profile must not be left half-updated.
+  absl::Status s = OverrideParam(profile_, "vector_clock_ghz", 0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(profile_.engines[static_cast<int>(Engine::kVector)].clock_ghz,
+            1.12);
+  EXPECT_EQ(profile_.params.at("vector_clock_ghz").dist.Median(), 1.12);
+}
+
+}  // namespace
+}  // namespace trn

@@ -1,0 +1,228 @@
+// End-to-end tests of the trnbench binary: exit codes, messages, JSON
+// contract, determinism and replay, and golden table output.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+#ifndef TRNBENCH_SOURCE_DIR
+#define TRNBENCH_SOURCE_DIR "."
+#endif
+#ifndef TRNBENCH_BINARY
+#define TRNBENCH_BINARY "trnbench"
+#endif
+
+namespace trn {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Outcome RunTrnbench(const std::string& args) {
+  static int counter = 0;
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "/cli_out_" + std::to_string(counter);
+  const std::string err = dir + "/cli_err_" + std::to_string(counter++);
+  const std::string cmd = std::string(TRNBENCH_BINARY) + " " + args + " >" +
+                          out + " 2>" + err + " </dev/null";
+  int status = std::system(cmd.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = Slurp(out);
+  o.err = Slurp(err);
+  return o;
+}
+
+TEST(CliTest, HeadlineCommandShowsTheThreeVariants) {
+  Outcome o = RunTrnbench("--workload rmsnorm --repeat 30");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.err, IsEmpty());
+  for (const char* s :
+       {"rmsnorm_naive", "rmsnorm_fused", "rmsnorm_compiled", "aten::mul",
+        "aten::rsqrt", "aten::copy_", "Torch-Compiled Region", "aten::rms_norm",
+        "speed-up", "Self device", "# of Calls"}) {
+    EXPECT_THAT(o.out, HasSubstr(s));
+  }
+}
+
+TEST(CliTest, JsonFollowsTheDocumentedSchema) {
+  Outcome o = RunTrnbench("--workload all --repeat 12 --format json --seed 5");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["schema"], "trnbench.results");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["seed"], 5);
+  EXPECT_EQ(j["schedule"]["repeat"], 12);
+  EXPECT_EQ(j["schedule"]["warmup"], 1);
+  EXPECT_EQ(j["schedule"]["wait"], 0);
+  ASSERT_GE(j["workloads"].size(), 4u);
+  for (const auto& w : j["workloads"]) {
+    for (const char* k : {"name", "family", "mode", "metrics", "ops"}) {
+      EXPECT_TRUE(w.contains(k)) << k;
+    }
+    const auto& m = w["metrics"]["device_time_us"];
+    for (const char* k : {"n", "mean", "median", "ci_low", "ci_high", "p01",
+                          "p50", "p99", "samples"}) {
+      EXPECT_TRUE(m.contains(k)) << k;
+    }
+    EXPECT_EQ(m["n"], 12);
+    EXPECT_EQ(m["samples"].size(), 12u);
+    EXPECT_LE(m["ci_low"].get<double>(), m["median"].get<double>());
+    EXPECT_GE(m["ci_high"].get<double>(), m["median"].get<double>());
+  }
+}
+
+TEST(CliTest, SameSeedIsByteIdenticalAndOtherSeedsDiffer) {
+  Outcome a = RunTrnbench("--workload all --repeat 10 --format json --seed 9");
+  Outcome b = RunTrnbench("--workload all --repeat 10 --format json --seed 9");
+  Outcome c = RunTrnbench("--workload all --repeat 10 --format json --seed 10");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  auto ja = nlohmann::json::parse(a.out);
+  auto jc = nlohmann::json::parse(c.out);
+  EXPECT_NE(ja["workloads"][0]["metrics"]["device_time_us"]["samples"],
+            jc["workloads"][0]["metrics"]["device_time_us"]["samples"]);
+}
+
+TEST(CliTest, AnyRepeatReplaysAlone) {
+  Outcome all =
+      RunTrnbench("--workload exp_tiled --repeat 8 --format json --seed 3");
+  ASSERT_EQ(all.code, 0) << all.err;
+  auto ja = nlohmann::json::parse(all.out);
+  const auto& samples = ja["workloads"][0]["metrics"]["ncl_us"]["samples"];
+  const int first = ja["schedule"]["first_active_index"];
+  for (int k : {0, 5, 7}) {
+    Outcome one =
+        RunTrnbench("--workload exp_tiled --repeat 1 --warmup 0 --wait " +
+                    std::to_string(first + k) + " --format json --seed 3");
+    ASSERT_EQ(one.code, 0) << one.err;
+    auto j1 = nlohmann::json::parse(one.out);
+    EXPECT_EQ(j1["workloads"][0]["metrics"]["ncl_us"]["samples"][0],
+              samples[static_cast<size_t>(k)])
+        << "repeat " << k;
+  }
+}
+
+TEST(CliTest, ListAndHelp) {
+  Outcome l = RunTrnbench("list");
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_THAT(l.out, HasSubstr("family rmsnorm"));
+  EXPECT_THAT(l.out, HasSubstr("exp_tiled"));
+  Outcome h = RunTrnbench("--help");
+  ASSERT_EQ(h.code, 0);
+  EXPECT_THAT(h.out, HasSubstr("Examples:"));
+  EXPECT_THAT(h.out, HasSubstr("--repeat"));
+}
+
+TEST(CliTest, UserSpecFileRuns) {
+  Outcome o = RunTrnbench(std::string("--spec ") + TRNBENCH_SOURCE_DIR +
+                          "/workloads/specs/exp_tiled.json --repeat 5");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("exp_tiled"));
+}
+
+struct BadCase {
+  const char* name;
+  const char* args;
+  const char* message;
+};
+
+class CliBadInputTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CliBadInputTest, ExitsTwoWithOneClearMessageAndNoOutput) {
+  const std::string out_file = ::testing::TempDir() + "/should_not_exist.json";
+  std::filesystem::remove(out_file);
+  Outcome o =
+      RunTrnbench(std::string(GetParam().args) + " --output " + out_file);
+  EXPECT_EQ(o.code, 2) << o.out << o.err;
+  EXPECT_THAT(o.out, IsEmpty());
+  EXPECT_THAT(o.err, HasSubstr("trnbench: error: "));
+  EXPECT_THAT(o.err, HasSubstr(GetParam().message));
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out_file));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalogue, CliBadInputTest,
+    ::testing::Values(
+        BadCase{"RepeatZero", "--workload rmsnorm --repeat 0",
+                "--repeat=0: expected"},
+        BadCase{"RepeatNegative", "--workload rmsnorm --repeat -1",
+                "--repeat=-1: expected"},
+        BadCase{"RepeatExponent", "--workload rmsnorm --repeat 1e12",
+                "--repeat=1e12"},
+        BadCase{"RepeatTooLarge", "--workload rmsnorm --repeat 2000000",
+                "--repeat=2000000"},
+        BadCase{"ConfidenceAboveOne", "--workload rmsnorm --confidence 1.5",
+                "--confidence=1.5"},
+        BadCase{"ConfidenceZero", "--workload rmsnorm --confidence 0",
+                "--confidence=0"},
+        BadCase{"UnknownFormat", "--workload rmsnorm --format xml",
+                "--format=xml"},
+        BadCase{"UnknownWorkload", "--workload nope", "nope"},
+        BadCase{"UnknownDevice", "--workload rmsnorm --device trn9",
+                "--device trn9"},
+        BadCase{"UnknownFlag", "--workload rmsnorm --bogus 3",
+                "unknown flag --bogus"},
+        BadCase{"NegativeSeed", "--workload rmsnorm --seed -4", "--seed=-4"},
+        BadCase{"MissingValue", "--workload", "--workload needs a value"},
+        BadCase{"StrayArgument", "stray", "unexpected argument 'stray'"},
+        BadCase{"NothingToRun", "--repeat 5", "nothing to run"},
+        BadCase{"MissingSpecFile", "--spec /nonexistent/spec.json",
+                "/nonexistent/spec.json"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) {
+      return std::string(info.param.name);
+    });
+
+TEST(CliTest, UnwritableOutputIsRefused) {
+  Outcome o = RunTrnbench(
+      "--workload exp_tiled --repeat 2 --output "
+      "/nonexistent-dir/results.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("/nonexistent-dir/results.json"));
+  EXPECT_THAT(o.out, IsEmpty());
+}
+
+TEST(CliTest, OutputFileMatchesStdoutJson) {
+  const std::string path = ::testing::TempDir() + "/results_out.json";
+  Outcome o = RunTrnbench(
+      "--workload exp_tiled --repeat 4 --format json --output " + path);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(Slurp(path), o.out);
+}
+
+// The table layout is a contract with the people who read it; a change must
+// be deliberate: regenerate with TRNBENCH_UPDATE_GOLDEN=1.
+TEST(CliTest, TableMatchesGolden) {
+  Outcome o = RunTrnbench("--workload all --repeat 20 --seed 1");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string golden =
+      std::string(TRNBENCH_SOURCE_DIR) + "/tests/harness/golden/all_table.txt";
+  if (std::getenv("TRNBENCH_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden, std::ios::binary) << o.out;
+  }
+  EXPECT_EQ(o.out, Slurp(golden));
+}
+
+}  // namespace
+}  // namespace trn

@@ -1,0 +1,93 @@
+// The in-memory form of a workload spec file (docs/spec-format.md).
+#ifndef TRNBENCH_WORKLOADS_SPEC_H_
+#define TRNBENCH_WORKLOADS_SPEC_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device_model/dtype.h"
+#include "device_model/engine.h"
+#include "device_model/exec_mode.h"
+
+namespace trn {
+
+inline constexpr int kSpecSchemaVersion = 1;
+
+enum class Placement : uint8_t { kHost, kDevice };
+
+struct TensorDecl {
+  std::string name;
+  std::vector<int64_t> shape;  // empty: a 0-d scalar
+  DType dtype = DType::kFp32;
+  Placement placement = Placement::kDevice;
+};
+
+// One ATen-level op of an eager, fused_op or compiled spec.
+struct TorchOp {
+  std::string op;                   // e.g. "aten::mul"
+  std::vector<std::string> inputs;  // declared tensor names
+  std::string output;               // declared tensor name
+  std::string json_path;            // e.g. "/ops/2", for messages
+};
+
+enum class LoopRange : uint8_t { kAffine, kSequential };
+
+// One statement of an NKI tile-loop body.
+struct NkiOp {
+  std::string id;                   // tile it defines; empty for a store
+  std::string op;                   // load, store, iota, activation, ...
+  std::optional<Engine> engine;     // compute ops only
+  std::string func;                 // activation function, e.g. "exp"
+  std::vector<std::string> inputs;  // tile ids read
+  std::string tensor;               // load source / store destination
+  std::string mask;                 // tile id of the mask, or empty
+  std::vector<int64_t> tile;        // [partitions, free]; empty: loop tile
+  std::optional<DType> dtype;       // tile dtype; default: loop tensor's
+  std::string buffer = "sbuf";      // "sbuf" or "psum"
+  std::vector<std::string> after;   // extra ordering dependencies (ids)
+  int source_line = 0;              // kernel source line it comes from
+  std::string json_path;
+};
+
+// A loop over dim 0 of `tensor` in tiles of `tile_partitions` rows; the
+// remaining dims are flattened into the free axis.
+struct NkiLoop {
+  std::string var;
+  LoopRange range = LoopRange::kAffine;
+  std::string tensor;
+  int64_t tile_partitions = 128;
+  int buffers = 1;
+  std::vector<NkiOp> body;
+  std::string json_path;
+};
+
+struct NkiKernel {
+  std::string source_file;  // e.g. "exp.py", for source-line args
+  std::vector<NkiLoop> loops;
+};
+
+struct WorkloadSpec {
+  int schema_version = kSpecSchemaVersion;
+  std::string name;
+  std::string family;
+  std::string description;
+  ExecMode mode = ExecMode::kEager;
+  std::vector<TensorDecl> tensors;
+  std::vector<TorchOp> ops;         // torch modes
+  std::optional<NkiKernel> kernel;  // nki mode
+  std::string file;                 // where it was read from
+  std::string content_hash;         // FNV-1a 64 of the file bytes, hex
+
+  const TensorDecl* FindTensor(const std::string& tensor_name) const {
+    for (const auto& t : tensors) {
+      if (t.name == tensor_name) return &t;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_WORKLOADS_SPEC_H_

@@ -1,0 +1,708 @@
+#include "workloads/spec_parser.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
+#include "device_model/dtype.h"
+#include "device_model/engine.h"
+#include "device_model/exec_mode.h"
+#include "device_model/hash.h"
+#include "device_model/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "workloads/spec_validator.h"
+
+namespace trn {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr std::string_view kDimConstraint =
+    "a positive integer no larger than 2^40 (1099511627776)";
+
+bool IsVowel(std::string_view word) {
+  return !word.empty() &&
+         std::string_view("aeiou").find(word[0]) != std::string_view::npos;
+}
+
+std::string EscapePointerToken(std::string_view token) {
+  std::string out;
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Debian's Abseil has its own string_view, which StrCat and StrJoin do not
+// take from std::string_view (StrFormat does); hence this join.
+std::string Join(std::span<const std::string_view> items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    out.append(items[i]);
+  }
+  return out;
+}
+
+std::string Child(std::string_view path, std::string_view key) {
+  return absl::StrFormat("%s/%s", path, EscapePointerToken(key));
+}
+
+std::string Child(std::string_view path, size_t index) {
+  return absl::StrFormat("%s/%d", path, index);
+}
+
+absl::Status MakeError(std::string_view label, std::string_view path,
+                       std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s: %s", label, path.empty() ? "/" : path, what));
+}
+
+// What a JSON value is, for "expected X, got Y" messages; long values are
+// cut so that one bad value cannot flood the terminal.
+std::string Describe(const Json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  if (v.is_null()) return "null";
+  std::string text = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (v.is_string()) return "string " + text;
+  if (v.is_boolean()) return "boolean " + text;
+  return "number " + text;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] ", which
+// says nothing to a spec author.
+std::string StripExceptionId(std::string_view what) {
+  if (!what.empty() && what[0] == '[') {
+    const size_t end = what.find("] ");
+    if (end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  return std::string(what);
+}
+
+// A first pass over the text that builds nothing: it finds syntax errors,
+// nesting deeper than kMaxJsonDepth, and duplicate object keys (which
+// nlohmann would silently collapse to the last one), each with its path.
+class PrecheckSax {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  explicit PrecheckSax(std::string_view label) : label_(label) {}
+
+  bool null() { return Value(); }
+  bool boolean(bool /*unused*/) { return Value(); }
+  bool number_integer(number_integer_t /*unused*/) { return Value(); }
+  bool number_unsigned(number_unsigned_t /*unused*/) { return Value(); }
+  bool number_float(number_float_t /*unused*/, const string_t& /*unused*/) {
+    return Value();
+  }
+  bool string(string_t& /*unused*/) { return Value(); }
+  bool binary(binary_t& /*unused*/) { return Value(); }
+  bool start_object(std::size_t /*unused*/) { return Open(true); }
+  bool start_array(std::size_t /*unused*/) { return Open(false); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+
+  bool key(string_t& k) {
+    Frame& f = frames_.back();
+    f.key = k;
+    if (!f.keys.insert(k).second) {
+      status_ = MakeError(label_, Path(),
+                          absl::StrFormat("duplicate key \"%s\"; each key may "
+                                          "appear once in an object",
+                                          k));
+      return false;
+    }
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) {
+    status_ = MakeError(label_, "",
+                        absl::StrFormat("malformed JSON: %s (byte %d)",
+                                        StripExceptionId(ex.what()), position));
+    return false;
+  }
+
+  const absl::Status& status() const { return status_; }
+
+ private:
+  struct Frame {
+    bool is_object = false;
+    std::string key;
+    int64_t index = -1;
+    std::set<std::string> keys;
+  };
+
+  bool Value() {
+    if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().index;
+    return true;
+  }
+
+  bool Open(bool is_object) {
+    Value();
+    if (frames_.size() >= static_cast<size_t>(kMaxJsonDepth)) {
+      status_ = MakeError(
+          label_, Path(),
+          absl::StrFormat("JSON nested deeper than %d levels; a spec needs "
+                          "at most 7, so this is not a spec",
+                          kMaxJsonDepth));
+      return false;
+    }
+    frames_.push_back(Frame{is_object, "", -1, {}});
+    return true;
+  }
+
+  bool Close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  std::string Path() const {
+    std::string path;
+    for (const Frame& f : frames_) {
+      if (f.is_object) {
+        path = Child(path, f.key);
+      } else if (f.index >= 0) {
+        path = Child(path, static_cast<size_t>(f.index));
+      }
+    }
+    return path;
+  }
+
+  std::string label_;
+  std::vector<Frame> frames_;
+  absl::Status status_;
+};
+
+// Turns the JSON tree into a WorkloadSpec, checking keys and JSON types;
+// everything that can be said about the struct alone is ValidateSpec's job.
+class SpecReader {
+ public:
+  explicit SpecReader(std::string_view label) : label_(label) {}
+
+  absl::StatusOr<WorkloadSpec> Read(const Json& root) const {
+    WorkloadSpec spec;
+    if (!root.is_object()) return TypeError("", "an object", root);
+    // Before the key check: a newer version may have keys this one lacks,
+    // and the version is the more useful message.
+    TRN_ASSIGN_OR_RETURN(const Json* version,
+                         Require(root, "", "schema_version"));
+    TRN_ASSIGN_OR_RETURN(
+        int64_t v,
+        Int(*version, "/schema_version", std::numeric_limits<int64_t>::min(),
+            std::numeric_limits<int64_t>::max(), "an integer"));
+    if (v != kSpecSchemaVersion) {
+      return Error("/schema_version",
+                   absl::StrFormat("unsupported schema_version %d; this "
+                                   "trnbench reads %d",
+                                   v, kSpecSchemaVersion));
+    }
+    spec.schema_version = static_cast<int>(v);
+    static constexpr std::string_view kTopKeys[] = {
+        "schema_version", "name",    "family", "description",
+        "mode",           "tensors", "ops",    "kernel"};
+    TRN_RETURN_IF_ERROR(CheckKeys(root, "", kTopKeys, "a spec"));
+    TRN_ASSIGN_OR_RETURN(spec.name, RequiredString(root, "", "name"));
+    TRN_ASSIGN_OR_RETURN(spec.family, RequiredString(root, "", "family"));
+    TRN_ASSIGN_OR_RETURN(spec.description,
+                         RequiredString(root, "", "description"));
+    TRN_ASSIGN_OR_RETURN(const Json* mode, Require(root, "", "mode"));
+    TRN_ASSIGN_OR_RETURN(spec.mode, Mode(*mode, "/mode"));
+
+    TRN_ASSIGN_OR_RETURN(const Json* tensors, Require(root, "", "tensors"));
+    TRN_RETURN_IF_ERROR(ExpectArray(*tensors, "/tensors"));
+    for (size_t i = 0; i < tensors->size(); ++i) {
+      TRN_ASSIGN_OR_RETURN(TensorDecl t,
+                           Tensor((*tensors)[i], Child("/tensors", i)));
+      spec.tensors.push_back(std::move(t));
+    }
+
+    const std::string mode_name(ExecModeName(spec.mode));
+    if (spec.mode == ExecMode::kNki) {
+      if (root.contains("ops")) {
+        return Error("/ops",
+                     "not allowed in mode \"nki\": an nki spec describes its "
+                     "work under \"kernel\"");
+      }
+      TRN_ASSIGN_OR_RETURN(const Json* kernel, Require(root, "", "kernel"));
+      TRN_ASSIGN_OR_RETURN(spec.kernel, Kernel(*kernel, "/kernel"));
+    } else {
+      if (root.contains("kernel")) {
+        return Error("/kernel",
+                     absl::StrFormat("not allowed in mode \"%s\": \"kernel\" "
+                                     "is only for mode \"nki\"; use \"ops\"",
+                                     mode_name));
+      }
+      TRN_ASSIGN_OR_RETURN(const Json* ops, Require(root, "", "ops"));
+      TRN_RETURN_IF_ERROR(ExpectArray(*ops, "/ops"));
+      for (size_t i = 0; i < ops->size(); ++i) {
+        TRN_ASSIGN_OR_RETURN(TorchOp op, Op((*ops)[i], Child("/ops", i)));
+        spec.ops.push_back(std::move(op));
+      }
+    }
+    return spec;
+  }
+
+ private:
+  absl::Status Error(std::string_view path, std::string_view what) const {
+    return MakeError(label_, path, what);
+  }
+
+  absl::Status TypeError(std::string_view path, std::string_view expected,
+                         const Json& got) const {
+    return Error(
+        path, absl::StrFormat("expected %s, got %s", expected, Describe(got)));
+  }
+
+  absl::Status ExpectArray(const Json& v, std::string_view path) const {
+    if (!v.is_array()) return TypeError(path, "an array", v);
+    return absl::OkStatus();
+  }
+
+  // `all_known` lists keys that exist elsewhere in the format, so that
+  // "engine" on a load reads as misplaced rather than misspelt.
+  absl::Status CheckKeys(
+      const Json& obj, std::string_view path,
+      std::span<const std::string_view> allowed, std::string_view what,
+      std::span<const std::string_view> all_known = {}) const {
+    if (!obj.is_object()) return TypeError(path, "an object", obj);
+    for (const auto& [key, value] : obj.items()) {
+      bool ok = false;
+      for (auto a : allowed) ok = ok || a == key;
+      if (ok) continue;
+      bool known = false;
+      for (auto a : all_known) known = known || a == key;
+      if (known) {
+        return Error(Child(path, key),
+                     absl::StrFormat("key \"%s\" does not apply to %s; "
+                                     "allowed keys: %s",
+                                     key, what, Join(allowed)));
+      }
+      return Error(Child(path, key),
+                   absl::StrFormat("unknown key \"%s\" in %s; allowed keys: "
+                                   "%s",
+                                   key, what, Join(allowed)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<const Json*> Require(const Json& obj, std::string_view path,
+                                      std::string_view key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      return Error(Child(path, key),
+                   absl::StrFormat("required key \"%s\" is missing", key));
+    }
+    return &*it;
+  }
+
+  const Json* Optional(const Json& obj, std::string_view key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  absl::StatusOr<std::string> String(const Json& v,
+                                     std::string_view path) const {
+    if (!v.is_string()) return TypeError(path, "a string", v);
+    return v.get<std::string>();
+  }
+
+  absl::StatusOr<std::string> RequiredString(const Json& obj,
+                                             std::string_view path,
+                                             std::string_view key) const {
+    TRN_ASSIGN_OR_RETURN(const Json* v, Require(obj, path, key));
+    return String(*v, Child(path, key));
+  }
+
+  absl::StatusOr<std::vector<std::string>> StringArray(
+      const Json& v, std::string_view path) const {
+    if (!v.is_array()) return TypeError(path, "an array of strings", v);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      TRN_ASSIGN_OR_RETURN(std::string s, String(v[i], Child(path, i)));
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  // An integer in [min, max]. A float with no fraction counts as an integer,
+  // as in JSON Schema; 1e300 is then out of range rather than "not an
+  // integer", which is the more useful thing to say.
+  absl::StatusOr<int64_t> Int(const Json& v, std::string_view path, int64_t min,
+                              int64_t max, std::string_view constraint) const {
+    auto out_of_range = [&] {
+      return Error(path, absl::StrFormat("expected %s, got %s", constraint,
+                                         Describe(v)));
+    };
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(max) ||
+          (min > 0 && u < static_cast<uint64_t>(min))) {
+        return out_of_range();
+      }
+      return static_cast<int64_t>(u);
+    }
+    if (v.is_number_integer()) {
+      const int64_t i = v.get<int64_t>();
+      if (i < min || i > max) return out_of_range();
+      return i;
+    }
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (std::floor(d) != d) {
+        return Error(path, absl::StrFormat("expected %s, got a fractional %s",
+                                           constraint, Describe(v)));
+      }
+      // Comparing in double: max may not be representable, but every value
+      // it rounds to is handled by the int64 range of the cast below.
+      if (d < static_cast<double>(min) || d >= static_cast<double>(max) + 1.0) {
+        return out_of_range();
+      }
+      return static_cast<int64_t>(d);
+    }
+    return TypeError(path, constraint, v);
+  }
+
+  template <typename T>
+  absl::StatusOr<T> Enum(const Json& v, std::string_view path,
+                         std::string_view what,
+                         std::optional<T> (*parse)(std::string_view),
+                         std::span<const std::string_view> names) const {
+    const std::string expected = absl::StrFormat("one of %s", Join(names));
+    if (!v.is_string()) {
+      return TypeError(
+          path,
+          absl::StrFormat("%s %s string: %s", IsVowel(what) ? "an" : "a", what,
+                          expected),
+          v);
+    }
+    const std::string s = v.get<std::string>();
+    std::optional<T> parsed = parse(s);
+    if (!parsed.has_value()) {
+      return Error(path, absl::StrFormat("unknown %s \"%s\"; expected %s", what,
+                                         s, expected));
+    }
+    return *parsed;
+  }
+
+  absl::StatusOr<ExecMode> Mode(const Json& v, std::string_view path) const {
+    static constexpr std::string_view kNames[] = {"eager", "fused_op",
+                                                  "compiled", "nki"};
+    return Enum<ExecMode>(v, path, "mode", &ParseExecMode, kNames);
+  }
+
+  absl::StatusOr<DType> Dtype(const Json& v, std::string_view path) const {
+    static constexpr std::string_view kNames[] = {"bf16", "fp16", "fp32",
+                                                  "int8", "int32"};
+    return Enum<DType>(v, path, "dtype", &ParseDType, kNames);
+  }
+
+  static std::optional<Placement> ParsePlacement(std::string_view s) {
+    if (s == "host") return Placement::kHost;
+    if (s == "device") return Placement::kDevice;
+    return std::nullopt;
+  }
+
+  static std::optional<LoopRange> ParseLoopRange(std::string_view s) {
+    if (s == "affine") return LoopRange::kAffine;
+    if (s == "sequential") return LoopRange::kSequential;
+    return std::nullopt;
+  }
+
+  absl::StatusOr<TensorDecl> Tensor(const Json& v,
+                                    const std::string& path) const {
+    static constexpr std::string_view kKeys[] = {"name", "shape", "dtype",
+                                                 "placement"};
+    TRN_RETURN_IF_ERROR(CheckKeys(v, path, kKeys, "a tensor"));
+    TensorDecl t;
+    TRN_ASSIGN_OR_RETURN(t.name, RequiredString(v, path, "name"));
+    TRN_ASSIGN_OR_RETURN(const Json* shape, Require(v, path, "shape"));
+    TRN_ASSIGN_OR_RETURN(t.shape, Dims(*shape, Child(path, "shape")));
+    TRN_ASSIGN_OR_RETURN(const Json* dtype, Require(v, path, "dtype"));
+    TRN_ASSIGN_OR_RETURN(t.dtype, Dtype(*dtype, Child(path, "dtype")));
+    if (const Json* p = Optional(v, "placement")) {
+      static constexpr std::string_view kNames[] = {"host", "device"};
+      TRN_ASSIGN_OR_RETURN(
+          t.placement, Enum<Placement>(*p, Child(path, "placement"),
+                                       "placement", &ParsePlacement, kNames));
+    }
+    return t;
+  }
+
+  absl::StatusOr<std::vector<int64_t>> Dims(const Json& v,
+                                            const std::string& path) const {
+    if (!v.is_array()) return TypeError(path, "an array of dims", v);
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < v.size(); ++i) {
+      TRN_ASSIGN_OR_RETURN(int64_t d, Int(v[i], Child(path, i), 1,
+                                          kMaxTensorElements, kDimConstraint));
+      dims.push_back(d);
+    }
+    return dims;
+  }
+
+  absl::StatusOr<TorchOp> Op(const Json& v, const std::string& path) const {
+    static constexpr std::string_view kKeys[] = {"op", "inputs", "output"};
+    TRN_RETURN_IF_ERROR(CheckKeys(v, path, kKeys, "a torch op"));
+    TorchOp op;
+    op.json_path = path;
+    TRN_ASSIGN_OR_RETURN(op.op, RequiredString(v, path, "op"));
+    TRN_ASSIGN_OR_RETURN(const Json* inputs, Require(v, path, "inputs"));
+    TRN_ASSIGN_OR_RETURN(op.inputs,
+                         StringArray(*inputs, Child(path, "inputs")));
+    TRN_ASSIGN_OR_RETURN(op.output, RequiredString(v, path, "output"));
+    return op;
+  }
+
+  absl::StatusOr<NkiKernel> Kernel(const Json& v,
+                                   const std::string& path) const {
+    static constexpr std::string_view kKeys[] = {"source_file", "loops"};
+    TRN_RETURN_IF_ERROR(CheckKeys(v, path, kKeys, "a kernel"));
+    NkiKernel kernel;
+    TRN_ASSIGN_OR_RETURN(kernel.source_file,
+                         RequiredString(v, path, "source_file"));
+    TRN_ASSIGN_OR_RETURN(const Json* loops, Require(v, path, "loops"));
+    const std::string loops_path = Child(path, "loops");
+    TRN_RETURN_IF_ERROR(ExpectArray(*loops, loops_path));
+    for (size_t i = 0; i < loops->size(); ++i) {
+      TRN_ASSIGN_OR_RETURN(NkiLoop loop,
+                           Loop((*loops)[i], Child(loops_path, i)));
+      kernel.loops.push_back(std::move(loop));
+    }
+    return kernel;
+  }
+
+  absl::StatusOr<NkiLoop> Loop(const Json& v, const std::string& path) const {
+    static constexpr std::string_view kKeys[] = {
+        "var", "range", "tensor", "tile_partitions", "buffers", "body"};
+    TRN_RETURN_IF_ERROR(CheckKeys(v, path, kKeys, "a loop"));
+    NkiLoop loop;
+    loop.json_path = path;
+    TRN_ASSIGN_OR_RETURN(loop.var, RequiredString(v, path, "var"));
+    TRN_ASSIGN_OR_RETURN(const Json* range, Require(v, path, "range"));
+    static constexpr std::string_view kRanges[] = {"affine", "sequential"};
+    TRN_ASSIGN_OR_RETURN(loop.range,
+                         Enum<LoopRange>(*range, Child(path, "range"), "range",
+                                         &ParseLoopRange, kRanges));
+    TRN_ASSIGN_OR_RETURN(loop.tensor, RequiredString(v, path, "tensor"));
+    TRN_ASSIGN_OR_RETURN(const Json* tp, Require(v, path, "tile_partitions"));
+    TRN_ASSIGN_OR_RETURN(loop.tile_partitions,
+                         Int(*tp, Child(path, "tile_partitions"), 1, kInt32Max,
+                             "a positive integer"));
+    if (const Json* b = Optional(v, "buffers")) {
+      TRN_ASSIGN_OR_RETURN(
+          int64_t buffers,
+          Int(*b, Child(path, "buffers"), 1, kInt32Max, "a positive integer"));
+      loop.buffers = static_cast<int>(buffers);
+    }
+    TRN_ASSIGN_OR_RETURN(const Json* body, Require(v, path, "body"));
+    const std::string body_path = Child(path, "body");
+    TRN_RETURN_IF_ERROR(ExpectArray(*body, body_path));
+    for (size_t j = 0; j < body->size(); ++j) {
+      TRN_ASSIGN_OR_RETURN(NkiOp op, KernelOp((*body)[j], Child(body_path, j)));
+      loop.body.push_back(std::move(op));
+    }
+    return loop;
+  }
+
+  // The keys each NKI op kind takes (docs/spec-format.md), in the order the
+  // docs list them. An empty or unknown kind gets all of them.
+  static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
+    static constexpr std::string_view kAll[] = {
+        "id",   "op",   "engine", "func",   "inputs", "tensor",
+        "mask", "tile", "dtype",  "buffer", "after",  "line"};
+    std::vector<std::string_view> drop;
+    if (kind == "load") {
+      drop = {"engine", "func", "inputs"};
+    } else if (kind == "store") {
+      drop = {"id", "engine", "func", "tile", "dtype", "buffer"};
+    } else if (kind == "iota") {
+      drop = {"func", "inputs", "tensor"};
+    } else if (IsNkiOpKind(kind) && kind != "activation") {
+      drop = {"func", "tensor"};
+    } else if (kind == "activation") {
+      drop = {"tensor"};
+    }
+    std::vector<std::string_view> keys;
+    for (std::string_view key : kAll) {
+      bool dropped = false;
+      for (std::string_view d : drop) dropped = dropped || d == key;
+      if (!dropped) keys.push_back(key);
+    }
+    return keys;
+  }
+
+  absl::StatusOr<NkiOp> KernelOp(const Json& v, const std::string& path) const {
+    if (!v.is_object()) return TypeError(path, "an object", v);
+    NkiOp op;
+    op.json_path = path;
+    TRN_ASSIGN_OR_RETURN(op.op, RequiredString(v, path, "op"));
+    // An unknown kind gets every key here; ValidateSpec names it as unknown.
+    const std::vector<std::string_view> allowed = NkiOpKeys(op.op);
+    const std::vector<std::string_view> all_known = NkiOpKeys("");
+    TRN_RETURN_IF_ERROR(CheckKeys(
+        v, path, allowed,
+        absl::StrFormat("%s %s op", IsVowel(op.op) ? "an" : "a", op.op),
+        all_known));
+    if (const Json* id = Optional(v, "id")) {
+      TRN_ASSIGN_OR_RETURN(op.id, String(*id, Child(path, "id")));
+    }
+    if (const Json* e = Optional(v, "engine")) {
+      static constexpr std::string_view kNames[] = {"tensor", "vector",
+                                                    "scalar", "gpsimd"};
+      TRN_ASSIGN_OR_RETURN(op.engine,
+                           Enum<Engine>(*e, Child(path, "engine"), "engine",
+                                        &ParseEngine, kNames));
+    }
+    if (const Json* f = Optional(v, "func")) {
+      TRN_ASSIGN_OR_RETURN(op.func, String(*f, Child(path, "func")));
+    }
+    if (const Json* in = Optional(v, "inputs")) {
+      TRN_ASSIGN_OR_RETURN(op.inputs, StringArray(*in, Child(path, "inputs")));
+    }
+    if (const Json* t = Optional(v, "tensor")) {
+      TRN_ASSIGN_OR_RETURN(op.tensor, String(*t, Child(path, "tensor")));
+    }
+    if (const Json* m = Optional(v, "mask")) {
+      TRN_ASSIGN_OR_RETURN(op.mask, String(*m, Child(path, "mask")));
+      if (op.mask.empty()) {
+        return Error(Child(path, "mask"),
+                     "expected the id of a mask tile, got an empty string");
+      }
+    }
+    if (const Json* t = Optional(v, "tile")) {
+      const std::string tile_path = Child(path, "tile");
+      TRN_ASSIGN_OR_RETURN(op.tile, Dims(*t, tile_path));
+      // An empty list would read as "use the default tile".
+      if (op.tile.size() != 2) {
+        return Error(
+            tile_path,
+            absl::StrFormat("a tile is [partitions, free], got %d "
+                            "dim%s",
+                            op.tile.size(), op.tile.size() == 1 ? "" : "s"));
+      }
+    }
+    if (const Json* d = Optional(v, "dtype")) {
+      TRN_ASSIGN_OR_RETURN(op.dtype, Dtype(*d, Child(path, "dtype")));
+    }
+    if (const Json* b = Optional(v, "buffer")) {
+      static constexpr std::string_view kNames[] = {"sbuf", "psum"};
+      // Returns the static names, not `s`, which dies with Enum's copy.
+      auto parse = [](std::string_view s) -> std::optional<std::string_view> {
+        for (std::string_view name : kNames) {
+          if (name == s) return name;
+        }
+        return std::nullopt;
+      };
+      TRN_ASSIGN_OR_RETURN(std::string_view buffer,
+                           Enum<std::string_view>(*b, Child(path, "buffer"),
+                                                  "buffer", +parse, kNames));
+      op.buffer = std::string(buffer);
+    }
+    if (const Json* a = Optional(v, "after")) {
+      TRN_ASSIGN_OR_RETURN(op.after, StringArray(*a, Child(path, "after")));
+    }
+    TRN_ASSIGN_OR_RETURN(const Json* line, Require(v, path, "line"));
+    TRN_ASSIGN_OR_RETURN(int64_t line_no,
+                         Int(*line, Child(path, "line"), 1, kInt32Max,
+                             "a source line number >= 1"));
+    op.source_line = static_cast<int>(line_no);
+    return op;
+  }
+
+  std::string label_;
+};
+
+}  // namespace
+
+absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
+                                       std::string_view file_label,
+                                       const MemoryLimits& limits) {
+  const std::string label =
+      file_label.empty() ? std::string("<spec>") : std::string(file_label);
+  if (static_cast<int64_t>(text.size()) > kMaxSpecBytes) {
+    return MakeError(label, "",
+                     absl::StrFormat("the spec is %d bytes; a spec may be at "
+                                     "most 1 MiB (%d bytes)",
+                                     text.size(), kMaxSpecBytes));
+  }
+  PrecheckSax precheck(label);
+  if (!Json::sax_parse(text, &precheck)) {
+    if (!precheck.status().ok()) return precheck.status();
+    return MakeError(label, "", "malformed JSON");
+  }
+  // The pre-check accepted the text, so this parse cannot fail; no
+  // exceptions, in case a later nlohmann disagrees.
+  const Json root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return MakeError(label, "", "malformed JSON");
+
+  TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecReader(label).Read(root));
+  spec.file = label;
+  spec.content_hash = Fnv1a64Hex(text);
+  TRN_RETURN_IF_ERROR(ValidateSpec(spec, limits));
+  return spec;
+}
+
+absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
+                                          const MemoryLimits& limits) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) {
+    return absl::NotFoundError(absl::StrFormat("%s: no such spec file", path));
+  }
+  if (fs::is_directory(st)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: is a directory, not a spec file", path));
+  }
+  const uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > static_cast<uintmax_t>(kMaxSpecBytes)) {
+    return MakeError(path, "",
+                     absl::StrFormat("the file is %d bytes; a spec may be at "
+                                     "most 1 MiB (%d bytes)",
+                                     size, kMaxSpecBytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: cannot be read", path));
+  }
+  // One byte over the cap is enough for ParseSpec to reject a file that grew
+  // after the size check, without reading all of it.
+  std::string text(static_cast<size_t>(kMaxSpecBytes) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: cannot be read", path));
+  }
+  text.resize(static_cast<size_t>(in.gcount()));
+  return ParseSpec(text, path, limits);
+}
+
+}  // namespace trn

@@ -1,0 +1,846 @@
+#include "workloads/spec_validator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "device_model/engine.h"
+#include "device_model/status_macros.h"
+#include "workloads/aten_ops.h"
+
+namespace trn {
+namespace {
+
+constexpr std::string_view kMaxElementsText = "2^40 (1099511627776)";
+
+// Byte counts are products of user-supplied numbers; saturating keeps a
+// silly spec an "over the limit" error instead of a wrapped small number.
+int64_t SatMul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return r;
+}
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return r;
+}
+
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// ^[a-z][a-z0-9_]*$: names and families end up in file names and CLI
+// selectors, where case and punctuation cause trouble.
+bool IsLowerName(std::string_view s) {
+  if (s.empty() || !IsLower(s[0])) return false;
+  for (char c : s) {
+    if (!IsLower(c) && !IsDigit(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// ^[A-Za-z_][A-Za-z0-9_]*$: tensor names, tile ids and loop variables mirror
+// Python identifiers in the kernel source.
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || IsDigit(s[0])) return false;
+  for (char c : s) {
+    if (!IsLower(c) && !IsUpper(c) && !IsDigit(c) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+}
+
+// Debian's Abseil has its own string_view, which StrCat and StrJoin do not
+// take from std::string_view (StrFormat does); hence this join.
+template <typename Range>
+std::string Join(const Range& items, std::string_view sep) {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out.append(sep);
+    out.append(item);
+    first = false;
+  }
+  return out;
+}
+
+// What each NKI op kind accepts. Arity counts input tiles; the scalar
+// operand of tensor_scalar and the bias of activation may be a tile.
+struct NkiOpRule {
+  std::string_view kind;
+  bool defines_tile;
+  bool moves_data;  // load/store: a DMA, no compute engine
+  std::vector<Engine> engines;
+  int min_inputs;
+  int max_inputs;
+};
+
+const std::vector<NkiOpRule>& NkiOpRules() {
+  using E = Engine;
+  static const auto* rules = new std::vector<NkiOpRule>{
+      {"load", true, true, {}, 0, 0},
+      {"store", false, true, {}, 1, 1},
+      {"iota", true, false, {E::kGpSimd}, 0, 0},
+      {"tensor_scalar", true, false, {E::kVector, E::kGpSimd}, 1, 2},
+      {"tensor_tensor", true, false, {E::kVector, E::kGpSimd}, 2, 2},
+      {"tensor_reduce", true, false, {E::kVector, E::kGpSimd}, 1, 1},
+      {"tensor_copy", true, false, {E::kVector, E::kGpSimd, E::kScalar}, 1, 1},
+      {"activation", true, false, {E::kScalar}, 1, 2},
+      {"matmul", true, false, {E::kTensor}, 2, 2},
+  };
+  return *rules;
+}
+
+const NkiOpRule* FindNkiOpRule(std::string_view kind) {
+  for (const auto& r : NkiOpRules()) {
+    if (r.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+constexpr std::string_view kActivationFuncs[] = {
+    "exp",  "rsqrt",   "sqrt", "square", "tanh",
+    "gelu", "sigmoid", "relu", "copy",   "log",
+};
+
+bool IsActivationFunc(std::string_view f) {
+  for (auto name : kActivationFuncs) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
+// "a load", "an activation": op kinds read better with their article.
+std::string A(std::string_view kind) {
+  const bool vowel = !kind.empty() && std::string_view("aeiou").find(kind[0]) !=
+                                          std::string_view::npos;
+  return absl::StrFormat("%s %s", vowel ? "an" : "a", kind);
+}
+
+std::string CountText(int n, std::string_view noun) {
+  return absl::StrFormat("%d %s%s", n, noun, n == 1 ? "" : "s");
+}
+
+std::string ArityText(int min, int max, std::string_view noun) {
+  if (min == max) return CountText(min, noun);
+  return absl::StrFormat("%d to %s", min, CountText(max, noun));
+}
+
+// numpy broadcasting; nullopt (and `why`) when the shapes are incompatible.
+std::optional<std::vector<int64_t>> Broadcast(const std::vector<int64_t>& a,
+                                              const std::vector<int64_t>& b,
+                                              std::string* why) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) {
+      *why = absl::StrFormat(
+          "dim -%d is %d in one and %d in the other, and "
+          "neither is 1",
+          i + 1, da, db);
+      return std::nullopt;
+    }
+    out[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+class Validator {
+ public:
+  Validator(const WorkloadSpec& spec, const MemoryLimits& limits)
+      : spec_(spec), limits_(limits) {
+    if (!spec.file.empty()) {
+      label_ = spec.file;
+    } else if (!spec.name.empty()) {
+      label_ = spec.name;
+    } else {
+      label_ = "<spec>";
+    }
+  }
+
+  absl::Status Run() const {
+    TRN_RETURN_IF_ERROR(CheckHeader());
+    TRN_RETURN_IF_ERROR(CheckTensors());
+    if (spec_.mode == ExecMode::kNki) return CheckKernel();
+    return CheckTorchOps();
+  }
+
+ private:
+  absl::Status Error(std::string_view path, std::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s: %s", label_, path.empty() ? "/" : path, what));
+  }
+
+  absl::Status CheckHeader() const {
+    if (spec_.schema_version != kSpecSchemaVersion) {
+      return Error("/schema_version",
+                   absl::StrFormat("unsupported schema_version %d; this "
+                                   "trnbench reads %d",
+                                   spec_.schema_version, kSpecSchemaVersion));
+    }
+    if (!IsLowerName(spec_.name)) {
+      return Error("/name", absl::StrFormat("name \"%s\" must match "
+                                            "^[a-z][a-z0-9_]*$",
+                                            spec_.name));
+    }
+    if (!IsLowerName(spec_.family)) {
+      return Error("/family", absl::StrFormat("family \"%s\" must match "
+                                              "^[a-z][a-z0-9_]*$",
+                                              spec_.family));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckTensors() const {
+    if (spec_.tensors.empty()) {
+      return Error("/tensors", "a spec needs at least one tensor");
+    }
+    std::map<std::string, size_t, std::less<>> seen;
+    for (size_t i = 0; i < spec_.tensors.size(); ++i) {
+      const TensorDecl& t = spec_.tensors[i];
+      const std::string path = absl::StrFormat("/tensors/%d", i);
+      if (!IsIdentifier(t.name)) {
+        return Error(path + "/name",
+                     absl::StrFormat("tensor name \"%s\" must match "
+                                     "^[A-Za-z_][A-Za-z0-9_]*$",
+                                     t.name));
+      }
+      auto [it, inserted] = seen.emplace(t.name, i);
+      if (!inserted) {
+        return Error(path + "/name",
+                     absl::StrFormat("tensor \"%s\" is declared twice (first "
+                                     "at /tensors/%d); tensor names are "
+                                     "unique",
+                                     t.name, it->second));
+      }
+      int64_t elements = 1;
+      bool overflow = false;
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        if (t.shape[d] < 1 || t.shape[d] > kMaxTensorElements) {
+          return Error(absl::StrFormat("%s/shape/%d", path, d),
+                       absl::StrFormat("a dim must be a positive integer no "
+                                       "larger than %s, got %d",
+                                       kMaxElementsText, t.shape[d]));
+        }
+        overflow =
+            overflow || __builtin_mul_overflow(elements, t.shape[d], &elements);
+      }
+      if (overflow) {
+        return Error(path + "/shape",
+                     absl::StrFormat("the element count of %s overflows "
+                                     "int64; a tensor may have at most %s "
+                                     "elements",
+                                     ShapeText(t.shape), kMaxElementsText));
+      }
+      if (elements > kMaxTensorElements) {
+        return Error(
+            path + "/shape",
+            absl::StrFormat("%s has %d elements; a tensor may have "
+                            "at most %s elements",
+                            ShapeText(t.shape), elements, kMaxElementsText));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckDeclared(std::string_view path, std::string_view name,
+                             std::string_view role) const {
+    if (spec_.FindTensor(std::string(name)) == nullptr) {
+      return Error(path, absl::StrFormat("%s \"%s\" is not declared in "
+                                         "/tensors",
+                                         role, name));
+    }
+    return absl::OkStatus();
+  }
+
+  // ---- torch modes ----
+
+  absl::Status CheckTorchOps() const {
+    const std::string_view mode = ExecModeName(spec_.mode);
+    if (spec_.kernel.has_value()) {
+      return Error("/kernel",
+                   absl::StrFormat("mode \"%s\" takes \"ops\"; \"kernel\" is "
+                                   "only for mode \"nki\"",
+                                   mode));
+    }
+    if (spec_.ops.empty()) {
+      return Error("/ops",
+                   absl::StrFormat("mode \"%s\" needs at least one op", mode));
+    }
+    if (spec_.mode == ExecMode::kFusedOp && spec_.ops.size() != 1) {
+      return Error("/ops", absl::StrFormat("mode \"fused_op\" runs exactly "
+                                           "one op, got %d",
+                                           spec_.ops.size()));
+    }
+    // The first producer of each tensor, so that a read of a tensor made by
+    // a later op is told apart from a read of a spec input.
+    std::map<std::string, size_t, std::less<>> producer;
+    for (size_t j = 0; j < spec_.ops.size(); ++j) {
+      producer.emplace(spec_.ops[j].output, j);
+    }
+    for (size_t j = 0; j < spec_.ops.size(); ++j) {
+      TRN_RETURN_IF_ERROR(CheckTorchOp(j, producer));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckTorchOp(
+      size_t j,
+      const std::map<std::string, size_t, std::less<>>& producer) const {
+    const TorchOp& op = spec_.ops[j];
+    const std::string path = absl::StrFormat("/ops/%d", j);
+    const AtenOpInfo* info = FindAtenOp(op.op);
+    if (info == nullptr) {
+      std::vector<std::string_view> names;
+      for (const auto& o : AllAtenOps()) names.push_back(o.name);
+      return Error(path + "/op",
+                   absl::StrFormat("unknown op \"%s\"; supported ops: %s",
+                                   op.op, Join(names, ", ")));
+    }
+    const int n = static_cast<int>(op.inputs.size());
+    if (n < info->min_inputs || n > info->max_inputs) {
+      return Error(
+          path + "/inputs",
+          absl::StrFormat(
+              "%s takes %s, got %d", op.op,
+              ArityText(info->min_inputs, info->max_inputs, "input"), n));
+    }
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const std::string in_path = absl::StrFormat("%s/inputs/%d", path, k);
+      TRN_RETURN_IF_ERROR(CheckDeclared(in_path, op.inputs[k], "input"));
+      auto it = producer.find(op.inputs[k]);
+      if (it != producer.end() && it->second >= j) {
+        return Error(in_path,
+                     absl::StrFormat("tensor \"%s\" is used before it is "
+                                     "produced (by /ops/%d); an input must "
+                                     "be a spec input or the output of an "
+                                     "earlier op",
+                                     op.inputs[k], it->second));
+      }
+    }
+    TRN_RETURN_IF_ERROR(CheckDeclared(path + "/output", op.output, "output"));
+    const TensorDecl& out = *spec_.FindTensor(op.output);
+    if (out.placement != Placement::kDevice) {
+      return Error(path + "/output",
+                   absl::StrFormat("output \"%s\" has placement host; ops "
+                                   "write device tensors",
+                                   op.output));
+    }
+    const size_t first = producer.find(op.output)->second;
+    if (first != j) {
+      return Error(path + "/output",
+                   absl::StrFormat("tensor \"%s\" is produced twice (first "
+                                   "by /ops/%d); each tensor is produced at "
+                                   "most once",
+                                   op.output, first));
+    }
+    return CheckTorchShapes(op, *info, path);
+  }
+
+  absl::Status CheckTorchShapes(const TorchOp& op, const AtenOpInfo& info,
+                                const std::string& path) const {
+    std::vector<const std::vector<int64_t>*> in;
+    for (const auto& name : op.inputs) {
+      in.push_back(&spec_.FindTensor(name)->shape);
+    }
+    const std::vector<int64_t>& out = spec_.FindTensor(op.output)->shape;
+    std::vector<int64_t> expected;
+    switch (info.rule) {
+      case ShapeRule::kElementwise: {
+        expected = *in[0];
+        for (size_t k = 1; k < in.size(); ++k) {
+          std::string why;
+          auto b = Broadcast(expected, *in[k], &why);
+          if (!b.has_value()) {
+            return Error(path + "/inputs",
+                         absl::StrFormat("%s: input shapes %s and %s do not "
+                                         "broadcast: %s",
+                                         op.op, ShapeText(expected),
+                                         ShapeText(*in[k]), why));
+          }
+          expected = *std::move(b);
+        }
+        break;
+      }
+      case ShapeRule::kReduceLast:
+        if (in[0]->empty()) {
+          return Error(path + "/inputs/0",
+                       absl::StrFormat("%s reduces the last dim, so its input "
+                                       "needs rank >= 1; \"%s\" is 0-d",
+                                       op.op, op.inputs[0]));
+        }
+        expected = *in[0];
+        expected.back() = 1;
+        break;
+      case ShapeRule::kSameAsFirst:
+        expected = *in[0];
+        break;
+      case ShapeRule::kMatmul: {
+        const auto& a = *in[0];
+        const auto& b = *in[1];
+        if (a.size() < 2 || b.size() != 2 || a.back() != b[0]) {
+          return Error(path + "/inputs",
+                       absl::StrFormat("%s multiplies [..., m, k] by [k, n]; "
+                                       "got %s and %s",
+                                       op.op, ShapeText(a), ShapeText(b)));
+        }
+        expected = a;
+        expected.back() = b[1];
+        break;
+      }
+    }
+    if (expected != out) {
+      std::vector<std::string> in_text;
+      for (const auto* s : in) in_text.push_back(ShapeText(*s));
+      return Error(
+          path + "/output",
+          absl::StrFormat("%s of %s gives %s, but output \"%s\" is "
+                          "declared %s",
+                          op.op, Join(in_text, ", "), ShapeText(expected),
+                          op.output, ShapeText(out)));
+    }
+    return absl::OkStatus();
+  }
+
+  // ---- nki mode ----
+
+  absl::Status CheckKernel() const {
+    if (!spec_.ops.empty()) {
+      return Error("/ops",
+                   "mode \"nki\" describes its work under \"kernel\"; \"ops\" "
+                   "is only for modes eager, fused_op and compiled");
+    }
+    if (!spec_.kernel.has_value()) {
+      return Error("/kernel", "mode \"nki\" needs a kernel");
+    }
+    const NkiKernel& kernel = *spec_.kernel;
+    if (kernel.source_file.empty()) {
+      return Error("/kernel/source_file",
+                   "must name the kernel's source file, e.g. \"exp.py\"");
+    }
+    if (kernel.loops.empty()) {
+      return Error("/kernel/loops", "a kernel needs at least one loop");
+    }
+    for (size_t i = 0; i < kernel.loops.size(); ++i) {
+      TRN_RETURN_IF_ERROR(
+          CheckLoop(kernel.loops[i], absl::StrFormat("/kernel/loops/%d", i)));
+    }
+    return absl::OkStatus();
+  }
+
+  // The loop tensor, or the tensor a load/store moves: a device tensor that
+  // can be tiled over dim 0.
+  absl::StatusOr<const TensorDecl*> TileableTensor(
+      std::string_view path, std::string_view name,
+      std::string_view role) const {
+    TRN_RETURN_IF_ERROR(CheckDeclared(path, name, role));
+    const TensorDecl* t = spec_.FindTensor(std::string(name));
+    if (t->placement != Placement::kDevice) {
+      return Error(path, absl::StrFormat("%s \"%s\" has placement host; a "
+                                         "kernel tiles device tensors",
+                                         role, name));
+    }
+    if (t->shape.empty()) {
+      return Error(path, absl::StrFormat("%s \"%s\" is 0-d; tiling over dim "
+                                         "0 needs rank >= 1",
+                                         role, name));
+    }
+    return t;
+  }
+
+  struct LoopContext {
+    const NkiLoop* loop;
+    const TensorDecl* tensor;
+    std::string path;
+    std::map<std::string, size_t, std::less<>> ids;
+    bool partial;
+  };
+
+  absl::Status CheckLoop(const NkiLoop& loop, std::string path) const {
+    if (!IsIdentifier(loop.var)) {
+      return Error(path + "/var",
+                   absl::StrFormat("loop variable \"%s\" must match "
+                                   "^[A-Za-z_][A-Za-z0-9_]*$",
+                                   loop.var));
+    }
+    TRN_ASSIGN_OR_RETURN(
+        const TensorDecl* tensor,
+        TileableTensor(path + "/tensor", loop.tensor, "loop tensor"));
+    if (loop.tile_partitions < 1 || loop.tile_partitions > limits_.partitions) {
+      return Error(path + "/tile_partitions",
+                   absl::StrFormat("must be between 1 and %d (the SBUF "
+                                   "partitions), got %d",
+                                   limits_.partitions, loop.tile_partitions));
+    }
+    if (loop.buffers < 1) {
+      return Error(path + "/buffers",
+                   absl::StrFormat("must be >= 1, got %d", loop.buffers));
+    }
+    if (loop.body.empty()) {
+      return Error(path + "/body", "a loop body needs at least one op");
+    }
+    LoopContext ctx{&loop, tensor, std::move(path), {}, false};
+    ctx.partial = tensor->shape[0] % loop.tile_partitions != 0;
+    for (size_t j = 0; j < loop.body.size(); ++j) {
+      const NkiOp& op = loop.body[j];
+      if (op.id.empty()) continue;
+      const std::string id_path = absl::StrFormat("%s/body/%d/id", ctx.path, j);
+      if (!IsIdentifier(op.id)) {
+        return Error(id_path, absl::StrFormat("id \"%s\" must match "
+                                              "^[A-Za-z_][A-Za-z0-9_]*$",
+                                              op.id));
+      }
+      auto [it, inserted] = ctx.ids.emplace(op.id, j);
+      if (!inserted) {
+        return Error(id_path,
+                     absl::StrFormat("id \"%s\" is already defined at "
+                                     "%s/body/%d; ids are unique within a "
+                                     "loop body",
+                                     op.id, ctx.path, it->second));
+      }
+    }
+    for (size_t j = 0; j < loop.body.size(); ++j) {
+      TRN_RETURN_IF_ERROR(CheckNkiOp(ctx, j));
+    }
+    TRN_RETURN_IF_ERROR(CheckCycles(ctx));
+    return CheckMemory(ctx);
+  }
+
+  absl::Status CheckRef(const LoopContext& ctx, std::string_view path,
+                        std::string_view id) const {
+    if (ctx.ids.count(id) == 0) {
+      std::vector<std::string_view> known;
+      for (const auto& [name, index] : ctx.ids) known.push_back(name);
+      return Error(path, absl::StrFormat("unknown tile id \"%s\"; ids "
+                                         "defined in this loop body: %s",
+                                         id, Join(known, ", ")));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckNkiOp(const LoopContext& ctx, size_t j) const {
+    const NkiOp& op = ctx.loop->body[j];
+    const std::string path = absl::StrFormat("%s/body/%d", ctx.path, j);
+    const NkiOpRule* rule = FindNkiOpRule(op.op);
+    if (rule == nullptr) {
+      std::vector<std::string_view> kinds;
+      for (const auto& r : NkiOpRules()) kinds.push_back(r.kind);
+      return Error(path + "/op",
+                   absl::StrFormat("unknown NKI op \"%s\"; expected one of %s",
+                                   op.op, Join(kinds, ", ")));
+    }
+    const std::string& kind = op.op;
+    if (rule->defines_tile && op.id.empty()) {
+      return Error(path + "/id", absl::StrFormat("%s defines a tile and "
+                                                 "needs an id",
+                                                 A(kind)));
+    }
+    if (!rule->defines_tile && !op.id.empty()) {
+      return Error(path + "/id", absl::StrFormat("%s defines no tile, so it "
+                                                 "takes no id",
+                                                 A(kind)));
+    }
+    TRN_RETURN_IF_ERROR(CheckEngine(op, *rule, path));
+    if (kind == "activation") {
+      if (!IsActivationFunc(op.func)) {
+        return Error(path + "/func",
+                     absl::StrFormat(
+                         "%s; expected one of %s",
+                         op.func.empty()
+                             ? std::string("an activation needs a func")
+                             : absl::StrFormat("unknown func \"%s\"", op.func),
+                         Join(kActivationFuncs, ", ")));
+      }
+    } else if (!op.func.empty()) {
+      return Error(
+          path + "/func",
+          absl::StrFormat("only an activation takes a func, not a %s", kind));
+    }
+    const int n = static_cast<int>(op.inputs.size());
+    if (n < rule->min_inputs || n > rule->max_inputs) {
+      return Error(
+          path + "/inputs",
+          absl::StrFormat(
+              "%s takes %s, got %d", A(kind),
+              ArityText(rule->min_inputs, rule->max_inputs, "input tile"), n));
+    }
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      TRN_RETURN_IF_ERROR(CheckRef(
+          ctx, absl::StrFormat("%s/inputs/%d", path, k), op.inputs[k]));
+    }
+    if (!op.mask.empty()) {
+      TRN_RETURN_IF_ERROR(CheckRef(ctx, path + "/mask", op.mask));
+    }
+    for (size_t k = 0; k < op.after.size(); ++k) {
+      TRN_RETURN_IF_ERROR(
+          CheckRef(ctx, absl::StrFormat("%s/after/%d", path, k), op.after[k]));
+    }
+    if (rule->moves_data) {
+      TRN_RETURN_IF_ERROR(CheckMovedTensor(ctx, op, path));
+    } else if (!op.tensor.empty()) {
+      return Error(path + "/tensor",
+                   absl::StrFormat("only load and store name a tensor, not "
+                                   "%s",
+                                   A(kind)));
+    }
+    TRN_RETURN_IF_ERROR(CheckTileAndBuffer(op, *rule, path));
+    if (op.source_line < 1) {
+      return Error(path + "/line",
+                   absl::StrFormat("must be the kernel source line the op "
+                                   "comes from (>= 1), got %d",
+                                   op.source_line));
+    }
+    if (rule->moves_data && ctx.partial && op.mask.empty()) {
+      return Error(path + "/mask",
+                   absl::StrFormat("the last tile is partial (%d rows, tile "
+                                   "%d): %s needs a mask",
+                                   ctx.tensor->shape[0],
+                                   ctx.loop->tile_partitions, kind));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckEngine(const NkiOp& op, const NkiOpRule& rule,
+                           const std::string& path) const {
+    std::vector<std::string_view> names;
+    for (Engine e : rule.engines) names.push_back(EngineName(e));
+    if (rule.engines.empty()) {
+      if (op.engine.has_value()) {
+        return Error(path + "/engine",
+                     absl::StrFormat("%s is a DMA transfer and runs on no "
+                                     "compute engine; remove \"engine\"",
+                                     A(op.op)));
+      }
+      return absl::OkStatus();
+    }
+    if (!op.engine.has_value()) {
+      return Error(path + "/engine",
+                   absl::StrFormat("%s needs an engine: %s", A(op.op),
+                                   Join(names, " or ")));
+    }
+    for (Engine e : rule.engines) {
+      if (e == *op.engine) return absl::OkStatus();
+    }
+    return Error(
+        path + "/engine",
+        absl::StrFormat("%s cannot run on the %s engine; expected "
+                        "%s",
+                        A(op.op), EngineName(*op.engine), Join(names, " or ")));
+  }
+
+  absl::Status CheckMovedTensor(const LoopContext& ctx, const NkiOp& op,
+                                const std::string& path) const {
+    const std::string tensor_path = path + "/tensor";
+    if (op.tensor.empty()) {
+      return Error(tensor_path,
+                   absl::StrFormat("%s needs the tensor it %s", A(op.op),
+                                   op.op == "load" ? "reads" : "writes"));
+    }
+    TRN_ASSIGN_OR_RETURN(const TensorDecl* t,
+                         TileableTensor(tensor_path, op.tensor, "tensor"));
+    if (t->shape[0] != ctx.tensor->shape[0]) {
+      return Error(tensor_path,
+                   absl::StrFormat("tensor \"%s\" has dim 0 = %d, but the "
+                                   "loop tiles dim 0 of \"%s\" = %d; %s "
+                                   "must move a tensor with the same dim 0",
+                                   op.tensor, t->shape[0], ctx.loop->tensor,
+                                   ctx.tensor->shape[0], A(op.op)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckTileAndBuffer(const NkiOp& op, const NkiOpRule& rule,
+                                  const std::string& path) const {
+    if (!rule.defines_tile) {
+      if (!op.tile.empty() || op.dtype.has_value() || op.buffer != "sbuf") {
+        return Error(path, absl::StrFormat("%s defines no tile, so it takes "
+                                           "no tile, dtype or buffer",
+                                           A(op.op)));
+      }
+      return absl::OkStatus();
+    }
+    if (!op.tile.empty()) {
+      if (op.tile.size() != 2) {
+        return Error(path + "/tile",
+                     absl::StrFormat("a tile is [partitions, free], got %s",
+                                     ShapeText(op.tile)));
+      }
+      if (op.tile[0] < 1 || op.tile[0] > limits_.partitions) {
+        return Error(path + "/tile/0",
+                     absl::StrFormat("tile %s has %d partitions; SBUF has "
+                                     "%d, so a tile spans 1 to %d",
+                                     ShapeText(op.tile), op.tile[0],
+                                     limits_.partitions, limits_.partitions));
+      }
+      if (op.tile[1] < 1 || op.tile[1] > kMaxTensorElements) {
+        return Error(path + "/tile/1",
+                     absl::StrFormat("the free size must be between 1 and %s, "
+                                     "got %d",
+                                     kMaxElementsText, op.tile[1]));
+      }
+    }
+    if (op.buffer != "sbuf" && op.buffer != "psum") {
+      return Error(path + "/buffer",
+                   absl::StrFormat("unknown buffer \"%s\"; expected sbuf or "
+                                   "psum",
+                                   op.buffer));
+    }
+    if (op.op == "load" && op.buffer != "sbuf") {
+      return Error(path + "/buffer", "a load writes its tile to sbuf");
+    }
+    if (op.op == "matmul" && op.buffer != "psum") {
+      return Error(path + "/buffer",
+                   absl::StrFormat("the Tensor engine writes matmul results "
+                                   "to PSUM; set \"buffer\": \"psum\" (got "
+                                   "\"%s\")",
+                                   op.buffer));
+    }
+    return absl::OkStatus();
+  }
+
+  // Edges run from an op to the ops whose tiles it reads or waits for.
+  absl::Status CheckCycles(const LoopContext& ctx) const {
+    const auto& body = ctx.loop->body;
+    std::vector<std::vector<size_t>> edges(body.size());
+    for (size_t j = 0; j < body.size(); ++j) {
+      auto add = [&](const std::string& id) {
+        edges[j].push_back(ctx.ids.find(id)->second);
+      };
+      for (const auto& id : body[j].inputs) add(id);
+      if (!body[j].mask.empty()) add(body[j].mask);
+      for (const auto& id : body[j].after) add(id);
+    }
+    enum class Color : uint8_t { kWhite, kGray, kBlack };
+    std::vector<Color> color(body.size(), Color::kWhite);
+    // Iterative DFS: a body can hold thousands of ops, too deep to recurse.
+    std::vector<std::pair<size_t, size_t>> stack;  // node, next edge
+    for (size_t root = 0; root < body.size(); ++root) {
+      if (color[root] != Color::kWhite) continue;
+      stack.emplace_back(root, 0);
+      color[root] = Color::kGray;
+      while (!stack.empty()) {
+        const size_t node = stack.back().first;
+        const size_t next = stack.back().second;
+        if (next == edges[node].size()) {
+          color[node] = Color::kBlack;
+          stack.pop_back();
+          continue;
+        }
+        ++stack.back().second;
+        const size_t to = edges[node][next];
+        if (color[to] == Color::kWhite) {
+          color[to] = Color::kGray;
+          stack.emplace_back(to, 0);
+        } else if (color[to] == Color::kGray) {
+          size_t start = 0;
+          while (stack[start].first != to) ++start;
+          std::vector<std::string_view> cycle;
+          for (size_t s = start; s < stack.size(); ++s) {
+            cycle.push_back(body[stack[s].first].id);
+          }
+          cycle.push_back(body[to].id);
+          return Error(absl::StrFormat("%s/body/%d", ctx.path, to),
+                       absl::StrFormat("dependency cycle through inputs, mask "
+                                       "and after: %s",
+                                       Join(cycle, " -> ")));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckMemory(const LoopContext& ctx) const {
+    int64_t sbuf = 0;
+    int64_t psum = 0;
+    for (size_t j = 0; j < ctx.loop->body.size(); ++j) {
+      const NkiOp& op = ctx.loop->body[j];
+      if (!FindNkiOpRule(op.op)->defines_tile) continue;
+      const NkiTile tile = ResolveNkiTile(spec_, *ctx.loop, op);
+      const int64_t bytes =
+          SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), ctx.loop->buffers);
+      const bool in_psum = op.buffer == "psum";
+      int64_t& total = in_psum ? psum : sbuf;
+      total = SatAdd(total, bytes);
+      const int64_t limit = in_psum ? limits_.psum_bytes_per_partition
+                                    : limits_.sbuf_bytes_per_partition;
+      if (total > limit) {
+        return Error(
+            absl::StrFormat("%s/body/%d", ctx.path, j),
+            absl::StrFormat(
+                "%s overflow at tile \"%s\": %s [%d, %d] x %s = %d B per "
+                "partition brings the loop body to %d B per partition; the "
+                "limit is %d B per partition",
+                in_psum ? "PSUM" : "SBUF", op.id, DTypeName(tile.dtype),
+                tile.partitions, tile.free,
+                CountText(ctx.loop->buffers, "buffer"), bytes, total, limit));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const WorkloadSpec& spec_;
+  const MemoryLimits& limits_;
+  std::string label_;
+};
+
+}  // namespace
+
+bool IsNkiOpKind(std::string_view op) { return FindNkiOpRule(op) != nullptr; }
+
+int64_t FreeSize(const TensorDecl& tensor) {
+  int64_t free = 1;
+  for (size_t d = 1; d < tensor.shape.size(); ++d) {
+    free = SatMul(free, tensor.shape[d]);
+  }
+  return free;
+}
+
+NkiTile ResolveNkiTile(const WorkloadSpec& spec, const NkiLoop& loop,
+                       const NkiOp& op) {
+  const TensorDecl* source =
+      op.op == "load" ? spec.FindTensor(op.tensor) : nullptr;
+  if (source == nullptr) source = spec.FindTensor(loop.tensor);
+  NkiTile tile;
+  if (op.tile.size() == 2) {
+    tile.partitions = op.tile[0];
+    tile.free = op.tile[1];
+  } else {
+    tile.partitions = loop.tile_partitions;
+    tile.free = source != nullptr ? FreeSize(*source) : 1;
+  }
+  if (op.dtype.has_value()) {
+    tile.dtype = *op.dtype;
+  } else if (source != nullptr) {
+    tile.dtype = source->dtype;
+  }
+  return tile;
+}
+
+absl::Status ValidateSpec(const WorkloadSpec& spec,
+                          const MemoryLimits& limits) {
+  return Validator(spec, limits).Run();
+}
+
+}  // namespace trn
