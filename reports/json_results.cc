@@ -2,46 +2,14 @@
 
 #include <cmath>
 
+#include "harness/summary_json.h"
+
 namespace trn {
 namespace {
 
 using nlohmann::ordered_json;
 
-// JSON has no NaN or infinity: an undefined statistic is null.
-ordered_json Num(double x) {
-  if (!std::isfinite(x)) return nullptr;
-  return x;
-}
-
-ordered_json SummaryJson(const stats::Summary& s) {
-  ordered_json j;
-  j["n"] = s.n;
-  j["mean"] = Num(s.mean);
-  j["median"] = Num(s.median);
-  j["stddev"] = Num(s.stddev);
-  j["cv"] = Num(s.cv);
-  j["min"] = Num(s.min);
-  j["max"] = Num(s.max);
-  j["mad"] = Num(s.mad);
-  j["iqr"] = Num(s.iqr);
-  j["p01"] = Num(s.p01);
-  j["p05"] = Num(s.p05);
-  j["p25"] = Num(s.p25);
-  j["p50"] = Num(s.p50);
-  j["p75"] = Num(s.p75);
-  j["p95"] = Num(s.p95);
-  j["p99"] = Num(s.p99);
-  j["ci_low"] = Num(s.median_ci.low);
-  j["ci_high"] = Num(s.median_ci.high);
-  j["ci_coverage"] = Num(s.median_ci_coverage);
-  j["mean_ci_low"] = Num(s.mean_ci.low);
-  j["mean_ci_high"] = Num(s.mean_ci.high);
-  j["outliers"] = {{"low_severe", s.outliers.low_severe},
-                   {"low_mild", s.outliers.low_mild},
-                   {"high_mild", s.outliers.high_mild},
-                   {"high_severe", s.outliers.high_severe}};
-  return j;
-}
+ordered_json Num(double x) { return JsonNumber(x); }
 
 }  // namespace
 
@@ -71,7 +39,7 @@ ordered_json ResultsToJson(const RunResult& run) {
     wj["dispatches"] = w.dispatches;
     ordered_json ms = ordered_json::object();
     for (const auto& m : w.metrics) {
-      ordered_json mj = SummaryJson(m.summary);
+      ordered_json mj = SummaryToJson(m.summary);
       mj["unit"] = m.unit;
       mj["lower_is_better"] = m.lower_is_better;
       ordered_json samples = ordered_json::array();

@@ -53,7 +53,7 @@ constexpr std::array kOps = {
     AtenOpInfo{"aten::tanh", 1, 1, ShapeRule::kElementwise, kTanh},
     AtenOpInfo{"aten::gelu", 1, 1, ShapeRule::kElementwise, kGelu},
     AtenOpInfo{"aten::relu", 1, 1, ShapeRule::kElementwise, kRelu},
-    AtenOpInfo{"aten::rms_norm", 2, 3, ShapeRule::kSameAsFirst, kRmsNorm},
+    AtenOpInfo{"aten::rms_norm", 2, 2, ShapeRule::kSameAsFirst, kRmsNorm},
     AtenOpInfo{"aten::softmax", 1, 1, ShapeRule::kSameAsFirst, kSoftmax},
     AtenOpInfo{"aten::matmul", 2, 2, ShapeRule::kMatmul, kMatmul},
 };

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "device_model/status_macros.h"
 #include "workloads/aten_ops.h"
+#include "workloads/spec_validator.h"
 
 namespace trn {
 namespace {
@@ -272,7 +273,6 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
   for (const NkiLoop& loop : spec.kernel->loops) {
     const TensorDecl& lt = *spec.FindTensor(loop.tensor);
     const int64_t dim0 = lt.shape.front();
-    const int64_t free = FreeSize(lt.shape);
     const int64_t trips =
         (dim0 + loop.tile_partitions - 1) / loop.tile_partitions;
     const std::vector<size_t> order = BodyOrder(loop);
@@ -304,9 +304,11 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
         for (const auto& id : op.after) need(id);
         if (!op.mask.empty()) need(op.mask);
         if (deps.empty()) deps = gate;
-        DType dt = op.dtype.value_or(lt.dtype);
-        const int64_t tile_p = op.tile.empty() ? rows : op.tile[0];
-        const int64_t tile_f = op.tile.size() >= 2 ? op.tile[1] : free;
+        // One rule for tile shapes, shared with the validator's SBUF check.
+        const NkiTile tile = ResolveNkiTile(spec, loop, op);
+        const DType dt = tile.dtype;
+        const int64_t tile_p = op.tile.empty() ? rows : tile.partitions;
+        const int64_t tile_f = tile.free;
         Deps produced;
         if (op.op == "load" || op.op == "store") {
           const std::string& src =

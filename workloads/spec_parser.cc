@@ -104,6 +104,9 @@ std::string StripExceptionId(std::string_view what) {
 // A first pass over the text that builds nothing: it finds syntax errors,
 // nesting deeper than kMaxJsonDepth, and duplicate object keys (which
 // nlohmann would silently collapse to the last one), each with its path.
+// It is a separate pass because nlohmann's parser callback, which could do
+// the same during the DOM parse, rescans the parent container at every
+// object end: quadratic in the length of an array of objects.
 class PrecheckSax {
  public:
   using number_integer_t = Json::number_integer_t;

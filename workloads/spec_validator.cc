@@ -67,7 +67,15 @@ bool IsIdentifier(std::string_view s) {
 }
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
-  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+  // Real shapes have a handful of dims; a file with thousands should not
+  // produce a message as long as itself.
+  constexpr size_t kMaxShown = 8;
+  if (shape.size() <= kMaxShown) {
+    return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
+  }
+  const std::vector<int64_t> head(shape.begin(), shape.begin() + kMaxShown);
+  return absl::StrFormat("[%s, ... (%d dims)]", absl::StrJoin(head, ", "),
+                         shape.size());
 }
 
 // Debian's Abseil has its own string_view, which StrCat and StrJoin do not
@@ -167,6 +175,27 @@ std::optional<std::vector<int64_t>> Broadcast(const std::vector<int64_t>& a,
   return out;
 }
 
+// ResolveNkiTile with the tensors already looked up (either may be null).
+NkiTile ResolveTile(const NkiLoop& loop, const NkiOp& op,
+                    const TensorDecl* loop_tensor,
+                    const TensorDecl* load_tensor) {
+  const TensorDecl* source = load_tensor != nullptr ? load_tensor : loop_tensor;
+  NkiTile tile;
+  if (op.tile.size() == 2) {
+    tile.partitions = op.tile[0];
+    tile.free = op.tile[1];
+  } else {
+    tile.partitions = loop.tile_partitions;
+    tile.free = source != nullptr ? FreeSize(*source) : 1;
+  }
+  if (op.dtype.has_value()) {
+    tile.dtype = *op.dtype;
+  } else if (source != nullptr) {
+    tile.dtype = source->dtype;
+  }
+  return tile;
+}
+
 class Validator {
  public:
   Validator(const WorkloadSpec& spec, const MemoryLimits& limits)
@@ -178,6 +207,7 @@ class Validator {
     } else {
       label_ = "<spec>";
     }
+    for (const TensorDecl& t : spec.tensors) tensors_.emplace(t.name, &t);
   }
 
   absl::Status Run() const {
@@ -267,7 +297,7 @@ class Validator {
 
   absl::Status CheckDeclared(std::string_view path, std::string_view name,
                              std::string_view role) const {
-    if (spec_.FindTensor(std::string(name)) == nullptr) {
+    if (FindTensor(name) == nullptr) {
       return Error(path, absl::StrFormat("%s \"%s\" is not declared in "
                                          "/tensors",
                                          role, name));
@@ -341,7 +371,7 @@ class Validator {
       }
     }
     TRN_RETURN_IF_ERROR(CheckDeclared(path + "/output", op.output, "output"));
-    const TensorDecl& out = *spec_.FindTensor(op.output);
+    const TensorDecl& out = *FindTensor(op.output);
     if (out.placement != Placement::kDevice) {
       return Error(path + "/output",
                    absl::StrFormat("output \"%s\" has placement host; ops "
@@ -363,9 +393,9 @@ class Validator {
                                 const std::string& path) const {
     std::vector<const std::vector<int64_t>*> in;
     for (const auto& name : op.inputs) {
-      in.push_back(&spec_.FindTensor(name)->shape);
+      in.push_back(&FindTensor(name)->shape);
     }
-    const std::vector<int64_t>& out = spec_.FindTensor(op.output)->shape;
+    const std::vector<int64_t>& out = FindTensor(op.output)->shape;
     std::vector<int64_t> expected;
     switch (info.rule) {
       case ShapeRule::kElementwise: {
@@ -456,7 +486,7 @@ class Validator {
       std::string_view path, std::string_view name,
       std::string_view role) const {
     TRN_RETURN_IF_ERROR(CheckDeclared(path, name, role));
-    const TensorDecl* t = spec_.FindTensor(std::string(name));
+    const TensorDecl* t = FindTensor(name);
     if (t->placement != Placement::kDevice) {
       return Error(path, absl::StrFormat("%s \"%s\" has placement host; a "
                                          "kernel tiles device tensors",
@@ -531,11 +561,20 @@ class Validator {
   absl::Status CheckRef(const LoopContext& ctx, std::string_view path,
                         std::string_view id) const {
     if (ctx.ids.count(id) == 0) {
+      // A long body would make the list longer than the spec is useful.
+      constexpr size_t kMaxListed = 20;
       std::vector<std::string_view> known;
-      for (const auto& [name, index] : ctx.ids) known.push_back(name);
+      for (const auto& [name, index] : ctx.ids) {
+        if (known.size() == kMaxListed) break;
+        known.push_back(name);
+      }
+      const std::string more =
+          ctx.ids.size() > kMaxListed
+              ? absl::StrFormat(" and %d more", ctx.ids.size() - kMaxListed)
+              : "";
       return Error(path, absl::StrFormat("unknown tile id \"%s\"; ids "
-                                         "defined in this loop body: %s",
-                                         id, Join(known, ", ")));
+                                         "defined in this loop body: %s%s",
+                                         id, Join(known, ", "), more));
     }
     return absl::OkStatus();
   }
@@ -777,7 +816,9 @@ class Validator {
     for (size_t j = 0; j < ctx.loop->body.size(); ++j) {
       const NkiOp& op = ctx.loop->body[j];
       if (!FindNkiOpRule(op.op)->defines_tile) continue;
-      const NkiTile tile = ResolveNkiTile(spec_, *ctx.loop, op);
+      const NkiTile tile =
+          ResolveTile(*ctx.loop, op, ctx.tensor,
+                      op.op == "load" ? FindTensor(op.tensor) : nullptr);
       const int64_t bytes =
           SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), ctx.loop->buffers);
       const bool in_psum = op.buffer == "psum";
@@ -800,9 +841,17 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // WorkloadSpec::FindTensor scans; a 1 MiB spec can hold thousands of
+  // tensors and ops, so the validator looks names up here instead.
+  const TensorDecl* FindTensor(std::string_view name) const {
+    auto it = tensors_.find(name);
+    return it == tensors_.end() ? nullptr : it->second;
+  }
+
   const WorkloadSpec& spec_;
   const MemoryLimits& limits_;
   std::string label_;
+  std::map<std::string, const TensorDecl*, std::less<>> tensors_;
 };
 
 }  // namespace
@@ -819,23 +868,8 @@ int64_t FreeSize(const TensorDecl& tensor) {
 
 NkiTile ResolveNkiTile(const WorkloadSpec& spec, const NkiLoop& loop,
                        const NkiOp& op) {
-  const TensorDecl* source =
-      op.op == "load" ? spec.FindTensor(op.tensor) : nullptr;
-  if (source == nullptr) source = spec.FindTensor(loop.tensor);
-  NkiTile tile;
-  if (op.tile.size() == 2) {
-    tile.partitions = op.tile[0];
-    tile.free = op.tile[1];
-  } else {
-    tile.partitions = loop.tile_partitions;
-    tile.free = source != nullptr ? FreeSize(*source) : 1;
-  }
-  if (op.dtype.has_value()) {
-    tile.dtype = *op.dtype;
-  } else if (source != nullptr) {
-    tile.dtype = source->dtype;
-  }
-  return tile;
+  return ResolveTile(loop, op, spec.FindTensor(loop.tensor),
+                     op.op == "load" ? spec.FindTensor(op.tensor) : nullptr);
 }
 
 absl::Status ValidateSpec(const WorkloadSpec& spec,

@@ -32,7 +32,7 @@ class TimelineBuilder {
     e.name = tl_.Intern(name);
     e.detail = tl_.Intern("");
     e.start_us = start;
-    e.dur_us = end - start;
+    e.end_us = end;
     e.dispatch = dispatch;
     e.bytes = bytes;
     tl_.events.push_back(e);

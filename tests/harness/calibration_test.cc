@@ -1,6 +1,8 @@
 // The published figures of DESIGN.md's calibration table, checked against
 // the model through the same path the command line uses.
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -169,6 +171,20 @@ TEST_F(TimelineFactsTest, ExpTiledEnginesTakeTurnsAndDmaNeverOverlaps) {
         EXPECT_EQ(m.value, 0.0);
       }
     }
+  }
+}
+
+// docs/calibration.md must account for every parameter the profile has, so
+// a new parameter cannot slip in without saying what pins it.
+TEST_F(TimelineFactsTest, CalibrationDocListsEveryParameterWithItsSource) {
+  std::ifstream in(std::string(TRNBENCH_SOURCE_DIR) + "/docs/calibration.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  ASSERT_FALSE(doc.empty());
+  for (const auto& [key, param] : profile_->params) {
+    EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << key;
+    EXPECT_NE(doc.find(param.source), std::string::npos) << key;
   }
 }
 

@@ -1,0 +1,74 @@
+// Stored baselines: one versioned JSON file per workload and device
+// (docs/baseline-format.md), with raw samples and provenance.
+#ifndef TRNBENCH_HARNESS_BASELINE_STORE_H_
+#define TRNBENCH_HARNESS_BASELINE_STORE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "harness/results.h"
+
+namespace trn {
+
+inline constexpr int kBaselineSchemaVersion = 1;
+// A baseline file larger than this is refused as not one of ours.
+inline constexpr int64_t kMaxBaselineBytes = int64_t{64} << 20;
+
+// One workload's recorded samples with everything needed to judge whether a
+// later run is comparable: what ran, on what, with which seeds.
+struct Baseline {
+  int schema_version = kBaselineSchemaVersion;
+  std::string workload;
+  std::string family;
+  std::string mode;
+  std::string device;
+  std::string device_hash;
+  std::string spec_file;
+  std::string spec_hash;
+  std::string trnbench_version;
+  std::string model_version;
+  uint64_t seed = 0;
+  Schedule schedule;
+  std::string created;     // ISO 8601 UTC; empty in results files
+  std::string git_commit;  // empty when unknown
+  std::vector<MetricResult> metrics;  // summaries recomputed from samples
+  std::string file;                   // where it was read from
+
+  const MetricResult* Find(absl::string_view metric) const;
+};
+
+// The baselines of every workload of `run`.
+std::vector<Baseline> BaselinesFromRun(const RunResult& run,
+                                       const std::string& created,
+                                       const std::string& git_commit);
+
+std::string BaselineToJsonText(const Baseline& b);
+
+// Reads a baseline file, or a results file (one baseline per workload), so
+// `trnbench compare` takes either. Every defect is an InvalidArgument error
+// naming `label`, the JSON path and what was expected.
+absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
+    absl::string_view text, absl::string_view label, double confidence);
+absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
+    const std::string& path, double confidence);
+
+std::string BaselinePath(const std::string& dir, const std::string& workload);
+
+// Writes one file per workload under `dir` (created if missing), each
+// atomically: a crash or a concurrent writer never leaves a partial or mixed
+// file.
+absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
+                           const std::string& dir);
+
+// The current time as ISO 8601 UTC, and the source tree's git commit (or the
+// GITHUB_SHA / TRNBENCH_GIT_COMMIT environment variable), empty if unknown.
+// Provenance only: neither ever reaches a result or a statistic.
+std::string NowUtcIso8601();
+std::string CurrentGitCommit(const std::string& source_dir);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_HARNESS_BASELINE_STORE_H_

@@ -1,0 +1,42 @@
+#include "harness/summary_json.h"
+
+#include <cmath>
+
+namespace trn {
+
+nlohmann::ordered_json JsonNumber(double x) {
+  if (!std::isfinite(x)) return nullptr;
+  return x;
+}
+
+nlohmann::ordered_json SummaryToJson(const stats::Summary& s) {
+  nlohmann::ordered_json j;
+  j["n"] = s.n;
+  j["mean"] = JsonNumber(s.mean);
+  j["median"] = JsonNumber(s.median);
+  j["stddev"] = JsonNumber(s.stddev);
+  j["cv"] = JsonNumber(s.cv);
+  j["min"] = JsonNumber(s.min);
+  j["max"] = JsonNumber(s.max);
+  j["mad"] = JsonNumber(s.mad);
+  j["iqr"] = JsonNumber(s.iqr);
+  j["p01"] = JsonNumber(s.p01);
+  j["p05"] = JsonNumber(s.p05);
+  j["p25"] = JsonNumber(s.p25);
+  j["p50"] = JsonNumber(s.p50);
+  j["p75"] = JsonNumber(s.p75);
+  j["p95"] = JsonNumber(s.p95);
+  j["p99"] = JsonNumber(s.p99);
+  j["ci_low"] = JsonNumber(s.median_ci.low);
+  j["ci_high"] = JsonNumber(s.median_ci.high);
+  j["ci_coverage"] = JsonNumber(s.median_ci_coverage);
+  j["mean_ci_low"] = JsonNumber(s.mean_ci.low);
+  j["mean_ci_high"] = JsonNumber(s.mean_ci.high);
+  j["outliers"] = {{"low_severe", s.outliers.low_severe},
+                   {"low_mild", s.outliers.low_mild},
+                   {"high_mild", s.outliers.high_mild},
+                   {"high_severe", s.outliers.high_severe}};
+  return j;
+}
+
+}  // namespace trn
