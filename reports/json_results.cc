@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "harness/summary_json.h"
+#include "reports/comparison_report.h"
 
 namespace trn {
 namespace {
@@ -13,7 +14,8 @@ ordered_json Num(double x) { return JsonNumber(x); }
 
 }  // namespace
 
-ordered_json ResultsToJson(const RunResult& run) {
+ordered_json ResultsToJson(const RunResult& run,
+                           const ComparisonReport* comparison) {
   ordered_json j;
   j["schema"] = "trnbench.results";
   j["schema_version"] = run.schema_version;
@@ -67,11 +69,13 @@ ordered_json ResultsToJson(const RunResult& run) {
     ws.push_back(std::move(wj));
   }
   j["workloads"] = std::move(ws);
+  if (comparison != nullptr) j["comparison"] = ComparisonToJson(*comparison);
   return j;
 }
 
-std::string ResultsToJsonText(const RunResult& run) {
-  return ResultsToJson(run).dump(2) + "\n";
+std::string ResultsToJsonText(const RunResult& run,
+                              const ComparisonReport* comparison) {
+  return ResultsToJson(run, comparison).dump(2) + "\n";
 }
 
 }  // namespace trn

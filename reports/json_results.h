@@ -4,14 +4,18 @@
 
 #include <string>
 
+#include "harness/comparison.h"
 #include "harness/results.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {
 
-nlohmann::ordered_json ResultsToJson(const RunResult& run);
+// `comparison`, when given, is included as the top-level "comparison".
+nlohmann::ordered_json ResultsToJson(const RunResult& run,
+                                     const ComparisonReport* comparison = nullptr);
 // Pretty-printed, newline-terminated; byte-identical for identical results.
-std::string ResultsToJsonText(const RunResult& run);
+std::string ResultsToJsonText(const RunResult& run,
+                              const ComparisonReport* comparison = nullptr);
 
 }  // namespace trn
 

@@ -77,6 +77,9 @@ struct WorkloadSpec {
   std::vector<TensorDecl> tensors;
   std::vector<TorchOp> ops;         // torch modes
   std::optional<NkiKernel> kernel;  // nki mode
+  // The regression gate's noise threshold for this workload (a fraction);
+  // unset: the command line's --threshold.
+  std::optional<double> noise_threshold;
   std::string file;                 // where it was read from
   std::string content_hash;         // FNV-1a 64 of the file bytes, hex
 

@@ -229,7 +229,7 @@ class SpecReader {
     spec.schema_version = static_cast<int>(v);
     static constexpr std::string_view kTopKeys[] = {
         "schema_version", "name",    "family", "description",
-        "mode",           "tensors", "ops",    "kernel"};
+        "mode",           "tensors", "ops",    "kernel", "noise_threshold"};
     TRN_RETURN_IF_ERROR(CheckKeys(root, "", kTopKeys, "a spec"));
     TRN_ASSIGN_OR_RETURN(spec.name, RequiredString(root, "", "name"));
     TRN_ASSIGN_OR_RETURN(spec.family, RequiredString(root, "", "family"));
@@ -237,6 +237,15 @@ class SpecReader {
                          RequiredString(root, "", "description"));
     TRN_ASSIGN_OR_RETURN(const Json* mode, Require(root, "", "mode"));
     TRN_ASSIGN_OR_RETURN(spec.mode, Mode(*mode, "/mode"));
+    if (const Json* t = Optional(root, "noise_threshold")) {
+      // A fraction: 0.02 means changes under 2% are never called.
+      if (!t->is_number() || !(t->get<double>() >= 0.0) ||
+          !(t->get<double>() < 1.0)) {
+        return Error("/noise_threshold",
+                     "expected a number in [0, 1), such as 0.02 for 2%");
+      }
+      spec.noise_threshold = t->get<double>();
+    }
 
     TRN_ASSIGN_OR_RETURN(const Json* tensors, Require(root, "", "tensors"));
     TRN_RETURN_IF_ERROR(ExpectArray(*tensors, "/tensors"));

@@ -1,6 +1,9 @@
 #include "harness/cli/cli.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <cstdint>
 #include <filesystem>
 #include <ostream>
@@ -15,8 +18,14 @@
 #include "absl/strings/str_join.h"
 #include "device_model/device_profile.h"
 #include "device_model/status_macros.h"
+#include "absl/strings/numbers.h"
+#include "device_model/counter_rng.h"
+#include "device_model/hash.h"
 #include "harness/atomic_file.h"
+#include "harness/baseline_store.h"
+#include "harness/comparison.h"
 #include "harness/runner.h"
+#include "reports/comparison_report.h"
 #include "reports/console_report.h"
 #include "reports/json_results.h"
 #include "workloads/spec_catalog.h"
@@ -36,6 +45,16 @@ ABSL_FLAG(std::string, specs_dir, "",
           "folder of workload specs (default: the shipped workloads/specs)");
 ABSL_FLAG(std::string, profiles_dir, "",
           "folder of device profiles (default: device_model/profiles)");
+ABSL_FLAG(std::string, baseline, "",
+          "compare with baselines: a folder of <workload>.json or one file");
+ABSL_FLAG(double, threshold, 0.02,
+          "noise threshold: relative change below which nothing is called");
+ABSL_FLAG(double, alpha, 0.05,
+          "false-alarm rate of one gate run (Holm over all comparisons)");
+ABSL_FLAG(bool, allow_missing, false,
+          "a workload without a baseline is reported as new, not an error");
+ABSL_FLAG(bool, fresh_seeds, false,
+          "draw seeds that differ from the baseline's (independent samples)");
 
 namespace trn {
 namespace {
@@ -54,6 +73,11 @@ Examples:
   trnbench --workload exp_tiled --format json   one workload, JSON on stdout
   trnbench --spec my_kernel.json --seed 7       your own spec file
   trnbench --workload all --output results.json
+  trnbench --workload all --save-baseline       write baselines/<device>/*.json
+  trnbench gate --baseline baselines/trn1       nightly gate: exit 1 on regression
+  trnbench gate --baseline baselines/trn1 --set op_exec_overhead_us=410
+                                                what-if: one profile parameter changed
+  trnbench compare old.json new.json            two saved results or baselines
 
 Options:
   --workload NAME      workload name, family name, or 'all'
@@ -69,17 +93,46 @@ Options:
   --output FILE        also write the JSON results to FILE (atomically)
   --specs-dir DIR      where --workload looks (default: shipped specs)
   --profiles-dir DIR   where --device looks (default: shipped profiles)
-  --help               this text
+  --set KEY=VALUE      override a device profile parameter for this run
+                       (repeatable; a distribution is rescaled to that median)
 
-Exit codes: 0 success, 2 bad usage or bad input (nothing is written).
-Docs: docs/spec-format.md, docs/results-format.md, docs/calibration.md.
+Baselines and the regression gate:
+  --save-baseline [DIR]  save this run as baselines (default baselines/<device>)
+  --baseline DIR|FILE    compare with baselines; `gate` implies --workload all
+  --threshold T          noise threshold, a fraction (default 0.02 = 2%);
+                         a spec's noise_threshold overrides it
+  --alpha A              false-alarm rate of one gate run (default 0.05)
+  --allow-missing        report a workload without a baseline as new
+  --fresh-seeds          use seeds that differ from the baseline's
+  --help                 this text
+
+Exit codes: 0 success and no regression, 1 a regression was found,
+2 bad usage or bad input (nothing is written).
+Docs: docs/spec-format.md, docs/results-format.md, docs/baseline-format.md,
+docs/statistics.md, docs/ci.md, docs/calibration.md.
 )";
 
 struct Args {
-  std::string command;  // "" (run) or "list"
+  std::string command;  // "" (run), "list", "gate" or "compare"
+  std::vector<std::string> positional;  // compare's two files
   std::vector<std::string> specs;
+  std::vector<std::pair<std::string, double>> sets;
+  bool save_baseline = false;
+  std::string save_baseline_dir;  // empty: baselines/<device>
   bool help = false;
 };
+
+absl::StatusOr<std::pair<std::string, double>> ParseSet(const std::string& kv) {
+  auto eq = kv.find('=');
+  double value = 0;
+  if (eq == std::string::npos || eq == 0 ||
+      !absl::SimpleAtod(kv.substr(eq + 1), &value) || !std::isfinite(value)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--set ", kv, ": expected KEY=VALUE with a number, such as "
+        "--set dma_latency_us=4.1"));
+  }
+  return std::pair{kv.substr(0, eq), value};
+}
 
 absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
   Args a;
@@ -90,13 +143,36 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       continue;
     }
     if (!absl::StartsWith(arg, "--")) {
-      if (a.command.empty() && arg == "list") {
+      if (a.command.empty() && a.positional.empty() &&
+          (arg == "list" || arg == "gate" || arg == "compare")) {
         a.command = arg;
         continue;
       }
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument '", arg,
-                       "'; expected a flag or the command list"));
+      if (a.command == "compare" && a.positional.size() < 2) {
+        a.positional.push_back(arg);
+        continue;
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument '", arg,
+          "'; expected a flag or one of the commands list, gate, compare"));
+    }
+    if (arg == "--save-baseline" || arg == "--save_baseline") {
+      // The folder is optional: the next word is taken only if it is not a
+      // flag.
+      a.save_baseline = true;
+      if (i + 1 < argc && !absl::StartsWith(argv[i + 1], "--")) {
+        a.save_baseline_dir = argv[++i];
+      }
+      continue;
+    }
+    if (absl::StartsWith(arg, "--save-baseline=") ||
+        absl::StartsWith(arg, "--save_baseline=")) {
+      a.save_baseline = true;
+      a.save_baseline_dir = arg.substr(arg.find('=') + 1);
+      if (a.save_baseline_dir.empty()) {
+        return absl::InvalidArgumentError("--save-baseline= needs a folder");
+      }
+      continue;
     }
     std::string name = arg.substr(2);
     std::string value;
@@ -107,12 +183,21 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       has_value = true;
     }
     std::replace(name.begin(), name.end(), '-', '_');
+    if (!has_value && (name == "allow_missing" || name == "fresh_seeds")) {
+      value = "true";
+      has_value = true;
+    }
     if (!has_value) {
       if (i + 1 >= argc || absl::StartsWith(argv[i + 1], "--")) {
         return absl::InvalidArgumentError(
             absl::StrCat("--", name, " needs a value"));
       }
       value = argv[++i];
+    }
+    if (name == "set") {
+      TRN_ASSIGN_OR_RETURN(auto kv, ParseSet(value));
+      a.sets.push_back(std::move(kv));
+      continue;
     }
     if (name == "spec") {
       if (value.empty()) {
@@ -224,10 +309,9 @@ int RunList(std::ostream& out, std::ostream& err) {
 absl::Status Validate() {
   const double c = absl::GetFlag(FLAGS_confidence);
   if (!(c > 0.0 && c < 1.0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--confidence=", c,
-                     ": expected a level strictly between 0 and 1, "
-                     "such as 0.95"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--confidence=", c, ": expected a level strictly between 0 and 1, "
+        "such as 0.95"));
   }
   const int64_t repeat = absl::GetFlag(FLAGS_repeat);
   if (repeat < 1 || repeat > kMaxRepeat) {
@@ -246,16 +330,87 @@ absl::Status Validate() {
     return absl::InvalidArgumentError(
         absl::StrCat("--format=", format, ": expected table or json"));
   }
+  const double t = absl::GetFlag(FLAGS_threshold);
+  if (!(t >= 0.0 && t < 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--threshold=", t, ": expected a fraction in [0, 1), such as 0.02"));
+  }
+  const double alpha = absl::GetFlag(FLAGS_alpha);
+  if (!(alpha > 0.0 && alpha < 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--alpha=", alpha, ": expected a level strictly between 0 and 1"));
+  }
   return absl::OkStatus();
+}
+
+CompareOptions CompareOptionsFromFlags() {
+  CompareOptions o;
+  o.threshold = absl::GetFlag(FLAGS_threshold);
+  o.alpha = absl::GetFlag(FLAGS_alpha);
+  o.confidence = absl::GetFlag(FLAGS_confidence);
+  o.allow_missing = absl::GetFlag(FLAGS_allow_missing);
+  return o;
+}
+
+// --baseline DIR loads <workload>.json for each workload that has one;
+// --baseline FILE loads that file (a baseline or a results file).
+absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
+    const std::string& where, const std::vector<WorkloadSpec>& specs,
+    double confidence) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(where, ec)) {
+    std::vector<Baseline> out;
+    for (const auto& s : specs) {
+      const std::string path = BaselinePath(where, s.name);
+      if (!std::filesystem::exists(path, ec)) continue;
+      TRN_ASSIGN_OR_RETURN(auto loaded, LoadBaselineOrResults(path, confidence));
+      for (auto& b : loaded) {
+        if (b.workload != s.name) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              path, ": /workload: expected ", s.name, " (the file's name), "
+              "found ", b.workload));
+        }
+        out.push_back(std::move(b));
+      }
+    }
+    return out;
+  }
+  if (!std::filesystem::exists(where, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--baseline ", where, ": no such folder or file"));
+  }
+  return LoadBaselineOrResults(where, confidence);
 }
 
 int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto s = Validate(); !s.ok()) return Fail(err, s);
+  const bool gate = args.command == "gate";
+  const std::string baseline_where = absl::GetFlag(FLAGS_baseline);
+  if (gate && baseline_where.empty()) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "gate needs --baseline DIR|FILE (for example "
+                         "--baseline baselines/trn1)"));
+  }
   auto profile = LoadNamedProfile(absl::GetFlag(FLAGS_device));
   if (!profile.ok()) return Fail(err, profile.status());
+  for (const auto& [key, value] : args.sets) {
+    if (auto s = OverrideParam(*profile, key, value); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (!args.sets.empty()) {
+    // A what-if profile is not the profile on disk: its hash says so, and a
+    // comparison notes it.
+    std::string what;
+    for (const auto& [key, value] : args.sets) {
+      absl::StrAppend(&what, key, "=", value, ";");
+    }
+    profile->content_hash = Fnv1a64Hex(profile->content_hash + what);
+  }
 
   std::vector<WorkloadSpec> specs;
-  const std::string selector = absl::GetFlag(FLAGS_workload);
+  std::string selector = absl::GetFlag(FLAGS_workload);
+  if (gate && selector.empty() && args.specs.empty()) selector = "all";
   if (selector.empty() && args.specs.empty()) {
     return Fail(err, absl::InvalidArgumentError(
                          "nothing to run: give --workload NAME|FAMILY|all or "
@@ -282,8 +437,27 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
   }
   OrderByFamily(specs);
 
+  // Baselines are read before anything runs, so bad input fails fast.
+  std::vector<Baseline> baselines;
+  if (!baseline_where.empty()) {
+    auto loaded = LoadBaselinesFor(baseline_where, specs,
+                                   absl::GetFlag(FLAGS_confidence));
+    if (!loaded.ok()) return Fail(err, loaded.status());
+    baselines = *std::move(loaded);
+  }
+
   RunOptions opts;
   opts.seed = absl::GetFlag(FLAGS_seed);
+  if (absl::GetFlag(FLAGS_fresh_seeds)) {
+    // Derived, not random, so a fresh-seed run is still reproducible; it
+    // must differ from every baseline's seed to give independent samples.
+    opts.seed = Mix64(opts.seed ^ 0x6672657368ULL);
+    for (bool clash = true; clash;) {
+      clash = false;
+      for (const auto& b : baselines) clash = clash || b.seed == opts.seed;
+      if (clash) ++opts.seed;
+    }
+  }
   opts.confidence = absl::GetFlag(FLAGS_confidence);
   opts.schedule.repeat = absl::GetFlag(FLAGS_repeat);
   opts.schedule.warmup = absl::GetFlag(FLAGS_warmup);
@@ -296,25 +470,73 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
   run.seed = opts.seed;
   run.schedule = opts.schedule;
   run.confidence = opts.confidence;
+  std::vector<double> thresholds;
   for (const auto& spec : specs) {
     auto r = RunWorkload(spec, *profile, opts);
     if (!r.ok()) return Fail(err, r.status());
     run.workloads.push_back(*std::move(r));
+    thresholds.push_back(spec.noise_threshold.value_or(
+        std::numeric_limits<double>::quiet_NaN()));
   }
   ComputeSpeedups(run, "device_time_us");
 
+  std::optional<ComparisonReport> comparison;
+  if (!baseline_where.empty()) {
+    CompareOptions copts = CompareOptionsFromFlags();
+    copts.source = baseline_where;
+    auto c = CompareWithBaselines(run, baselines, thresholds, copts);
+    if (!c.ok()) return Fail(err, c.status());
+    comparison = *std::move(c);
+  }
+
   const std::string output = absl::GetFlag(FLAGS_output);
+  const std::string json_text =
+      ResultsToJsonText(run, comparison ? &*comparison : nullptr);
   if (!output.empty()) {
-    if (auto s = WriteFileAtomic(output, ResultsToJsonText(run)); !s.ok()) {
+    if (auto s = WriteFileAtomic(output, json_text); !s.ok()) {
       return Fail(err, s);
     }
   }
-  if (absl::GetFlag(FLAGS_format) == "json") {
-    out << ResultsToJsonText(run);
-  } else {
-    out << RenderConsoleReport(run);
+  if (args.save_baseline) {
+    std::string dir = args.save_baseline_dir.empty()
+                          ? "baselines/" + profile->name
+                          : args.save_baseline_dir;
+    auto s = SaveBaselines(
+        BaselinesFromRun(run, NowUtcIso8601(), CurrentGitCommit(SourceDir())),
+        dir);
+    if (!s.ok()) return Fail(err, s);
+    err << "trnbench: saved " << run.workloads.size() << " baseline"
+        << (run.workloads.size() == 1 ? "" : "s") << " in " << dir << "\n";
   }
-  return kExitOk;
+  if (absl::GetFlag(FLAGS_format) == "json") {
+    out << json_text;
+  } else {
+    if (!gate) out << RenderConsoleReport(run);
+    if (comparison) out << RenderComparisonReport(*comparison);
+  }
+  return comparison && comparison->AnyRegression() ? kExitRegression : kExitOk;
+}
+
+int RunCompare(const Args& args, std::ostream& out, std::ostream& err) {
+  if (auto s = Validate(); !s.ok()) return Fail(err, s);
+  if (args.positional.size() != 2) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "compare needs two files: trnbench compare OLD.json "
+                         "NEW.json"));
+  }
+  const double confidence = absl::GetFlag(FLAGS_confidence);
+  auto old_side = LoadBaselineOrResults(args.positional[0], confidence);
+  if (!old_side.ok()) return Fail(err, old_side.status());
+  auto new_side = LoadBaselineOrResults(args.positional[1], confidence);
+  if (!new_side.ok()) return Fail(err, new_side.status());
+  auto c = CompareFiles(*old_side, *new_side, CompareOptionsFromFlags());
+  if (!c.ok()) return Fail(err, c.status());
+  if (absl::GetFlag(FLAGS_format) == "json") {
+    out << ComparisonToJson(*c).dump(2) << "\n";
+  } else {
+    out << RenderComparisonReport(*c);
+  }
+  return c->AnyRegression() ? kExitRegression : kExitOk;
 }
 
 }  // namespace
@@ -327,6 +549,7 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return kExitOk;
   }
   if (args->command == "list") return RunList(out, err);
+  if (args->command == "compare") return RunCompare(*args, out, err);
   return RunBench(*args, out, err);
 }
 

@@ -90,7 +90,7 @@ uint32_t AddDma(Kernel& k, int queue, int64_t bytes,
 
 struct KernelRun {
   Timeline tl;
-  double span = 0;
+  double end = 0;  // when the last instruction ends
 };
 
 // Runs `k` alone from t = 0; events[i] belongs to instruction i.
@@ -99,7 +99,7 @@ KernelRun RunKernel(const Kernel& k, const DeviceProfile& p, uint64_t key = 1) {
   CounterRng rng(key);
   KernelRun r;
   r.tl.lanes = StandardLanes(p.dma_queues);
-  r.span = sim.Run(rng, 0.0, 0, r.tl);
+  r.end = sim.Run(rng, 0.0, 0, r.tl);
   return r;
 }
 
@@ -152,7 +152,7 @@ TEST(KernelSimTest, EachEngineCostsOverheadPlusWorkOverThroughput) {
     EXPECT_EQ(e.bytes, 0);
     EXPECT_EQ(e.dispatch, 0);
     ExpectEvent(e, 0.0, c.expected_us);
-    EXPECT_NEAR(r.span, c.expected_us, kTol);
+    EXPECT_NEAR(r.end, c.expected_us, kTol);
   }
 }
 
@@ -164,12 +164,16 @@ TEST(KernelSimTest, RunStartsAtT0) {
   CounterRng rng(1);
   Timeline tl;
   tl.lanes = StandardLanes(p.dma_queues);
-  const double span = sim.Run(rng, 100.0, 3, tl);
-  // The makespan is relative, the events absolute.
-  EXPECT_NEAR(span, 2.0, kTol);
+  // Run returns the absolute end of the last instruction.
+  EXPECT_NEAR(sim.Run(rng, 100.0, 3, tl), 102.0, kTol);
   ASSERT_EQ(tl.events.size(), 1u);
   ExpectEvent(tl.events[0], 100.0, 102.0);
   EXPECT_EQ(tl.events[0].dispatch, 3);
+  // An empty kernel ends where it starts.
+  Kernel empty;
+  KernelSim none(empty, p);
+  EXPECT_EQ(none.Run(rng, 100.0, 3, tl), 100.0);
+  EXPECT_EQ(tl.events.size(), 1u);
 }
 
 // ----------------------------------------------------------- ordering
@@ -182,7 +186,7 @@ TEST(KernelSimTest, DependencyOnAnotherEngineStartsAtItsEnd) {
   KernelRun r = RunKernel(k, p);
   ExpectEvent(r.tl.events[0], 0.0, 2.0);
   ExpectEvent(r.tl.events[1], 2.0, 2.5);
-  EXPECT_NEAR(r.span, 2.5, kTol);
+  EXPECT_NEAR(r.end, 2.5, kTol);
 }
 
 TEST(KernelSimTest, WaitsForTheLastOfSeveralDependencies) {
@@ -205,7 +209,9 @@ TEST(KernelSimTest, SameEngineSerializesInProgramOrder) {
   KernelRun r = RunKernel(k, p);
   ExpectEvent(r.tl.events[0], 0.0, 2.0);
   ExpectEvent(r.tl.events[1], 2.0, 5.0);
-  EXPECT_NEAR(r.span, 5.0, kTol);
+  EXPECT_NEAR(r.end, 5.0, kTol);
+  // Back to back: the second starts at exactly the first's end.
+  EXPECT_EQ(r.tl.events[1].start_us, r.tl.events[0].end_us);
 }
 
 TEST(KernelSimTest, DifferentEnginesRunConcurrently) {
@@ -220,7 +226,7 @@ TEST(KernelSimTest, DifferentEnginesRunConcurrently) {
   ExpectEvent(r.tl.events[1], 0.0, 1.5);
   ExpectEvent(r.tl.events[2], 0.0, 2.0);
   ExpectEvent(r.tl.events[3], 0.0, 1.0);
-  EXPECT_NEAR(r.span, 2.0, kTol);
+  EXPECT_NEAR(r.end, 2.0, kTol);
 }
 
 TEST(KernelSimTest, InOrderLaneBlocksBehindAWaitingInstruction) {
@@ -233,7 +239,7 @@ TEST(KernelSimTest, InOrderLaneBlocksBehindAWaitingInstruction) {
   KernelRun r = RunKernel(k, p);
   ExpectEvent(r.tl.events[1], 9.5, 10.5);
   ExpectEvent(r.tl.events[2], 10.5, 11.5);
-  EXPECT_NEAR(r.span, 11.5, kTol);
+  EXPECT_NEAR(r.end, 11.5, kTol);
 }
 
 TEST(KernelSimTest, DmaAndComputeWaitForEachOther) {
@@ -300,7 +306,7 @@ TEST(KernelSimTest, FourEqualTransfersShareHbmEqually) {
     ExpectEvent(r.tl.events[static_cast<size_t>(q)], 0.0, 22.0);
     EXPECT_EQ(r.tl.events[static_cast<size_t>(q)].lane, DmaLane(q));
   }
-  EXPECT_NEAR(r.span, 22.0, kTol);
+  EXPECT_NEAR(r.end, 22.0, kTol);
 }
 
 TEST(KernelSimTest, EarlyFinisherGivesItsShareToTheOthers) {
@@ -364,6 +370,26 @@ TEST(KernelSimTest, WaterFillingWithUnequalCaps) {
   ExpectEvent(r.tl.events[1], 0.0, 22.0 + 80.0 / 3.0);
 }
 
+TEST(KernelSimTest, CappedTransferLeavesItsShareToTheOthers) {
+  // h = 1e5 B, HBM 2e4 B/us. A = 2.5e4 B: cap 1e4 x 0.2 = 2e3.
+  // B = C = 9e5 B: cap 1e4 x 0.9 = 9e3. The fair share 2e4 / 3 = 6667 is
+  // above A's cap, so A takes 2e3 and B and C split the other 1.8e4:
+  // 9e3 each (their cap; HBM is exactly full).
+  // A: 2 + 2.5e4 / 2e3 = 14.5. B, C stay at their 9e3 cap throughout:
+  // 2 + 9e5 / 9e3 = 102. (Without passing A's unused share on they would
+  // move at 6667 until 14.5 and end at ~105.2.)
+  const DeviceProfile p =
+      Profile({{"hbm_gbps", 20}, {"dma_half_efficiency_bytes", 100000}});
+  Kernel k;
+  AddDma(k, 0, 25000);
+  AddDma(k, 1, 900000);
+  AddDma(k, 2, 900000);
+  KernelRun r = RunKernel(k, p);
+  ExpectEvent(r.tl.events[0], 0.0, 14.5);
+  ExpectEvent(r.tl.events[1], 0.0, 102.0);
+  ExpectEvent(r.tl.events[2], 0.0, 102.0);
+}
+
 TEST(KernelSimTest, ZeroByteTransferTakesItsLatency) {
   // No bytes to move: the transfer is done when its 2 us latency ends, and
   // its dependent (vector, 1 us) runs [2, 3]. This used to end the
@@ -378,7 +404,7 @@ TEST(KernelSimTest, ZeroByteTransferTakesItsLatency) {
     KernelRun r = RunKernel(k, p);
     ExpectEvent(r.tl.events[0], 0.0, 2.0);
     ExpectEvent(r.tl.events[1], 2.0, 3.0);
-    EXPECT_NEAR(r.span, 3.0, kTol);
+    EXPECT_NEAR(r.end, 3.0, kTol);
   }
 }
 
@@ -404,7 +430,7 @@ TEST(KernelSimTest, EightTransfersOnFourQueuesRunInTwoWaves) {
   KernelRun r = RunKernel(k, p);
   for (size_t i = 0; i < 4; ++i) ExpectEvent(r.tl.events[i], 0.0, 22.0);
   for (size_t i = 4; i < 8; ++i) ExpectEvent(r.tl.events[i], 22.0, 44.0);
-  EXPECT_NEAR(r.span, 44.0, kTol);
+  EXPECT_NEAR(r.end, 44.0, kTol);
 }
 
 TEST(KernelSimTest, NoTransferExceedsItsQueueOrTheHbm) {
@@ -581,8 +607,8 @@ TEST(SimulatorTest, EagerDispatchesRunAheadOnTheHost) {
 
   // The host runs ahead: op 2 is created before execution 1 ends.
   EXPECT_LT(fw[1]->start_us, hw[0]->end_us);
-  // Hardware executions never overlap.
-  EXPECT_LE(hw[0]->end_us, hw[1]->start_us);
+  // Hardware executions never overlap; back to back they share one double.
+  EXPECT_EQ(hw[0]->end_us, hw[1]->start_us);
 }
 
 TEST(SimulatorTest, HostCopyDelaysAnIdleDevice) {

@@ -1,0 +1,305 @@
+#include "harness/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "boost/math/distributions/students_t.hpp"
+#include "harness/comparison_stats.h"
+
+namespace trn {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kMaxSuggestedRepeats = 1'000'000;
+
+// A one-sample t test on paired log differences: the parametric companion
+// of the signed-rank test when both sides share their random streams.
+double PairedTP(const std::vector<double>& d) {
+  const size_t n = d.size();
+  if (n < 2) return kNaN;
+  double mean = 0;
+  for (double x : d) mean += x;
+  mean /= static_cast<double>(n);
+  double ss = 0;
+  for (double x : d) ss += (x - mean) * (x - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+  if (sd == 0) return mean == 0 ? 1.0 : 0.0;
+  const double t = mean / (sd / std::sqrt(static_cast<double>(n)));
+  boost::math::students_t dist(static_cast<double>(n - 1));
+  return 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t)));
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return stats::QuantileSorted(v, 0.5);
+}
+
+// Applies the threshold rule to a comparison whose adjusted p is known.
+void Decide(MetricComparison& c, double alpha) {
+  const double lo = c.change_interval.low;
+  const double hi = c.change_interval.high;
+  const double thr = c.threshold;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) {
+    c.verdict = Verdict::kInconclusive;
+    c.reason = "no interval could be computed (too few samples)";
+    return;
+  }
+  // Express the interval as "how much worse": positive is a regression.
+  const double worse_lo = c.lower_is_better ? lo : -hi;
+  const double worse_hi = c.lower_is_better ? hi : -lo;
+  const bool significant = c.p_adjusted < alpha;
+  const std::string iv =
+      absl::StrFormat("[%+.2f%%, %+.2f%%]", lo * 100, hi * 100);
+  const std::string th = absl::StrFormat("%.2f%%", thr * 100);
+  if (significant && worse_lo > thr) {
+    c.verdict = Verdict::kRegression;
+    c.reason = absl::StrFormat(
+        "%s: interval %s lies beyond the %s threshold, adjusted p = %.3g",
+        c.lower_is_better ? "higher (worse)" : "lower (worse)", iv, th,
+        c.p_adjusted);
+  } else if (significant && worse_hi < -thr) {
+    c.verdict = Verdict::kImprovement;
+    c.reason = absl::StrFormat(
+        "%s: interval %s lies beyond the %s threshold, adjusted p = %.3g",
+        c.lower_is_better ? "lower (better)" : "higher (better)", iv, th,
+        c.p_adjusted);
+  } else if (worse_lo >= -thr && worse_hi <= thr) {
+    c.verdict = Verdict::kUnchanged;
+    c.reason = absl::StrFormat("interval %s lies within ±%s", iv, th);
+  } else {
+    c.verdict = Verdict::kInconclusive;
+    // The interval narrows as 1/sqrt(n); find the n at which it would clear
+    // the threshold it straddles.
+    const double center = (worse_lo + worse_hi) / 2;
+    const double half = (worse_hi - worse_lo) / 2;
+    const double room = std::fabs(std::fabs(center) - thr);
+    const double n = static_cast<double>(std::min(c.n_baseline, c.n_current));
+    double need = room > 0 ? n * (half / room) * (half / room) : kMaxSuggestedRepeats;
+    need = std::min<double>(std::ceil(need), kMaxSuggestedRepeats);
+    c.repeats_to_resolve = static_cast<int64_t>(std::max(need, n + 1));
+    c.reason = absl::StrFormat(
+        "interval %s straddles the ±%s threshold%s; about %d repeats per side "
+        "would resolve it",
+        iv, th, significant ? " (the change is significant)" : "",
+        c.repeats_to_resolve);
+  }
+}
+
+struct Side {
+  const Baseline* old_b;
+  const Baseline* new_b;
+  double threshold;
+};
+
+absl::StatusOr<ComparisonReport> CompareCore(
+    const std::vector<Side>& sides, const std::vector<std::string>& missing,
+    const CompareOptions& options, std::string source) {
+  ComparisonReport report;
+  report.baseline_source = std::move(source);
+  report.threshold = options.threshold;
+  report.alpha = options.alpha;
+  report.confidence = options.confidence;
+  std::vector<size_t> tested;  // rows that take part in Holm's correction
+  for (const Side& s : sides) {
+    std::vector<std::string> notes;
+    if (s.old_b->spec_hash != s.new_b->spec_hash) {
+      notes.push_back("spec changed since the baseline");
+    }
+    if (s.old_b->model_version != s.new_b->model_version) {
+      notes.push_back(absl::StrCat("model version ", s.old_b->model_version,
+                                   " -> ", s.new_b->model_version));
+    }
+    if (s.old_b->device_hash != s.new_b->device_hash) {
+      notes.push_back("device profile differs (edited or --set)");
+    }
+    const bool paired = s.old_b->seed == s.new_b->seed &&
+                        s.old_b->schedule.wait == s.new_b->schedule.wait &&
+                        s.old_b->schedule.warmup == s.new_b->schedule.warmup &&
+                        s.old_b->schedule.repeat == s.new_b->schedule.repeat;
+    for (const std::string& metric : options.metrics) {
+      const MetricResult* a = s.old_b->Find(metric);
+      const MetricResult* b = s.new_b->Find(metric);
+      if (a == nullptr || b == nullptr) continue;
+      MetricComparison c =
+          CompareSamples(a->samples, b->samples, paired, options.confidence);
+      c.workload = s.new_b->workload;
+      c.metric = metric;
+      c.lower_is_better = b->lower_is_better;
+      c.threshold = s.threshold;
+      c.notes = notes;
+      if (paired) c.notes.push_back("paired: same seeds on both sides");
+      tested.push_back(report.rows.size());
+      report.rows.push_back(std::move(c));
+    }
+  }
+  std::vector<double> raw;
+  for (size_t i : tested) raw.push_back(report.rows[i].p_rank);
+  std::vector<double> adjusted = stats::HolmAdjust(raw);
+  report.comparisons = static_cast<int64_t>(tested.size());
+  for (size_t k = 0; k < tested.size(); ++k) {
+    MetricComparison& c = report.rows[tested[k]];
+    c.p_adjusted = std::isfinite(adjusted[k]) ? adjusted[k] : 1.0;
+    Decide(c, options.alpha);
+  }
+  for (const std::string& w : missing) {
+    MetricComparison c;
+    c.workload = w;
+    c.metric = "*";
+    c.verdict = Verdict::kNew;
+    c.reason = "no baseline for this workload (allowed by --allow-missing)";
+    c.change = kNaN;
+    c.p_rank = c.p_t = c.p_adjusted = kNaN;
+    report.rows.push_back(std::move(c));
+  }
+  return report;
+}
+
+}  // namespace
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kNew:
+      return "new";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& DefaultGateMetrics() {
+  static const std::vector<std::string> kMetrics = {
+      "device_time_us", "ncl_us", "latency_us", "throughput_per_s"};
+  return kMetrics;
+}
+
+bool ComparisonReport::AnyRegression() const {
+  return std::any_of(rows.begin(), rows.end(), [](const MetricComparison& c) {
+    return c.verdict == Verdict::kRegression;
+  });
+}
+
+MetricComparison CompareSamples(const std::vector<double>& baseline,
+                                const std::vector<double>& current,
+                                bool paired, double confidence) {
+  MetricComparison c;
+  c.n_baseline = static_cast<int64_t>(baseline.size());
+  c.n_current = static_cast<int64_t>(current.size());
+  c.baseline_median = baseline.empty() ? kNaN : Median(baseline);
+  c.current_median = current.empty() ? kNaN : Median(current);
+  c.paired = paired && baseline.size() == current.size();
+  auto positive = [](const std::vector<double>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(),
+                                     [](double x) { return x > 0; });
+  };
+  if (!positive(baseline) || !positive(current)) {
+    c.change = kNaN;
+    c.p_rank = c.p_t = kNaN;
+    return c;
+  }
+  // Times are compared on a log scale: a shift there is a ratio, which is
+  // what "x% slower" means, and log times are closer to symmetric.
+  std::vector<double> la(baseline.size());
+  std::vector<double> lb(current.size());
+  std::transform(baseline.begin(), baseline.end(), la.begin(),
+                 [](double x) { return std::log(x); });
+  std::transform(current.begin(), current.end(), lb.begin(),
+                 [](double x) { return std::log(x); });
+  stats::ShiftEstimate shift;
+  if (c.paired) {
+    std::vector<double> d(la.size());
+    for (size_t i = 0; i < d.size(); ++i) d[i] = lb[i] - la[i];
+    shift = stats::WalshAverageShift(d, confidence);
+    c.rank_test = "wilcoxon-signed-rank";
+    c.p_rank = stats::WilcoxonSignedRank(d).p_value;
+    c.t_test = "paired-t-log";
+    c.p_t = PairedTP(d);
+  } else {
+    shift = stats::HodgesLehmannShift(la, lb, confidence);
+    c.rank_test = "mann-whitney-u";
+    c.p_rank = stats::MannWhitneyU(la, lb).p_value;
+    c.t_test = "welch-t-log";
+    c.p_t = stats::WelchT(la, lb).p_value;
+  }
+  c.change = std::expm1(shift.estimate);
+  c.change_interval.low = std::expm1(shift.interval.low);
+  c.change_interval.high = std::expm1(shift.interval.high);
+  c.change_interval.level = shift.interval.level;
+  if (!std::isfinite(c.p_rank)) c.p_rank = 1.0;
+  return c;
+}
+
+absl::StatusOr<ComparisonReport> CompareWithBaselines(
+    const RunResult& run, const std::vector<Baseline>& baselines,
+    const std::vector<double>& thresholds_per_workload,
+    const CompareOptions& options) {
+  std::vector<Baseline> current = BaselinesFromRun(run, "", "");
+  const std::string source = options.source.empty() && !baselines.empty()
+                                 ? baselines.front().file
+                                 : options.source;
+  std::vector<Side> sides;
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < current.size(); ++i) {
+    const Baseline* old_b = nullptr;
+    for (const auto& b : baselines) {
+      if (b.workload == current[i].workload) old_b = &b;
+    }
+    if (old_b == nullptr) {
+      if (!options.allow_missing) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "no baseline for workload ", current[i].workload,
+            "; save one with --save-baseline, or pass --allow-missing to "
+            "report it as new"));
+      }
+      missing.push_back(current[i].workload);
+      continue;
+    }
+    if (old_b->device != run.device) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          old_b->file, ": /device/name: the baseline is for device ",
+          old_b->device, ", this run is on ", run.device,
+          "; compare against baselines/", run.device));
+    }
+    double thr = i < thresholds_per_workload.size() &&
+                         std::isfinite(thresholds_per_workload[i])
+                     ? thresholds_per_workload[i]
+                     : options.threshold;
+    sides.push_back({old_b, &current[i], thr});
+  }
+  return CompareCore(sides, missing, options, source);
+}
+
+absl::StatusOr<ComparisonReport> CompareFiles(
+    const std::vector<Baseline>& old_side, const std::vector<Baseline>& new_side,
+    const CompareOptions& options) {
+  std::vector<Side> sides;
+  for (const auto& n : new_side) {
+    for (const auto& o : old_side) {
+      if (o.workload != n.workload) continue;
+      if (o.device != n.device) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            n.file, ": /device/name: device ", n.device, " cannot be compared "
+            "with device ", o.device, " of ", o.file));
+      }
+      sides.push_back({&o, &n, options.threshold});
+    }
+  }
+  if (sides.empty()) {
+    return absl::InvalidArgumentError(
+        "the two files have no workload in common; nothing to compare");
+  }
+  return CompareCore(sides, {}, options,
+                     old_side.empty() ? "" : old_side.front().file);
+}
+
+}  // namespace trn
