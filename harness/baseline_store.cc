@@ -29,7 +29,8 @@ constexpr int kMaxDepth = 64;
 
 absl::Status Bad(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(label, ": ", path, ": ", what));
+  return absl::InvalidArgumentError(
+      absl::StrCat(label, ": ", path, ": ", what));
 }
 
 // nlohmann recurses without limit; a pathological nesting depth must be an
@@ -84,7 +85,8 @@ class Reader {
     if (!v->is_number_integer()) {
       return Bad(label_, absl::StrCat(path, "/", key), "expected an integer");
     }
-    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(hi)) {
+    if (v->is_number_unsigned() &&
+        v->get<uint64_t>() > static_cast<uint64_t>(hi)) {
       return Bad(label_, absl::StrCat(path, "/", key),
                  absl::StrCat("expected an integer from ", lo, " to ", hi));
     }
@@ -117,8 +119,10 @@ absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
   const std::string sp = path + "/schedule";
   Schedule out;
   TRN_ASSIGN_OR_RETURN(out.wait, r.Int(*s, sp, "wait", 0, int64_t{1} << 40));
-  TRN_ASSIGN_OR_RETURN(out.warmup, r.Int(*s, sp, "warmup", 0, int64_t{1} << 40));
-  TRN_ASSIGN_OR_RETURN(out.repeat, r.Int(*s, sp, "repeat", 1, int64_t{1} << 40));
+  TRN_ASSIGN_OR_RETURN(out.warmup,
+                       r.Int(*s, sp, "warmup", 0, int64_t{1} << 40));
+  TRN_ASSIGN_OR_RETURN(out.repeat,
+                       r.Int(*s, sp, "repeat", 1, int64_t{1} << 40));
   return out;
 }
 
@@ -134,17 +138,18 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     const std::string p = absl::StrCat(mp, "/", name);
     const MetricInfo* info = FindMetric(name);
     if (info == nullptr) {
-      return Bad(r.label(), p, "unknown metric (this trnbench does not know it)");
+      return Bad(r.label(), p,
+                 "unknown metric (this trnbench does not know it)");
     }
     TRN_ASSIGN_OR_RETURN(const json* samples, r.Field(m, p, "samples"));
     if (!samples->is_array()) {
       return Bad(r.label(), p + "/samples", "expected an array of numbers");
     }
     if (static_cast<int64_t>(samples->size()) != repeat) {
-      return Bad(r.label(), p + "/samples",
-                 absl::StrCat("expected ", repeat,
-                              " samples (schedule.repeat), found ",
-                              samples->size()));
+      return Bad(
+          r.label(), p + "/samples",
+          absl::StrCat("expected ", repeat,
+                       " samples (schedule.repeat), found ", samples->size()));
     }
     MetricResult mr;
     mr.name = name;
@@ -176,12 +181,14 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   TRN_ASSIGN_OR_RETURN(b.mode, r.String(j, "", "mode"));
   TRN_ASSIGN_OR_RETURN(const json* dev, r.Field(j, "", "device"));
   TRN_ASSIGN_OR_RETURN(b.device, r.String(*dev, "/device", "name"));
-  TRN_ASSIGN_OR_RETURN(b.device_hash, r.String(*dev, "/device", "content_hash"));
+  TRN_ASSIGN_OR_RETURN(b.device_hash,
+                       r.String(*dev, "/device", "content_hash"));
   TRN_ASSIGN_OR_RETURN(const json* prov, r.Field(j, "", "provenance"));
   const std::string pp = "/provenance";
   TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(*prov, pp, "spec_file"));
   TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(*prov, pp, "spec_hash"));
-  TRN_ASSIGN_OR_RETURN(b.trnbench_version, r.String(*prov, pp, "trnbench_version"));
+  TRN_ASSIGN_OR_RETURN(b.trnbench_version,
+                       r.String(*prov, pp, "trnbench_version"));
   TRN_ASSIGN_OR_RETURN(b.model_version, r.String(*prov, pp, "model_version"));
   TRN_ASSIGN_OR_RETURN(b.seed, r.Uint(*prov, pp, "seed"));
   TRN_ASSIGN_OR_RETURN(b.schedule, ReadSchedule(r, *prov, pp));
@@ -206,7 +213,8 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
   TRN_ASSIGN_OR_RETURN(common.device, r.String(*dev, "/device", "name"));
   TRN_ASSIGN_OR_RETURN(common.device_hash,
                        r.String(*dev, "/device", "content_hash"));
-  TRN_ASSIGN_OR_RETURN(common.trnbench_version, r.String(j, "", "trnbench_version"));
+  TRN_ASSIGN_OR_RETURN(common.trnbench_version,
+                       r.String(j, "", "trnbench_version"));
   TRN_ASSIGN_OR_RETURN(common.model_version, r.String(j, "", "model_version"));
   TRN_ASSIGN_OR_RETURN(common.seed, r.Uint(j, "", "seed"));
   TRN_ASSIGN_OR_RETURN(common.schedule, ReadSchedule(r, j, ""));
@@ -309,8 +317,9 @@ std::string BaselineToJsonText(const Baseline& b) {
 absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
     absl::string_view text, absl::string_view label, double confidence) {
   if (static_cast<int64_t>(text.size()) > kMaxBaselineBytes) {
-    return Bad(label, "/", absl::StrCat("file is larger than ",
-                                        kMaxBaselineBytes >> 20, " MiB"));
+    return Bad(
+        label, "/",
+        absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
   }
   if (TooDeep(text)) {
     return Bad(label, "/",
@@ -338,7 +347,8 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
                absl::StrCat("expected \"", kBaselineSchema, "\" or \"",
                             kResultsSchema, "\", found \"", schema, "\""));
   }
-  const int expected = baseline ? kBaselineSchemaVersion : kResultsSchemaVersion;
+  const int expected =
+      baseline ? kBaselineSchemaVersion : kResultsSchemaVersion;
   TRN_ASSIGN_OR_RETURN(const json* v, r.Field(j, "", "schema_version"));
   if (!v->is_number_integer() || v->get<int64_t>() != expected) {
     return Bad(label, "/schema_version",
@@ -358,8 +368,9 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
   }
   auto size = std::filesystem::file_size(path, ec);
   if (!ec && static_cast<int64_t>(size) > kMaxBaselineBytes) {
-    return Bad(path, "/", absl::StrCat("file is larger than ",
-                                       kMaxBaselineBytes >> 20, " MiB"));
+    return Bad(
+        path, "/",
+        absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -402,15 +413,16 @@ std::string CurrentGitCommit(const std::string& source_dir) {
   for (const char* var : {"TRNBENCH_GIT_COMMIT", "GITHUB_SHA"}) {
     if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
   }
-  std::string cmd = absl::StrCat("git -C '", source_dir,
-                                 "' rev-parse HEAD 2>/dev/null");
+  std::string cmd =
+      absl::StrCat("git -C '", source_dir, "' rev-parse HEAD 2>/dev/null");
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return "";
   char buf[64] = {0};
   std::string out;
   if (std::fgets(buf, sizeof(buf), p) != nullptr) out = buf;
   pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+    out.pop_back();
   return out.size() == 40 ? out : "";
 }
 

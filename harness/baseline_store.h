@@ -32,8 +32,8 @@ struct Baseline {
   std::string model_version;
   uint64_t seed = 0;
   Schedule schedule;
-  std::string created;     // ISO 8601 UTC; empty in results files
-  std::string git_commit;  // empty when unknown
+  std::string created;                // ISO 8601 UTC; empty in results files
+  std::string git_commit;             // empty when unknown
   std::vector<MetricResult> metrics;  // summaries recomputed from samples
   std::string file;                   // where it was read from
 

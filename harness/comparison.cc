@@ -79,7 +79,8 @@ void Decide(MetricComparison& c, double alpha) {
     const double half = (worse_hi - worse_lo) / 2;
     const double room = std::fabs(std::fabs(center) - thr);
     const double n = static_cast<double>(std::min(c.n_baseline, c.n_current));
-    double need = room > 0 ? n * (half / room) * (half / room) : kMaxSuggestedRepeats;
+    double need =
+        room > 0 ? n * (half / room) * (half / room) : kMaxSuggestedRepeats;
     need = std::min<double>(std::ceil(need), kMaxSuggestedRepeats);
     c.repeats_to_resolve = static_cast<int64_t>(std::max(need, n + 1));
     c.reason = absl::StrFormat(
@@ -190,8 +191,8 @@ bool ComparisonReport::AnyRegression() const {
 }
 
 MetricComparison CompareSamples(const std::vector<double>& baseline,
-                                const std::vector<double>& current,
-                                bool paired, double confidence) {
+                                const std::vector<double>& current, bool paired,
+                                double confidence) {
   MetricComparison c;
   c.n_baseline = static_cast<int64_t>(baseline.size());
   c.n_current = static_cast<int64_t>(current.size());
@@ -199,8 +200,8 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
   c.current_median = current.empty() ? kNaN : Median(current);
   c.paired = paired && baseline.size() == current.size();
   auto positive = [](const std::vector<double>& v) {
-    return !v.empty() && std::all_of(v.begin(), v.end(),
-                                     [](double x) { return x > 0; });
+    return !v.empty() &&
+           std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
   };
   if (!positive(baseline) || !positive(current)) {
     c.change = kNaN;
@@ -280,16 +281,18 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
 }
 
 absl::StatusOr<ComparisonReport> CompareFiles(
-    const std::vector<Baseline>& old_side, const std::vector<Baseline>& new_side,
-    const CompareOptions& options) {
+    const std::vector<Baseline>& old_side,
+    const std::vector<Baseline>& new_side, const CompareOptions& options) {
   std::vector<Side> sides;
   for (const auto& n : new_side) {
     for (const auto& o : old_side) {
       if (o.workload != n.workload) continue;
       if (o.device != n.device) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            n.file, ": /device/name: device ", n.device, " cannot be compared "
-            "with device ", o.device, " of ", o.file));
+        return absl::InvalidArgumentError(
+            absl::StrCat(n.file, ": /device/name: device ", n.device,
+                         " cannot be compared "
+                         "with device ",
+                         o.device, " of ", o.file));
       }
       sides.push_back({&o, &n, options.threshold});
     }

@@ -74,8 +74,8 @@ struct ComparisonReport {
 // The comparison of one metric's samples, before multiple-testing
 // correction and verdict (exposed for tests and experiments).
 MetricComparison CompareSamples(const std::vector<double>& baseline,
-                                const std::vector<double>& current,
-                                bool paired, double confidence);
+                                const std::vector<double>& current, bool paired,
+                                double confidence);
 
 // Compares every workload of `run` with the baseline of the same name. A
 // workload without a baseline is an error unless options.allow_missing,
@@ -88,8 +88,8 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
 // Offline: compares two loaded files workload by workload (those present in
 // both), like Google Benchmark's compare.py.
 absl::StatusOr<ComparisonReport> CompareFiles(
-    const std::vector<Baseline>& old_side, const std::vector<Baseline>& new_side,
-    const CompareOptions& options);
+    const std::vector<Baseline>& old_side,
+    const std::vector<Baseline>& new_side, const CompareOptions& options);
 
 }  // namespace trn
 

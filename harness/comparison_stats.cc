@@ -211,12 +211,12 @@ size_t PartitionPoint(size_t lo, size_t hi, const Pred& pred) {
 // are split three ways, so a pivot always removes at least itself. The
 // answer is the exact order statistic of the computed values, whatever the
 // pivots were.
+// `materialize_at`: at or below this many candidates they are copied out
+// and finished with nth_element.
 template <typename Value>
 double SelectFromSortedRows(std::vector<size_t> lo, std::vector<size_t> hi,
-                            size_t k, const Value& value) {
-  // Below this many candidates, copying them out is cheaper than another
-  // round of binary searches.
-  constexpr size_t kMaterialize = 4096;
+                            size_t k, const Value& value,
+                            size_t materialize_at) {
   const size_t rows = lo.size();
   CounterRng rng(CounterRng::KeyFor(kSelectSeed, kSelectStream, k));
   std::vector<size_t> lt(rows);
@@ -224,7 +224,7 @@ double SelectFromSortedRows(std::vector<size_t> lo, std::vector<size_t> hi,
   for (;;) {
     size_t total = 0;
     for (size_t r = 0; r < rows; ++r) total += hi[r] - lo[r];
-    if (total <= kMaterialize) {
+    if (total <= materialize_at) {
       std::vector<double> buf;
       buf.reserve(total);
       for (size_t r = 0; r < rows; ++r) {
@@ -262,25 +262,68 @@ double SelectFromSortedRows(std::vector<size_t> lo, std::vector<size_t> hi,
   }
 }
 
+// Below this many candidates, copying them out is cheaper than another
+// round of binary searches.
+inline constexpr size_t kMaterializeAt = 4096;
+
+// Row r holds b_c - a_r over ascending b: nondecreasing along the row
+// because rounding is monotone.
+struct PairwiseDifference {
+  std::span<const double> sorted_a;
+  std::span<const double> sorted_b;
+  double operator()(size_t r, size_t c) const {
+    return sorted_b[c] - sorted_a[r];
+  }
+  std::vector<size_t> RowBegins() const {
+    return std::vector<size_t>(sorted_a.size(), 0);
+  }
+  std::vector<size_t> RowEnds() const {
+    return std::vector<size_t>(sorted_a.size(), sorted_b.size());
+  }
+  size_t count() const { return sorted_a.size() * sorted_b.size(); }
+};
+
+// Row r holds the averages of d_r with d_c for c >= r, ascending in c.
+struct WalshAverage {
+  std::span<const double> sorted_d;
+  double operator()(size_t r, size_t c) const {
+    return (sorted_d[r] + sorted_d[c]) / 2.0;
+  }
+  std::vector<size_t> RowBegins() const {
+    std::vector<size_t> begins(sorted_d.size());
+    for (size_t r = 0; r < begins.size(); ++r) begins[r] = r;
+    return begins;
+  }
+  std::vector<size_t> RowEnds() const {
+    return std::vector<size_t>(sorted_d.size(), sorted_d.size());
+  }
+  size_t count() const { return sorted_d.size() * (sorted_d.size() + 1) / 2; }
+};
+
+template <typename Matrix>
+double SelectKth(const Matrix& m, size_t k, size_t materialize_at) {
+  if (k >= m.count()) return NAN;
+  return SelectFromSortedRows(m.RowBegins(), m.RowEnds(), k, m, materialize_at);
+}
+
 // Median (type 7, so the same number QuantileSorted would give on the
 // materialised values) and order-rank interval of an implicit row-sorted
 // multiset of `count` values.
-template <typename Value>
-ShiftEstimate ShiftFromSortedRows(const std::vector<size_t>& lo,
-                                  const std::vector<size_t>& hi, size_t count,
-                                  const Value& value, const OrderRank& rank,
-                                  double confidence) {
+template <typename Matrix>
+ShiftEstimate ShiftFromMatrix(const Matrix& m, const OrderRank& rank,
+                              double confidence) {
   ShiftEstimate out;
-  const double upper = SelectFromSortedRows(lo, hi, count / 2, value);
+  const size_t count = m.count();
+  const double upper = SelectKth(m, count / 2, kMaterializeAt);
   if (count % 2 == 1) {
     out.estimate = upper;
   } else {
-    const double lower = SelectFromSortedRows(lo, hi, count / 2 - 1, value);
+    const double lower = SelectKth(m, count / 2 - 1, kMaterializeAt);
     out.estimate = upper - (upper - lower) * 0.5;
   }
   if (rank.k == 0) return out;
-  out.interval.low = SelectFromSortedRows(lo, hi, rank.k - 1, value);
-  out.interval.high = SelectFromSortedRows(lo, hi, count - rank.k, value);
+  out.interval.low = SelectKth(m, rank.k - 1, kMaterializeAt);
+  out.interval.high = SelectKth(m, count - rank.k, kMaterializeAt);
   out.interval.level = confidence;
   out.coverage = rank.coverage;
   return out;
@@ -349,8 +392,8 @@ TestResult MannWhitneyU(std::span<const double> a, std::span<const double> b) {
     return r;
   }
   const double n = dn1 + dn2;
-  const double sigma = std::sqrt((dn1 * dn2 / 12.0) *
-                                 ((n + 1.0) - tie_term / (n * (n - 1.0))));
+  const double sigma =
+      std::sqrt((dn1 * dn2 / 12.0) * ((n + 1.0) - tie_term / (n * (n - 1.0))));
   return NormalApproximation(u, dn1 * dn2 / 2.0, sigma);
 }
 
@@ -368,7 +411,8 @@ TestResult WelchT(std::span<const double> a, std::span<const double> b) {
       r.statistic = 0.0;
       r.p_value = 1.0;
     } else {
-      r.statistic = std::copysign(std::numeric_limits<double>::infinity(), diff);
+      r.statistic =
+          std::copysign(std::numeric_limits<double>::infinity(), diff);
       r.p_value = 0.0;
     }
     return r;
@@ -382,9 +426,8 @@ TestResult WelchT(std::span<const double> a, std::span<const double> b) {
                 wb * wb / static_cast<double>(b.size() - 1));
   const boost::math::students_t_distribution<double, NoThrowPolicy> t_dist(
       r.df);
-  r.p_value = std::min(
-      1.0, 2.0 * boost::math::cdf(boost::math::complement(
-                     t_dist, std::fabs(r.statistic))));
+  r.p_value = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(
+                                      t_dist, std::fabs(r.statistic))));
   return r;
 }
 
@@ -395,9 +438,8 @@ TestResult WilcoxonSignedRank(std::span<const double> diffs) {
   for (double d : diffs) {
     if (d != 0.0) nonzero.push_back(d);
   }
-  std::sort(nonzero.begin(), nonzero.end(), [](double x, double y) {
-    return std::fabs(x) < std::fabs(y);
-  });
+  std::sort(nonzero.begin(), nonzero.end(),
+            [](double x, double y) { return std::fabs(x) < std::fabs(y); });
   const size_t n = nonzero.size();
   if (n == 0) {
     TestResult r;
@@ -434,8 +476,7 @@ TestResult WilcoxonSignedRank(std::span<const double> diffs) {
 }
 
 ShiftEstimate HodgesLehmannShift(std::span<const double> a,
-                                 std::span<const double> b,
-                                 double confidence) {
+                                 std::span<const double> b, double confidence) {
   if (a.empty() || b.empty() || HasNaN(a) || HasNaN(b)) return ShiftEstimate{};
   const std::vector<double> sa = SortedCopy(a);
   const std::vector<double> sb = SortedCopy(b);
@@ -452,17 +493,12 @@ ShiftEstimate HodgesLehmannShift(std::span<const double> a,
       const auto dn1 = static_cast<double>(n1);
       const auto dn2 = static_cast<double>(n2);
       const double n = dn1 + dn2;
-      const double sigma = std::sqrt((dn1 * dn2 / 12.0) *
-                                     ((n + 1.0) - ties / (n * (n - 1.0))));
+      const double sigma =
+          std::sqrt((dn1 * dn2 / 12.0) * ((n + 1.0) - ties / (n * (n - 1.0))));
       rank = NormalOrderRank(count, sigma, confidence);
     }
   }
-  // Row r holds b - a_r over ascending b: nondecreasing along the row
-  // because rounding is monotone.
-  const auto value = [&](size_t r, size_t c) { return sb[c] - sa[r]; };
-  return ShiftFromSortedRows(std::vector<size_t>(n1, 0),
-                             std::vector<size_t>(n1, n2), count, value, rank,
-                             confidence);
+  return ShiftFromMatrix(PairwiseDifference{sa, sb}, rank, confidence);
 }
 
 ShiftEstimate WalshAverageShift(std::span<const double> diffs,
@@ -479,17 +515,12 @@ ShiftEstimate WalshAverageShift(std::span<const double> diffs,
       rank = ExactOrderRank(SignedRankNullPmf(n), confidence);
     } else {
       const auto dn = static_cast<double>(n);
-      const double sigma = std::sqrt(
-          dn * (dn + 1.0) * (2.0 * dn + 1.0) / 24.0 - ties / 48.0);
+      const double sigma =
+          std::sqrt(dn * (dn + 1.0) * (2.0 * dn + 1.0) / 24.0 - ties / 48.0);
       rank = NormalOrderRank(count, sigma, confidence);
     }
   }
-  // Row r holds the averages of d_r with d_c, c >= r, ascending in c.
-  const auto value = [&](size_t r, size_t c) { return (sd[r] + sd[c]) / 2.0; };
-  std::vector<size_t> lo(n);
-  for (size_t r = 0; r < n; ++r) lo[r] = r;
-  return ShiftFromSortedRows(lo, std::vector<size_t>(n, n), count, value, rank,
-                             confidence);
+  return ShiftFromMatrix(WalshAverage{sd}, rank, confidence);
 }
 
 std::vector<double> HolmAdjust(std::span<const double> p_values) {
@@ -507,13 +538,27 @@ std::vector<double> HolmAdjust(std::span<const double> p_values) {
   const size_t m = order.size();
   double running_max = 0.0;
   for (size_t j = 0; j < m; ++j) {
-    const double scaled =
-        static_cast<double>(m - j) * p_values[order[j]];
+    const double scaled = static_cast<double>(m - j) * p_values[order[j]];
     running_max = std::max(running_max, scaled);
     adjusted[order[j]] = std::min(1.0, running_max);
   }
   return adjusted;
 }
+
+namespace internal {
+
+double KthPairwiseDifference(std::span<const double> sorted_a,
+                             std::span<const double> sorted_b, size_t k,
+                             size_t materialize_at) {
+  return SelectKth(PairwiseDifference{sorted_a, sorted_b}, k, materialize_at);
+}
+
+double KthWalshAverage(std::span<const double> sorted_d, size_t k,
+                       size_t materialize_at) {
+  return SelectKth(WalshAverage{sorted_d}, k, materialize_at);
+}
+
+}  // namespace internal
 
 int64_t RepeatsToResolve(double cv, double delta, double alpha, double power) {
   if (!(cv >= 0.0) || !std::isfinite(cv) || !std::isfinite(delta) ||
@@ -525,8 +570,8 @@ int64_t RepeatsToResolve(double cv, double delta, double alpha, double power) {
   const double effect = std::fabs(boost::math::log1p(delta));
   // A power below alpha / 2 would make the sum negative; squaring it would
   // then ask for more repeats as the demanded power falls.
-  const double z = std::max(
-      0.0, NormalQuantile(1.0 - alpha / 2.0) + NormalQuantile(power));
+  const double z =
+      std::max(0.0, NormalQuantile(1.0 - alpha / 2.0) + NormalQuantile(power));
   const double ratio = z * sigma / effect;
   const double n = 2.0 * ratio * ratio;
   // 2^63 is exactly representable; anything at or past it saturates.

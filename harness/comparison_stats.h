@@ -14,6 +14,7 @@
 #define TRNBENCH_HARNESS_COMPARISON_STATS_H_
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -122,6 +123,22 @@ std::vector<double> HolmAdjust(std::span<const double> p_values);
 // not finite, delta == 0, delta <= -1 or not finite, alpha or power outside
 // (0, 1).
 int64_t RepeatsToResolve(double cv, double delta, double alpha, double power);
+
+namespace internal {
+
+// The order-statistic selection behind the two shift estimators, exposed
+// so tests can force its pivot path on small inputs: the k-th smallest
+// (0-based) pairwise difference b_j - a_i, or Walsh average, of sorted
+// samples, without materialising them. At or below `materialize_at`
+// remaining candidates the rest is copied out and finished with
+// std::nth_element (the estimators use 4096). NaN if k is out of range.
+double KthPairwiseDifference(std::span<const double> sorted_a,
+                             std::span<const double> sorted_b, size_t k,
+                             size_t materialize_at);
+double KthWalshAverage(std::span<const double> sorted_d, size_t k,
+                       size_t materialize_at);
+
+}  // namespace internal
 
 }  // namespace trn::stats
 

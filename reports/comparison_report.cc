@@ -55,8 +55,7 @@ std::string RenderComparisonReport(const ComparisonReport& r) {
   for (const auto& c : r.rows) {
     if (c.verdict == Verdict::kUnchanged) continue;
     absl::StrAppend(&out, "  ", c.workload, " ", c.metric, ": ",
-                    std::string(VerdictName(c.verdict)), " — ", c.reason,
-                    "\n");
+                    std::string(VerdictName(c.verdict)), " — ", c.reason, "\n");
     regressions += c.verdict == Verdict::kRegression;
   }
   bool paired = false;
@@ -77,11 +76,11 @@ std::string RenderComparisonReport(const ComparisonReport& r) {
                     "signed-rank and Walsh-average interval on log ratios)\n");
   }
   for (const auto& n : notes) absl::StrAppend(&out, "  note: ", n, "\n");
-  absl::StrAppend(&out, regressions > 0
-                            ? absl::StrFormat("  result: %d regression%s\n",
-                                              regressions,
-                                              regressions == 1 ? "" : "s")
-                            : "  result: no regression\n");
+  absl::StrAppend(
+      &out, regressions > 0
+                ? absl::StrFormat("  result: %d regression%s\n", regressions,
+                                  regressions == 1 ? "" : "s")
+                : "  result: no regression\n");
   return out;
 }
 

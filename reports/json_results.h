@@ -11,8 +11,8 @@
 namespace trn {
 
 // `comparison`, when given, is included as the top-level "comparison".
-nlohmann::ordered_json ResultsToJson(const RunResult& run,
-                                     const ComparisonReport* comparison = nullptr);
+nlohmann::ordered_json ResultsToJson(
+    const RunResult& run, const ComparisonReport* comparison = nullptr);
 // Pretty-printed, newline-terminated; byte-identical for identical results.
 std::string ResultsToJsonText(const RunResult& run,
                               const ComparisonReport* comparison = nullptr);

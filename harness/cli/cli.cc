@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <optional>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,13 +14,13 @@
 #include "absl/flags/reflection.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "device_model/device_profile.h"
-#include "device_model/status_macros.h"
-#include "absl/strings/numbers.h"
 #include "device_model/counter_rng.h"
+#include "device_model/device_profile.h"
 #include "device_model/hash.h"
+#include "device_model/status_macros.h"
 #include "harness/atomic_file.h"
 #include "harness/baseline_store.h"
 #include "harness/comparison.h"
@@ -113,7 +113,7 @@ docs/statistics.md, docs/ci.md, docs/calibration.md.
 )";
 
 struct Args {
-  std::string command;  // "" (run), "list", "gate" or "compare"
+  std::string command;                  // "" (run), "list", "gate" or "compare"
   std::vector<std::string> positional;  // compare's two files
   std::vector<std::string> specs;
   std::vector<std::pair<std::string, double>> sets;
@@ -127,9 +127,10 @@ absl::StatusOr<std::pair<std::string, double>> ParseSet(const std::string& kv) {
   double value = 0;
   if (eq == std::string::npos || eq == 0 ||
       !absl::SimpleAtod(kv.substr(eq + 1), &value) || !std::isfinite(value)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--set ", kv, ": expected KEY=VALUE with a number, such as "
-        "--set dma_latency_us=4.1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--set ", kv,
+                     ": expected KEY=VALUE with a number, such as "
+                     "--set dma_latency_us=4.1"));
   }
   return std::pair{kv.substr(0, eq), value};
 }
@@ -224,6 +225,15 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
 
 std::string SourceDir() { return TRNBENCH_SOURCE_DIR; }
 
+// Shipped specs are named relative to the source tree, so results and
+// baselines do not depend on where the tree was checked out.
+void NameRelativeToSource(std::vector<WorkloadSpec>& specs) {
+  const std::string root = SourceDir() + "/";
+  for (auto& s : specs) {
+    if (absl::StartsWith(s.file, root)) s.file = s.file.substr(root.size());
+  }
+}
+
 std::string SpecsDir() {
   std::string d = absl::GetFlag(FLAGS_specs_dir);
   return d.empty() ? SourceDir() + "/workloads/specs" : d;
@@ -309,9 +319,10 @@ int RunList(std::ostream& out, std::ostream& err) {
 absl::Status Validate() {
   const double c = absl::GetFlag(FLAGS_confidence);
   if (!(c > 0.0 && c < 1.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--confidence=", c, ": expected a level strictly between 0 and 1, "
-        "such as 0.95"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--confidence=", c,
+                     ": expected a level strictly between 0 and 1, "
+                     "such as 0.95"));
   }
   const int64_t repeat = absl::GetFlag(FLAGS_repeat);
   if (repeat < 1 || repeat > kMaxRepeat) {
@@ -363,12 +374,15 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     for (const auto& s : specs) {
       const std::string path = BaselinePath(where, s.name);
       if (!std::filesystem::exists(path, ec)) continue;
-      TRN_ASSIGN_OR_RETURN(auto loaded, LoadBaselineOrResults(path, confidence));
+      TRN_ASSIGN_OR_RETURN(auto loaded,
+                           LoadBaselineOrResults(path, confidence));
       for (auto& b : loaded) {
         if (b.workload != s.name) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              path, ": /workload: expected ", s.name, " (the file's name), "
-              "found ", b.workload));
+          return absl::InvalidArgumentError(
+              absl::StrCat(path, ": /workload: expected ", s.name,
+                           " (the file's name), "
+                           "found ",
+                           b.workload));
         }
         out.push_back(std::move(b));
       }
@@ -376,8 +390,8 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     return out;
   }
   if (!std::filesystem::exists(where, ec)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--baseline ", where, ": no such folder or file"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--baseline ", where, ": no such folder or file"));
   }
   return LoadBaselineOrResults(where, confidence);
 }
@@ -422,6 +436,7 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
     auto chosen = SelectWorkloads(*all, selector);
     if (!chosen.ok()) return Fail(err, chosen.status());
     specs = *std::move(chosen);
+    NameRelativeToSource(specs);
   }
   for (const auto& path : args.specs) {
     auto spec = LoadSpecFile(path, profile->memory);

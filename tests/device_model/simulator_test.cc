@@ -681,7 +681,8 @@ TEST(SimulatorTest, ModesUseTheirOwnExecutionOverhead) {
   prog.mode = ExecMode::kFusedOp;
   {
     Simulator sim = MustCreate(prog, p);
-    auto hw = OnLane(sim.Run(1, 0), kHardwareLane);
+    const Timeline tl = sim.Run(1, 0);
+    auto hw = OnLane(tl, kHardwareLane);
     ASSERT_EQ(hw.size(), 1u);
     ExpectEvent(*hw[0], 5, 17);
   }

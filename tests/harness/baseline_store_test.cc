@@ -1,0 +1,277 @@
+#include "harness/baseline_store.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace trn {
+namespace {
+
+using ::testing::HasSubstr;
+
+RunResult SmallRun(uint64_t seed = 3) {
+  RunResult run;
+  run.trnbench_version = "test";
+  run.device = "trn1";
+  run.device_hash = "abc";
+  run.seed = seed;
+  run.schedule.repeat = 4;
+  WorkloadResult w;
+  w.name = "wl";
+  w.family = "fam";
+  w.mode = "eager";
+  w.spec_file = "wl.json";
+  w.spec_hash = "h1";
+  MetricResult m;
+  m.name = "device_time_us";
+  m.unit = "us";
+  m.samples = {10.0, 11.0, 10.5, 12.25};
+  m.summary = stats::Summarize(m.samples, 0.95);
+  w.metrics.push_back(m);
+  run.workloads.push_back(w);
+  return run;
+}
+
+std::string Text(const RunResult& run) {
+  return BaselineToJsonText(
+      BaselinesFromRun(run, "2026-01-01T00:00:00Z", "")[0]);
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(BaselineStoreTest, RoundTripKeepsSamplesAndProvenance) {
+  auto parsed = ParseBaselineOrResults(Text(SmallRun()), "b.json", 0.95);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->size(), 1u);
+  const Baseline& b = parsed->front();
+  EXPECT_EQ(b.workload, "wl");
+  EXPECT_EQ(b.device, "trn1");
+  EXPECT_EQ(b.device_hash, "abc");
+  EXPECT_EQ(b.spec_hash, "h1");
+  EXPECT_EQ(b.seed, 3u);
+  EXPECT_EQ(b.schedule.repeat, 4);
+  EXPECT_EQ(b.created, "2026-01-01T00:00:00Z");
+  EXPECT_EQ(b.git_commit, "");
+  ASSERT_NE(b.Find("device_time_us"), nullptr);
+  EXPECT_EQ(b.Find("device_time_us")->samples,
+            (std::vector<double>{10.0, 11.0, 10.5, 12.25}));
+  // Summaries are recomputed from the samples, not trusted.
+  EXPECT_DOUBLE_EQ(b.Find("device_time_us")->summary.median, 10.75);
+}
+
+// Each corruption must be refused with the file, the JSON path and what was
+// expected, never read as something else.
+struct Corruption {
+  const char* name;
+  const char* pointer;  // JSON pointer to change ("" = whole text)
+  const char* value;    // JSON to put there, or text for the whole file
+  const char* message;
+};
+
+class BaselineCorruptionTest : public ::testing::TestWithParam<Corruption> {};
+
+TEST_P(BaselineCorruptionTest, IsRefusedWithPathAndExpectation) {
+  const Corruption& c = GetParam();
+  std::string text;
+  if (std::string(c.pointer).empty()) {
+    text = c.value;
+  } else {
+    auto j = nlohmann::json::parse(Text(SmallRun()));
+    j[nlohmann::json::json_pointer(c.pointer)] = nlohmann::json::parse(c.value);
+    text = j.dump();
+  }
+  auto r = ParseBaselineOrResults(text, "bad.json", 0.95);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string msg(r.status().message());
+  EXPECT_THAT(msg, HasSubstr("bad.json: "));
+  EXPECT_THAT(msg, HasSubstr(c.message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalogue, BaselineCorruptionTest,
+    ::testing::Values(
+        Corruption{"Empty", "", "", "malformed or truncated JSON"},
+        Corruption{"Truncated", "", "{\"schema\": \"trnbench.baseline\", \"sch",
+                   "malformed or truncated JSON at byte"},
+        Corruption{"NotAnObject", "", "[1, 2]", "expected a JSON object"},
+        Corruption{"WrongSchema", "/schema", "\"something.else\"",
+                   "/schema: expected \"trnbench.baseline\""},
+        Corruption{"FutureVersion", "/schema_version", "2",
+                   "unknown schema version 2"},
+        Corruption{"VersionAsString", "/schema_version", "\"1\"",
+                   "unknown schema version"},
+        Corruption{"MissingWorkload", "/workload", "null", "/workload"},
+        Corruption{"DeviceNotObject", "/device", "7", "/device"},
+        Corruption{"SeedNegative", "/provenance/seed", "-1",
+                   "/provenance/seed: expected a non-negative integer"},
+        Corruption{"RepeatZero", "/provenance/schedule/repeat", "0",
+                   "/provenance/schedule/repeat: expected an integer from 1"},
+        Corruption{"FewerSamples", "/metrics/device_time_us/samples",
+                   "[1.0, 2.0]",
+                   "expected 4 samples (schedule.repeat), found 2"},
+        Corruption{
+            "NullSample", "/metrics/device_time_us/samples",
+            "[1.0, null, 2.0, 3.0]",
+            "/metrics/device_time_us/samples/1: expected a finite number"},
+        Corruption{"StringSample", "/metrics/device_time_us/samples",
+                   "[1.0, \"x\", 2.0, 3.0]",
+                   "samples/1: expected a finite number"},
+        Corruption{"UnknownMetric", "/metrics/made_up_metric",
+                   "{\"samples\": [1, 2, 3, 4]}", "unknown metric"},
+        Corruption{"NoMetrics", "/metrics", "{}",
+                   "non-empty object of metrics"},
+        Corruption{"CommitNumber", "/provenance/git_commit", "42",
+                   "expected a string or null"}),
+    [](const ::testing::TestParamInfo<Corruption>& p) {
+      return std::string(p.param.name);
+    });
+
+TEST(BaselineStoreTest, DeepNestingIsRefusedNotOverflowed) {
+  std::string text(100000, '[');
+  auto r = ParseBaselineOrResults(text, "deep.json", 0.95);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("nested deeper"));
+}
+
+TEST(BaselineStoreTest, ResultsFileReadsAsOneBaselinePerWorkload) {
+  nlohmann::json j = {
+      {"schema", "trnbench.results"},
+      {"schema_version", 1},
+      {"trnbench_version", "t"},
+      {"model_version", "1"},
+      {"device", {{"name", "trn1"}, {"content_hash", "x"}}},
+      {"seed", 5},
+      {"schedule", {{"wait", 0}, {"warmup", 1}, {"repeat", 2}}},
+      {"workloads",
+       {{{"name", "a"},
+         {"family", "f"},
+         {"mode", "nki"},
+         {"spec_file", "a.json"},
+         {"spec_hash", "1"},
+         {"metrics", {{"ncl_us", {{"samples", {1.0, 2.0}}}}}}},
+        {{"name", "b"},
+         {"family", "f"},
+         {"mode", "nki"},
+         {"spec_file", "b.json"},
+         {"spec_hash", "2"},
+         {"metrics", {{"ncl_us", {{"samples", {3.0, 4.0}}}}}}}}}};
+  auto r = ParseBaselineOrResults(j.dump(), "r.json", 0.95);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[1].workload, "b");
+  EXPECT_EQ((*r)[1].seed, 5u);
+  EXPECT_EQ((*r)[1].Find("ncl_us")->samples, (std::vector<double>{3.0, 4.0}));
+}
+
+TEST(BaselineStoreTest, SaveWritesOneFilePerWorkloadAndLeavesNoTemporaries) {
+  const std::string dir = ::testing::TempDir() + "/bl_save";
+  std::filesystem::remove_all(dir);
+  auto s = SaveBaselines(BaselinesFromRun(SmallRun(), "t", "c"), dir);
+  ASSERT_TRUE(s.ok()) << s;
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().filename(), "wl.json");
+  }
+  EXPECT_EQ(files, 1);
+  auto loaded = LoadBaselineOrResults(BaselinePath(dir, "wl"), 0.95);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->front().git_commit, "c");
+}
+
+TEST(BaselineStoreTest, UnwritableFolderIsAClearErrorAndKeepsTheOldFile) {
+  const std::string dir = ::testing::TempDir() + "/bl_readonly";
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(SaveBaselines(BaselinesFromRun(SmallRun(3), "t", ""), dir).ok());
+  const std::string before = Slurp(BaselinePath(dir, "wl"));
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_read |
+                                        std::filesystem::perms::owner_exec);
+  auto s = SaveBaselines(BaselinesFromRun(SmallRun(4), "t", ""), dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  if (geteuid() == 0) {
+    // root ignores directory permissions; the refusal cannot be provoked.
+    GTEST_SKIP() << "running as root: permission bits do not bind";
+  }
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr(dir));
+  EXPECT_EQ(Slurp(BaselinePath(dir, "wl")), before);
+}
+
+TEST(BaselineStoreTest, MissingFolderParentIsCreatedButAFileInTheWayIsAnError) {
+  const std::string base = ::testing::TempDir() + "/bl_blocked";
+  std::filesystem::remove_all(base);
+  std::ofstream(base) << "not a folder";
+  auto s = SaveBaselines(BaselinesFromRun(SmallRun(), "t", ""), base + "/sub");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("cannot create the baseline folder"));
+  std::filesystem::remove(base);
+}
+
+// Works as root too, where permission bits do not bind: a folder sitting
+// where the file should go makes the final rename fail.
+TEST(BaselineStoreTest, FailedRenameIsAClearErrorAndLeavesNoTemporary) {
+  const std::string dir = ::testing::TempDir() + "/bl_rename";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(BaselinePath(dir, "wl"));
+  auto s = SaveBaselines(BaselinesFromRun(SmallRun(), "t", ""), dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("rename failed"));
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++entries;
+    EXPECT_TRUE(e.is_directory()) << e.path();
+  }
+  EXPECT_EQ(entries, 1);
+}
+
+// Several processes saving the same baselines at once: afterwards every file
+// is one complete, valid baseline written by one of them.
+TEST(BaselineStoreTest, ConcurrentSaversNeverCorruptAFile) {
+  const std::string dir = ::testing::TempDir() + "/bl_concurrent";
+  std::filesystem::remove_all(dir);
+  constexpr int kProcs = 6;
+  std::vector<pid_t> kids;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (int round = 0; round < 30; ++round) {
+        RunResult run = SmallRun(static_cast<uint64_t>(100 * p + round));
+        if (!SaveBaselines(BaselinesFromRun(run, "t", ""), dir).ok()) _exit(1);
+      }
+      _exit(0);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  auto loaded = LoadBaselineOrResults(BaselinePath(dir, "wl"), 0.95);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const uint64_t seed = loaded->front().seed;
+  EXPECT_EQ(seed % 100, 29u) << "the file must be some process's last write";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().filename(), "wl.json") << "temporary left behind";
+  }
+}
+
+}  // namespace
+}  // namespace trn

@@ -1,0 +1,221 @@
+#include "harness/comparison.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "device_model/counter_rng.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace trn {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Deterministic noisy samples around `center` (relative spread `cv`-ish):
+// the sum of 4 uniforms is close to normal and fully reproducible.
+std::vector<double> Noisy(double center, double spread, int n, uint64_t key) {
+  CounterRng rng(CounterRng::KeyFor(key, 77, 0));
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) {
+    double z = rng.NextUniform() + rng.NextUniform() + rng.NextUniform() +
+               rng.NextUniform() - 2.0;
+    v.push_back(center * (1.0 + spread * z));
+  }
+  return v;
+}
+
+MetricComparison Decided(std::vector<double> base, std::vector<double> cur,
+                         bool lower_is_better = true, bool paired = false,
+                         double threshold = 0.02) {
+  // One comparison through the full path (Holm with m = 1, verdict).
+  RunResult run;
+  run.device = "trn1";
+  run.seed = paired ? 1 : 2;
+  run.schedule.repeat = static_cast<int64_t>(cur.size());
+  WorkloadResult w;
+  w.name = "wl";
+  MetricResult m;
+  m.name = lower_is_better ? "device_time_us" : "throughput_per_s";
+  m.lower_is_better = lower_is_better;
+  m.samples = cur;
+  w.metrics.push_back(m);
+  run.workloads.push_back(w);
+  Baseline b;
+  b.workload = "wl";
+  b.device = "trn1";
+  b.seed = 1;
+  b.schedule.repeat = static_cast<int64_t>(base.size());
+  MetricResult bm = m;
+  bm.samples = base;
+  b.metrics.push_back(bm);
+  CompareOptions o;
+  o.threshold = threshold;
+  auto r = CompareWithBaselines(run, {b}, {}, o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->rows.size(), 1u);
+  return r->rows.front();
+}
+
+TEST(ComparisonTest, IdenticalPairedSamplesAreExactlyZeroAndUnchanged) {
+  auto s = Noisy(100, 0.02, 100, 1);
+  MetricComparison c = Decided(s, s, true, /*paired=*/true);
+  EXPECT_TRUE(c.paired);
+  EXPECT_EQ(c.change, 0.0);
+  EXPECT_EQ(c.change_interval.low, 0.0);
+  EXPECT_EQ(c.change_interval.high, 0.0);
+  EXPECT_EQ(c.verdict, Verdict::kUnchanged);
+  EXPECT_EQ(c.rank_test, "wilcoxon-signed-rank");
+}
+
+TEST(ComparisonTest, SameDistributionUnpairedIsUnchanged) {
+  MetricComparison c =
+      Decided(Noisy(100, 0.02, 100, 1), Noisy(100, 0.02, 100, 2));
+  EXPECT_FALSE(c.paired);
+  EXPECT_EQ(c.rank_test, "mann-whitney-u");
+  EXPECT_EQ(c.verdict, Verdict::kUnchanged) << c.reason;
+  EXPECT_LT(c.change_interval.low, 0.0);
+  EXPECT_GT(c.change_interval.high, 0.0);
+}
+
+TEST(ComparisonTest, TenPercentSlowerIsARegression) {
+  MetricComparison c =
+      Decided(Noisy(100, 0.02, 100, 1), Noisy(110, 0.02, 100, 2));
+  EXPECT_EQ(c.verdict, Verdict::kRegression) << c.reason;
+  EXPECT_NEAR(c.change, 0.10, 0.01);
+  EXPECT_LT(c.change_interval.low, 0.10);
+  EXPECT_GT(c.change_interval.high, 0.10);
+  EXPECT_LT(c.p_adjusted, 1e-6);
+  EXPECT_LT(c.p_t, 1e-6);
+  EXPECT_THAT(c.reason, HasSubstr("higher (worse)"));
+}
+
+TEST(ComparisonTest, DirectionFollowsTheMetric) {
+  // Lower throughput is a regression; higher throughput an improvement.
+  EXPECT_EQ(
+      Decided(Noisy(100, 0.02, 80, 1), Noisy(90, 0.02, 80, 2), false).verdict,
+      Verdict::kRegression);
+  EXPECT_EQ(
+      Decided(Noisy(100, 0.02, 80, 1), Noisy(110, 0.02, 80, 2), false).verdict,
+      Verdict::kImprovement);
+  EXPECT_EQ(
+      Decided(Noisy(100, 0.02, 80, 1), Noisy(90, 0.02, 80, 2), true).verdict,
+      Verdict::kImprovement);
+}
+
+TEST(ComparisonTest, SignificantButBelowThresholdIsUnchanged) {
+  // 1% slower with a tight spread: the test sees it, the threshold ignores it.
+  MetricComparison c =
+      Decided(Noisy(100, 0.001, 200, 1), Noisy(101, 0.001, 200, 2));
+  EXPECT_LT(c.p_adjusted, 0.05);
+  EXPECT_EQ(c.verdict, Verdict::kUnchanged) << c.reason;
+}
+
+TEST(ComparisonTest,
+     StraddlingTheThresholdIsInconclusiveAndSaysHowManyRepeats) {
+  MetricComparison c =
+      Decided(Noisy(100, 0.05, 20, 1), Noisy(102, 0.05, 20, 2));
+  EXPECT_EQ(c.verdict, Verdict::kInconclusive) << c.reason;
+  EXPECT_GT(c.repeats_to_resolve, 20);
+  EXPECT_THAT(c.reason, HasSubstr("repeats per side"));
+}
+
+TEST(ComparisonTest, PerWorkloadThresholdIsUsed) {
+  // 10% slower is under a 15% threshold.
+  MetricComparison c = Decided(Noisy(100, 0.01, 100, 1),
+                               Noisy(110, 0.01, 100, 2), true, false, 0.15);
+  EXPECT_EQ(c.verdict, Verdict::kUnchanged) << c.reason;
+}
+
+Baseline OneBaseline(const std::string& workload, const std::string& device,
+                     std::vector<double> samples) {
+  Baseline b;
+  b.workload = workload;
+  b.device = device;
+  b.seed = 1;
+  b.spec_hash = "old";
+  b.file = "base/" + workload + ".json";
+  b.schedule.repeat = static_cast<int64_t>(samples.size());
+  MetricResult m;
+  m.name = "device_time_us";
+  m.samples = std::move(samples);
+  b.metrics.push_back(m);
+  return b;
+}
+
+RunResult TwoWorkloadRun() {
+  RunResult run;
+  run.device = "trn1";
+  run.seed = 9;
+  run.schedule.repeat = 50;
+  for (const char* name : {"a", "b"}) {
+    WorkloadResult w;
+    w.name = name;
+    w.spec_hash = "new";
+    MetricResult m;
+    m.name = "device_time_us";
+    m.samples = Noisy(100, 0.02, 50, name[0]);
+    w.metrics.push_back(m);
+    run.workloads.push_back(w);
+  }
+  return run;
+}
+
+TEST(ComparisonTest, MissingBaselineIsAnErrorUnlessAllowed) {
+  RunResult run = TwoWorkloadRun();
+  std::vector<Baseline> only_a = {
+      OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5))};
+  auto refused = CompareWithBaselines(run, only_a, {}, CompareOptions{});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("no baseline for workload b"));
+  CompareOptions allow;
+  allow.allow_missing = true;
+  auto r = CompareWithBaselines(run, only_a, {}, allow);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->rows[1].workload, "b");
+  EXPECT_EQ(r->rows[1].verdict, Verdict::kNew);
+  EXPECT_EQ(r->comparisons, 1);
+}
+
+TEST(ComparisonTest, AnotherDeviceIsRefused) {
+  RunResult run = TwoWorkloadRun();
+  auto r =
+      CompareWithBaselines(run,
+                           {OneBaseline("a", "trn2", Noisy(100, 0.02, 50, 5)),
+                            OneBaseline("b", "trn2", Noisy(100, 0.02, 50, 6))},
+                           {}, CompareOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(
+      std::string(r.status().message()),
+      HasSubstr("base/a.json: /device/name: the baseline is for device trn2"));
+}
+
+TEST(ComparisonTest, ChangedSpecIsNotedNotRefusedAndHolmCountsEveryComparison) {
+  RunResult run = TwoWorkloadRun();
+  auto r =
+      CompareWithBaselines(run,
+                           {OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5)),
+                            OneBaseline("b", "trn1", Noisy(100, 0.02, 50, 6))},
+                           {}, CompareOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->comparisons, 2);
+  for (const auto& c : r->rows) {
+    EXPECT_THAT(c.notes,
+                ::testing::Contains("spec changed since the baseline"));
+    EXPECT_GE(c.p_adjusted, c.p_rank);
+  }
+}
+
+TEST(ComparisonTest, VerdictNames) {
+  EXPECT_EQ(VerdictName(Verdict::kRegression), "regression");
+  EXPECT_EQ(VerdictName(Verdict::kImprovement), "improvement");
+  EXPECT_EQ(VerdictName(Verdict::kUnchanged), "unchanged");
+  EXPECT_EQ(VerdictName(Verdict::kInconclusive), "inconclusive");
+  EXPECT_EQ(VerdictName(Verdict::kNew), "new");
+}
+
+}  // namespace
+}  // namespace trn
