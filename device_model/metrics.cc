@@ -54,7 +54,8 @@ const std::vector<MetricInfo>& AllMetrics() {
   static const std::vector<MetricInfo> kMetrics = {
       {"device_time_us", "us", true,
        "sum of hardware-lane execution time (self_privateuse1_time_total)"},
-      {"wall_time_us", "us", true, "first host event to last device event"},
+      {"wall_time_us", "us", true,
+       "first to last event of a run (NKI: includes the benchmark-loop gap)"},
       {"ncl_us", "us", true, "NKI: NeuronCore latency of the kernel"},
       {"latency_us", "us", true, "NKI: end-to-end latency, launch to done"},
       {"throughput_per_s", "1/s", false,

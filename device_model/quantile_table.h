@@ -32,7 +32,8 @@ class QuantileTable {
   void Scale(double factor);
 
  private:
-  std::vector<std::pair<double, double>> points_;
+  // A default table is a point mass at 0, never an empty one.
+  std::vector<std::pair<double, double>> points_ = {{0.5, 0.0}};
 };
 
 }  // namespace trn

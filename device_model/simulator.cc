@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <queue>
 
@@ -170,7 +172,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         first_dma = a;
       }
     }
-    if (next == kInf) break;  // unreachable: program order is topological
+    if (next == kInf) {
+      // Simulator::Create checks that program order is topological, so a
+      // stuck run is a bug in the model, not bad input.
+      std::fprintf(stderr,
+                   "trnbench: internal error: kernel %s stuck at %zu/%zu\n",
+                   k.name.c_str(), done, n);
+      std::abort();
+    }
     const double dt = next - t;
     for (auto& a : active) a.remaining -= a.rate * dt;
     if (first_dma < active.size()) active[first_dma].remaining = 0;
@@ -249,6 +258,13 @@ absl::StatusOr<Simulator> Simulator::Create(const Program& program,
               absl::StrCat(program.name, ": kernel ", k.name, " instruction ",
                            i, " depends on a later instruction ", k.deps[j]));
         }
+      }
+      if (in.kind == InstrKind::kDma &&
+          (in.queue < 0 || in.transfer > i ||
+           k.instrs[in.transfer].kind != InstrKind::kDma)) {
+        return absl::InternalError(absl::StrCat(
+            program.name, ": DMA instruction ", i,
+            " has a negative queue or a transfer that is not an earlier DMA"));
       }
       if (in.opcode >= k.strings.size() || in.label >= k.strings.size()) {
         return absl::InternalError(absl::StrCat(program.name, ": instruction ",

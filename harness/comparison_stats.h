@@ -5,7 +5,8 @@
 // from CounterRng and cannot change a result, only how fast it is found.
 //
 // Conventions shared by every function here:
-//  * Samples must not contain NaN; a NaN anywhere gives an all-NaN result.
+//  * A NaN anywhere in a sample gives an all-NaN result (HolmAdjust, whose
+//    input is p-values, instead passes NaN through).
 //  * p-values are two-sided. A test "rejects at alpha" when p <= alpha.
 //  * Exact null distributions are used when there are no ties and every
 //    sample has fewer than kMaxExactSampleSize observations, which is the rule
@@ -73,9 +74,9 @@ struct ShiftEstimate {
 // Hodges-Lehmann shift of b relative to a: the median of the n1 n2 pairwise
 // differences D = b_j - a_i (positive when b is larger). The interval is
 // [D_(k), D_(n1 n2 + 1 - k)] (1-based order statistics), the inversion of
-// the U test (Bauer 1972; Hollander & Wolfe, Nonparametric Statistical
-// Methods, sec. 4.3): U(delta) = #{D > delta} has the Mann-Whitney null
-// distribution at the true shift, so
+// the U test (Bauer 1972; Moses' interval in Hollander & Wolfe,
+// Nonparametric Statistical Methods, ch. 4): U(delta) = #{D > delta} has the
+// Mann-Whitney null distribution at the true shift, so
 //  * exact: k is the largest integer with P(U <= k - 1) <= (1 - confidence)/2,
 //    and coverage = 1 - 2 P(U <= k - 1);
 //  * normal: k = floor(n1 n2 / 2 - 0.5 - z sigma) + 1 with z the

@@ -24,6 +24,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 struct Outcome {
   int code = -1;
@@ -190,8 +191,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"NothingToRun", "--repeat 5", "nothing to run"},
         BadCase{"MissingSpecFile", "--spec /nonexistent/spec.json",
                 "/nonexistent/spec.json"}),
-    [](const ::testing::TestParamInfo<BadCase>& info) {
-      return std::string(info.param.name);
+    [](const ::testing::TestParamInfo<BadCase>& p) {
+      return std::string(p.param.name);
     });
 
 TEST(CliTest, UnwritableOutputIsRefused) {
@@ -209,6 +210,151 @@ TEST(CliTest, OutputFileMatchesStdoutJson) {
       "--workload exp_tiled --repeat 4 --format json --output " + path);
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(Slurp(path), o.out);
+}
+
+std::string Baselines() {
+  return std::string(TRNBENCH_SOURCE_DIR) + "/baselines/trn1";
+}
+
+TEST(CliGateTest, UnchangedModelPassesWithAPairedExactZero) {
+  Outcome o = RunTrnbench("gate --baseline " + Baselines());
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_THAT(o.out, HasSubstr("paired analysis"));
+  EXPECT_THAT(o.out, HasSubstr("result: no regression"));
+  EXPECT_THAT(o.out, Not(HasSubstr("regression  ")));
+}
+
+TEST(CliGateTest, InjectedSlowdownFailsTheGateWithExitOne) {
+  Outcome o = RunTrnbench("gate --baseline " + Baselines() +
+                          " --fresh-seeds --set op_exec_overhead_us=420");
+  ASSERT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_THAT(o.out, HasSubstr("regression"));
+  EXPECT_THAT(o.out, HasSubstr("device profile differs"));
+  EXPECT_THAT(o.out, Not(HasSubstr("paired analysis")));
+}
+
+TEST(CliGateTest, JsonCarriesTheComparison) {
+  Outcome o = RunTrnbench("gate --baseline " + Baselines() +
+                          " --format json --set graph_exec_overhead_us=400");
+  ASSERT_EQ(o.code, 1) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j.contains("comparison"));
+  EXPECT_EQ(j["comparison"]["regression"], true);
+  EXPECT_EQ(j["comparison"]["correction"], "holm");
+  bool found = false;
+  for (const auto& row : j["comparison"]["rows"]) {
+    if (row["workload"] == "rmsnorm_compiled") {
+      found = true;
+      EXPECT_EQ(row["verdict"], "regression");
+      EXPECT_GT(row["change_ci_low"].get<double>(), 0.02);
+      EXPECT_LE(row["p_rank"].get<double>(), row["p_adjusted"].get<double>());
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CliGateTest, MissingBaselinesAreAnErrorOrNew) {
+  const std::string dir = ::testing::TempDir() + "/gate_partial";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(Baselines() + "/exp_tiled.json",
+                             dir + "/exp_tiled.json");
+  Outcome refused = RunTrnbench("gate --baseline " + dir);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("no baseline for workload rmsnorm"));
+  Outcome allowed = RunTrnbench("gate --baseline " + dir + " --allow-missing");
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+  EXPECT_THAT(allowed.out, HasSubstr("new"));
+}
+
+TEST(CliGateTest, SaveBaselineThenCompareOffline) {
+  const std::string dir = ::testing::TempDir() + "/gate_saved";
+  std::filesystem::remove_all(dir);
+  Outcome saved =
+      RunTrnbench("--workload exp_tiled --repeat 30 --save-baseline " + dir +
+                  " --output " + dir + "_old.json");
+  ASSERT_EQ(saved.code, 0) << saved.err;
+  EXPECT_THAT(saved.err, HasSubstr("saved 1 baseline in " + dir));
+  ASSERT_TRUE(std::filesystem::exists(dir + "/exp_tiled.json"));
+  Outcome slow = RunTrnbench(
+      "--workload exp_tiled --repeat 30 --seed 2 "
+      "--set dma_latency_us=5 --output " +
+      dir + "_new.json");
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  Outcome cmp =
+      RunTrnbench("compare " + dir + "/exp_tiled.json " + dir + "_new.json");
+  EXPECT_EQ(cmp.code, 1) << cmp.out << cmp.err;
+  EXPECT_THAT(cmp.out, HasSubstr("regression"));
+  Outcome same =
+      RunTrnbench("compare " + dir + "_old.json " + dir + "/exp_tiled.json");
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_THAT(same.out, HasSubstr("+0.00%"));
+}
+
+struct GateBadCase {
+  const char* name;
+  const char* args;
+  const char* message;
+};
+
+class CliGateBadInputTest : public ::testing::TestWithParam<GateBadCase> {};
+
+TEST_P(CliGateBadInputTest, ExitsTwo) {
+  const std::string bad = ::testing::TempDir() + "/bad_baseline.json";
+  std::ofstream(bad) << "{\"schema\": \"trnbench.baseline\", \"schema_ver";
+  std::string args = GetParam().args;
+  for (auto pos = args.find("BAD"); pos != std::string::npos;
+       pos = args.find("BAD")) {
+    args.replace(pos, 3, bad);
+  }
+  for (auto pos = args.find("BASE"); pos != std::string::npos;
+       pos = args.find("BASE")) {
+    args.replace(pos, 4, Baselines());
+  }
+  Outcome o = RunTrnbench(args);
+  EXPECT_EQ(o.code, 2) << o.out << o.err;
+  EXPECT_THAT(o.out, IsEmpty());
+  EXPECT_THAT(o.err, HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalogue, CliGateBadInputTest,
+    ::testing::Values(
+        GateBadCase{"GateWithoutBaseline", "gate", "gate needs --baseline"},
+        GateBadCase{"NoSuchBaseline", "gate --baseline /nonexistent/x",
+                    "--baseline /nonexistent/x: no such folder or file"},
+        GateBadCase{"TruncatedBaseline", "--workload exp_tiled --baseline BAD",
+                    "malformed or truncated JSON"},
+        GateBadCase{"UnknownSetKey", "gate --baseline BASE --set bogus=1",
+                    "--set bogus: unknown parameter"},
+        GateBadCase{"SetNotANumber",
+                    "gate --baseline BASE --set dma_latency_us=x",
+                    "expected KEY=VALUE with a number"},
+        GateBadCase{"SetNegative",
+                    "gate --baseline BASE --set dma_latency_us=-1",
+                    "expected a finite number >= 0"},
+        GateBadCase{"ThresholdTooBig", "gate --baseline BASE --threshold 2",
+                    "--threshold=2"},
+        GateBadCase{"AlphaZero", "gate --baseline BASE --alpha 0", "--alpha=0"},
+        GateBadCase{"CompareOneFile", "compare BAD", "compare needs two files"},
+        GateBadCase{"CompareBadFile", "compare BAD BAD",
+                    "malformed or truncated JSON"}),
+    [](const ::testing::TestParamInfo<GateBadCase>& p) {
+      return std::string(p.param.name);
+    });
+
+TEST(CliGateTest, BaselineOfAnotherDeviceIsRefused) {
+  const std::string dir = ::testing::TempDir() + "/gate_trn2";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto j = nlohmann::json::parse(Slurp(Baselines() + "/exp_tiled.json"));
+  j["device"]["name"] = "trn2";
+  std::ofstream(dir + "/exp_tiled.json") << j.dump();
+  Outcome o = RunTrnbench("--workload exp_tiled --baseline " + dir);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err,
+              HasSubstr("/device/name: the baseline is for device trn2"));
+  EXPECT_THAT(o.out, IsEmpty());
 }
 
 // The table layout is a contract with the people who read it; a change must

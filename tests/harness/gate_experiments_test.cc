@@ -245,7 +245,7 @@ TEST(GateExperiments, IntervalCoverageOfAKnownRatio) {
       covered += (1 + c.change_interval.low) <= kRatio &&
                  kRatio <= (1 + c.change_interval.high);
     }
-    const double coverage = covered / double{kTrials};
+    const double coverage = static_cast<double>(covered) / kTrials;
     std::printf(
         "coverage: %-14s %-15s 95%% interval covers x%.2f in %d/%d = %.3f\n",
         name, metric, kRatio, covered, kTrials, coverage);
