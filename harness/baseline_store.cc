@@ -362,7 +362,9 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
 absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
     const std::string& path, double confidence) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
+  // Not only regular files: `compare <(git show REV:file) file` reads a pipe.
+  if (!std::filesystem::exists(path, ec) ||
+      std::filesystem::is_directory(path, ec)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": no such baseline or results file"));
   }
@@ -376,9 +378,15 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
   if (!in) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read"));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseBaselineOrResults(ss.str(), path, confidence);
+  // Read at most one byte past the limit, so a huge pipe cannot exhaust
+  // memory before the size check.
+  std::string text;
+  char chunk[1 << 16];
+  while (in && static_cast<int64_t>(text.size()) <= kMaxBaselineBytes) {
+    in.read(chunk, sizeof(chunk));
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+  }
+  return ParseBaselineOrResults(text, path, confidence);
 }
 
 std::string BaselinePath(const std::string& dir, const std::string& workload) {
