@@ -13,19 +13,11 @@
 #include "boost/math/distributions/students_t.hpp"
 #include "boost/math/special_functions/log1p.hpp"
 #include "device_model/counter_rng.h"
+#include "harness/boost_policy.h"
 
 namespace trn::stats {
 namespace {
 
-// Boost's default policy throws; a report should show NaN for a statistic
-// it cannot compute rather than abort the whole run.
-using NoThrowPolicy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::pole_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<
-        boost::math::policies::ignore_error>,
-    boost::math::policies::rounding_error<boost::math::policies::ignore_error>>;
 using Normal = boost::math::normal_distribution<double, NoThrowPolicy>;
 
 // Seeds the quickselect pivots; any value gives the same answers.

@@ -10,19 +10,11 @@
 #include "boost/math/distributions/binomial.hpp"
 #include "boost/math/distributions/students_t.hpp"
 #include "device_model/counter_rng.h"
+#include "harness/boost_policy.h"
 
 namespace trn::stats {
 namespace {
 
-// Boost's default policy throws; a report should show NaN for a statistic
-// it cannot compute rather than abort the whole run.
-using NoThrowPolicy = boost::math::policies::policy<
-    boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-    boost::math::policies::pole_error<boost::math::policies::ignore_error>,
-    boost::math::policies::overflow_error<boost::math::policies::ignore_error>,
-    boost::math::policies::evaluation_error<
-        boost::math::policies::ignore_error>,
-    boost::math::policies::rounding_error<boost::math::policies::ignore_error>>;
 
 bool ValidConfidence(double confidence) {
   return confidence > 0.0 && confidence < 1.0;
