@@ -2,7 +2,7 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device_model/hash.h"
+#include "device_model/message_text.h"
 #include "device_model/status_macros.h"
 #include "nlohmann/json.hpp"
 
@@ -18,10 +19,18 @@ namespace {
 
 using nlohmann::json;
 
+// Every time the model computes is a sum of products of these figures over
+// up to kMaxInstructions instructions. Bounding them keeps every time finite:
+// 1e308 would overflow to infinity, and a rate of 1e-300 divide into it,
+// and the simulator would stall.
+constexpr double kMaxParamValue = 1e9;
+constexpr double kMinRate = 1e-6;
+
 struct ParamSpec {
   absl::string_view key;
   bool distribution_allowed;
   bool integer;
+  double max = kMaxParamValue;
 };
 
 // Every parameter the model reads. A profile must give all of them and
@@ -41,7 +50,8 @@ constexpr ParamSpec kParams[] = {
     {"gpsimd_elements_per_cycle", false, false},
     {"tensor_fp32_rate", false, false},
     {"instruction_overhead_cycles", false, false},
-    {"dma_queues", false, true},
+    // One lane per queue: a billion queues would be a billion lanes.
+    {"dma_queues", false, true, 1024},
     {"dma_queue_gbps", false, false},
     {"hbm_gbps", false, false},
     {"dma_half_efficiency_bytes", false, false},
@@ -71,8 +81,9 @@ std::string KnownKeys() {
 
 absl::Status Err(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
+  // Escaped: `path` may hold a key of the input.
   return absl::InvalidArgumentError(
-      absl::StrCat(label, ": ", path, ": ", what));
+      EscapeControl(absl::StrCat(label, ": ", path, ": ", what)));
 }
 
 absl::StatusOr<ProfileParam> ParseParam(const json& j, absl::string_view label,
@@ -149,6 +160,14 @@ const QuantileTable& Dist(const DeviceProfile& d, absl::string_view key) {
 
 // Derives the typed fields from `params`, so overrides go through one path.
 absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
+  for (const auto& p : kParams) {
+    const double max = d.params.find(p.key)->second.dist.points().back().second;
+    if (max > p.max) {
+      return Err(
+          label, absl::StrCat("/parameters/", p.key),
+          absl::StrFormat("expected values from 0 to %g, got %g", p.max, max));
+    }
+  }
   // Rates divide: a zero would turn into an infinite time, not an error.
   for (absl::string_view key :
        {"tensor_clock_ghz", "vector_clock_ghz", "scalar_clock_ghz",
@@ -156,9 +175,11 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
         "vector_elements_per_cycle", "scalar_elements_per_cycle",
         "gpsimd_elements_per_cycle", "tensor_fp32_rate", "dma_queue_gbps",
         "hbm_gbps", "h2d_gbps"}) {
-    if (!(Median(d, key) > 0)) {
+    if (!(Median(d, key) >= kMinRate)) {
       return Err(label, absl::StrCat("/parameters/", key),
-                 "expected a rate greater than 0");
+                 absl::StrFormat("expected a rate greater than 0 (at least "
+                                 "%g), got %g",
+                                 kMinRate, Median(d, key)));
     }
   }
   d.memory.partitions = static_cast<int>(Median(d, "partitions"));
@@ -266,9 +287,18 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open device profile"));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseDeviceProfile(ss.str(), path);
+  // One byte past the limit tells a file that is too large, without
+  // reading all of it (it may be /dev/zero).
+  std::string text(static_cast<size_t>(kMaxProfileBytes) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (static_cast<int64_t>(text.size()) > kMaxProfileBytes) {
+    return Err(path, "/",
+               absl::StrCat("the file is larger than 1 MiB; a device profile "
+                            "may be at most 1 MiB (",
+                            kMaxProfileBytes, " bytes)"));
+  }
+  return ParseDeviceProfile(text, path);
 }
 
 absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,

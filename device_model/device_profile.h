@@ -4,6 +4,7 @@
 #define TRNBENCH_DEVICE_MODEL_DEVICE_PROFILE_H_
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@
 namespace trn {
 
 inline constexpr int kProfileSchemaVersion = 1;
+// Profiles are a few kilobytes; a larger file is not one, and is refused
+// before it is read whole.
+inline constexpr int64_t kMaxProfileBytes = int64_t{1} << 20;
 
 // One named parameter as the profile file states it.
 struct ProfileParam {

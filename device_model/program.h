@@ -19,9 +19,14 @@ struct Instruction {
   InstrKind kind = InstrKind::kCompute;
   Engine engine = Engine::kVector;  // compute: which engine runs it
   DType dtype = DType::kFp32;
-  int32_t queue = 0;        // DMA: which queue carries it
-  int32_t partitions = 1;   // partitions touched
-  int64_t work = 0;         // compute: elements per partition; DMA: bytes
+  int32_t queue = 0;       // DMA: which queue carries it
+  int32_t partitions = 1;  // partitions touched
+  int64_t work = 0;        // compute: elements per partition; DMA: bytes
+  // Arithmetic the instruction performs, set by lowering (a matmul of a
+  // K x M stationary and K x N moving tile is 2*K*M*N; elementwise and
+  // reduction ops about one per element; copies and DMA none). Timing never
+  // reads it: it is what rooflines and FLOP utilisation are made of.
+  int64_t flops = 0;
   uint32_t opcode = 0;      // index into Kernel::strings
   uint32_t label = 0;       // index into Kernel::strings (tile, tensor)
   int32_t source_line = 0;  // kernel source line, 0 if none

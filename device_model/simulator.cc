@@ -233,6 +233,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     e.start_us = start[i];
     e.end_us = end[i];
     e.bytes = in.kind == InstrKind::kDma ? in.work : 0;
+    e.flops = in.flops;
     e.dispatch = dispatch;
     e.source_line = in.source_line;
     e.iteration = in.iteration;

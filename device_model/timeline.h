@@ -35,6 +35,7 @@ struct Event {
   double start_us = 0;
   double end_us = 0;
   int64_t bytes = 0;        // DMA and host copies
+  int64_t flops = 0;        // engine instructions: Instruction::flops
   int32_t dispatch = -1;    // the dispatch it belongs to
   int32_t source_line = 0;  // kernel source line, 0 if none
   int32_t iteration = -1;   // tile-loop iteration, -1 if none

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "device_model/message_text.h"
 #include "device_model/metrics.h"
 #include "device_model/status_macros.h"
 #include "harness/atomic_file.h"
@@ -29,8 +30,9 @@ constexpr int kMaxDepth = 64;
 
 absl::Status Bad(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
+  // Escaped: `path` and `what` may quote keys and values of the input.
   return absl::InvalidArgumentError(
-      absl::StrCat(label, ": ", path, ": ", what));
+      EscapeControl(absl::StrCat(label, ": ", path, ": ", what)));
 }
 
 // nlohmann recurses without limit; a pathological nesting depth must be an
@@ -335,6 +337,14 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
       (void)ignored;
     } catch (const json::parse_error& e) {
       where = absl::StrCat("malformed or truncated JSON at byte ", e.byte);
+    } catch (const json::exception& e) {
+      // A number too large for a double (1e400) is out_of_range, not a
+      // parse_error; uncaught, it aborted the process.
+      std::string what = e.what();  // "[json.exception...] what"
+      where = absl::StrCat("malformed JSON: ",
+                           what.substr(what.find("] ") == std::string::npos
+                                           ? 0
+                                           : what.find("] ") + 2));
     }
     return Bad(label, "/", where);
   }
@@ -393,19 +403,37 @@ std::string BaselinePath(const std::string& dir, const std::string& workload) {
   return (std::filesystem::path(dir) / (workload + ".json")).string();
 }
 
-absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
-                           const std::string& dir) {
+absl::Status StageBaselines(const std::vector<Baseline>& baselines,
+                            const std::string& dir, StagedFiles& files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        dir, ": cannot create the baseline folder: ", ec.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir,
+                     ": cannot create the baseline folder (expected a folder "
+                     "or a path where one can be made): ",
+                     ec.message()));
   }
   for (const auto& b : baselines) {
-    TRN_RETURN_IF_ERROR(
-        WriteFileAtomic(BaselinePath(dir, b.workload), BaselineToJsonText(b)));
+    const std::string path = BaselinePath(dir, b.workload);
+    const std::string text = BaselineToJsonText(b);
+    // Never write a baseline that the gate would refuse to read.
+    if (static_cast<int64_t>(text.size()) > kMaxBaselineBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": the baseline would be ", text.size() >> 20,
+          " MiB; expected at most ", kMaxBaselineBytes >> 20,
+          " MiB, which the gate can read back: lower --repeat"));
+    }
+    TRN_RETURN_IF_ERROR(files.Stage(path, text));
   }
   return absl::OkStatus();
+}
+
+absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
+                           const std::string& dir) {
+  StagedFiles files;
+  TRN_RETURN_IF_ERROR(StageBaselines(baselines, dir, files));
+  return files.Commit();
 }
 
 std::string NowUtcIso8601() {

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "harness/atomic_file.h"
 #include "harness/results.h"
 
 namespace trn {
@@ -57,11 +58,15 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
 
 std::string BaselinePath(const std::string& dir, const std::string& workload);
 
-// Writes one file per workload under `dir` (created if missing), each
-// atomically: a crash or a concurrent writer never leaves a partial or mixed
-// file.
+// Writes one file per workload under `dir` (created if missing), all or
+// none (see StagedFiles): a failure leaves every old baseline as it was, and
+// a crash or a concurrent writer never leaves a partial or mixed file.
 absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
                            const std::string& dir);
+// The staging half of SaveBaselines, so that the caller can commit the
+// baselines together with its other files.
+absl::Status StageBaselines(const std::vector<Baseline>& baselines,
+                            const std::string& dir, StagedFiles& files);
 
 // The current time as ISO 8601 UTC, and the source tree's git commit (or the
 // GITHUB_SHA / TRNBENCH_GIT_COMMIT environment variable), empty if unknown.

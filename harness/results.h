@@ -80,6 +80,9 @@ struct RunResult {
   std::string model_version{kModelVersion};
   std::string device;
   std::string device_hash;
+  // The profile's "calibrated" flag: false means no measurement pins its
+  // figures, and every output says so.
+  bool device_calibrated = true;
   uint64_t seed = 0;
   Schedule schedule;
   double confidence = 0.95;

@@ -11,6 +11,20 @@
 
 namespace trn {
 
+absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule) {
+  const int64_t per_repeat = workloads * kMetricsPerWorkloadBound;
+  if (per_repeat > 0 && schedule.repeat > kMaxSamplesPerRun / per_repeat) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--repeat=", schedule.repeat, " with ", workloads, " workload",
+        workloads == 1 ? "" : "s", " would record up to ",
+        schedule.repeat * per_repeat, " samples; expected at most ",
+        kMaxSamplesPerRun, " per run (", kMetricsPerWorkloadBound,
+        " metrics a workload), so --repeat at most ",
+        kMaxSamplesPerRun / per_repeat, " here, or fewer workloads"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
                                            const RunOptions& options) {
@@ -23,6 +37,17 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
     return absl::InvalidArgumentError("--wait and --warmup must be >= 0");
   }
   TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+  // At most 2e6 runs of at most 5e6 instructions: no overflow.
+  const int64_t simulated = (s.warmup + s.repeat) * program.InstructionCount();
+  if (simulated > kMaxSimulatedInstructions) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.file, ": --repeat=", s.repeat, " and --warmup=", s.warmup,
+        " runs of its ", program.InstructionCount(),
+        "-instruction program would simulate ", simulated,
+        " instructions; expected at most ", kMaxSimulatedInstructions,
+        " per workload (about five minutes): lower --repeat or use a smaller "
+        "shape"));
+  }
   TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
 
   WorkloadResult r;
@@ -40,11 +65,13 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   // model (caches, NEFF loading) slots in without changing the schedule.
   for (int64_t k = 0; k < s.warmup; ++k) {
     (void)sim.Run(options.seed, static_cast<uint64_t>(s.wait + k));
+    if (options.on_run) options.on_run();
   }
   std::vector<OpRow> op_sum;
   for (int64_t k = 0; k < s.repeat; ++k) {
     Timeline tl =
         sim.Run(options.seed, static_cast<uint64_t>(s.IndexOfActive(k)));
+    if (options.on_run) options.on_run();
     std::vector<MetricValue> values = ComputeMetrics(tl);
     if (r.metrics.empty()) {
       for (const auto& v : values) {

@@ -4,6 +4,7 @@
 #define TRNBENCH_HARNESS_RUNNER_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
@@ -15,11 +16,28 @@ namespace trn {
 
 // Upper bound on --repeat: beyond it memory for samples, not insight, grows.
 inline constexpr int64_t kMaxRepeat = 1'000'000;
+// Samples one run records, repeat x workloads x metrics (counted as
+// kMetricsPerWorkloadBound per workload): their memory, and results and
+// baseline files that trnbench can still read (at most 64 MiB; a sample
+// takes up to 35 bytes of JSON).
+inline constexpr int64_t kMaxSamplesPerRun = 1'500'000;
+inline constexpr int64_t kMetricsPerWorkloadBound = 17;
+// Instructions simulated for one workload, (warmup + repeat) x the size of
+// its program: at some 7 million a second, about five minutes. Beyond it a
+// run is a mistake, not a benchmark.
+inline constexpr int64_t kMaxSimulatedInstructions = 2'000'000'000;
+
+// Refuses, before anything runs, a run of `workloads` workloads that would
+// record more than kMaxSamplesPerRun samples.
+absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule);
 
 struct RunOptions {
   uint64_t seed = 1;
   Schedule schedule;
   double confidence = 0.95;
+  // Called after every simulated run (warm-up or recorded) to drive a
+  // progress display; it cannot influence any result.
+  std::function<void()> on_run;
 };
 
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "harness/summary_json.h"
+#include "reports/terminal.h"
 #include "reports/text_table.h"
 
 namespace trn {
@@ -30,9 +31,26 @@ std::string P(double p) {
   return absl::StrFormat("%.4f", p);
 }
 
+std::string VerdictCell(Verdict v, bool color) {
+  const std::string name(VerdictName(v));
+  switch (v) {
+    case Verdict::kRegression:
+      return Colorize(name, Color::kRed, color);
+    case Verdict::kImprovement:
+      return Colorize(name, Color::kGreen, color);
+    case Verdict::kInconclusive:
+      return Colorize(name, Color::kYellow, color);
+    case Verdict::kNew:
+      return Colorize(name, Color::kCyan, color);
+    case Verdict::kUnchanged:
+      break;
+  }
+  return name;
+}
+
 }  // namespace
 
-std::string RenderComparisonReport(const ComparisonReport& r) {
+std::string RenderComparisonReport(const ComparisonReport& r, bool color) {
   std::string out;
   absl::StrAppendFormat(
       &out,
@@ -48,14 +66,14 @@ std::string RenderComparisonReport(const ComparisonReport& r) {
               absl::StrCat("[", Pct(c.change_interval.low), ", ",
                            Pct(c.change_interval.high), "]"),
               P(c.p_rank), P(c.p_t), P(c.p_adjusted),
-              std::string(VerdictName(c.verdict))});
+              VerdictCell(c.verdict, color)});
   }
   out += t.Render("  ");
   int regressions = 0;
   for (const auto& c : r.rows) {
     if (c.verdict == Verdict::kUnchanged) continue;
     absl::StrAppend(&out, "  ", c.workload, " ", c.metric, ": ",
-                    std::string(VerdictName(c.verdict)), " — ", c.reason, "\n");
+                    VerdictCell(c.verdict, color), " — ", c.reason, "\n");
     regressions += c.verdict == Verdict::kRegression;
   }
   bool paired = false;
@@ -76,11 +94,13 @@ std::string RenderComparisonReport(const ComparisonReport& r) {
                     "signed-rank and Walsh-average interval on log ratios)\n");
   }
   for (const auto& n : notes) absl::StrAppend(&out, "  note: ", n, "\n");
-  absl::StrAppend(
-      &out, regressions > 0
-                ? absl::StrFormat("  result: %d regression%s\n", regressions,
-                                  regressions == 1 ? "" : "s")
-                : "  result: no regression\n");
+  absl::StrAppend(&out, "  result: ",
+                  regressions > 0
+                      ? Colorize(absl::StrFormat("%d regression%s", regressions,
+                                                 regressions == 1 ? "" : "s"),
+                                 Color::kRed, color)
+                      : Colorize("no regression", Color::kGreen, color),
+                  "\n");
   return out;
 }
 

@@ -10,7 +10,9 @@
 
 namespace trn {
 
-std::string RenderComparisonReport(const ComparisonReport& report);
+// `color`: ANSI colours for verdicts (callers decide: only on a terminal).
+std::string RenderComparisonReport(const ComparisonReport& report,
+                                   bool color = false);
 nlohmann::ordered_json ComparisonToJson(const ComparisonReport& report);
 
 }  // namespace trn

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/profile_report.h"
+#include "reports/terminal.h"
 #include "reports/text_table.h"
 
 namespace trn {
@@ -49,7 +51,7 @@ std::string FormatMicros(double us) {
   return absl::StrFormat("%.2f μs", us);
 }
 
-std::string RenderConsoleReport(const RunResult& run) {
+std::string RenderConsoleReport(const RunResult& run, bool color) {
   std::string out;
   absl::StrAppendFormat(
       &out,
@@ -57,6 +59,9 @@ std::string RenderConsoleReport(const RunResult& run) {
       "%.0f%% intervals\n",
       run.trnbench_version, run.device, run.seed, run.schedule.wait,
       run.schedule.warmup, run.schedule.repeat, run.confidence * 100);
+  if (!run.device_calibrated) {
+    absl::StrAppend(&out, UncalibratedWarning(run.device), "\n");
+  }
 
   std::vector<std::string> families;
   for (const auto& w : run.workloads) {
@@ -66,9 +71,13 @@ std::string RenderConsoleReport(const RunResult& run) {
   }
   const std::string level = absl::StrFormat("%.0f%%", run.confidence * 100);
   for (const auto& family : families) {
-    absl::StrAppend(&out, "\n", family,
-                    " · device time per iteration (median, ", level,
-                    " interval of the median)\n");
+    absl::StrAppend(&out, "\n",
+                    Colorize(absl::StrCat(family,
+                                          " · device time per iteration "
+                                          "(median, ",
+                                          level, " interval of the median)"),
+                             Color::kBold, color),
+                    "\n");
     TextTable t({"workload", "mode", "median", level + " interval", "p1", "p50",
                  "p99", "CV", "outliers", "speed-up", level + " interval"});
     bool any_nki = false;
@@ -100,8 +109,12 @@ std::string RenderConsoleReport(const RunResult& run) {
       }
     }
     if (any_nki) {
-      absl::StrAppend(&out, "\n", family,
-                      " · NKI benchmark figures (like nki.benchmark)\n");
+      absl::StrAppend(
+          &out, "\n",
+          Colorize(absl::StrCat(
+                       family, " · NKI benchmark figures (like nki.benchmark)"),
+                   Color::kBold, color),
+          "\n");
       TextTable n({"workload", "NCL p1", "NCL p50", "NCL p99", "L p1", "L p50",
                    "L p99", "throughput (median)", level + " interval"});
       for (const auto& w : run.workloads) {
@@ -123,11 +136,16 @@ std::string RenderConsoleReport(const RunResult& run) {
   }
 
   for (const auto& w : run.workloads) {
-    absl::StrAppendFormat(
-        &out,
-        "\n%s · per-op averages per iteration, sorted by self device time "
-        "(%d hardware execution%s, %d instructions per run)\n",
-        w.name, w.dispatches, w.dispatches == 1 ? "" : "s", w.instructions);
+    absl::StrAppend(
+        &out, "\n",
+        Colorize(absl::StrFormat(
+                     "%s · per-op averages per iteration, sorted by self "
+                     "device time (%d hardware execution%s, %d instructions "
+                     "per run)",
+                     w.name, w.dispatches, w.dispatches == 1 ? "" : "s",
+                     w.instructions),
+                 Color::kBold, color),
+        "\n");
     TextTable t(
         {"Name", "Self CPU", "Self device", "Device total", "# of Calls"});
     for (const auto& op : w.ops) {

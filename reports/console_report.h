@@ -9,7 +9,8 @@
 
 namespace trn {
 
-std::string RenderConsoleReport(const RunResult& run);
+// `color`: bold section headings (callers decide: only on a terminal).
+std::string RenderConsoleReport(const RunResult& run, bool color = false);
 
 // A duration in microseconds, scaled to a readable unit.
 std::string FormatMicros(double us);

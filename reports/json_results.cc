@@ -21,7 +21,9 @@ ordered_json ResultsToJson(const RunResult& run,
   j["schema_version"] = run.schema_version;
   j["trnbench_version"] = run.trnbench_version;
   j["model_version"] = run.model_version;
-  j["device"] = {{"name", run.device}, {"content_hash", run.device_hash}};
+  j["device"] = {{"name", run.device},
+                 {"content_hash", run.device_hash},
+                 {"calibrated", run.device_calibrated}};
   j["seed"] = run.seed;
   j["schedule"] = {{"wait", run.schedule.wait},
                    {"warmup", run.schedule.warmup},

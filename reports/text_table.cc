@@ -5,10 +5,19 @@
 namespace trn {
 namespace {
 
-// Display width: count UTF-8 code points, not bytes, so "μs" aligns.
+// Display width: count UTF-8 code points, not bytes, so "μs" aligns, and
+// skip ANSI colour sequences (ESC [ ... m), which take no columns.
 size_t Width(const std::string& s) {
   size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b && i + 1 < s.size() && s[i + 1] == '[') {
+      i += 2;
+      while (i < s.size() && (s[i] < '@' || s[i] > '~')) ++i;
+      continue;
+    }
+    w += (c & 0xC0) != 0x80;
+  }
   return w;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "device_model/status_macros.h"
 #include "workloads/aten_ops.h"
+#include "workloads/nki_loops.h"
 #include "workloads/spec_validator.h"
 
 namespace trn {
@@ -29,12 +30,6 @@ Layout LayoutOf(const TensorDecl& t) {
   l.free = t.shape.back();
   for (size_t i = 0; i + 1 < t.shape.size(); ++i) l.rows *= t.shape[i];
   return l;
-}
-
-int64_t FreeSize(const std::vector<int64_t>& shape) {
-  int64_t f = 1;
-  for (size_t i = 1; i < shape.size(); ++i) f *= shape[i];
-  return f;
 }
 
 class KernelBuilder {
@@ -69,7 +64,7 @@ class KernelBuilder {
 
   uint32_t Compute(Engine engine, const std::string& opcode,
                    const std::string& label, DType dtype, int64_t partitions,
-                   int64_t work, const Deps& deps, int line = 0,
+                   int64_t work, const Deps& deps, int64_t flops, int line = 0,
                    int iteration = -1) {
     Instruction in;
     in.kind = InstrKind::kCompute;
@@ -77,6 +72,7 @@ class KernelBuilder {
     in.dtype = dtype;
     in.partitions = static_cast<int32_t>(partitions);
     in.work = work;
+    in.flops = flops;
     in.opcode = k_.Intern(opcode);
     in.label = k_.Intern(label);
     in.source_line = line;
@@ -104,9 +100,12 @@ absl::Status CheckSize(const WorkloadSpec& spec, size_t n) {
 // Lowers torch ops into one kernel. Tensors in `resident` are already on
 // chip (produced earlier in the same kernel), so they are neither loaded
 // nor stored: that is what a compiled graph saves over eager execution.
+// `earlier` counts the instructions of the program's earlier dispatches:
+// the limit is on the program, not on each of its kernels.
 absl::Status LowerTorchOps(const WorkloadSpec& spec,
                            const std::vector<const TorchOp*>& ops,
-                           const DeviceProfile& profile, Kernel& kernel) {
+                           const DeviceProfile& profile, size_t earlier,
+                           Kernel& kernel) {
   KernelBuilder b(kernel, profile);
   const int64_t pmax = profile.memory.partitions;
   std::map<std::string, int> uses;  // reads left inside this kernel
@@ -121,6 +120,11 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
     rows = std::max(rows, LayoutOf(*spec.FindTensor(op->output)).rows);
   }
   const int64_t tiles = (rows + pmax - 1) / pmax;
+  // At least one instruction per op and tile: refuse a huge shape up front
+  // instead of building 20 million instructions first.
+  TRN_RETURN_IF_ERROR(CheckSize(
+      spec,
+      earlier + static_cast<size_t>(tiles * static_cast<int64_t>(ops.size()))));
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t tile_rows = std::min(pmax, rows - t * pmax);
     std::map<std::string, Deps> ready;  // tensor -> instructions making it
@@ -148,18 +152,23 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
       const TensorDecl& out = *spec.FindTensor(op->output);
       Layout in_l = LayoutOf(first);
       int64_t work = in_l.free;
+      int64_t matmul_flops = 0;
       if (info->rule == ShapeRule::kMatmul) {
         // TensorE streams the moving operand once per 128-deep slice of
         // the contraction.
         const TensorDecl& rhs = *spec.FindTensor(op->inputs[1]);
         Layout r_l = LayoutOf(rhs);
         work = r_l.free * ((r_l.rows + pmax - 1) / pmax);
+        matmul_flops = 2 * r_l.rows * tile_rows * r_l.free;
       }
       uint32_t last = 0;
       for (const AtenStep& s : info->steps) {
         int64_t w = s.work == WorkBasis::kFree ? work : 1;
+        // About one operation per element, except the PE array's 2*K*M*N.
+        const int64_t flops =
+            info->rule == ShapeRule::kMatmul ? matmul_flops : tile_rows * w;
         last = b.Compute(s.engine, std::string(s.opcode), op->output,
-                         first.dtype, tile_rows, w, deps);
+                         first.dtype, tile_rows, w, deps, flops);
         deps = {last};
       }
       ready[op->output] = {last};
@@ -170,7 +179,7 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
         b.Dma("dma_store", op->output, std::min(tile_rows, o.rows),
               o.free * DTypeBytes(out.dtype), {last});
       }
-      TRN_RETURN_IF_ERROR(CheckSize(spec, b.size()));
+      TRN_RETURN_IF_ERROR(CheckSize(spec, earlier + b.size()));
     }
   }
   return absl::OkStatus();
@@ -205,24 +214,28 @@ absl::StatusOr<Program> LowerTorch(const WorkloadSpec& spec,
     d.name = "Torch-Compiled Region";
     d.host_copies = HostCopiesFor(spec, ops);
     d.kernel.name = spec.name;
-    TRN_RETURN_IF_ERROR(LowerTorchOps(spec, ops, profile, d.kernel));
+    TRN_RETURN_IF_ERROR(LowerTorchOps(spec, ops, profile, 0, d.kernel));
     p.dispatches.push_back(std::move(d));
     return p;
   }
+  size_t earlier = 0;
   for (const auto& op : spec.ops) {
     std::vector<const TorchOp*> ops = {&op};
     Dispatch d;
     d.name = op.op;
     d.host_copies = HostCopiesFor(spec, ops);
     d.kernel.name = op.op;
-    TRN_RETURN_IF_ERROR(LowerTorchOps(spec, ops, profile, d.kernel));
+    TRN_RETURN_IF_ERROR(LowerTorchOps(spec, ops, profile, earlier, d.kernel));
+    earlier += d.kernel.instrs.size();
     p.dispatches.push_back(std::move(d));
   }
   return p;
 }
 
-// Body statements in dependency order (stable: body order breaks ties).
-std::vector<size_t> BodyOrder(const NkiLoop& loop) {
+// Each body statement's predecessors among the statements of the same body:
+// the ids it reads or waits for, and for a nested loop every id that an op
+// inside it reads.
+std::vector<std::vector<size_t>> BodyPreds(const NkiLoop& loop) {
   const size_t n = loop.body.size();
   std::map<std::string, size_t> by_id;
   for (size_t i = 0; i < n; ++i) {
@@ -238,7 +251,16 @@ std::vector<size_t> BodyOrder(const NkiLoop& loop) {
     for (const auto& id : op.inputs) add(id);
     for (const auto& id : op.after) add(id);
     if (!op.mask.empty()) add(op.mask);
+    std::vector<std::string> inner;
+    for (const NkiLoop& nested : op.loop) CollectRefs(nested, &inner);
+    for (const auto& id : inner) add(id);
   }
+  return preds;
+}
+
+// Body statements in dependency order (stable: body order breaks ties).
+std::vector<size_t> BodyOrder(const std::vector<std::vector<size_t>>& preds) {
+  const size_t n = preds.size();
   std::vector<size_t> order;
   std::vector<char> placed(n, 0);
   while (order.size() < n) {
@@ -259,6 +281,255 @@ std::vector<size_t> BodyOrder(const NkiLoop& loop) {
   return order;
 }
 
+// The prefetch stage of a multi-buffered body: its loads and everything
+// they depend on. The rest of the body is the compute stage.
+std::vector<char> PrefetchStage(const NkiLoop& loop,
+                                const std::vector<std::vector<size_t>>& preds) {
+  std::vector<char> in(loop.body.size(), 0);
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < loop.body.size(); ++i) {
+    if (loop.body[i].op == "load") todo.push_back(i);
+  }
+  while (!todo.empty()) {
+    const size_t i = todo.back();
+    todo.pop_back();
+    if (in[i]) continue;
+    in[i] = 1;
+    for (size_t p : preds[i]) todo.push_back(p);
+  }
+  return in;
+}
+
+// A tile as lowered: the instructions that make it, and what its readers
+// need to know of it (a matmul's contraction depth and input dtype).
+struct LoweredTile {
+  Deps deps;
+  int64_t partitions = 0;  // 0: not a tile (a nested loop's id)
+  DType dtype = DType::kFp32;
+};
+
+// One iteration of a loop while it is being lowered.
+struct Iteration {
+  int64_t index = 0;
+  int64_t tile = 0;  // extent along the loop's dim in this iteration
+  Deps gate;         // what its ops with no producer in the body wait for
+  Deps all;          // its instructions (nested loops: their completion)
+  std::map<std::string, LoweredTile> made;
+};
+
+struct LoweredLoop {
+  Deps done;  // waiting for these waits for the whole loop
+};
+
+// Lowers an NKI loop nest. Iterations are emitted in program order, which
+// is also each engine's and each DMA queue's order, so for a multi-buffered
+// loop the order is what a software-pipelining compiler produces: the
+// loads of iteration i + B - 1 are issued before the compute of iteration i.
+class NkiLowering {
+ public:
+  NkiLowering(const WorkloadSpec& spec, const DeviceProfile& profile,
+              Kernel& kernel)
+      : spec_(spec),
+        partitions_(profile.memory.partitions),
+        builder_(kernel, profile) {}
+
+  absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry) {
+    chain_.push_back(&loop);
+    const size_t pos = chain_.size() - 1;
+    if (pos == 0) {
+      // At least one instruction per op and iteration: refuse a huge nest
+      // up front instead of building millions of instructions first.
+      const int64_t floor = MinInstructions(pos);
+      chain_.pop_back();
+      TRN_RETURN_IF_ERROR(
+          CheckSize(spec_, builder_.size() + static_cast<size_t>(floor)));
+      chain_.push_back(&loop);
+    }
+    const TensorDecl& tensor = *spec_.FindTensor(loop.tensor);
+    const int outer = EnclosingSameDim(chain_, pos);
+    const int64_t extent = outer >= 0
+                               ? frames_[static_cast<size_t>(outer)]->tile
+                               : tensor.shape[static_cast<size_t>(loop.dim)];
+    const int64_t step = loop.TileSize();
+    const int64_t trips = (extent + step - 1) / step;
+    // Each iteration emits at least one instruction per body op: refuse a
+    // 2^40-iteration loop before allocating its iterations (that was a
+    // bad_alloc abort), not after building 20 million instructions.
+    TRN_RETURN_IF_ERROR(CheckSize(
+        spec_,
+        builder_.size() + static_cast<size_t>(trips) * loop.body.size()));
+    const auto preds = BodyPreds(loop);
+    const std::vector<size_t> order = BodyOrder(preds);
+    std::vector<char> prefetch = PrefetchStage(loop, preds);
+    const bool has_prefetch =
+        std::find(prefetch.begin(), prefetch.end(), 1) != prefetch.end();
+    const bool has_compute =
+        std::find(prefetch.begin(), prefetch.end(), 0) != prefetch.end();
+    // Buffer rotation: with B tile sets, iteration i reuses the buffers of
+    // iteration i - B and so waits for it to finish; a sequential range also
+    // carries a dependency from every iteration to the next.
+    const bool sequential = loop.range == LoopRange::kSequential;
+    const int64_t distance = sequential ? 1 : loop.buffers;
+    const bool pipelined = !sequential && loop.buffers >= 2 && trips >= 2 &&
+                           has_prefetch && has_compute;
+    std::vector<Iteration> iters(static_cast<size_t>(trips));
+    auto begin = [&](int64_t i) {
+      Iteration& it = iters[static_cast<size_t>(i)];
+      it.index = i;
+      it.tile = std::min(step, extent - i * step);
+      it.gate =
+          i >= distance ? iters[static_cast<size_t>(i - distance)].all : entry;
+    };
+    auto run = [&](int64_t i, int stage) -> absl::Status {
+      frames_.push_back(&iters[static_cast<size_t>(i)]);
+      for (size_t idx : order) {
+        if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
+        TRN_RETURN_IF_ERROR(Emit(loop, iters[static_cast<size_t>(i)], idx));
+      }
+      frames_.pop_back();
+      return absl::OkStatus();
+    };
+    if (!pipelined) {
+      for (int64_t i = 0; i < trips; ++i) {
+        begin(i);
+        TRN_RETURN_IF_ERROR(run(i, -1));
+      }
+    } else {
+      const int64_t ahead = loop.buffers - 1;
+      for (int64_t s = 0; s < trips + ahead; ++s) {
+        if (s < trips) {
+          begin(s);
+          TRN_RETURN_IF_ERROR(run(s, 0));
+        }
+        if (s >= ahead) TRN_RETURN_IF_ERROR(run(s - ahead, 1));
+      }
+    }
+    // The last `distance` iterations finish only after every earlier one.
+    LoweredLoop out;
+    for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
+      const Deps& a = iters[static_cast<size_t>(i)].all;
+      out.done.insert(out.done.end(), a.begin(), a.end());
+    }
+    chain_.pop_back();
+    return out;
+  }
+
+ private:
+  // A lower bound on the instructions of chain_[pos] and the loops nested
+  // in it, from their largest extents; saturates past the limit.
+  int64_t MinInstructions(size_t pos) {
+    const NkiLoop& loop = *chain_[pos];
+    const int64_t extent = LoopExtents(spec_, chain_, pos).back();
+    const int64_t trips = (extent + loop.TileSize() - 1) / loop.TileSize();
+    int64_t per_trip = 0;
+    for (const NkiOp& op : loop.body) {
+      int64_t n = 1;
+      if (!op.loop.empty()) {
+        chain_.push_back(&op.loop.front());
+        n = MinInstructions(chain_.size() - 1);
+        chain_.pop_back();
+      }
+      per_trip = std::min(per_trip + n, kMaxInstructions + 1);
+    }
+    if (per_trip > 0 && trips > (kMaxInstructions + 1) / per_trip) {
+      return kMaxInstructions + 1;
+    }
+    return trips * per_trip;
+  }
+
+  const LoweredTile* Find(const std::string& id) const {
+    for (size_t f = frames_.size(); f-- > 0;) {
+      auto it = frames_[f]->made.find(id);
+      if (it != frames_[f]->made.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
+    const NkiOp& op = loop.body[idx];
+    Deps deps;
+    bool local = false;
+    auto need = [&](const std::string& id) {
+      auto m = it.made.find(id);
+      if (m != it.made.end()) {
+        local = true;
+        deps.insert(deps.end(), m->second.deps.begin(), m->second.deps.end());
+      } else if (const LoweredTile* t = Find(id)) {
+        deps.insert(deps.end(), t->deps.begin(), t->deps.end());
+      }
+    };
+    for (const auto& id : op.inputs) need(id);
+    for (const auto& id : op.after) need(id);
+    if (!op.mask.empty()) need(op.mask);
+    // An op with no producer in its own body starts the iteration, so it is
+    // the one that waits for the iteration's buffers.
+    if (!local) deps.insert(deps.end(), it.gate.begin(), it.gate.end());
+    const int iter = static_cast<int>(it.index);
+    LoweredTile made;
+    if (op.op == "loop") {
+      TRN_ASSIGN_OR_RETURN(LoweredLoop nested, Loop(op.loop.front(), deps));
+      made.deps = std::move(nested.done);
+    } else if (op.op == "load" || op.op == "store") {
+      const TensorDecl& t = *spec_.FindTensor(op.tensor);
+      const std::vector<std::string> index =
+          EffectiveIndex(op, loop, t.shape.size());
+      std::vector<int64_t> block = t.shape;
+      for (size_t d = 0; d < block.size(); ++d) {
+        const int at = FindLoopVar(chain_, index[d]);
+        if (at >= 0) block[d] = frames_[static_cast<size_t>(at)]->tile;
+      }
+      const int64_t rows = block.empty() ? 1 : block[0];
+      int64_t row_bytes = DTypeBytes(t.dtype);
+      for (size_t d = 1; d < block.size(); ++d) row_bytes *= block[d];
+      const std::string& label =
+          op.op == "load" ? op.tensor : op.inputs.front();
+      made.deps = builder_.Dma(absl::StrCat("dma_", op.op), label, rows,
+                               row_bytes, deps, op.source_line, iter);
+      const NkiTile tile =
+          FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
+      made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
+      made.dtype = tile.dtype;
+    } else {
+      // One rule for tile shapes, shared with the validator's SBUF check.
+      const NkiTile tile =
+          ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+      const int64_t tile_p =
+          op.tile.empty() && loop.dim == 0 ? it.tile : tile.partitions;
+      const int64_t tile_f = tile.free;
+      DType cost_dtype = tile.dtype;
+      int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
+      if (op.op == "matmul") {
+        // The PE array runs at the rate of its inputs' dtype (PSUM
+        // accumulates in fp32 whatever they are), and contracts over the
+        // stationary input's partitions.
+        const LoweredTile* stationary = Find(op.inputs.front());
+        int64_t depth = partitions_;
+        if (stationary != nullptr && stationary->partitions > 0) {
+          cost_dtype = stationary->dtype;
+          depth = std::min<int64_t>(partitions_, stationary->partitions);
+        }
+        flops = 2 * depth * tile_p * tile_f;
+      }
+      std::string opcode = op.op;
+      if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
+      made.deps = {builder_.Compute(
+          *op.engine, opcode, op.id.empty() ? op.op : op.id, cost_dtype, tile_p,
+          tile_f, deps, flops, op.source_line, iter)};
+      made.partitions = tile_p;
+      made.dtype = tile.dtype;
+    }
+    it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
+    if (!op.id.empty()) it.made[op.id] = std::move(made);
+    return CheckSize(spec_, builder_.size());
+  }
+
+  const WorkloadSpec& spec_;
+  const int64_t partitions_;
+  KernelBuilder builder_;
+  LoopChain chain_;
+  std::vector<Iteration*> frames_;  // parallel to chain_
+};
+
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
                                  const DeviceProfile& profile) {
   Program p;
@@ -268,69 +539,12 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
   d.name = spec.name;
   d.kernel.name = spec.name;
   d.kernel.source_file = spec.kernel->source_file;
-  KernelBuilder b(d.kernel, profile);
-  Deps previous_loop_sinks;
+  NkiLowering lowering(spec, profile, d.kernel);
+  // Kernel loops run one after the other.
+  Deps previous;
   for (const NkiLoop& loop : spec.kernel->loops) {
-    const TensorDecl& lt = *spec.FindTensor(loop.tensor);
-    const int64_t dim0 = lt.shape.front();
-    const int64_t trips =
-        (dim0 + loop.tile_partitions - 1) / loop.tile_partitions;
-    const std::vector<size_t> order = BodyOrder(loop);
-    std::vector<Deps> sinks_of(static_cast<size_t>(trips));
-    for (int64_t it = 0; it < trips; ++it) {
-      const int64_t rows =
-          std::min(loop.tile_partitions, dim0 - it * loop.tile_partitions);
-      const int iter = static_cast<int>(it);
-      // Buffer rotation: with B tile sets, iteration i reuses the buffers
-      // of iteration i - B and so waits for it; a sequential range also
-      // carries a dependency from every iteration to the next.
-      Deps gate = it == 0 ? previous_loop_sinks : Deps{};
-      int64_t wait_for = loop.range == LoopRange::kSequential
-                             ? it - 1
-                             : it - static_cast<int64_t>(loop.buffers);
-      if (wait_for >= 0) gate = sinks_of[static_cast<size_t>(wait_for)];
-      std::map<std::string, Deps> made;
-      std::vector<char> consumed(loop.body.size(), 0);
-      Deps all;
-      for (size_t idx : order) {
-        const NkiOp& op = loop.body[idx];
-        Deps deps;
-        auto need = [&](const std::string& id) {
-          auto m = made.find(id);
-          if (m != made.end())
-            deps.insert(deps.end(), m->second.begin(), m->second.end());
-        };
-        for (const auto& id : op.inputs) need(id);
-        for (const auto& id : op.after) need(id);
-        if (!op.mask.empty()) need(op.mask);
-        if (deps.empty()) deps = gate;
-        // One rule for tile shapes, shared with the validator's SBUF check.
-        const NkiTile tile = ResolveNkiTile(spec, loop, op);
-        const DType dt = tile.dtype;
-        const int64_t tile_p = op.tile.empty() ? rows : tile.partitions;
-        const int64_t tile_f = tile.free;
-        Deps produced;
-        if (op.op == "load" || op.op == "store") {
-          const std::string& src =
-              op.op == "load" ? op.tensor : loop.body[idx].inputs.front();
-          const TensorDecl& t = *spec.FindTensor(op.tensor);
-          int64_t row_bytes = FreeSize(t.shape) * DTypeBytes(t.dtype);
-          produced = b.Dma(absl::StrCat("dma_", op.op), src, rows, row_bytes,
-                           deps, op.source_line, iter);
-        } else {
-          std::string opcode = op.op;
-          if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
-          produced = {b.Compute(*op.engine, opcode,
-                                op.id.empty() ? op.op : op.id, dt, tile_p,
-                                tile_f, deps, op.source_line, iter)};
-        }
-        if (!op.id.empty()) made[op.id] = produced;
-        all.insert(all.end(), produced.begin(), produced.end());
-        TRN_RETURN_IF_ERROR(CheckSize(spec, b.size()));
-      }
-      sinks_of[static_cast<size_t>(it)] = all;
-    }
-    previous_loop_sinks = trips > 0 ? sinks_of.back() : previous_loop_sinks;
+    TRN_ASSIGN_OR_RETURN(LoweredLoop l, lowering.Loop(loop, previous));
+    if (!l.done.empty()) previous = std::move(l.done);
   }
   p.dispatches.push_back(std::move(d));
   return p;

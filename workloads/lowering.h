@@ -11,8 +11,10 @@
 
 namespace trn {
 
-// Programs larger than this are refused rather than exhausting memory.
-inline constexpr int64_t kMaxInstructions = 20'000'000;
+// Programs larger than this are refused rather than exhausting memory:
+// lowering and simulating take some 300 bytes an instruction, so about
+// 1.5 GB at the limit (the largest shipped spec has 9000 instructions).
+inline constexpr int64_t kMaxInstructions = 5'000'000;
 
 // `spec` must have passed ValidateSpec for `profile.memory`.
 absl::StatusOr<Program> Lower(const WorkloadSpec& spec,

@@ -34,6 +34,11 @@ struct TorchOp {
 
 enum class LoopRange : uint8_t { kAffine, kSequential };
 
+// A load or store index entry that takes the whole dim (Python's `:`).
+inline constexpr char kWholeDim[] = ":";
+
+struct NkiLoop;
+
 // One statement of an NKI tile-loop body.
 struct NkiOp {
   std::string id;                   // tile it defines; empty for a store
@@ -47,20 +52,33 @@ struct NkiOp {
   std::optional<DType> dtype;       // tile dtype; default: loop tensor's
   std::string buffer = "sbuf";      // "sbuf" or "psum"
   std::vector<std::string> after;   // extra ordering dependencies (ids)
-  int source_line = 0;              // kernel source line it comes from
+  // load/store: the block of `tensor` moved, one entry per dim: the var of
+  // an enclosing loop (that loop's current tile along the dim) or kWholeDim.
+  // Empty: the op's own loop var for dim 0 and whole other dims.
+  std::vector<std::string> index;
+  // op "loop": the nested loop, exactly one element (a vector because
+  // NkiLoop is incomplete here and specs are copied by value).
+  std::vector<NkiLoop> loop;
+  int source_line = 0;  // kernel source line it comes from
   std::string json_path;
 };
 
-// A loop over dim 0 of `tensor` in tiles of `tile_partitions` rows; the
-// remaining dims are flattened into the free axis.
+// A loop over dim `dim` of `tensor`: over dim 0 in tiles of
+// `tile_partitions` rows (the remaining dims flattened into the free axis),
+// over another dim in steps of `step` elements. Nested in a loop over the
+// same tensor dim, it walks that loop's current tile rather than the dim.
 struct NkiLoop {
   std::string var;
   LoopRange range = LoopRange::kAffine;
   std::string tensor;
-  int64_t tile_partitions = 128;
+  int dim = 0;
+  int64_t tile_partitions = 128;  // dim 0
+  int64_t step = 0;               // dim >= 1
   int buffers = 1;
   std::vector<NkiOp> body;
   std::string json_path;
+
+  int64_t TileSize() const { return dim == 0 ? tile_partitions : step; }
 };
 
 struct NkiKernel {
@@ -80,8 +98,8 @@ struct WorkloadSpec {
   // The regression gate's noise threshold for this workload (a fraction);
   // unset: the command line's --threshold.
   std::optional<double> noise_threshold;
-  std::string file;                 // where it was read from
-  std::string content_hash;         // FNV-1a 64 of the file bytes, hex
+  std::string file;          // where it was read from
+  std::string content_hash;  // FNV-1a 64 of the file bytes, hex
 
   const TensorDecl* FindTensor(const std::string& tensor_name) const {
     for (const auto& t : tensors) {

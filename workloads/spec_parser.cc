@@ -21,6 +21,7 @@
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
 #include "device_model/hash.h"
+#include "device_model/message_text.h"
 #include "device_model/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "workloads/spec_validator.h"
@@ -74,8 +75,9 @@ std::string Child(std::string_view path, size_t index) {
 
 absl::Status MakeError(std::string_view label, std::string_view path,
                        std::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrFormat("%s: %s: %s", label, path.empty() ? "/" : path, what));
+  // Escaped: `what` and `path` may quote the input's keys and values.
+  return absl::InvalidArgumentError(EscapeControl(
+      absl::StrFormat("%s: %s: %s", label, path.empty() ? "/" : path, what)));
 }
 
 // What a JSON value is, for "expected X, got Y" messages; long values are
@@ -173,7 +175,7 @@ class PrecheckSax {
       status_ = MakeError(
           label_, Path(),
           absl::StrFormat("JSON nested deeper than %d levels; a spec needs "
-                          "at most 7, so this is not a spec",
+                          "7 plus 2 per nested loop, so this is not a spec",
                           kMaxJsonDepth));
       return false;
     }
@@ -512,9 +514,18 @@ class SpecReader {
 
   absl::StatusOr<NkiLoop> Loop(const Json& v, const std::string& path) const {
     static constexpr std::string_view kKeys[] = {
-        "var", "range", "tensor", "tile_partitions", "buffers", "body"};
+        "var",  "range",   "tensor", "dim", "tile_partitions",
+        "step", "buffers", "body"};
     TRN_RETURN_IF_ERROR(CheckKeys(v, path, kKeys, "a loop"));
     NkiLoop loop;
+    TRN_RETURN_IF_ERROR(LoopFields(v, path, loop));
+    return loop;
+  }
+
+  // The keys of a loop, whether it is one of the kernel's loops or an op of
+  // kind "loop" nested in a body; the caller has checked which keys exist.
+  absl::Status LoopFields(const Json& v, const std::string& path,
+                          NkiLoop& loop) const {
     loop.json_path = path;
     TRN_ASSIGN_OR_RETURN(loop.var, RequiredString(v, path, "var"));
     TRN_ASSIGN_OR_RETURN(const Json* range, Require(v, path, "range"));
@@ -523,10 +534,36 @@ class SpecReader {
                          Enum<LoopRange>(*range, Child(path, "range"), "range",
                                          &ParseLoopRange, kRanges));
     TRN_ASSIGN_OR_RETURN(loop.tensor, RequiredString(v, path, "tensor"));
-    TRN_ASSIGN_OR_RETURN(const Json* tp, Require(v, path, "tile_partitions"));
-    TRN_ASSIGN_OR_RETURN(loop.tile_partitions,
-                         Int(*tp, Child(path, "tile_partitions"), 1, kInt32Max,
-                             "a positive integer"));
+    if (const Json* d = Optional(v, "dim")) {
+      TRN_ASSIGN_OR_RETURN(int64_t dim, Int(*d, Child(path, "dim"), 0,
+                                            kInt32Max, "a dim number >= 0"));
+      loop.dim = static_cast<int>(dim);
+    }
+    // Partitions and free elements are different resources, so the two
+    // kinds of loop name their tile differently.
+    if (loop.dim == 0) {
+      if (Optional(v, "step") != nullptr) {
+        return Error(Child(path, "step"),
+                     "a loop over dim 0 walks tiles of \"tile_partitions\" "
+                     "rows; \"step\" is for loops over dim >= 1");
+      }
+      TRN_ASSIGN_OR_RETURN(const Json* tp, Require(v, path, "tile_partitions"));
+      TRN_ASSIGN_OR_RETURN(loop.tile_partitions,
+                           Int(*tp, Child(path, "tile_partitions"), 1,
+                               kInt32Max, "a positive integer"));
+    } else {
+      if (Optional(v, "tile_partitions") != nullptr) {
+        return Error(Child(path, "tile_partitions"),
+                     absl::StrFormat("a loop over dim %d walks the free axis "
+                                     "in \"step\" elements; "
+                                     "\"tile_partitions\" is for loops over "
+                                     "dim 0",
+                                     loop.dim));
+      }
+      TRN_ASSIGN_OR_RETURN(const Json* st, Require(v, path, "step"));
+      TRN_ASSIGN_OR_RETURN(loop.step, Int(*st, Child(path, "step"), 1,
+                                          kInt32Max, "a positive integer"));
+    }
     if (const Json* b = Optional(v, "buffers")) {
       TRN_ASSIGN_OR_RETURN(
           int64_t buffers,
@@ -540,26 +577,37 @@ class SpecReader {
       TRN_ASSIGN_OR_RETURN(NkiOp op, KernelOp((*body)[j], Child(body_path, j)));
       loop.body.push_back(std::move(op));
     }
-    return loop;
+    return absl::OkStatus();
   }
 
   // The keys each NKI op kind takes (docs/spec-format.md), in the order the
   // docs list them. An empty or unknown kind gets all of them.
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
     static constexpr std::string_view kAll[] = {
-        "id",   "op",   "engine", "func",   "inputs", "tensor",
-        "mask", "tile", "dtype",  "buffer", "after",  "line"};
+        "id",    "op",    "engine", "func",  "inputs",          "tensor",
+        "index", "mask",  "tile",   "dtype", "buffer",          "after",
+        "var",   "range", "dim",    "step",  "tile_partitions", "buffers",
+        "body",  "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs"};
     } else if (kind == "store") {
       drop = {"id", "engine", "func", "tile", "dtype", "buffer"};
+    } else if (kind == "loop") {
+      drop = {"engine", "func", "inputs", "index",
+              "mask",   "tile", "dtype",  "buffer"};
     } else if (kind == "iota") {
-      drop = {"func", "inputs", "tensor"};
+      drop = {"func", "inputs", "tensor", "index"};
     } else if (IsNkiOpKind(kind) && kind != "activation") {
-      drop = {"func", "tensor"};
+      drop = {"func", "tensor", "index"};
     } else if (kind == "activation") {
-      drop = {"tensor"};
+      drop = {"tensor", "index"};
+    }
+    if (IsNkiOpKind(kind) && kind != "loop") {
+      for (std::string_view key : {"var", "range", "dim", "step",
+                                   "tile_partitions", "buffers", "body"}) {
+        drop.push_back(key);
+      }
     }
     std::vector<std::string_view> keys;
     for (std::string_view key : kAll) {
@@ -598,8 +646,16 @@ class SpecReader {
     if (const Json* in = Optional(v, "inputs")) {
       TRN_ASSIGN_OR_RETURN(op.inputs, StringArray(*in, Child(path, "inputs")));
     }
-    if (const Json* t = Optional(v, "tensor")) {
+    if (const Json* t = Optional(v, "tensor"); t && op.op != "loop") {
       TRN_ASSIGN_OR_RETURN(op.tensor, String(*t, Child(path, "tensor")));
+    }
+    if (const Json* ix = Optional(v, "index")) {
+      TRN_ASSIGN_OR_RETURN(op.index, StringArray(*ix, Child(path, "index")));
+      if (op.index.empty()) {
+        return Error(Child(path, "index"),
+                     "an index has one entry per dim of the tensor, a loop "
+                     "variable or \":\"; got an empty array");
+      }
     }
     if (const Json* m = Optional(v, "mask")) {
       TRN_ASSIGN_OR_RETURN(op.mask, String(*m, Child(path, "mask")));
@@ -639,6 +695,11 @@ class SpecReader {
     }
     if (const Json* a = Optional(v, "after")) {
       TRN_ASSIGN_OR_RETURN(op.after, StringArray(*a, Child(path, "after")));
+    }
+    if (op.op == "loop") {
+      NkiLoop nested;
+      TRN_RETURN_IF_ERROR(LoopFields(v, path, nested));
+      op.loop.push_back(std::move(nested));
     }
     TRN_ASSIGN_OR_RETURN(const Json* line, Require(v, path, "line"));
     TRN_ASSIGN_OR_RETURN(int64_t line_no,

@@ -16,8 +16,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device_model/engine.h"
+#include "device_model/message_text.h"
 #include "device_model/status_macros.h"
 #include "workloads/aten_ops.h"
+#include "workloads/nki_loops.h"
 
 namespace trn {
 namespace {
@@ -115,6 +117,8 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       {"tensor_copy", true, false, {E::kVector, E::kGpSimd, E::kScalar}, 1, 1},
       {"activation", true, false, {E::kScalar}, 1, 2},
       {"matmul", true, false, {E::kTensor}, 2, 2},
+      // A nested loop; its optional id names it for ops that wait for it.
+      {"loop", false, false, {}, 0, 0},
   };
   return *rules;
 }
@@ -219,8 +223,9 @@ class Validator {
 
  private:
   absl::Status Error(std::string_view path, std::string_view what) const {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: %s: %s", label_, path.empty() ? "/" : path, what));
+    // Escaped: `what` may quote the spec's names, which are checked here.
+    return absl::InvalidArgumentError(EscapeControl(absl::StrFormat(
+        "%s: %s: %s", label_, path.empty() ? "/" : path, what)));
   }
 
   absl::Status CheckHeader() const {
@@ -474,8 +479,8 @@ class Validator {
       return Error("/kernel/loops", "a kernel needs at least one loop");
     }
     for (size_t i = 0; i < kernel.loops.size(); ++i) {
-      TRN_RETURN_IF_ERROR(
-          CheckLoop(kernel.loops[i], absl::StrFormat("/kernel/loops/%d", i)));
+      TRN_RETURN_IF_ERROR(CheckLoop(
+          kernel.loops[i], absl::StrFormat("/kernel/loops/%d", i), nullptr));
     }
     return absl::OkStatus();
   }
@@ -500,25 +505,61 @@ class Validator {
     return t;
   }
 
+  // A loop body being checked, with the bodies that enclose it: ids of an
+  // enclosing body are visible inside, as in the kernel source.
   struct LoopContext {
     const NkiLoop* loop;
     const TensorDecl* tensor;
     std::string path;
     std::map<std::string, size_t, std::less<>> ids;
     bool partial;
+    const LoopContext* parent = nullptr;
+    LoopChain chain;  // outermost first, ending with `loop`
   };
 
-  absl::Status CheckLoop(const NkiLoop& loop, std::string path) const {
+  // The context of an enclosing body that defines `id`, or nullptr.
+  static const LoopContext* Definer(const LoopContext& ctx,
+                                    std::string_view id) {
+    for (const LoopContext* c = &ctx; c != nullptr; c = c->parent) {
+      if (c->ids.count(id) != 0) return c;
+    }
+    return nullptr;
+  }
+
+  absl::Status CheckLoop(const NkiLoop& loop, std::string path,
+                         const LoopContext* parent) const {
     if (!IsIdentifier(loop.var)) {
       return Error(path + "/var",
                    absl::StrFormat("loop variable \"%s\" must match "
                                    "^[A-Za-z_][A-Za-z0-9_]*$",
                                    loop.var));
     }
+    for (const LoopContext* c = parent; c != nullptr; c = c->parent) {
+      if (c->loop->var == loop.var) {
+        return Error(path + "/var",
+                     absl::StrFormat("loop variable \"%s\" is already the "
+                                     "variable of the enclosing loop at %s",
+                                     loop.var, c->path));
+      }
+    }
     TRN_ASSIGN_OR_RETURN(
         const TensorDecl* tensor,
         TileableTensor(path + "/tensor", loop.tensor, "loop tensor"));
-    if (loop.tile_partitions < 1 || loop.tile_partitions > limits_.partitions) {
+    if (loop.dim < 0 || static_cast<size_t>(loop.dim) >= tensor->shape.size()) {
+      return Error(path + "/dim",
+                   absl::StrFormat("loop tensor \"%s\" has rank %d, so dim "
+                                   "is 0 to %d, got %d",
+                                   loop.tensor, tensor->shape.size(),
+                                   tensor->shape.size() - 1, loop.dim));
+    }
+    if (loop.dim != 0) {
+      if (loop.step < 1 || loop.step > kMaxTensorElements) {
+        return Error(path + "/step",
+                     absl::StrFormat("must be between 1 and %s, got %d",
+                                     kMaxElementsText, loop.step));
+      }
+    } else if (loop.tile_partitions < 1 ||
+               loop.tile_partitions > limits_.partitions) {
       return Error(path + "/tile_partitions",
                    absl::StrFormat("must be between 1 and %d (the SBUF "
                                    "partitions), got %d",
@@ -531,8 +572,10 @@ class Validator {
     if (loop.body.empty()) {
       return Error(path + "/body", "a loop body needs at least one op");
     }
-    LoopContext ctx{&loop, tensor, std::move(path), {}, false};
-    ctx.partial = tensor->shape[0] % loop.tile_partitions != 0;
+    LoopContext ctx{&loop, tensor, std::move(path), {}, false, parent, {}};
+    if (parent != nullptr) ctx.chain = parent->chain;
+    ctx.chain.push_back(&loop);
+    ctx.partial = LoopHasPartialTile(spec_, ctx.chain, ctx.chain.size() - 1);
     for (size_t j = 0; j < loop.body.size(); ++j) {
       const NkiOp& op = loop.body[j];
       if (op.id.empty()) continue;
@@ -550,27 +593,41 @@ class Validator {
                                      "loop body",
                                      op.id, ctx.path, it->second));
       }
+      if (const LoopContext* outer =
+              parent ? Definer(*parent, op.id) : nullptr) {
+        return Error(id_path,
+                     absl::StrFormat("id \"%s\" is already defined at "
+                                     "%s/body/%d, which encloses this loop; "
+                                     "an inner id may not hide an outer one",
+                                     op.id, outer->path,
+                                     outer->ids.find(op.id)->second));
+      }
     }
     for (size_t j = 0; j < loop.body.size(); ++j) {
       TRN_RETURN_IF_ERROR(CheckNkiOp(ctx, j));
     }
     TRN_RETURN_IF_ERROR(CheckCycles(ctx));
-    return CheckMemory(ctx);
+    // Memory is summed over a whole nest, so it is checked once, from the
+    // kernel's loop.
+    return parent == nullptr ? CheckMemory(ctx) : absl::OkStatus();
   }
 
   absl::Status CheckRef(const LoopContext& ctx, std::string_view path,
                         std::string_view id) const {
-    if (ctx.ids.count(id) == 0) {
+    if (Definer(ctx, id) == nullptr) {
       // A long body would make the list longer than the spec is useful.
       constexpr size_t kMaxListed = 20;
       std::vector<std::string_view> known;
-      for (const auto& [name, index] : ctx.ids) {
-        if (known.size() == kMaxListed) break;
-        known.push_back(name);
+      size_t total = 0;
+      for (const LoopContext* c = &ctx; c != nullptr; c = c->parent) {
+        total += c->ids.size();
+        for (const auto& [name, index] : c->ids) {
+          if (known.size() < kMaxListed) known.push_back(name);
+        }
       }
       const std::string more =
-          ctx.ids.size() > kMaxListed
-              ? absl::StrFormat(" and %d more", ctx.ids.size() - kMaxListed)
+          total > kMaxListed
+              ? absl::StrFormat(" and %d more", total - kMaxListed)
               : "";
       return Error(path, absl::StrFormat("unknown tile id \"%s\"; ids "
                                          "defined in this loop body: %s%s",
@@ -596,7 +653,7 @@ class Validator {
                                                  "needs an id",
                                                  A(kind)));
     }
-    if (!rule->defines_tile && !op.id.empty()) {
+    if (!rule->defines_tile && !op.id.empty() && kind != "loop") {
       return Error(path + "/id", absl::StrFormat("%s defines no tile, so it "
                                                  "takes no id",
                                                  A(kind)));
@@ -651,12 +708,53 @@ class Validator {
                                    "comes from (>= 1), got %d",
                                    op.source_line));
     }
-    if (rule->moves_data && ctx.partial && op.mask.empty()) {
-      return Error(path + "/mask",
-                   absl::StrFormat("the last tile is partial (%d rows, tile "
-                                   "%d): %s needs a mask",
-                                   ctx.tensor->shape[0],
-                                   ctx.loop->tile_partitions, kind));
+    if (rule->moves_data && op.mask.empty()) {
+      TRN_RETURN_IF_ERROR(CheckMaskNeed(ctx, op, path));
+    }
+    if (!rule->moves_data && rule->defines_tile && op.tile.empty() &&
+        ctx.loop->dim != 0) {
+      return Error(path + "/tile",
+                   absl::StrFormat("the loop steps along dim %d, so there is "
+                                   "no default tile; give %s its [partitions, "
+                                   "free] tile",
+                                   ctx.loop->dim, A(kind)));
+    }
+    if (kind == "loop") {
+      return CheckLoop(op.loop.front(), path, &ctx);
+    }
+    return absl::OkStatus();
+  }
+
+  // A load or store whose block follows a loop with a partial last tile
+  // reads or writes past the tensor unless masked.
+  absl::Status CheckMaskNeed(const LoopContext& ctx, const NkiOp& op,
+                             const std::string& path) const {
+    const TensorDecl* t = FindTensor(op.tensor);
+    for (const std::string& var :
+         EffectiveIndex(op, *ctx.loop, t->shape.size())) {
+      const int at = FindLoopVar(ctx.chain, var);
+      if (at < 0 ||
+          !LoopHasPartialTile(spec_, ctx.chain, static_cast<size_t>(at))) {
+        continue;
+      }
+      const NkiLoop& l = *ctx.chain[static_cast<size_t>(at)];
+      if (&l == ctx.loop && l.dim == 0) {
+        return Error(
+            path + "/mask",
+            absl::StrFormat("the last tile is partial (%d rows, tile "
+                            "%d): %s needs a mask",
+                            ctx.tensor->shape[0], l.tile_partitions, op.op));
+      }
+      return Error(
+          path + "/mask",
+          absl::StrFormat("loop \"%s\" has a partial last tile "
+                          "(tile %d does not divide %s): %s needs a "
+                          "mask",
+                          l.var, l.TileSize(),
+                          absl::StrJoin(LoopExtents(spec_, ctx.chain,
+                                                    static_cast<size_t>(at)),
+                                        " or "),
+                          op.op));
     }
     return absl::OkStatus();
   }
@@ -699,6 +797,14 @@ class Validator {
     }
     TRN_ASSIGN_OR_RETURN(const TensorDecl* t,
                          TileableTensor(tensor_path, op.tensor, "tensor"));
+    if (!op.index.empty()) return CheckIndex(ctx, op, *t, path);
+    if (ctx.loop->dim != 0) {
+      return Error(path + "/index",
+                   absl::StrFormat("the loop steps along dim %d, so %s needs "
+                                   "an \"index\" saying which block of "
+                                   "\"%s\" it moves",
+                                   ctx.loop->dim, A(op.op), op.tensor));
+    }
     if (t->shape[0] != ctx.tensor->shape[0]) {
       return Error(tensor_path,
                    absl::StrFormat("tensor \"%s\" has dim 0 = %d, but the "
@@ -706,6 +812,57 @@ class Validator {
                                    "must move a tensor with the same dim 0",
                                    op.tensor, t->shape[0], ctx.loop->tensor,
                                    ctx.tensor->shape[0], A(op.op)));
+    }
+    return absl::OkStatus();
+  }
+
+  // Each index entry takes a dim whole or follows an enclosing loop that
+  // walks a dim of the same size, so that the loop's tiles are blocks of it.
+  absl::Status CheckIndex(const LoopContext& ctx, const NkiOp& op,
+                          const TensorDecl& t, const std::string& path) const {
+    const std::string index_path = path + "/index";
+    if (op.index.size() != t.shape.size()) {
+      return Error(index_path,
+                   absl::StrFormat("tensor \"%s\" has rank %d, so the index "
+                                   "needs %d entries, got %d",
+                                   op.tensor, t.shape.size(), t.shape.size(),
+                                   op.index.size()));
+    }
+    std::vector<std::string_view> vars;
+    for (size_t i = 0; i < ctx.chain.size(); ++i) {
+      vars.push_back(ctx.chain[i]->var);
+    }
+    for (size_t d = 0; d < op.index.size(); ++d) {
+      const std::string& entry = op.index[d];
+      const std::string entry_path = absl::StrFormat("%s/%d", index_path, d);
+      if (entry == kWholeDim) continue;
+      const int at = FindLoopVar(ctx.chain, entry);
+      if (at < 0) {
+        return Error(entry_path,
+                     absl::StrFormat("\"%s\" is not the variable of an "
+                                     "enclosing loop (%s) nor \":\" for the "
+                                     "whole dim",
+                                     entry, Join(vars, ", ")));
+      }
+      for (size_t e = 0; e < d; ++e) {
+        if (op.index[e] == entry) {
+          return Error(entry_path,
+                       absl::StrFormat("loop variable \"%s\" already "
+                                       "indexes dim %d",
+                                       entry, e));
+        }
+      }
+      const NkiLoop& l = *ctx.chain[static_cast<size_t>(at)];
+      const int64_t walked =
+          FindTensor(l.tensor)->shape[static_cast<size_t>(l.dim)];
+      if (walked != t.shape[d]) {
+        return Error(entry_path,
+                     absl::StrFormat("loop \"%s\" walks dim %d of \"%s\" "
+                                     "(%d), but dim %d of \"%s\" is %d; a "
+                                     "loop indexes only a dim of its size",
+                                     entry, l.dim, l.tensor, walked, d,
+                                     op.tensor, t.shape[d]));
+      }
     }
     return absl::OkStatus();
   }
@@ -764,12 +921,19 @@ class Validator {
     const auto& body = ctx.loop->body;
     std::vector<std::vector<size_t>> edges(body.size());
     for (size_t j = 0; j < body.size(); ++j) {
+      // Ids of enclosing bodies are defined before this loop runs, so only
+      // this body's own ids can close a cycle here.
       auto add = [&](const std::string& id) {
-        edges[j].push_back(ctx.ids.find(id)->second);
+        auto it = ctx.ids.find(id);
+        if (it != ctx.ids.end()) edges[j].push_back(it->second);
       };
       for (const auto& id : body[j].inputs) add(id);
       if (!body[j].mask.empty()) add(body[j].mask);
       for (const auto& id : body[j].after) add(id);
+      // A nested loop waits for what any op inside it reads.
+      std::vector<std::string> inner;
+      for (const NkiLoop& nested : body[j].loop) CollectRefs(nested, &inner);
+      for (const auto& id : inner) add(id);
     }
     enum class Color : uint8_t { kWhite, kGray, kBlack };
     std::vector<Color> color(body.size(), Color::kWhite);
@@ -797,7 +961,10 @@ class Validator {
           while (stack[start].first != to) ++start;
           std::vector<std::string_view> cycle;
           for (size_t s = start; s < stack.size(); ++s) {
-            cycle.push_back(body[stack[s].first].id);
+            const NkiOp& on = body[stack[s].first];
+            cycle.push_back(on.id.empty() && !on.loop.empty()
+                                ? std::string_view(on.loop.front().var)
+                                : std::string_view(on.id));
           }
           cycle.push_back(body[to].id);
           return Error(absl::StrFormat("%s/body/%d", ctx.path, to),
@@ -810,32 +977,64 @@ class Validator {
     return absl::OkStatus();
   }
 
-  absl::Status CheckMemory(const LoopContext& ctx) const {
+  struct MemoryTally {
     int64_t sbuf = 0;
     int64_t psum = 0;
-    for (size_t j = 0; j < ctx.loop->body.size(); ++j) {
-      const NkiOp& op = ctx.loop->body[j];
+  };
+
+  absl::Status CheckMemory(const LoopContext& ctx) const {
+    MemoryTally tally;
+    return TallyMemory(ctx.chain, ctx.path, 1, tally);
+  }
+
+  // A tile is held once per buffer of its loop and of every loop around it,
+  // as an allocator without liveness analysis must reserve it; tiles are
+  // counted in body order, nested loops where they appear.
+  absl::Status TallyMemory(const LoopChain& chain, const std::string& path,
+                           int64_t outer_copies, MemoryTally& tally) const {
+    const NkiLoop& loop = *chain.back();
+    const int64_t copies = SatMul(outer_copies, loop.buffers);
+    for (size_t j = 0; j < loop.body.size(); ++j) {
+      const NkiOp& op = loop.body[j];
+      const std::string op_path = absl::StrFormat("%s/body/%d", path, j);
+      if (op.op == "loop") {
+        LoopChain inner = chain;
+        inner.push_back(&op.loop.front());
+        TRN_RETURN_IF_ERROR(TallyMemory(inner, op_path, copies, tally));
+        continue;
+      }
       if (!FindNkiOpRule(op.op)->defines_tile) continue;
       const NkiTile tile =
-          ResolveTile(*ctx.loop, op, ctx.tensor,
-                      op.op == "load" ? FindTensor(op.tensor) : nullptr);
+          ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
       const int64_t bytes =
-          SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), ctx.loop->buffers);
+          SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), copies);
       const bool in_psum = op.buffer == "psum";
-      int64_t& total = in_psum ? psum : sbuf;
+      int64_t& total = in_psum ? tally.psum : tally.sbuf;
       total = SatAdd(total, bytes);
       const int64_t limit = in_psum ? limits_.psum_bytes_per_partition
                                     : limits_.sbuf_bytes_per_partition;
       if (total > limit) {
+        std::string buffers =
+            CountText(static_cast<int>(std::min<int64_t>(
+                          copies, std::numeric_limits<int>::max())),
+                      "buffer");
+        if (chain.size() > 1) {
+          std::vector<std::string> factors;
+          for (const NkiLoop* l : chain) {
+            factors.push_back(absl::StrFormat("%d", l->buffers));
+          }
+          absl::StrAppend(&buffers, " (", absl::StrJoin(factors, " x "),
+                          " through the loop nest)");
+        }
         return Error(
-            absl::StrFormat("%s/body/%d", ctx.path, j),
+            op_path,
             absl::StrFormat(
                 "%s overflow at tile \"%s\": %s [%d, %d] x %s = %d B per "
-                "partition brings the loop body to %d B per partition; the "
+                "partition brings the loop %s to %d B per partition; the "
                 "limit is %d B per partition",
                 in_psum ? "PSUM" : "SBUF", op.id, DTypeName(tile.dtype),
-                tile.partitions, tile.free,
-                CountText(ctx.loop->buffers, "buffer"), bytes, total, limit));
+                tile.partitions, tile.free, buffers, bytes,
+                chain.size() > 1 ? "nest" : "body", total, limit));
       }
     }
     return absl::OkStatus();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -17,17 +18,24 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "device_model/counter_rng.h"
 #include "device_model/device_profile.h"
 #include "device_model/hash.h"
+#include "device_model/message_text.h"
 #include "device_model/status_macros.h"
 #include "harness/atomic_file.h"
 #include "harness/baseline_store.h"
+#include "harness/cli/profile_command.h"
+#include "harness/cli/report_outputs.h"
 #include "harness/comparison.h"
 #include "harness/runner.h"
 #include "reports/comparison_report.h"
 #include "reports/console_report.h"
+#include "reports/gbench_json.h"
 #include "reports/json_results.h"
+#include "reports/terminal.h"
+#include "workloads/shape_override.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_parser.h"
 
@@ -38,9 +46,19 @@ ABSL_FLAG(int64_t, warmup, 1, "warm-up runs, simulated and discarded");
 ABSL_FLAG(int64_t, wait, 0, "runs skipped before warm-up");
 ABSL_FLAG(uint64_t, seed, 1, "seed of every random stream");
 ABSL_FLAG(std::string, device, "trn1", "device profile name");
-ABSL_FLAG(std::string, format, "table", "stdout format: table or json");
+ABSL_FLAG(std::string, format, "table",
+          "stdout format: table, json or gbench-json");
 ABSL_FLAG(double, confidence, 0.95, "confidence level of every interval");
 ABSL_FLAG(std::string, output, "", "also write the JSON results to FILE");
+ABSL_FLAG(std::string, report_dir, "",
+          "write the report folder (results.json, report.md, report.html, "
+          "CSV, plots) to DIR");
+ABSL_FLAG(std::string, trace, "",
+          "write the timeline of one recorded run as a Chrome trace to FILE");
+ABSL_FLAG(int64_t, trace_repeat, 0,
+          "a recorded run, 0-based: the one --trace writes (default 0)");
+ABSL_FLAG(std::string, junit, "",
+          "write the baseline comparison as JUnit XML to FILE");
 ABSL_FLAG(std::string, specs_dir, "",
           "folder of workload specs (default: the shipped workloads/specs)");
 ABSL_FLAG(std::string, profiles_dir, "",
@@ -67,6 +85,7 @@ Usage:
   trnbench --workload NAME|FAMILY|all [options]
   trnbench --spec FILE [--spec FILE ...] [options]
   trnbench list [--device NAME]
+  trnbench profile --workload NAME|FAMILY|all [options]
 
 Examples:
   trnbench --workload rmsnorm --repeat 100      the three RMSNorm variants
@@ -78,6 +97,9 @@ Examples:
   trnbench gate --baseline baselines/trn1 --set op_exec_overhead_us=410
                                                 what-if: one profile parameter changed
   trnbench compare old.json new.json            two saved results or baselines
+  trnbench profile --workload exp_tiled         device summary, roofline, findings
+  trnbench --workload exp_tiled --shape in_tensor,out_tensor=1024x512,4096x512
+                                                a size sweep: one row per shape
 
 Options:
   --workload NAME      workload name, family name, or 'all'
@@ -88,13 +110,28 @@ Options:
   --seed N             seed of every random stream (default 1); run k of a
                        workload is replayable alone from (seed, wait+warmup+k)
   --device NAME        device profile (default trn1)
-  --format table|json  what to print on stdout (default table)
+  --format F           what to print on stdout: table, json, or gbench-json
+                       (Google Benchmark's JSON format) (default table)
   --confidence C       confidence level of intervals, in (0, 1) (default 0.95)
   --output FILE        also write the JSON results to FILE (atomically)
   --specs-dir DIR      where --workload looks (default: shipped specs)
   --profiles-dir DIR   where --device looks (default: shipped profiles)
   --set KEY=VALUE      override a device profile parameter for this run
                        (repeatable; a distribution is rescaled to that median)
+  --shape T[,T...]=DIMS[,DIMS...]
+                       run at other tensor shapes (DIMS like 250x512);
+                       several DIMS sweep them, one result row per shape
+                       (repeatable; docs/spec-format.md)
+
+Reports (docs/reports.md; every file is written atomically):
+  --report-dir DIR     results.json, report.md, report.html, summary.csv,
+                       samples.csv and plots/*.svg; report.md is also
+                       appended to $GITHUB_STEP_SUMMARY when that is set
+  --trace FILE         Chrome trace (Perfetto, chrome://tracing) of one
+                       recorded run of every selected workload
+  --trace-repeat K     which recorded run, 0-based (default 0)
+  --junit FILE         JUnit XML: one test case per baseline comparison,
+                       a regression is a failure
 
 Baselines and the regression gate:
   --save-baseline [DIR]  save this run as baselines (default baselines/<device>)
@@ -108,8 +145,8 @@ Baselines and the regression gate:
 
 Exit codes: 0 success and no regression, 1 a regression was found,
 2 bad usage or bad input (nothing is written).
-Docs: docs/spec-format.md, docs/results-format.md, docs/baseline-format.md,
-docs/statistics.md, docs/ci.md, docs/calibration.md.
+Docs: docs/spec-format.md, docs/results-format.md, docs/reports.md,
+docs/baseline-format.md, docs/statistics.md, docs/ci.md, docs/calibration.md.
 )";
 
 struct Args {
@@ -117,6 +154,7 @@ struct Args {
   std::vector<std::string> positional;  // compare's two files
   std::vector<std::string> specs;
   std::vector<std::pair<std::string, double>> sets;
+  std::vector<ShapeOverride> shapes;
   bool save_baseline = false;
   std::string save_baseline_dir;  // empty: baselines/<device>
   bool help = false;
@@ -135,6 +173,24 @@ absl::StatusOr<std::pair<std::string, double>> ParseSet(const std::string& kv) {
   return std::pair{kv.substr(0, eq), value};
 }
 
+// What a value flag takes, for a value that does not even parse: the same
+// words Validate() uses for one out of range ("--repeat=1e12: expected an
+// integer from 1 to 1000000"), the flag's help for the others.
+std::string ExpectedFlagValue(const std::string& name,
+                              const std::string& help) {
+  if (name == "repeat") return absl::StrCat("an integer from 1 to ", kMaxRepeat);
+  if (name == "warmup" || name == "wait") {
+    return absl::StrCat("an integer from 0 to ", kMaxRepeat);
+  }
+  if (name == "seed") return "an integer from 0 to 18446744073709551615";
+  if (name == "confidence") {
+    return "a level strictly between 0 and 1, such as 0.95";
+  }
+  if (name == "alpha") return "a level strictly between 0 and 1, such as 0.05";
+  if (name == "threshold") return "a fraction in [0, 1), such as 0.02";
+  return help;
+}
+
 absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -145,7 +201,8 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     }
     if (!absl::StartsWith(arg, "--")) {
       if (a.command.empty() && a.positional.empty() &&
-          (arg == "list" || arg == "gate" || arg == "compare")) {
+          (arg == "list" || arg == "gate" || arg == "compare" ||
+           arg == "profile")) {
         a.command = arg;
         continue;
       }
@@ -155,7 +212,8 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       }
       return absl::InvalidArgumentError(absl::StrCat(
           "unexpected argument '", arg,
-          "'; expected a flag or one of the commands list, gate, compare"));
+          "'; expected a flag or one of the commands list, gate, compare, "
+          "profile"));
     }
     if (arg == "--save-baseline" || arg == "--save_baseline") {
       // The folder is optional: the next word is taken only if it is not a
@@ -200,6 +258,11 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       a.sets.push_back(std::move(kv));
       continue;
     }
+    if (name == "shape") {
+      TRN_ASSIGN_OR_RETURN(auto shape, ParseShapeOverride(value));
+      a.shapes.push_back(std::move(shape));
+      continue;
+    }
     if (name == "spec") {
       if (value.empty()) {
         return absl::InvalidArgumentError("--spec needs a file name");
@@ -215,9 +278,9 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     }
     std::string error;
     if (!flag->ParseFrom(value, &error)) {
-      return absl::InvalidArgumentError(absl::StrCat("--", name, "=", value,
-                                                     ": ", error, " (expected ",
-                                                     flag->Help(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", name, "=", value, ": expected ",
+                       ExpectedFlagValue(name, flag->Help())));
     }
   }
   return a;
@@ -288,8 +351,15 @@ void OrderByFamily(std::vector<WorkloadSpec>& specs) {
                    });
 }
 
+// One line per problem (a spec folder may report several, joined by
+// newlines), each cut to a readable length: messages quote the input, and
+// an input may hold a megabyte-long key.
 int Fail(std::ostream& err, const absl::Status& s) {
-  err << "trnbench: error: " << s.message() << "\n";
+  for (absl::string_view line : absl::StrSplit(s.message(), '\n')) {
+    err << "trnbench: error: "
+        << ShortenForTerminal(std::string_view(line.data(), line.size()))
+        << "\n";
+  }
   return kExitBadInput;
 }
 
@@ -337,9 +407,9 @@ absl::Status Validate() {
     }
   }
   const std::string format = absl::GetFlag(FLAGS_format);
-  if (format != "table" && format != "json") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--format=", format, ": expected table or json"));
+  if (format != "table" && format != "json" && format != "gbench-json") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--format=", format, ": expected table, json or gbench-json"));
   }
   const double t = absl::GetFlag(FLAGS_threshold);
   if (!(t >= 0.0 && t < 1.0)) {
@@ -352,6 +422,18 @@ absl::Status Validate() {
         "--alpha=", alpha, ": expected a level strictly between 0 and 1"));
   }
   return absl::OkStatus();
+}
+
+ReportOutputOptions ReportOutputOptionsFromFlags() {
+  ReportOutputOptions o;
+  o.report_dir = absl::GetFlag(FLAGS_report_dir);
+  o.trace_file = absl::GetFlag(FLAGS_trace);
+  o.trace_repeat = absl::GetFlag(FLAGS_trace_repeat);
+  o.junit_file = absl::GetFlag(FLAGS_junit);
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY")) {
+    o.step_summary = summary;
+  }
+  return o;
 }
 
 CompareOptions CompareOptionsFromFlags() {
@@ -405,6 +487,12 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
                          "gate needs --baseline DIR|FILE (for example "
                          "--baseline baselines/trn1)"));
   }
+  const ReportOutputOptions report_options = ReportOutputOptionsFromFlags();
+  if (auto s = ValidateReportOutputs(
+          report_options, absl::GetFlag(FLAGS_repeat), !baseline_where.empty());
+      !s.ok()) {
+    return Fail(err, s);
+  }
   auto profile = LoadNamedProfile(absl::GetFlag(FLAGS_device));
   if (!profile.ok()) return Fail(err, profile.status());
   for (const auto& [key, value] : args.sets) {
@@ -451,6 +539,22 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
     specs.push_back(*std::move(spec));
   }
   OrderByFamily(specs);
+  if (!args.shapes.empty()) {
+    auto swept = ApplyShapeOverrides(specs, args.shapes, profile->memory);
+    if (!swept.ok()) return Fail(err, swept.status());
+    specs = *std::move(swept);
+  }
+  {
+    Schedule planned;
+    planned.repeat = absl::GetFlag(FLAGS_repeat);
+    auto s = CheckRunSize(static_cast<int64_t>(specs.size()), planned);
+    if (!s.ok()) return Fail(err, s);
+  }
+  if (!profile->calibrated) {
+    err << "trnbench: warning: device profile " << profile->name
+        << " is NOT calibrated; its times are estimates "
+           "(docs/device-profile.md)\n";
+  }
 
   // Baselines are read before anything runs, so bad input fails fast.
   std::vector<Baseline> baselines;
@@ -478,21 +582,49 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
   opts.schedule.warmup = absl::GetFlag(FLAGS_warmup);
   opts.schedule.wait = absl::GetFlag(FLAGS_wait);
 
+  if (args.command == "profile") {
+    if (args.save_baseline || !baseline_where.empty() ||
+        (absl::GetFlag(FLAGS_format) != "table" &&
+         absl::GetFlag(FLAGS_format) != "json")) {
+      return Fail(err, absl::InvalidArgumentError(
+                           "profile takes --format table|json and --output; "
+                           "baselines and the gate need a run (trnbench "
+                           "--workload ... or gate)"));
+    }
+    ProfileCommandOptions popts;
+    popts.format = absl::GetFlag(FLAGS_format);
+    popts.output = absl::GetFlag(FLAGS_output);
+    popts.trnbench_version = TRNBENCH_VERSION;
+    return RunProfileCommand(specs, *profile, opts, popts, out, err);
+  }
+
   RunResult run;
   run.trnbench_version = TRNBENCH_VERSION;
   run.device = profile->name;
   run.device_hash = profile->content_hash;
+  run.device_calibrated = profile->calibrated;
   run.seed = opts.seed;
   run.schedule = opts.schedule;
   run.confidence = opts.confidence;
   std::vector<double> thresholds;
+  // UI only: the bar reads the wall clock, the model never does, and it
+  // draws nothing unless stderr is a terminal.
+  ProgressBar progress(err, IsTerminal(err),
+                       static_cast<int64_t>(specs.size()) *
+                           (opts.schedule.warmup + opts.schedule.repeat));
+  opts.on_run = [&progress] { progress.Advance(); };
   for (const auto& spec : specs) {
+    progress.SetLabel(spec.name);
     auto r = RunWorkload(spec, *profile, opts);
-    if (!r.ok()) return Fail(err, r.status());
+    if (!r.ok()) {
+      progress.Finish();
+      return Fail(err, r.status());
+    }
     run.workloads.push_back(*std::move(r));
     thresholds.push_back(spec.noise_threshold.value_or(
         std::numeric_limits<double>::quiet_NaN()));
   }
+  progress.SetLabel("intervals and comparisons");
   ComputeSpeedups(run, "device_time_us");
 
   std::optional<ComparisonReport> comparison;
@@ -504,30 +636,51 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
     comparison = *std::move(c);
   }
 
+  // Everything is rendered and every destination checked before the first
+  // file is written.
+  auto pending = PrepareReportOutputs(report_options, run,
+                                      comparison ? &*comparison : nullptr,
+                                      baselines, specs, *profile);
+  progress.Finish();
+  if (!pending.ok()) return Fail(err, pending.status());
+
   const std::string output = absl::GetFlag(FLAGS_output);
   const std::string json_text =
       ResultsToJsonText(run, comparison ? &*comparison : nullptr);
+  // The results file and the baselines are staged (written and flushed
+  // beside their destinations) before any is put in place, so a full disk
+  // or an unwritable folder leaves every old file as it was.
+  StagedFiles staged;
   if (!output.empty()) {
-    if (auto s = WriteFileAtomic(output, json_text); !s.ok()) {
+    if (auto s = staged.Stage(output, json_text); !s.ok()) {
       return Fail(err, s);
     }
   }
+  const std::string baseline_dir = args.save_baseline_dir.empty()
+                                       ? "baselines/" + profile->name
+                                       : args.save_baseline_dir;
   if (args.save_baseline) {
-    std::string dir = args.save_baseline_dir.empty()
-                          ? "baselines/" + profile->name
-                          : args.save_baseline_dir;
-    auto s = SaveBaselines(
+    auto s = StageBaselines(
         BaselinesFromRun(run, NowUtcIso8601(), CurrentGitCommit(SourceDir())),
-        dir);
+        baseline_dir, staged);
     if (!s.ok()) return Fail(err, s);
-    err << "trnbench: saved " << run.workloads.size() << " baseline"
-        << (run.workloads.size() == 1 ? "" : "s") << " in " << dir << "\n";
   }
-  if (absl::GetFlag(FLAGS_format) == "json") {
+  if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
+  if (auto s = staged.Commit(); !s.ok()) return Fail(err, s);
+  if (args.save_baseline) {
+    err << "trnbench: saved " << run.workloads.size() << " baseline"
+        << (run.workloads.size() == 1 ? "" : "s") << " in " << baseline_dir
+        << "\n";
+  }
+  const std::string format = absl::GetFlag(FLAGS_format);
+  if (format == "json") {
     out << json_text;
+  } else if (format == "gbench-json") {
+    out << GbenchJson(run);
   } else {
-    if (!gate) out << RenderConsoleReport(run);
-    if (comparison) out << RenderComparisonReport(*comparison);
+    const bool color = ShouldUseColor(out);
+    if (!gate) out << RenderConsoleReport(run, color);
+    if (comparison) out << RenderComparisonReport(*comparison, color);
   }
   return comparison && comparison->AnyRegression() ? kExitRegression : kExitOk;
 }
@@ -539,6 +692,15 @@ int RunCompare(const Args& args, std::ostream& out, std::ostream& err) {
                          "compare needs two files: trnbench compare OLD.json "
                          "NEW.json"));
   }
+  const ReportOutputOptions report_options = ReportOutputOptionsFromFlags();
+  if (!report_options.report_dir.empty() ||
+      !report_options.trace_file.empty() ||
+      absl::GetFlag(FLAGS_format) == "gbench-json") {
+    return Fail(err, absl::InvalidArgumentError(
+                         "compare writes --format table|json and --junit; "
+                         "--report-dir, --trace and --format gbench-json "
+                         "need a run (trnbench --workload ... or gate)"));
+  }
   const double confidence = absl::GetFlag(FLAGS_confidence);
   auto old_side = LoadBaselineOrResults(args.positional[0], confidence);
   if (!old_side.ok()) return Fail(err, old_side.status());
@@ -546,10 +708,15 @@ int RunCompare(const Args& args, std::ostream& out, std::ostream& err) {
   if (!new_side.ok()) return Fail(err, new_side.status());
   auto c = CompareFiles(*old_side, *new_side, CompareOptionsFromFlags());
   if (!c.ok()) return Fail(err, c.status());
+  if (!report_options.junit_file.empty()) {
+    auto pending = PrepareJunitOutput(report_options, *c);
+    if (!pending.ok()) return Fail(err, pending.status());
+    if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
+  }
   if (absl::GetFlag(FLAGS_format) == "json") {
     out << ComparisonToJson(*c).dump(2) << "\n";
   } else {
-    out << RenderComparisonReport(*c);
+    out << RenderComparisonReport(*c, ShouldUseColor(out));
   }
   return c->AnyRegression() ? kExitRegression : kExitOk;
 }

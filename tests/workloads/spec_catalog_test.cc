@@ -84,9 +84,14 @@ class ShippedCatalogTest : public ::testing::Test {
   std::vector<WorkloadSpec> all_;
 };
 
-TEST_F(ShippedCatalogTest, LoadsAllFourSortedByName) {
-  EXPECT_THAT(Names(all_), ElementsAre("exp_tiled", "rmsnorm_compiled",
-                                       "rmsnorm_fused", "rmsnorm_naive"));
+TEST_F(ShippedCatalogTest, LoadsAllSortedByName) {
+  EXPECT_THAT(
+      Names(all_),
+      ElementsAre("exp_size1_250x512", "exp_size2_2048x1024",
+                  "exp_size3_8192x2048", "exp_size4_32768x2048", "exp_tiled",
+                  "exp_tiled_pipelined", "matmul_bf16_2048", "rmsnorm_compiled",
+                  "rmsnorm_fused", "rmsnorm_llm_compiled", "rmsnorm_llm_fused",
+                  "rmsnorm_llm_naive", "rmsnorm_naive", "softmax_nki"));
   for (const auto& spec : all_) {
     EXPECT_THAT(spec.file, StartsWith(kSpecDir + "/")) << spec.name;
     EXPECT_EQ(spec.file, kSpecDir + "/" + spec.name + ".json");
@@ -112,14 +117,16 @@ TEST_F(ShippedCatalogTest, SelectsAll) {
   absl::StatusOr<std::vector<WorkloadSpec>> chosen =
       SelectWorkloads(all_, "all");
   ASSERT_TRUE(chosen.ok()) << chosen.status();
-  EXPECT_EQ(chosen->size(), 4u);
+  EXPECT_EQ(chosen->size(), all_.size());
+  EXPECT_GE(chosen->size(), 14u);
 }
 
 TEST_F(ShippedCatalogTest, SelectsAListOnceEachInCatalogOrder) {
   absl::StatusOr<std::vector<WorkloadSpec>> chosen =
       SelectWorkloads(all_, "rmsnorm_naive, exp,rmsnorm_naive");
   ASSERT_TRUE(chosen.ok()) << chosen.status();
-  EXPECT_THAT(Names(*chosen), ElementsAre("exp_tiled", "rmsnorm_naive"));
+  EXPECT_THAT(Names(*chosen),
+              ElementsAre("exp_tiled", "exp_tiled_pipelined", "rmsnorm_naive"));
 }
 
 TEST_F(ShippedCatalogTest, UnknownSelectorListsWhatThereIs) {
@@ -130,9 +137,14 @@ TEST_F(ShippedCatalogTest, UnknownSelectorListsWhatThereIs) {
   EXPECT_THAT(Message(chosen.status()),
               HasSubstr("no workload matches \"layernorm\""));
   EXPECT_THAT(Message(chosen.status()),
-              HasSubstr("workloads: exp_tiled, rmsnorm_compiled, "
-                        "rmsnorm_fused, rmsnorm_naive; families: exp, "
-                        "rmsnorm; or \"all\""));
+              HasSubstr("workloads: exp_size1_250x512, exp_size2_2048x1024, "
+                        "exp_size3_8192x2048, exp_size4_32768x2048, exp_tiled, "
+                        "exp_tiled_pipelined, matmul_bf16_2048, "
+                        "rmsnorm_compiled, rmsnorm_fused, "
+                        "rmsnorm_llm_compiled, rmsnorm_llm_fused, "
+                        "rmsnorm_llm_naive, rmsnorm_naive, softmax_nki; "
+                        "families: exp, exp_sizes, matmul, rmsnorm, "
+                        "rmsnorm_llm, softmax; or \"all\""));
 }
 
 TEST_F(ShippedCatalogTest, EmptySelectorIsAnError) {

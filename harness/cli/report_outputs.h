@@ -1,0 +1,67 @@
+// The command line's report outputs beyond stdout and --output: the report
+// folder, the Chrome trace, JUnit XML and the GitHub step summary. Rendered
+// in memory and checked first, written last, so that bad input or an
+// unwritable path fails before any file is touched.
+#ifndef TRNBENCH_HARNESS_CLI_REPORT_OUTPUTS_H_
+#define TRNBENCH_HARNESS_CLI_REPORT_OUTPUTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "device_model/device_profile.h"
+#include "harness/baseline_store.h"
+#include "harness/comparison.h"
+#include "harness/results.h"
+#include "reports/report_dir.h"
+#include "workloads/spec.h"
+
+namespace trn {
+
+struct ReportOutputOptions {
+  std::string report_dir;    // --report-dir
+  std::string trace_file;    // --trace
+  int64_t trace_repeat = 0;  // --trace-repeat: recorded run k, 0-based
+  std::string junit_file;    // --junit
+  // GITHUB_STEP_SUMMARY: report.md is appended there when a report folder
+  // is written.
+  std::string step_summary;
+
+  bool any() const {
+    return !report_dir.empty() || !trace_file.empty() || !junit_file.empty();
+  }
+};
+
+// Checks that need no run, so that bad flags fail before anything runs.
+absl::Status ValidateReportOutputs(const ReportOutputOptions& options,
+                                   int64_t repeat, bool have_baseline);
+
+struct PendingOutputs {
+  ReportOutputOptions options;
+  ReportFiles report;
+  std::unique_ptr<StagedReportDir> staged;  // the report folder, if any
+  std::string trace;
+  std::string junit;
+};
+
+// Renders every requested output (replaying the traced run), checks that
+// each destination can be written and stages the report folder where no
+// reader sees it, so that only renames remain. `specs` are the run's specs
+// in the order of run.workloads. Dropping the result undoes the staging.
+absl::StatusOr<PendingOutputs> PrepareReportOutputs(
+    const ReportOutputOptions& options, const RunResult& run,
+    const ComparisonReport* comparison, const std::vector<Baseline>& baselines,
+    const std::vector<WorkloadSpec>& specs, const DeviceProfile& profile);
+
+// JUnit only, for `trnbench compare`.
+absl::StatusOr<PendingOutputs> PrepareJunitOutput(
+    const ReportOutputOptions& options, const ComparisonReport& comparison);
+
+absl::Status CommitReportOutputs(const PendingOutputs& pending);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_HARNESS_CLI_REPORT_OUTPUTS_H_

@@ -1,0 +1,118 @@
+#include "reports/junit_report.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "reports/text_escape.h"
+
+namespace trn {
+namespace {
+
+std::string Fig(double x) {
+  const std::string s = ShortestDouble(x);
+  return s.empty() ? "n/a" : s;
+}
+
+std::string Details(const MetricComparison& c) {
+  std::string out = absl::StrCat(
+      "workload: ", c.workload, "\nmetric: ", c.metric,
+      "\nverdict: ", std::string(VerdictName(c.verdict)),
+      "\nreason: ", c.reason, "\nbaseline median: ", Fig(c.baseline_median),
+      " (n = ", c.n_baseline, ")\ncurrent median: ", Fig(c.current_median),
+      " (n = ", c.n_current, ")\nchange: ", Fig(c.change), " [",
+      Fig(c.change_interval.low), ", ", Fig(c.change_interval.high),
+      "] (relative, current / baseline - 1)\nthreshold: ", Fig(c.threshold),
+      "\n", c.rank_test, " p: ", Fig(c.p_rank), "\n", c.t_test,
+      " p: ", Fig(c.p_t), "\nadjusted p (Holm): ", Fig(c.p_adjusted), "\n");
+  if (c.repeats_to_resolve > 0) {
+    absl::StrAppend(&out, "repeats to resolve: ", c.repeats_to_resolve, "\n");
+  }
+  for (const auto& n : c.notes) absl::StrAppend(&out, "note: ", n, "\n");
+  return out;
+}
+
+}  // namespace
+
+std::string JunitXml(const ComparisonReport& report) {
+  // Suites in the order their workloads first appear.
+  std::vector<std::string> workloads;
+  for (const auto& c : report.rows) {
+    if (std::find(workloads.begin(), workloads.end(), c.workload) ==
+        workloads.end()) {
+      workloads.push_back(c.workload);
+    }
+  }
+  auto is_failure = [](const MetricComparison& c) {
+    return c.verdict == Verdict::kRegression;
+  };
+  auto is_skipped = [](const MetricComparison& c) {
+    return c.verdict == Verdict::kInconclusive || c.verdict == Verdict::kNew;
+  };
+  int64_t failures = 0;
+  int64_t skipped = 0;
+  for (const auto& c : report.rows) {
+    failures += is_failure(c);
+    skipped += is_skipped(c);
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  absl::StrAppendFormat(&out,
+                        "<testsuites name=\"trnbench\" tests=\"%d\" "
+                        "failures=\"%d\" errors=\"0\" skipped=\"%d\">\n",
+                        report.rows.size(), failures, skipped);
+  for (const auto& w : workloads) {
+    int64_t tests = 0;
+    int64_t f = 0;
+    int64_t s = 0;
+    for (const auto& c : report.rows) {
+      if (c.workload != w) continue;
+      ++tests;
+      f += is_failure(c);
+      s += is_skipped(c);
+    }
+    absl::StrAppendFormat(
+        &out,
+        "  <testsuite name=\"trnbench.%s\" tests=\"%d\" failures=\"%d\" "
+        "errors=\"0\" skipped=\"%d\">\n",
+        XmlEscape(w), tests, f, s);
+    out += "    <properties>\n";
+    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+             {"baseline", report.baseline_source},
+             {"threshold", Fig(report.threshold)},
+             {"alpha", Fig(report.alpha)},
+             {"confidence", Fig(report.confidence)},
+             {"correction", "holm"},
+             {"format_version", "1"},
+             {"comparisons", absl::StrCat(report.comparisons)}}) {
+      absl::StrAppend(&out, "      <property name=\"", XmlEscape(k),
+                      "\" value=\"", XmlEscape(v), "\"/>\n");
+    }
+    out += "    </properties>\n";
+    for (const auto& c : report.rows) {
+      if (c.workload != w) continue;
+      absl::StrAppend(&out, "    <testcase name=\"", XmlEscape(c.metric),
+                      "\" classname=\"trnbench.", XmlEscape(c.workload),
+                      "\">\n");
+      if (is_failure(c)) {
+        absl::StrAppend(&out, "      <failure message=\"", XmlEscape(c.reason),
+                        "\" type=\"regression\">", XmlEscapeText(Details(c)),
+                        "</failure>\n");
+      } else if (is_skipped(c)) {
+        absl::StrAppend(
+            &out, "      <skipped message=\"",
+            XmlEscape(absl::StrCat(std::string(VerdictName(c.verdict)), ": ",
+                                   c.reason)),
+            "\"/>\n");
+      }
+      absl::StrAppend(&out, "      <system-out>", XmlEscapeText(Details(c)),
+                      "</system-out>\n    </testcase>\n");
+    }
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace trn

@@ -1,0 +1,342 @@
+#include "reports/profile_report.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "harness/summary_json.h"
+#include "reports/console_report.h"
+#include "reports/text_table.h"
+
+namespace trn {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json Num(double x) { return JsonNumber(x); }
+
+std::string Pct(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  const double p = fraction * 100;
+  if (p != 0 && std::fabs(p) < 0.1) return absl::StrFormat("%.2g%%", p);
+  return absl::StrFormat("%.1f%%", p);
+}
+
+std::string Bytes(double b) {
+  if (b >= 1 << 30) return absl::StrFormat("%.2f GiB", b / (1 << 30));
+  if (b >= 1 << 20) return absl::StrFormat("%.2f MiB", b / (1 << 20));
+  if (b >= 1 << 10) return absl::StrFormat("%.1f KiB", b / (1 << 10));
+  return absl::StrFormat("%.0f B", b);
+}
+
+std::string Count(double x) {
+  if (x >= 1e9) return absl::StrFormat("%.3g G", x / 1e9);
+  if (x >= 1e6) return absl::StrFormat("%.3g M", x / 1e6);
+  if (x >= 1e4) return absl::StrFormat("%.3g k", x / 1e3);
+  return absl::StrFormat("%.0f", x);
+}
+
+std::string Rate(double flops_per_s) {
+  if (!std::isfinite(flops_per_s)) return "n/a";
+  if (flops_per_s >= 1e12)
+    return absl::StrFormat("%.2f TFLOP/s", flops_per_s / 1e12);
+  if (flops_per_s >= 1e9)
+    return absl::StrFormat("%.2f GFLOP/s", flops_per_s / 1e9);
+  return absl::StrFormat("%.3g MFLOP/s", flops_per_s / 1e6);
+}
+
+std::string Intensity(double ai) {
+  if (!std::isfinite(ai)) return "inf";
+  return absl::StrFormat("%.3g", ai);
+}
+
+const char* Bound(const Roofline& r) {
+  return r.memory_bound ? "memory" : "compute";
+}
+
+std::string MetricLabel(const std::string& metric) {
+  return metric == "ncl_us" ? "NCL" : "device time";
+}
+
+void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
+                    std::string& out) {
+  const WorkloadResult& w = p.result;
+  const MetricResult* m = w.Find(p.time_metric);
+  absl::StrAppendFormat(&out, "\n%s (%s, %s)\n", w.name, w.family, w.mode);
+  absl::StrAppendFormat(
+      &out,
+      "  run shown: recorded run %d of %d, the one closest to the median "
+      "(replay alone: --seed %d --wait %d --warmup 0 --repeat 1)\n",
+      p.recorded_run, rep.schedule.repeat, rep.seed, p.repeat_index);
+  if (m != nullptr) {
+    absl::StrAppendFormat(
+        &out, "  %s %s; over %d runs median %s, p1 %s, p99 %s\n",
+        MetricLabel(p.time_metric), FormatMicros(p.time_us),
+        rep.schedule.repeat, FormatMicros(m->summary.median),
+        FormatMicros(m->summary.p01), FormatMicros(m->summary.p99));
+  }
+
+  const DeviceSummary& s = p.summary;
+  absl::StrAppend(&out, "\n  Device summary\n");
+  absl::StrAppendFormat(&out, "    total time   %s (%d hardware execution%s",
+                        FormatMicros(s.total_us), s.hardware_executions,
+                        s.hardware_executions == 1 ? "" : "s");
+  if (s.launch_overhead_us > 0) {
+    absl::StrAppendFormat(&out, ", %s of it launch overhead",
+                          FormatMicros(s.launch_overhead_us));
+  }
+  absl::StrAppend(&out, ")\n");
+  TextTable t({"engine", "active", "active %", "instructions",
+               "instruction time", "FLOPs", "FLOP/s", "% of engine peak"});
+  for (int e = 0; e < kNumEngines; ++e) {
+    const EngineActivity& a = s.engines[static_cast<size_t>(e)];
+    const double rate =
+        a.active_us > 0 ? static_cast<double>(a.flops) / (a.active_us * 1e-6)
+                        : 0.0;
+    const double peak = rep.peaks.flops_per_s[static_cast<size_t>(e)];
+    t.AddRow(
+        {std::string(EngineName(static_cast<Engine>(e))),
+         FormatMicros(a.active_us), Pct(a.active_fraction),
+         absl::StrFormat("%d", a.instructions), FormatMicros(a.instruction_us),
+         Count(static_cast<double>(a.flops)), a.flops > 0 ? Rate(rate) : "-",
+         a.flops > 0 ? Pct(rate / peak) : "-"});
+  }
+  out += t.Render("    ");
+  absl::StrAppendFormat(
+      &out,
+      "    DMA          %d transfers in %d pieces on %d queues, %s, active "
+      "%s (%s), %.1f GB/s while active\n",
+      p.cost.dma_transfers, s.dma.chunks, s.dma.queues_used,
+      Bytes(static_cast<double>(s.dma.bytes)), FormatMicros(s.dma.active_us),
+      Pct(s.total_us > 0 ? s.dma.active_us / s.total_us : 0.0),
+      s.dma.bandwidth_gbps);
+  absl::StrAppendFormat(&out,
+                        "    memory-bandwidth utilisation  %s of %.0f GB/s "
+                        "HBM\n",
+                        Pct(p.memory_bandwidth_utilisation),
+                        rep.peaks.hbm_bytes_per_s / 1e9);
+  absl::StrAppendFormat(&out,
+                        "    FLOP utilisation              %s of %s (TensorE "
+                        "bf16 peak)\n",
+                        Pct(p.flop_utilisation),
+                        Rate(p.roofline.device_peak_flops_per_s));
+  absl::StrAppendFormat(
+      &out, "    DMA/compute overlap           %s of DMA time (%s)\n",
+      Pct(s.dma_compute_overlap), FormatMicros(s.dma_compute_overlap_us));
+  absl::StrAppendFormat(
+      &out, "    engines concurrent            %s (two or more computing)\n",
+      FormatMicros(s.engines_concurrent_us));
+
+  const Roofline& r = p.roofline;
+  absl::StrAppend(&out, "\n  Roofline\n");
+  absl::StrAppendFormat(
+      &out,
+      "    %s FLOP over %s of HBM traffic: arithmetic intensity %s FLOP/B; "
+      "ridge point %s FLOP/B\n",
+      Count(r.flops), Bytes(r.hbm_bytes), Intensity(r.arithmetic_intensity),
+      Intensity(r.ridge_point));
+  absl::StrAppendFormat(
+      &out,
+      "    roofs: compute %s (the peaks of the engines doing its arithmetic), "
+      "memory %.0f GB/s\n",
+      Rate(r.compute_roof_flops_per_s), r.memory_roof_bytes_per_s / 1e9);
+  absl::StrAppendFormat(
+      &out, "    attainable %s, achieved %s (%s of attainable): %s-bound\n",
+      Rate(r.attainable_flops_per_s), Rate(r.achieved_flops_per_s),
+      Pct(r.attained_fraction), Bound(r));
+
+  if (!p.what_ifs.empty()) {
+    absl::StrAppend(&out, "\n  What-ifs (same seed and runs)\n");
+    for (const WhatIf& wi : p.what_ifs) {
+      if (wi.feasible) {
+        absl::StrAppendFormat(&out, "    %s: median %s %s (%+.1f%%)\n",
+                              wi.change, MetricLabel(p.time_metric),
+                              FormatMicros(wi.time_us), wi.relative * 100);
+      } else {
+        absl::StrAppendFormat(&out, "    %s: does not fit: %s\n", wi.change,
+                              wi.why_not);
+      }
+    }
+  }
+
+  absl::StrAppend(&out, "\n  Findings\n");
+  for (size_t i = 0; i < p.findings.size(); ++i) {
+    absl::StrAppendFormat(&out, "    %d. %s\n", i + 1, p.findings[i].text);
+  }
+}
+
+ordered_json WhatIfJson(const WhatIf& w) {
+  ordered_json j;
+  j["id"] = w.id;
+  j["change"] = w.change;
+  j["feasible"] = w.feasible;
+  if (w.feasible) {
+    j["time_us"] = Num(w.time_us);
+    j["relative_change"] = Num(w.relative);
+    j["dma_compute_overlap"] = Num(w.dma_compute_overlap);
+  } else {
+    j["why_not"] = w.why_not;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string UncalibratedWarning(const std::string& device) {
+  return absl::StrFormat(
+      "WARNING: device profile %s is NOT calibrated: its figures are public "
+      "hardware specs and values carried over from another device, and no "
+      "measurement pins them. Treat its times as estimates.",
+      device);
+}
+
+std::string RenderProfileText(const ProfileReport& rep) {
+  std::string out;
+  if (!rep.device_calibrated) {
+    absl::StrAppend(&out, UncalibratedWarning(rep.device), "\n\n");
+  }
+  absl::StrAppendFormat(
+      &out,
+      "trnbench %s profile · device %s (%s) · seed %d · wait %d / warmup %d "
+      "/ repeat %d\n",
+      rep.trnbench_version, rep.device,
+      rep.device_calibrated ? "calibrated" : "UNCALIBRATED", rep.seed,
+      rep.schedule.wait, rep.schedule.warmup, rep.schedule.repeat);
+  absl::StrAppendFormat(
+      &out,
+      "peaks: TensorE %s bf16, VectorE %s, ScalarE %s, GpSimdE %s; HBM %.0f "
+      "GB/s, DMA %.0f GB/s\n",
+      Rate(rep.peaks.flops_per_s[0]), Rate(rep.peaks.flops_per_s[1]),
+      Rate(rep.peaks.flops_per_s[2]), Rate(rep.peaks.flops_per_s[3]),
+      rep.peaks.hbm_bytes_per_s / 1e9, rep.peaks.dma_bytes_per_s / 1e9);
+  for (const auto& p : rep.workloads) RenderWorkload(rep, p, out);
+  if (rep.workloads.size() > 1) {
+    absl::StrAppend(&out, "\nRoofline, one row per workload\n");
+    TextTable t({"workload", "time", "FLOP", "HBM bytes", "FLOP/B",
+                 "attainable", "achieved", "of attainable", "bound"});
+    for (const auto& p : rep.workloads) {
+      const Roofline& r = p.roofline;
+      t.AddRow({p.result.name, FormatMicros(p.time_us), Count(r.flops),
+                Bytes(r.hbm_bytes), Intensity(r.arithmetic_intensity),
+                Rate(r.attainable_flops_per_s), Rate(r.achieved_flops_per_s),
+                Pct(r.attained_fraction), Bound(r)});
+    }
+    out += t.Render("  ");
+  }
+  return out;
+}
+
+ordered_json ProfileToJson(const ProfileReport& rep) {
+  ordered_json j;
+  j["schema"] = "trnbench.profile";
+  j["schema_version"] = kProfileReportSchemaVersion;
+  j["trnbench_version"] = rep.trnbench_version;
+  j["model_version"] = rep.model_version;
+  j["device"] = {{"name", rep.device},
+                 {"content_hash", rep.device_hash},
+                 {"calibrated", rep.device_calibrated}};
+  if (!rep.device_calibrated) {
+    j["device"]["warning"] = UncalibratedWarning(rep.device);
+  }
+  ordered_json peaks;
+  for (int e = 0; e < kNumEngines; ++e) {
+    peaks[std::string(EngineName(static_cast<Engine>(e))) + "_flops_per_s"] =
+        Num(rep.peaks.flops_per_s[static_cast<size_t>(e)]);
+  }
+  peaks["tensor_fp32_flops_per_s"] = Num(rep.peaks.tensor_fp32_flops_per_s);
+  peaks["hbm_bytes_per_s"] = Num(rep.peaks.hbm_bytes_per_s);
+  peaks["dma_queue_bytes_per_s"] = Num(rep.peaks.dma_queue_bytes_per_s);
+  peaks["dma_bytes_per_s"] = Num(rep.peaks.dma_bytes_per_s);
+  j["device"]["peaks"] = peaks;
+  j["seed"] = rep.seed;
+  j["schedule"] = {{"wait", rep.schedule.wait},
+                   {"warmup", rep.schedule.warmup},
+                   {"repeat", rep.schedule.repeat},
+                   {"first_active_index", rep.schedule.IndexOfActive(0)}};
+  ordered_json ws = ordered_json::array();
+  for (const auto& p : rep.workloads) {
+    const WorkloadResult& w = p.result;
+    const DeviceSummary& s = p.summary;
+    ordered_json wj;
+    wj["name"] = w.name;
+    wj["family"] = w.family;
+    wj["mode"] = w.mode;
+    wj["description"] = w.description;
+    wj["spec_file"] = w.spec_file;
+    wj["spec_hash"] = w.spec_hash;
+    wj["time_metric"] = p.time_metric;
+    const MetricResult* m = w.Find(p.time_metric);
+    wj["time_summary"] =
+        m != nullptr ? SummaryToJson(m->summary) : ordered_json(nullptr);
+    wj["run"] = {{"recorded_run", p.recorded_run},
+                 {"repeat_index", p.repeat_index},
+                 {"time_us", Num(p.time_us)}};
+    ordered_json sj;
+    sj["total_time_us"] = Num(s.total_us);
+    sj["hardware_executions"] = s.hardware_executions;
+    sj["launch_overhead_us"] = Num(s.launch_overhead_us);
+    ordered_json engines = ordered_json::array();
+    for (int e = 0; e < kNumEngines; ++e) {
+      const EngineActivity& a = s.engines[static_cast<size_t>(e)];
+      const EngineCost& c = p.cost.engines[static_cast<size_t>(e)];
+      engines.push_back(
+          {{"engine", std::string(EngineName(static_cast<Engine>(e)))},
+           {"active_us", Num(a.active_us)},
+           {"active_fraction", Num(a.active_fraction)},
+           {"instructions", a.instructions},
+           {"instruction_time_us", Num(a.instruction_us)},
+           {"issue_overhead_us", Num(c.overhead_us)},
+           {"flops", a.flops},
+           {"peak_flops_per_s",
+            Num(rep.peaks.flops_per_s[static_cast<size_t>(e)])}});
+    }
+    sj["engines"] = engines;
+    sj["dma"] = {{"transfers", p.cost.dma_transfers},
+                 {"pieces", s.dma.chunks},
+                 {"queues_used", s.dma.queues_used},
+                 {"bytes", s.dma.bytes},
+                 {"active_us", Num(s.dma.active_us)},
+                 {"queue_busy_us", Num(s.dma.queue_busy_us)},
+                 {"bandwidth_gbps", Num(s.dma.bandwidth_gbps)}};
+    sj["memory_bandwidth_utilisation"] = Num(p.memory_bandwidth_utilisation);
+    sj["flop_utilisation"] = Num(p.flop_utilisation);
+    sj["compute_active_us"] = Num(s.compute_active_us);
+    sj["engines_concurrent_us"] = Num(s.engines_concurrent_us);
+    sj["dma_compute_overlap_us"] = Num(s.dma_compute_overlap_us);
+    sj["dma_compute_overlap"] = Num(s.dma_compute_overlap);
+    wj["summary"] = sj;
+    const Roofline& r = p.roofline;
+    wj["roofline"] = {
+        {"flops", Num(r.flops)},
+        {"hbm_bytes", Num(r.hbm_bytes)},
+        {"arithmetic_intensity", Num(r.arithmetic_intensity)},
+        {"ridge_point", Num(r.ridge_point)},
+        {"compute_roof_flops_per_s", Num(r.compute_roof_flops_per_s)},
+        {"device_peak_flops_per_s", Num(r.device_peak_flops_per_s)},
+        {"memory_roof_bytes_per_s", Num(r.memory_roof_bytes_per_s)},
+        {"attainable_flops_per_s", Num(r.attainable_flops_per_s)},
+        {"achieved_flops_per_s", Num(r.achieved_flops_per_s)},
+        {"attained_fraction", Num(r.attained_fraction)},
+        {"compute_floor_us", Num(p.cost.compute_floor_us)},
+        {"memory_floor_us", Num(p.cost.memory_floor_us)},
+        {"bound", Bound(r)}};
+    ordered_json what_ifs = ordered_json::array();
+    for (const WhatIf& wi : p.what_ifs) what_ifs.push_back(WhatIfJson(wi));
+    wj["what_ifs"] = what_ifs;
+    ordered_json findings = ordered_json::array();
+    for (const Finding& f : p.findings) {
+      findings.push_back({{"id", f.id}, {"text", f.text}});
+    }
+    wj["findings"] = findings;
+    ws.push_back(std::move(wj));
+  }
+  j["workloads"] = ws;
+  return j;
+}
+
+std::string ProfileToJsonText(const ProfileReport& report) {
+  return ProfileToJson(report).dump(2) + "\n";
+}
+
+}  // namespace trn

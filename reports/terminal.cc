@@ -1,0 +1,101 @@
+#include "reports/terminal.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <ostream>
+
+#include "absl/strings/str_format.h"
+
+namespace trn {
+
+bool IsTerminal(const std::ostream& stream) {
+  if (&stream == &std::cout) return isatty(STDOUT_FILENO) == 1;
+  if (&stream == &std::cerr || &stream == &std::clog) {
+    return isatty(STDERR_FILENO) == 1;
+  }
+  return false;
+}
+
+bool ShouldUseColor(bool is_terminal, const char* no_color_env,
+                    const char* term_env) {
+  if (!is_terminal || no_color_env != nullptr) return false;
+  return term_env == nullptr || std::strcmp(term_env, "dumb") != 0;
+}
+
+bool ShouldUseColor(const std::ostream& stream) {
+  return ShouldUseColor(IsTerminal(stream), std::getenv("NO_COLOR"),
+                        std::getenv("TERM"));
+}
+
+std::string Colorize(std::string_view text, Color color, bool enabled) {
+  if (!enabled) return std::string(text);
+  const char* code = "";
+  switch (color) {
+    case Color::kRed:
+      code = "\x1b[1;31m";
+      break;
+    case Color::kGreen:
+      code = "\x1b[32m";
+      break;
+    case Color::kYellow:
+      code = "\x1b[33m";
+      break;
+    case Color::kCyan:
+      code = "\x1b[36m";
+      break;
+    case Color::kBold:
+      code = "\x1b[1m";
+      break;
+    case Color::kDim:
+      code = "\x1b[2m";
+      break;
+  }
+  return absl::StrFormat("%s%s\x1b[0m", code, std::string(text));
+}
+
+ProgressBar::ProgressBar(std::ostream& out, bool enabled, int64_t total)
+    : out_(out),
+      enabled_(enabled),
+      total_(std::max<int64_t>(total, 1)),
+      start_(Clock::now()),
+      last_draw_(start_) {}
+
+ProgressBar::~ProgressBar() { Finish(); }
+
+void ProgressBar::SetLabel(std::string label) { label_ = std::move(label); }
+
+void ProgressBar::Advance(int64_t units) {
+  done_ = std::min(total_, done_ + units);
+  if (enabled_) MaybeDraw();
+}
+
+std::string ProgressBar::Line() const {
+  constexpr int kWidth = 30;
+  const double frac = static_cast<double>(done_) / static_cast<double>(total_);
+  const int filled = static_cast<int>(frac * kWidth);
+  return absl::StrFormat("trnbench [%s%s] %3d%% %s", std::string(filled, '#'),
+                         std::string(kWidth - filled, '.'),
+                         static_cast<int>(frac * 100), label_);
+}
+
+void ProgressBar::MaybeDraw() {
+  const auto now = Clock::now();
+  if (now - start_ < std::chrono::seconds(1)) return;
+  if (drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  drawn_ = true;
+  // \r and "erase to end of line" redraw in place without scrolling.
+  out_ << "\r" << Line() << "\x1b[K" << std::flush;
+}
+
+void ProgressBar::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (drawn_) out_ << "\r\x1b[K" << std::flush;
+}
+
+}  // namespace trn

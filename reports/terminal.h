@@ -1,0 +1,72 @@
+// Terminal presentation: colour and a progress bar. Both are UI only: they
+// never change what is written to stdout when it is not a terminal, nor any
+// file, and the timing model never sees the wall clock they read.
+#ifndef TRNBENCH_REPORTS_TERMINAL_H_
+#define TRNBENCH_REPORTS_TERMINAL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+namespace trn {
+
+// True when `stream` is std::cout, std::cerr or std::clog and the file
+// descriptor behind it is a terminal.
+bool IsTerminal(const std::ostream& stream);
+
+// Colour is used only on a terminal, never when NO_COLOR is set (to any
+// value, https://no-color.org) and never for TERM=dumb.
+bool ShouldUseColor(bool is_terminal, const char* no_color_env,
+                    const char* term_env);
+bool ShouldUseColor(const std::ostream& stream);
+
+enum class Color : uint8_t { kRed, kGreen, kYellow, kCyan, kBold, kDim };
+
+// `text` wrapped in the ANSI sequence for `color` when `enabled`, unchanged
+// otherwise.
+std::string Colorize(std::string_view text, Color color, bool enabled);
+
+// A one-line progress bar on stderr. It appears only when the run has
+// already taken about a second (short runs stay quiet), redraws at most ten
+// times a second, and erases itself when done, so the terminal shows only
+// the report. When disabled (stderr is not a terminal) it writes nothing.
+class ProgressBar {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  ProgressBar(std::ostream& out, bool enabled, int64_t total);
+  ~ProgressBar();
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  // What is running now, e.g. the workload name.
+  void SetLabel(std::string label);
+  void Advance(int64_t units = 1);
+  // Erases the bar if it was drawn. Idempotent.
+  void Finish();
+
+  // For tests: the line that would be drawn now.
+  std::string Line() const;
+  // For tests: pretend the run started `ago` earlier.
+  void StartedAgo(Clock::duration ago) { start_ -= ago; }
+  bool drawn() const { return drawn_; }
+
+ private:
+  void MaybeDraw();
+
+  std::ostream& out_;
+  bool enabled_;
+  int64_t total_;
+  int64_t done_ = 0;
+  std::string label_;
+  Clock::time_point start_;
+  Clock::time_point last_draw_;
+  bool drawn_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_REPORTS_TERMINAL_H_

@@ -1,0 +1,668 @@
+// The catalogue of bad inputs (docs/errors.md). Every bad file and command
+// line kept here goes through the real trnbench binary, which must refuse
+// it the one documented way: exit status 2, nothing on stdout, exactly one
+// line "trnbench: error: ..." on stderr that names the input and says what
+// was expected, and no file written, replaced or left half-way.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#ifndef TRNBENCH_SOURCE_DIR
+#define TRNBENCH_SOURCE_DIR "."
+#endif
+#ifndef TRNBENCH_BINARY
+#define TRNBENCH_BINARY "trnbench"
+#endif
+
+namespace trn {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const fs::path& path, std::string_view text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary)
+      .write(text.data(), static_cast<long>(text.size()));
+}
+
+// Where a case may put its generated inputs ($IN) and where trnbench is
+// asked to write ($OUT, which must look the same afterwards).
+struct Sandbox {
+  fs::path in;
+  fs::path out;
+};
+
+using Prepare = void (*)(const Sandbox&);
+
+// How trnbench is started. Both simulations work as root, where permission
+// bits do not bind (CI runs as root).
+enum class Start {
+  kPlain,
+  // RLIMIT_FSIZE of 4 KiB with SIGXFSZ ignored: every write past it fails
+  // with EFBIG, as on a full disk.
+  kFullDisk,
+  // As user nobody when running as root, so that a folder's permission bits
+  // apply; the case's folders are made read-only.
+  kUnprivileged,
+};
+
+struct Case {
+  const char* id;        // unique; the row in docs/errors.md
+  const char* args;      // $SRC source tree, $ERR tests/errors,
+                         // $BAD tests/workloads/bad_specs, $IN, $OUT sandbox
+  const char* names;     // the message names the input with this
+  const char* expected;  // and says this was expected
+  Prepare prepare = nullptr;
+  Start start = Start::kPlain;
+  bool add_output = true;  // also pass --output $OUT/results.json
+};
+
+std::string ReplaceAll(std::string s, std::string_view from,
+                       std::string_view to) {
+  for (size_t pos = s.find(from); pos != std::string::npos;
+       pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+std::string Expand(std::string s, const Sandbox& box) {
+  const std::string src = TRNBENCH_SOURCE_DIR;
+  s = ReplaceAll(s, "$ERR", src + "/tests/errors");
+  s = ReplaceAll(s, "$BAD", src + "/tests/workloads/bad_specs");
+  s = ReplaceAll(s, "$SRC", src);
+  s = ReplaceAll(s, "$IN", box.in.string());
+  return ReplaceAll(s, "$OUT", box.out.string());
+}
+
+// ---- generated inputs: too big, too deep or too odd to keep as files ----
+
+std::string SmallSpec(std::string_view name, std::string_view extra_key) {
+  return std::string(R"({"schema_version": 1, "name": ")") + std::string(name) +
+         R"(", "family": "gen", "description": "generated", "mode": "eager",)"
+         R"( "tensors": [{"name": "x", "shape": [4, 8], "dtype": "fp32"},)"
+         R"( {"name": "y", "shape": [4, 8], "dtype": "fp32"}],)"
+         R"( "ops": [{"op": "aten::exp", "inputs": ["x"], "output": "y"}])" +
+         std::string(extra_key) + "}\n";
+}
+
+void SpecOverOneMib(const Sandbox& box) {
+  WriteFile(box.in / "big.json",
+            SmallSpec("big", ", \"noise_threshold\": 0.01") +
+                std::string(2 << 20, ' '));
+}
+
+void SpecMegabyteKey(const Sandbox& box) {
+  WriteFile(box.in / "key.json",
+            SmallSpec("key", ", \"" + std::string(900000, 'k') + "\": 1"));
+}
+
+void SpecMegabyteOpName(const Sandbox& box) {
+  std::string spec = SmallSpec("op", "");
+  spec.replace(spec.find("aten::exp"), 9, "aten::" + std::string(900000, 'e'));
+  WriteFile(box.in / "op.json", spec);
+}
+
+void SpecDeepNesting(const Sandbox& box) {
+  WriteFile(box.in / "deep.json",
+            std::string(100000, '[') + std::string(100000, ']'));
+}
+
+void SpecDirWithOneBadFile(const Sandbox& box) {
+  fs::create_directories(box.in / "specs");
+  fs::copy_file(
+      fs::path(TRNBENCH_SOURCE_DIR) / "workloads/specs/exp_tiled.json",
+      box.in / "specs/exp_tiled.json");
+  WriteFile(box.in / "specs/broken.json", "{\"schema_version\": 1,");
+}
+
+void EmptyFolder(const Sandbox& box) {
+  fs::create_directories(box.in / "empty");
+}
+
+void AFolder(const Sandbox& box) {
+  fs::create_directories(box.in / "a_folder");
+}
+
+void AFileInTheWay(const Sandbox& box) {
+  WriteFile(box.in / "a_file", "not a folder\n");
+}
+
+void ProfileMegabyteKey(const Sandbox& box) {
+  std::string p =
+      Slurp(fs::path(TRNBENCH_SOURCE_DIR) / "device_model/profiles/trn1.json");
+  p.replace(p.find("\"parameters\": {") + 15, 0,
+            "\"" + std::string(900000, 'p') +
+                "\": {\"value\": 1, \"source\": \"x\"},");
+  WriteFile(box.in / "profiles/huge_key.json", p);
+}
+
+void ProfileDeepNesting(const Sandbox& box) {
+  WriteFile(box.in / "profiles/deep.json",
+            "{\"parameters\": " + std::string(100000, '[') +
+                std::string(100000, ']') + "}");
+}
+
+void ProfileOverOneMib(const Sandbox& box) {
+  std::string p =
+      Slurp(fs::path(TRNBENCH_SOURCE_DIR) / "device_model/profiles/trn1.json");
+  p.replace(p.find("\"description\": \"") + 16, 0, std::string(2 << 20, 'd'));
+  WriteFile(box.in / "profiles/big.json", p);
+}
+
+std::string SmallBaseline() {
+  return Slurp(fs::path(TRNBENCH_SOURCE_DIR) /
+               "tests/fuzz/corpus/baseline/exp_tiled_repeat4.json");
+}
+
+void BaselineOver64Mib(const Sandbox& box) {
+  std::string b = SmallBaseline();
+  b.replace(b.find("\"created\": \"") + 12, 0, std::string(65 << 20, 'c'));
+  WriteFile(box.in / "big.json", b);
+}
+
+void BaselineMegabyteMetricName(const Sandbox& box) {
+  std::string b = SmallBaseline();
+  b.replace(b.find("\"ncl_us\""), 8, "\"" + std::string(3000000, 'm') + "\"");
+  WriteFile(box.in / "metric.json", b);
+}
+
+void BaselineDeepNesting(const Sandbox& box) {
+  WriteFile(box.in / "deep.json",
+            std::string(100000, '{') + std::string(100000, '}'));
+}
+
+// An old baseline that a failed save must leave exactly as it was.
+void OldBaseline(const fs::path& dir) {
+  WriteFile(dir / "exp_tiled.json", SmallBaseline());
+}
+
+void OldBaselineInOut(const Sandbox& box) { OldBaseline(box.out / "bl"); }
+
+void OldResultsInOut(const Sandbox& box) {
+  WriteFile(box.out / "results.json", "{\"old\": true}\n");
+}
+
+void ReadOnlyBaselineFolder(const Sandbox& box) {
+  OldBaseline(box.out / "ro");
+  fs::permissions(box.out / "ro",
+                  fs::perms::owner_read | fs::perms::owner_exec |
+                      fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec);
+}
+
+void ReadOnlyReportFolder(const Sandbox& box) {
+  fs::create_directories(box.out / "ro");
+  fs::permissions(box.out / "ro",
+                  fs::perms::owner_read | fs::perms::owner_exec |
+                      fs::perms::others_read | fs::perms::others_exec);
+}
+
+// A folder where the baseline file should go: the final rename fails.
+void FolderInPlaceOfBaseline(const Sandbox& box) {
+  fs::create_directories(box.out / "bl/exp_tiled.json");
+}
+
+// clang-format off
+const Case kCases[] = {
+    // ---- flags and their values ----
+    {"flags/repeat_zero", "--workload exp_tiled --repeat 0", "--repeat=0", "expected an integer from 1 to 1000000"},
+    {"flags/repeat_negative", "--workload exp_tiled --repeat -1", "--repeat=-1", "expected an integer from 1 to 1000000"},
+    {"flags/repeat_exponent", "--workload exp_tiled --repeat 1e12", "--repeat=1e12", "expected an integer from 1 to 1000000"},
+    {"flags/repeat_over_limit", "--workload exp_tiled --repeat 1000001", "--repeat=1000001", "expected an integer from 1 to 1000000"},
+    {"flags/repeat_not_a_number", "--workload exp_tiled --repeat many", "--repeat=many", "expected an integer from 1 to 1000000"},
+    {"flags/repeat_empty", "--workload exp_tiled --repeat=", "--repeat=", "expected an integer from 1 to 1000000"},
+    {"flags/repeat_too_many_samples", "--workload all --repeat 100000", "--repeat=100000 with ", "expected at most 1500000 per run"},
+    {"flags/warmup_negative", "--workload exp_tiled --warmup -1", "--warmup=-1", "expected an integer from 0 to 1000000"},
+    {"flags/wait_over_limit", "--workload exp_tiled --wait 1000001", "--wait=1000001", "expected an integer from 0 to 1000000"},
+    {"flags/seed_negative", "--workload exp_tiled --seed -4", "--seed=-4", "expected an integer from 0 to 18446744073709551615"},
+    {"flags/seed_over_uint64", "--workload exp_tiled --seed 18446744073709551616", "--seed=18446744073709551616", "expected an integer from 0 to"},
+    {"flags/confidence_above_one", "--workload exp_tiled --confidence 1.5", "--confidence=1.5", "expected a level strictly between 0 and 1"},
+    {"flags/confidence_zero", "--workload exp_tiled --confidence 0", "--confidence=0", "expected a level strictly between 0 and 1"},
+    {"flags/confidence_one", "--workload exp_tiled --confidence 1", "--confidence=1", "expected a level strictly between 0 and 1"},
+    {"flags/confidence_nan", "--workload exp_tiled --confidence nan", "--confidence=nan", "expected a level strictly between 0 and 1"},
+    {"flags/confidence_not_a_number", "--workload exp_tiled --confidence high", "--confidence=high", "expected a level strictly between 0 and 1"},
+    {"flags/threshold_one", "--workload exp_tiled --threshold 1", "--threshold=1", "expected a fraction in [0, 1)"},
+    {"flags/threshold_negative", "--workload exp_tiled --threshold -0.1", "--threshold=-0.1", "expected a fraction in [0, 1)"},
+    {"flags/alpha_zero", "--workload exp_tiled --alpha 0", "--alpha=0", "expected a level strictly between 0 and 1"},
+    {"flags/alpha_infinite", "--workload exp_tiled --alpha inf", "--alpha=inf", "expected a level strictly between 0 and 1"},
+    {"flags/format_unknown", "--workload exp_tiled --format xml", "--format=xml", "expected table, json"},
+    {"flags/unknown_flag", "--workload exp_tiled --repeats 3", "--repeats", "unknown flag"},
+    {"flags/missing_value", "--workload", "--workload", "needs a value"},
+    {"flags/stray_argument", "--workload exp_tiled stray", "'stray'", "expected a flag or one of the commands"},
+    {"flags/nothing_to_run", "--repeat 5", "nothing to run", "give --workload NAME|FAMILY|all or --spec FILE"},
+    {"flags/unknown_workload", "--workload rmsnorm_fast", "no workload matches \"rmsnorm_fast\"", "; workloads: "},
+    {"flags/unknown_device", "--workload exp_tiled --device trn9", "--device trn9", "available: trn1"},
+    {"flags/set_unknown_parameter", "--workload exp_tiled --set dma_latncy_us=4", "--set dma_latncy_us", "unknown parameter; expected one of"},
+    {"flags/set_not_a_number", "--workload exp_tiled --set dma_latency_us=slow", "--set dma_latency_us=slow", "expected KEY=VALUE with a number"},
+    {"flags/set_without_value", "--workload exp_tiled --set dma_latency_us", "--set dma_latency_us", "expected KEY=VALUE with a number"},
+    {"flags/set_negative", "--workload exp_tiled --set dma_latency_us=-1", "--set dma_latency_us=-1", "expected a finite number >= 0"},
+    {"flags/set_huge_latency", "--workload exp_tiled --set dma_latency_us=1e308", "--set dma_latency_us", "expected values from 0 to 1e+09"},
+    {"flags/set_zero_rate", "--workload exp_tiled --set hbm_gbps=0", "--set hbm_gbps", "expected a rate greater than 0"},
+    {"flags/set_fractional_count", "--workload exp_tiled --set partitions=0.5", "--set partitions=0.5", "expected a finite positive integer"},
+    {"flags/set_billion_dma_queues", "--workload exp_tiled --set dma_queues=1e9", "--set dma_queues", "expected values from 0 to 1024"},
+    {"flags/spec_missing_file", "--spec $IN/nope.json", "$IN/nope.json", "no such spec file"},
+    {"flags/spec_is_a_folder", "--spec $SRC/workloads/specs", "$SRC/workloads/specs", "is a directory, not a spec file"},
+    {"flags/spec_empty_name", "--spec=", "--spec", "needs a file name"},
+    {"flags/spec_twice", "--spec $SRC/workloads/specs/exp_tiled.json --spec $SRC/workloads/specs/exp_tiled.json", "exp_tiled", "is already selected"},
+    {"flags/specs_dir_missing", "--workload all --specs-dir $IN/nope", "$IN/nope", "no such spec directory"},
+    {"flags/specs_dir_empty", "--workload all --specs-dir $IN/empty", "$IN/empty", "holds no spec files (*.json)", EmptyFolder},
+    {"flags/specs_dir_with_a_bad_file", "--workload all --specs-dir $IN/specs", "$IN/specs/broken.json", "malformed JSON", SpecDirWithOneBadFile},
+    {"flags/profiles_dir_missing", "--workload exp_tiled --profiles-dir $IN/nope", "--device trn1", "available: none"},
+    {"flags/gate_without_baseline", "gate", "gate", "needs --baseline DIR|FILE"},
+    {"flags/baseline_missing", "--workload exp_tiled --baseline $IN/nope", "--baseline $IN/nope", "no such folder or file"},
+    {"flags/compare_one_file", "compare $SRC/baselines/trn1/exp_tiled.json", "compare", "needs two files"},
+    {"flags/compare_missing_file", "compare $IN/old.json $SRC/baselines/trn1/exp_tiled.json", "$IN/old.json", "no such baseline or results file"},
+    {"flags/compare_a_folder", "compare $SRC/baselines/trn1 $SRC/baselines/trn1/exp_tiled.json", "$SRC/baselines/trn1", "no such baseline or results file"},
+    {"flags/compare_dev_zero", "compare /dev/zero $SRC/baselines/trn1/exp_tiled.json", "/dev/zero", "larger than 64 MiB"},
+
+    // ---- where trnbench writes ----
+    {"outputs/output_folder_missing", "--workload exp_tiled --repeat 2 --output $IN/nope/results.json", "$IN/nope/results.json", "cannot create a file in", nullptr, Start::kPlain, false},
+    {"outputs/output_is_a_folder", "--workload exp_tiled --repeat 2 --output $IN/a_folder", "$IN/a_folder", "is a folder; expected a file name", AFolder, Start::kPlain, false},
+    {"outputs/output_under_a_file", "--workload exp_tiled --repeat 2 --output $IN/a_file/results.json", "$IN/a_file/results.json", "cannot create a file in", AFileInTheWay, Start::kPlain, false},
+    {"outputs/output_full_disk", "--workload exp_tiled --repeat 2 --output $OUT/results.json", "$OUT/results.json", "write failed (is the disk full?), the old file is kept: File too large", OldResultsInOut, Start::kFullDisk, false},
+    {"outputs/save_baseline_under_a_file", "--workload exp_tiled --repeat 2 --save-baseline $IN/a_file/bl", "$IN/a_file/bl", "cannot create the baseline folder", AFileInTheWay},
+    {"outputs/save_baseline_folder_in_the_way", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "is a folder; expected a file name", FolderInPlaceOfBaseline},
+    {"outputs/save_baseline_full_disk", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "write failed (is the disk full?), the old file is kept: File too large", OldBaselineInOut, Start::kFullDisk, false},
+    {"outputs/save_baseline_read_only_folder", "--workload exp_tiled --repeat 2 --save-baseline $OUT/ro", "$OUT/ro/exp_tiled.json", "expected an existing folder that can be written): Permission denied", ReadOnlyBaselineFolder, Start::kUnprivileged, false},
+    {"outputs/report_dir_under_a_file", "--workload exp_tiled --repeat 2 --report-dir $IN/a_file/report", "$IN/a_file/report", "", AFileInTheWay},
+    {"outputs/report_dir_read_only", "--workload exp_tiled --repeat 2 --report-dir $OUT/ro/report", "$OUT/ro/report", "", ReadOnlyReportFolder, Start::kUnprivileged, false},
+
+    // ---- spec files (tests/errors/specs; the rules are in bad_specs below) ----
+    {"specs/nan_dim", "--spec $ERR/specs/nan_dim.json", "$ERR/specs/nan_dim.json: /: ", "malformed JSON"},
+    {"specs/infinity_dim", "--spec $ERR/specs/infinity_dim.json", "$ERR/specs/infinity_dim.json: /: ", "malformed JSON"},
+    {"specs/negative_infinity_threshold", "--spec $ERR/specs/negative_infinity_threshold.json", "$ERR/specs/negative_infinity_threshold.json: /: ", "number overflow"},
+    {"specs/noise_threshold_one", "--spec $ERR/specs/noise_threshold_one.json", "$ERR/specs/noise_threshold_one.json: /noise_threshold: ", "expected a number in [0, 1)"},
+    {"specs/noise_threshold_negative", "--spec $ERR/specs/noise_threshold_negative.json", "$ERR/specs/noise_threshold_negative.json: /noise_threshold: ", "expected a number in [0, 1)"},
+    {"specs/empty_file", "--spec $ERR/specs/empty_file.json", "$ERR/specs/empty_file.json: /: ", "malformed JSON"},
+    {"specs/whitespace_only", "--spec $ERR/specs/whitespace_only.json", "$ERR/specs/whitespace_only.json: /: ", "malformed JSON"},
+    {"specs/null_document", "--spec $ERR/specs/null_document.json", "$ERR/specs/null_document.json: /: ", "expected an object, got null"},
+    {"specs/trailing_garbage", "--spec $ERR/specs/trailing_garbage.json", "$ERR/specs/trailing_garbage.json: /: ", "malformed JSON"},
+    {"specs/comment", "--spec $ERR/specs/comment.json", "$ERR/specs/comment.json: /: ", "malformed JSON"},
+    {"specs/trailing_comma", "--spec $ERR/specs/trailing_comma.json", "$ERR/specs/trailing_comma.json: /: ", "malformed JSON"},
+    {"specs/invalid_utf8", "--spec $ERR/specs/invalid_utf8.json", "$ERR/specs/invalid_utf8.json: /: ", "invalid string: ill-formed UTF-8 byte"},
+    {"specs/deep_nesting", "--spec $ERR/specs/deep_nesting.json", "$ERR/specs/deep_nesting.json: /tensors/1/shape", "JSON nested deeper than 64 levels"},
+    {"specs/newline_in_name", "--spec $ERR/specs/newline_in_name.json", "$ERR/specs/newline_in_name.json: /name: ", "name \"bad\\nname\" must match ^[a-z][a-z0-9_]*$"},
+    {"specs/escape_sequence_in_op", "--spec $ERR/specs/escape_sequence_in_op.json", "$ERR/specs/escape_sequence_in_op.json: /ops/0/op: ", "unknown op \"\\u001b[2J\\u001b[31maten::mul\"; supported ops:"},
+    {"specs/bell_in_key", "--spec $ERR/specs/bell_in_key.json", "$ERR/specs/bell_in_key.json: /tensors/0/sh\\u0007pe: ", "allowed keys: name, shape, dtype, placement"},
+    {"specs/loop_2pow40_iterations", "--spec $ERR/specs/loop_2pow40_iterations.json", "$ERR/specs/loop_2pow40_iterations.json", "lowers to more than 5000000 instructions"},
+    {"specs/too_many_instructions", "--spec $ERR/specs/too_many_instructions.json", "$ERR/specs/too_many_instructions.json", "lowers to more than 5000000 instructions"},
+    {"specs/too_many_instructions_eager", "--spec $ERR/specs/too_many_instructions_eager.json", "$ERR/specs/too_many_instructions_eager.json", "lowers to more than 5000000 instructions"},
+    {"specs/repeat_times_instructions", "--spec $ERR/specs/million_instructions.json --repeat 2000", "$ERR/specs/million_instructions.json: --repeat=2000", "expected at most 2000000000 per workload"},
+    {"specs/buffers_int32_max", "--spec $ERR/specs/buffers_int32_max.json", "$ERR/specs/buffers_int32_max.json: /kernel/loops/0/body/0: ", "SBUF overflow at tile \"in_tile\""},
+    {"specs/tile_partitions_1e300", "--spec $ERR/specs/tile_partitions_1e300.json", "$ERR/specs/tile_partitions_1e300.json: /kernel/loops/0/tile_partitions: ", "expected a positive integer, got number 1e+300"},
+    {"specs/line_above_int64", "--spec $ERR/specs/line_above_int64.json", "$ERR/specs/line_above_int64.json: /kernel/loops/0/body/0/line: ", "expected a source line number >= 1"},
+    {"specs/dim_below_int64", "--spec $ERR/specs/dim_below_int64.json", "$ERR/specs/dim_below_int64.json: /tensors/0/shape/0: ", "expected a positive integer no larger than 2^40"},
+    {"specs/elements_2pow41", "--spec $ERR/specs/elements_2pow41.json", "$ERR/specs/elements_2pow41.json: /tensors/0/shape: ", "a tensor may have at most 2^40 (1099511627776) elements"},
+    {"specs/elements_2pow64", "--spec $ERR/specs/elements_2pow64.json", "$ERR/specs/elements_2pow64.json: /tensors/0/shape: ", "overflows int64; a tensor may have at most 2^40"},
+    {"specs/no_tensors", "--spec $ERR/specs/no_tensors.json", "$ERR/specs/no_tensors.json: /tensors: ", "a spec needs at least one tensor"},
+    {"specs/psum_overflow_tile", "--spec $ERR/specs/psum_overflow_tile.json", "$ERR/specs/psum_overflow_tile.json: /kernel/loops/0/body/3: ", "PSUM overflow at tile \"big\""},
+    {"specs/cycle_two_ops", "--spec $ERR/specs/cycle_two_ops.json", "$ERR/specs/cycle_two_ops.json: /kernel/loops/0/body/", "dependency cycle"},
+    {"specs/unknown_dtype_fp8", "--spec $ERR/specs/unknown_dtype_fp8.json", "$ERR/specs/unknown_dtype_fp8.json: /tensors/0/dtype: ", "unknown dtype \"fp8\"; expected one of bf16, fp16, fp32, int8, int32"},
+    {"specs/unknown_engine_pe", "--spec $ERR/specs/unknown_engine_pe.json", "$ERR/specs/unknown_engine_pe.json: /kernel/loops/0/body/1/engine: ", "unknown engine \"pe\"; expected one of tensor, vector, scalar, gpsimd"},
+    {"specs/not_a_spec", "--spec $ERR/specs/not_a_spec.json", "$ERR/specs/not_a_spec.json: /schema: ", "unknown key \"schema\" in a spec"},
+    {"specs/over_1_mib", "--spec $IN/big.json", "$IN/big.json: /: ", "a spec may be at most 1 MiB (1048576 bytes)", SpecOverOneMib},
+    {"specs/dev_zero", "--spec /dev/zero", "/dev/zero: /: ", "a spec may be at most 1 MiB (1048576 bytes)"},
+    {"specs/megabyte_key", "--spec $IN/key.json", "$IN/key.json: /kkkk", "in a spec; allowed keys: schema_version", SpecMegabyteKey},
+    {"specs/megabyte_op_name", "--spec $IN/op.json", "$IN/op.json: /ops/0/op: unknown op \"aten::eeee", "; supported ops: aten::", SpecMegabyteOpName},
+    {"specs/nested_100000_levels", "--spec $IN/deep.json", "$IN/deep.json: /0/0/0", "JSON nested deeper than 64 levels", SpecDeepNesting},
+
+    // ---- device profiles (--profiles-dir $ERR/profiles --device NAME) ----
+    {"profiles/malformed", "--workload exp_tiled --profiles-dir $ERR/profiles --device malformed", "$ERR/profiles/malformed.json: /: ", "malformed JSON"},
+    {"profiles/truncated", "--workload exp_tiled --profiles-dir $ERR/profiles --device truncated", "$ERR/profiles/truncated.json: /: ", "malformed JSON"},
+    {"profiles/empty", "--workload exp_tiled --profiles-dir $ERR/profiles --device empty", "$ERR/profiles/empty.json: /: ", "malformed JSON"},
+    {"profiles/not_an_object", "--workload exp_tiled --profiles-dir $ERR/profiles --device not_an_object", "$ERR/profiles/not_an_object.json: /: ", "expected a JSON object"},
+    {"profiles/nan_value", "--workload exp_tiled --profiles-dir $ERR/profiles --device nan_value", "$ERR/profiles/nan_value.json: /: ", "malformed JSON"},
+    {"profiles/schema_version_2", "--workload exp_tiled --profiles-dir $ERR/profiles --device schema_version_2", "$ERR/profiles/schema_version_2.json: /schema_version: ", "expected 1"},
+    {"profiles/unknown_top_key", "--workload exp_tiled --profiles-dir $ERR/profiles --device unknown_top_key", "$ERR/profiles/unknown_top_key.json: /vendor: ", "unknown key; expected schema_version, name"},
+    {"profiles/unknown_parameter", "--workload exp_tiled --profiles-dir $ERR/profiles --device unknown_parameter", "$ERR/profiles/unknown_parameter.json: /parameters/dma_latncy_us: ", "unknown parameter; expected one of partitions"},
+    {"profiles/missing_parameter", "--workload exp_tiled --profiles-dir $ERR/profiles --device missing_parameter", "$ERR/profiles/missing_parameter.json: /parameters/hbm_gbps: ", "missing"},
+    {"profiles/negative_bandwidth", "--workload exp_tiled --profiles-dir $ERR/profiles --device negative_bandwidth", "$ERR/profiles/negative_bandwidth.json: /parameters/dma_queue_gbps/value: ", "expected a finite number >= 0"},
+    {"profiles/zero_clock", "--workload exp_tiled --profiles-dir $ERR/profiles --device zero_clock", "$ERR/profiles/zero_clock.json: /parameters/vector_clock_ghz: ", "expected a rate greater than 0"},
+    {"profiles/tiny_clock", "--workload exp_tiled --profiles-dir $ERR/profiles --device tiny_clock", "$ERR/profiles/tiny_clock.json: /parameters/vector_clock_ghz: ", "expected a rate greater than 0 (at least 1e-06)"},
+    {"profiles/huge_latency", "--workload exp_tiled --profiles-dir $ERR/profiles --device huge_latency", "$ERR/profiles/huge_latency.json: /parameters/dma_latency_us: ", "expected values from 0 to 1e+09"},
+    {"profiles/huge_latency_quantile", "--workload exp_tiled --profiles-dir $ERR/profiles --device huge_latency_quantile", "$ERR/profiles/huge_latency_quantile.json: /parameters/dma_latency_us: ", "expected values from 0 to 1e+09"},
+    {"profiles/billion_dma_queues", "--workload exp_tiled --profiles-dir $ERR/profiles --device billion_dma_queues", "$ERR/profiles/billion_dma_queues.json: /parameters/dma_queues: ", "expected values from 0 to 1024"},
+    {"profiles/fractional_partitions", "--workload exp_tiled --profiles-dir $ERR/profiles --device fractional_partitions", "$ERR/profiles/fractional_partitions.json: /parameters/partitions/value: ", "expected a positive integer"},
+    {"profiles/quantiles_decreasing", "--workload exp_tiled --profiles-dir $ERR/profiles --device quantiles_decreasing", "$ERR/profiles/quantiles_decreasing.json: /parameters/dma_latency_us/quantiles: ", "non-decreasing in value"},
+    {"profiles/quantiles_not_to_one", "--workload exp_tiled --profiles-dir $ERR/profiles --device quantiles_not_to_one", "$ERR/profiles/quantiles_not_to_one.json: /parameters/dma_latency_us/quantiles: ", "must start at p = 0 and end at p = 1"},
+    {"profiles/quantiles_on_fixed_figure", "--workload exp_tiled --profiles-dir $ERR/profiles --device quantiles_on_fixed_figure", "$ERR/profiles/quantiles_on_fixed_figure.json: /parameters/hbm_gbps/quantiles: ", "fixed hardware figure; give `value`"},
+    {"profiles/value_and_quantiles", "--workload exp_tiled --profiles-dir $ERR/profiles --device value_and_quantiles", "$ERR/profiles/value_and_quantiles.json: /parameters/dma_latency_us: ", "expected exactly one of `value` or `quantiles`"},
+    {"profiles/missing_source", "--workload exp_tiled --profiles-dir $ERR/profiles --device missing_source", "$ERR/profiles/missing_source.json: /parameters/hbm_gbps/source: ", "every parameter must say where its value comes from"},
+    {"profiles/value_is_string", "--workload exp_tiled --profiles-dir $ERR/profiles --device value_is_string", "$ERR/profiles/value_is_string.json: /parameters/hbm_gbps/value: ", "expected a number"},
+    {"profiles/deep_nesting", "--workload exp_tiled --profiles-dir $ERR/profiles --device deep_nesting", "$ERR/profiles/deep_nesting.json: /parameters/hbm_gbps: ", "expected an object"},
+    {"profiles/name_missing", "--workload exp_tiled --profiles-dir $ERR/profiles --device name_missing", "$ERR/profiles/name_missing.json: /name: ", "missing or empty"},
+    {"profiles/megabyte_key", "--workload exp_tiled --profiles-dir $IN/profiles --device huge_key", "$IN/profiles/huge_key.json: /parameters/pppp", "unknown parameter; expected one of partitions", ProfileMegabyteKey},
+    {"profiles/nested_100000_levels", "--workload exp_tiled --profiles-dir $IN/profiles --device deep", "$IN/profiles/deep.json: /parameters: ", "expected an object", ProfileDeepNesting},
+    {"profiles/over_1_mib", "--workload exp_tiled --profiles-dir $IN/profiles --device big", "$IN/profiles/big.json: /: ", "a device profile may be at most 1 MiB", ProfileOverOneMib},
+
+    // ---- baselines and results files (--baseline FILE, compare) ----
+    {"baselines/other_device", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/other_device.json", "$ERR/baselines/other_device.json: /device/name: ", "the baseline is for device trn2, this run is on trn1"},
+    {"baselines/schema_version_2", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/schema_version_2.json", "$ERR/baselines/schema_version_2.json: /schema_version: ", "unknown schema version 2; this trnbench reads version 1"},
+    {"baselines/unknown_schema", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/unknown_schema.json", "$ERR/baselines/unknown_schema.json: /schema: ", "expected \"trnbench.baseline\" or \"trnbench.results\", found \"google.benchmark\""},
+    {"baselines/schema_missing", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/schema_missing.json", "$ERR/baselines/schema_missing.json: /schema: ", "missing"},
+    {"baselines/fewer_samples_than_repeat", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/fewer_samples_than_repeat.json", "$ERR/baselines/fewer_samples_than_repeat.json: /metrics/device_time_us/samples: ", "expected 4 samples (schedule.repeat), found 3"},
+    {"baselines/more_samples_than_repeat", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/more_samples_than_repeat.json", "$ERR/baselines/more_samples_than_repeat.json: /metrics/ncl_us/samples: ", "expected 4 samples (schedule.repeat), found 5"},
+    {"baselines/nan_sample", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/nan_sample.json", "$ERR/baselines/nan_sample.json: /: ", "malformed or truncated JSON at byte"},
+    {"baselines/infinity_sample", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/infinity_sample.json", "$ERR/baselines/infinity_sample.json: /: ", "malformed or truncated JSON at byte"},
+    {"baselines/overflow_sample", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/overflow_sample.json", "$ERR/baselines/overflow_sample.json: /: ", "malformed JSON: number overflow parsing '1e400'"},
+    {"baselines/null_sample", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/null_sample.json", "$ERR/baselines/null_sample.json: /metrics/device_time_us/samples/2: ", "expected a finite number"},
+    {"baselines/string_sample", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/string_sample.json", "$ERR/baselines/string_sample.json: /metrics/device_time_us/samples/0: ", "expected a finite number"},
+    {"baselines/repeat_zero", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/repeat_zero.json", "$ERR/baselines/repeat_zero.json: /provenance/schedule/repeat: ", "expected an integer from 1 to 1099511627776"},
+    {"baselines/repeat_negative", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/repeat_negative.json", "$ERR/baselines/repeat_negative.json: /provenance/schedule/repeat: ", "expected an integer from 1 to 1099511627776"},
+    {"baselines/repeat_2pow41", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/repeat_2pow41.json", "$ERR/baselines/repeat_2pow41.json: /provenance/schedule/repeat: ", "expected an integer from 1 to 1099511627776"},
+    {"baselines/seed_negative", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/seed_negative.json", "$ERR/baselines/seed_negative.json: /provenance/seed: ", "expected a non-negative integer"},
+    {"baselines/unknown_metric", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/unknown_metric.json", "$ERR/baselines/unknown_metric.json: /metrics/device_time_ms: ", "unknown metric"},
+    {"baselines/no_metrics", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/no_metrics.json", "$ERR/baselines/no_metrics.json: /metrics: ", "expected a non-empty object of metrics"},
+    {"baselines/device_missing", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/device_missing.json", "$ERR/baselines/device_missing.json: /device: ", "missing"},
+    {"baselines/workload_not_a_string", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/workload_not_a_string.json", "$ERR/baselines/workload_not_a_string.json: /workload: ", "expected a string"},
+    {"baselines/commit_a_number", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/commit_a_number.json", "$ERR/baselines/commit_a_number.json: /provenance/git_commit: ", "expected a string or null"},
+    {"baselines/truncated", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/truncated.json", "$ERR/baselines/truncated.json: /: ", "malformed or truncated JSON at byte"},
+    {"baselines/empty", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/empty.json", "$ERR/baselines/empty.json: /: ", "malformed or truncated JSON"},
+    {"baselines/not_an_object", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/not_an_object.json", "$ERR/baselines/not_an_object.json: /: ", "expected a JSON object"},
+    {"baselines/deep_nesting", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/deep_nesting.json", "$ERR/baselines/deep_nesting.json: /: ", "JSON nested deeper than 64 levels"},
+    {"baselines/newline_in_metric", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/newline_in_metric.json", "$ERR/baselines/newline_in_metric.json: /metrics/ncl_us\\nFAKE: all good: ", "unknown metric"},
+    {"baselines/workload_not_its_file_name", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/dir_workload_mismatch", "$ERR/baselines/dir_workload_mismatch/exp_tiled.json: /workload: ", "expected exp_tiled (the file's name), found exp_tiled_v2"},
+    {"baselines/results_duplicate_workload", "compare $ERR/baselines/results_duplicate_workload.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_duplicate_workload.json: /workloads/4/name: ", "appears twice"},
+    {"baselines/results_fewer_samples", "compare $SRC/tests/fuzz/corpus/results/all_repeat3_min.json $ERR/baselines/results_fewer_samples.json", "$ERR/baselines/results_fewer_samples.json: /workloads/1/metrics/device_time_us/samples: ", "expected 3 samples (schedule.repeat), found 2"},
+    {"baselines/results_schema_version_2", "compare $ERR/baselines/results_schema_version_2.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_schema_version_2.json: /schema_version: ", "unknown schema version 2; this trnbench reads version 1"},
+    {"baselines/results_workloads_not_array", "compare $ERR/baselines/results_workloads_not_array.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_workloads_not_array.json: /workloads: ", "expected an array"},
+    {"baselines/over_64_mib", "--workload exp_tiled --repeat 2 --baseline $IN/big.json", "$IN/big.json: /: ", "file is larger than 64 MiB", BaselineOver64Mib},
+    {"baselines/megabyte_metric_name", "--workload exp_tiled --repeat 2 --baseline $IN/metric.json", "$IN/metric.json: /metrics/mmmm", "unknown metric", BaselineMegabyteMetricName},
+    {"baselines/nested_100000_levels", "--workload exp_tiled --repeat 2 --baseline $IN/deep.json", "$IN/deep.json: /: ", "JSON nested deeper than 64 levels", BaselineDeepNesting},
+
+    // ---- every rule of the spec format: tests/workloads/bad_specs ----
+    {"bad_specs/malformed_json", "--spec $BAD/malformed_json.json", "$BAD/malformed_json.json: /: ", "malformed JSON: parse error at line 4, column 1"},
+    {"bad_specs/truncated", "--spec $BAD/truncated.json", "$BAD/truncated.json: /: ", "unexpected end of input"},
+    {"bad_specs/empty_object", "--spec $BAD/empty_object.json", "$BAD/empty_object.json: /schema_version: ", "required key \"schema_version\" is missing"},
+    {"bad_specs/not_an_object", "--spec $BAD/not_an_object.json", "$BAD/not_an_object.json: /: ", "expected an object, got an array"},
+    {"bad_specs/duplicate_key", "--spec $BAD/duplicate_key.json", "$BAD/duplicate_key.json: /name: ", "duplicate key \"name\""},
+    {"bad_specs/number_overflow", "--spec $BAD/number_overflow.json", "$BAD/number_overflow.json: /: ", "malformed JSON: number overflow parsing '1e400'"},
+    {"bad_specs/schema_version_2", "--spec $BAD/schema_version_2.json", "$BAD/schema_version_2.json: /schema_version: ", "unsupported schema_version 2; this trnbench reads 1"},
+    {"bad_specs/schema_version_string", "--spec $BAD/schema_version_string.json", "$BAD/schema_version_string.json: /schema_version: ", "expected an integer, got string \"1\""},
+    {"bad_specs/name_wrong_type", "--spec $BAD/name_wrong_type.json", "$BAD/name_wrong_type.json: /name: ", "expected a string, got number 5"},
+    {"bad_specs/name_bad_pattern", "--spec $BAD/name_bad_pattern.json", "$BAD/name_bad_pattern.json: /name: ", "name \"RMSNorm\" must match ^[a-z][a-z0-9_]*$"},
+    {"bad_specs/unknown_mode", "--spec $BAD/unknown_mode.json", "$BAD/unknown_mode.json: /mode: ", "unknown mode \"lazy\"; expected one of eager, fused_op, compiled, nki"},
+    {"bad_specs/unknown_top_key", "--spec $BAD/unknown_top_key.json", "$BAD/unknown_top_key.json: /colour: ", "unknown key \"colour\" in a spec; allowed keys: schema_version, name, family, description, mode, tensors, ops, kernel"},
+    {"bad_specs/unknown_tensor_key", "--spec $BAD/unknown_tensor_key.json", "$BAD/unknown_tensor_key.json: /tensors/1/layout: ", "unknown key \"layout\" in a tensor; allowed keys: name, shape, dtype, placement"},
+    {"bad_specs/unknown_op_key", "--spec $BAD/unknown_op_key.json", "$BAD/unknown_op_key.json: /ops/0/alpha: ", "unknown key \"alpha\" in a torch op"},
+    {"bad_specs/unknown_nki_op_key", "--spec $BAD/unknown_nki_op_key.json", "$BAD/unknown_nki_op_key.json: /kernel/loops/0/body/1/engnie: ", "unknown key \"engnie\" in an activation op"},
+    {"bad_specs/misplaced_nki_key", "--spec $BAD/misplaced_nki_key.json", "$BAD/misplaced_nki_key.json: /kernel/loops/0/body/0/engine: ", "key \"engine\" does not apply to a load op"},
+    {"bad_specs/unknown_loop_key", "--spec $BAD/unknown_loop_key.json", "$BAD/unknown_loop_key.json: /kernel/loops/0/unroll: ", "unknown key \"unroll\" in a loop"},
+    {"bad_specs/shape_wrong_type", "--spec $BAD/shape_wrong_type.json", "$BAD/shape_wrong_type.json: /tensors/0/shape: ", "expected an array of dims, got string \"4x8\""},
+    {"bad_specs/inputs_wrong_type", "--spec $BAD/inputs_wrong_type.json", "$BAD/inputs_wrong_type.json: /ops/0/inputs: ", "expected an array of strings, got string \"x\""},
+    {"bad_specs/tensors_wrong_type", "--spec $BAD/tensors_wrong_type.json", "$BAD/tensors_wrong_type.json: /tensors: ", "expected an array, got an object"},
+    {"bad_specs/unknown_placement", "--spec $BAD/unknown_placement.json", "$BAD/unknown_placement.json: /tensors/2/placement: ", "unknown placement \"gpu\"; expected one of host, device"},
+    {"bad_specs/unknown_dtype", "--spec $BAD/unknown_dtype.json", "$BAD/unknown_dtype.json: /tensors/0/dtype: ", "unknown dtype \"bf32\"; expected one of bf16, fp16, fp32, int8, int32"},
+    {"bad_specs/unknown_engine", "--spec $BAD/unknown_engine.json", "$BAD/unknown_engine.json: /kernel/loops/0/body/1/engine: ", "unknown engine \"dma\"; expected one of tensor, vector, scalar, gpsimd"},
+    {"bad_specs/unknown_range", "--spec $BAD/unknown_range.json", "$BAD/unknown_range.json: /kernel/loops/0/range: ", "unknown range \"parallel\"; expected one of affine, sequential"},
+    {"bad_specs/zero_dim", "--spec $BAD/zero_dim.json", "$BAD/zero_dim.json: /tensors/0/shape/1: ", "expected a positive integer no larger than 2^40 (1099511627776), got number 0"},
+    {"bad_specs/negative_dim", "--spec $BAD/negative_dim.json", "$BAD/negative_dim.json: /tensors/0/shape/0: ", "got number -4"},
+    {"bad_specs/fractional_dim", "--spec $BAD/fractional_dim.json", "$BAD/fractional_dim.json: /tensors/0/shape/0: ", "got a fractional number 4.5"},
+    {"bad_specs/huge_dim", "--spec $BAD/huge_dim.json", "$BAD/huge_dim.json: /tensors/0/shape/0: ", "no larger than 2^40 (1099511627776), got number 1e+300"},
+    {"bad_specs/elements_overflow_int64", "--spec $BAD/elements_overflow_int64.json", "$BAD/elements_overflow_int64.json: /tensors/0/shape: ", "the element count of [1099511627776, 1099511627776] overflows int64; a tensor may have at most 2^40"},
+    {"bad_specs/elements_over_limit", "--spec $BAD/elements_over_limit.json", "$BAD/elements_over_limit.json: /tensors/0/shape: ", "has 2199023255552 elements; a tensor may have at most 2^40 (1099511627776) elements"},
+    {"bad_specs/empty_tensors", "--spec $BAD/empty_tensors.json", "$BAD/empty_tensors.json: /tensors: ", "a spec needs at least one tensor"},
+    {"bad_specs/duplicate_tensor", "--spec $BAD/duplicate_tensor.json", "$BAD/duplicate_tensor.json: /tensors/3/name: ", "tensor \"x\" is declared twice (first at /tensors/0)"},
+    {"bad_specs/tensor_bad_name", "--spec $BAD/tensor_bad_name.json", "$BAD/tensor_bad_name.json: /tensors/1/name: ", "tensor name \"w-1\" must match"},
+    {"bad_specs/unknown_op", "--spec $BAD/unknown_op.json", "$BAD/unknown_op.json: /ops/0/op: ", "unknown op \"aten::gemm\"; supported ops: aten::mul, aten::add"},
+    {"bad_specs/undeclared_tensor", "--spec $BAD/undeclared_tensor.json", "$BAD/undeclared_tensor.json: /ops/0/inputs/1: ", "input \"bias\" is not declared in /tensors"},
+    {"bad_specs/use_before_produce", "--spec $BAD/use_before_produce.json", "$BAD/use_before_produce.json: /ops/0/inputs/1: ", "tensor \"t\" is used before it is produced (by /ops/1)"},
+    {"bad_specs/produced_twice", "--spec $BAD/produced_twice.json", "$BAD/produced_twice.json: /ops/1/output: ", "tensor \"y\" is produced twice (first by /ops/0)"},
+    {"bad_specs/arity_wrong", "--spec $BAD/arity_wrong.json", "$BAD/arity_wrong.json: /ops/0/inputs: ", "aten::mul takes 2 inputs, got 1"},
+    {"bad_specs/broadcast_mismatch", "--spec $BAD/broadcast_mismatch.json", "$BAD/broadcast_mismatch.json: /ops/0/inputs: ", "aten::mul: input shapes [4, 8] and [3] do not broadcast: dim -1 is 8 in one and 3 in the other"},
+    {"bad_specs/reduce_shape_wrong", "--spec $BAD/reduce_shape_wrong.json", "$BAD/reduce_shape_wrong.json: /ops/0/output: ", "aten::mean of [4, 8] gives [4, 1], but output \"y\" is declared [4, 8]"},
+    {"bad_specs/matmul_shape", "--spec $BAD/matmul_shape.json", "$BAD/matmul_shape.json: /ops/0/inputs: ", "aten::matmul multiplies [..., m, k] by [k, n]; got [4, 8] and [4, 8]"},
+    {"bad_specs/output_on_host", "--spec $BAD/output_on_host.json", "$BAD/output_on_host.json: /ops/0/output: ", "output \"y\" has placement host"},
+    {"bad_specs/fused_two_ops", "--spec $BAD/fused_two_ops.json", "$BAD/fused_two_ops.json: /ops: ", "mode \"fused_op\" runs exactly one op, got 2"},
+    {"bad_specs/eager_no_ops", "--spec $BAD/eager_no_ops.json", "$BAD/eager_no_ops.json: /ops: ", "mode \"eager\" needs at least one op"},
+    {"bad_specs/eager_missing_ops", "--spec $BAD/eager_missing_ops.json", "$BAD/eager_missing_ops.json: /ops: ", "required key \"ops\" is missing"},
+    {"bad_specs/eager_with_kernel", "--spec $BAD/eager_with_kernel.json", "$BAD/eager_with_kernel.json: /kernel: ", "not allowed in mode \"eager\": \"kernel\" is only for mode \"nki\""},
+    {"bad_specs/nki_with_ops", "--spec $BAD/nki_with_ops.json", "$BAD/nki_with_ops.json: /ops: ", "not allowed in mode \"nki\""},
+    {"bad_specs/nki_missing_kernel", "--spec $BAD/nki_missing_kernel.json", "$BAD/nki_missing_kernel.json: /kernel: ", "required key \"kernel\" is missing"},
+    {"bad_specs/nki_no_loops", "--spec $BAD/nki_no_loops.json", "$BAD/nki_no_loops.json: /kernel/loops: ", "a kernel needs at least one loop"},
+    {"bad_specs/nki_empty_body", "--spec $BAD/nki_empty_body.json", "$BAD/nki_empty_body.json: /kernel/loops/0/body: ", "a loop body needs at least one op"},
+    {"bad_specs/unknown_nki_op", "--spec $BAD/unknown_nki_op.json", "$BAD/unknown_nki_op.json: /kernel/loops/0/body/1/op: ", "unknown NKI op \"exp\"; expected one of load, store, iota"},
+    {"bad_specs/tile_too_many_partitions", "--spec $BAD/tile_too_many_partitions.json", "$BAD/tile_too_many_partitions.json: /kernel/loops/0/body/1/tile/0: ", "tile [256, 512] has 256 partitions; SBUF has 128"},
+    {"bad_specs/tile_one_dim", "--spec $BAD/tile_one_dim.json", "$BAD/tile_one_dim.json: /kernel/loops/0/body/1/tile: ", "a tile is [partitions, free], got 1 dim"},
+    {"bad_specs/tile_partitions_over_limit", "--spec $BAD/tile_partitions_over_limit.json", "$BAD/tile_partitions_over_limit.json: /kernel/loops/0/tile_partitions: ", "must be between 1 and 128 (the SBUF partitions), got 256"},
+    {"bad_specs/sbuf_overflow", "--spec $BAD/sbuf_overflow.json", "$BAD/sbuf_overflow.json: /kernel/loops/0/body/0: ", "SBUF overflow at tile \"in_tile\": fp32 [128, 60000] x 1 buffer = 240000 B per partition brings the loop body to 240000 B per partition; the limit is 196608 B per partition"},
+    {"bad_specs/sbuf_overflow_buffers", "--spec $BAD/sbuf_overflow_buffers.json", "$BAD/sbuf_overflow_buffers.json: /kernel/loops/0/body/1: ", "SBUF overflow at tile \"out_tile\": fp32 [128, 8192] x 4 buffers = 131072 B per partition brings the loop body to 262144 B per partition"},
+    {"bad_specs/psum_overflow", "--spec $BAD/psum_overflow.json", "$BAD/psum_overflow.json: /kernel/loops/0/body/2: ", "PSUM overflow at tile \"acc\": fp32 [128, 8192] x 1 buffer = 32768 B per partition brings the loop body to 32768 B per partition; the limit is 16384 B per partition"},
+    {"bad_specs/matmul_not_psum", "--spec $BAD/matmul_not_psum.json", "$BAD/matmul_not_psum.json: /kernel/loops/0/body/2/buffer: ", "the Tensor engine writes matmul results to PSUM; set \"buffer\": \"psum\" (got \"sbuf\")"},
+    {"bad_specs/missing_mask_load", "--spec $BAD/missing_mask_load.json", "$BAD/missing_mask_load.json: /kernel/loops/0/body/0/mask: ", "the last tile is partial (250 rows, tile 128): load needs a mask"},
+    {"bad_specs/missing_mask_store", "--spec $BAD/missing_mask_store.json", "$BAD/missing_mask_store.json: /kernel/loops/0/body/4/mask: ", "the last tile is partial (250 rows, tile 128): store needs a mask"},
+    {"bad_specs/cycle_after", "--spec $BAD/cycle_after.json", "$BAD/cycle_after.json: /kernel/loops/0/body/0: ", "dependency cycle through inputs, mask and after: in_tile -> out_tile -> in_tile"},
+    {"bad_specs/cycle_self", "--spec $BAD/cycle_self.json", "$BAD/cycle_self.json: /kernel/loops/0/body/1: ", "dependency cycle through inputs, mask and after: out_tile -> out_tile"},
+    {"bad_specs/unknown_id_in_inputs", "--spec $BAD/unknown_id_in_inputs.json", "$BAD/unknown_id_in_inputs.json: /kernel/loops/0/body/1/inputs/0: ", "unknown tile id \"in_tle\"; ids defined in this loop body: in_tile, out_tile"},
+    {"bad_specs/unknown_id_in_mask", "--spec $BAD/unknown_id_in_mask.json", "$BAD/unknown_id_in_mask.json: /kernel/loops/0/body/2/mask: ", "unknown tile id \"msk\""},
+    {"bad_specs/duplicate_id", "--spec $BAD/duplicate_id.json", "$BAD/duplicate_id.json: /kernel/loops/0/body/1/id: ", "id \"in_tile\" is already defined at /kernel/loops/0/body/0"},
+    {"bad_specs/missing_id", "--spec $BAD/missing_id.json", "$BAD/missing_id.json: /kernel/loops/0/body/1/id: ", "an activation defines a tile and needs an id"},
+    {"bad_specs/wrong_engine_for_op", "--spec $BAD/wrong_engine_for_op.json", "$BAD/wrong_engine_for_op.json: /kernel/loops/0/body/1/engine: ", "an activation cannot run on the vector engine; expected scalar"},
+    {"bad_specs/missing_engine", "--spec $BAD/missing_engine.json", "$BAD/missing_engine.json: /kernel/loops/0/body/1/engine: ", "a tensor_copy needs an engine: vector or gpsimd or scalar"},
+    {"bad_specs/unknown_func", "--spec $BAD/unknown_func.json", "$BAD/unknown_func.json: /kernel/loops/0/body/1/func: ", "unknown func \"softplus\"; expected one of exp, rsqrt"},
+    {"bad_specs/load_dim0_mismatch", "--spec $BAD/load_dim0_mismatch.json", "$BAD/load_dim0_mismatch.json: /kernel/loops/0/body/0/tensor: ", "tensor \"weight\" has dim 0 = 512, but the loop tiles dim 0 of \"in_tensor\" = 256"},
+    {"bad_specs/store_two_inputs", "--spec $BAD/store_two_inputs.json", "$BAD/store_two_inputs.json: /kernel/loops/0/body/2/inputs: ", "a store takes 1 input tile, got 2"},
+    {"bad_specs/store_with_id", "--spec $BAD/store_with_id.json", "$BAD/store_with_id.json: /kernel/loops/0/body/2/id: ", "key \"id\" does not apply to a store op"},
+    {"bad_specs/missing_line", "--spec $BAD/missing_line.json", "$BAD/missing_line.json: /kernel/loops/0/body/1/line: ", "required key \"line\" is missing"},
+    {"bad_specs/zero_line", "--spec $BAD/zero_line.json", "$BAD/zero_line.json: /kernel/loops/0/body/1/line: ", "expected a source line number >= 1, got number 0"},
+    {"bad_specs/loop_tensor_on_host", "--spec $BAD/loop_tensor_on_host.json", "$BAD/loop_tensor_on_host.json: /kernel/loops/0/tensor: ", "loop tensor \"in_tensor\" has placement host"},
+    {"bad_specs/loop_tensor_undeclared", "--spec $BAD/loop_tensor_undeclared.json", "$BAD/loop_tensor_undeclared.json: /kernel/loops/0/tensor: ", "loop tensor \"missing\" is not declared in /tensors"},
+};
+// clang-format on
+
+// Every file and subfolder below tests/errors/*/ and tests/workloads/
+// bad_specs/, for the check that each is used by a case.
+std::vector<std::string> CatalogueFiles() {
+  std::vector<std::string> out;
+  const fs::path src(TRNBENCH_SOURCE_DIR);
+  for (const char* dir : {"tests/errors/specs", "tests/errors/profiles",
+                          "tests/errors/baselines"}) {
+    for (const auto& e : fs::directory_iterator(src / dir)) {
+      out.push_back(fs::relative(e.path(), src).string());
+    }
+  }
+  for (const auto& e :
+       fs::directory_iterator(src / "tests/workloads/bad_specs")) {
+    out.push_back(fs::relative(e.path(), src).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every regular file below `dir` with its bytes (folders as "<dir>").
+std::map<std::string, std::string> Snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out[fs::relative(e.path(), dir).string()] =
+        e.is_directory() ? "<dir>" : Slurp(e.path());
+  }
+  return out;
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunTrnbench(const Case& c, const Sandbox& box) {
+  const fs::path root = box.in.parent_path();
+  std::string args = Expand(c.args, box);
+  if (c.add_output) args += " --output " + (box.out / "results.json").string();
+  std::string prefix;
+  if (c.start == Start::kFullDisk) {
+    // 8 blocks of 512 bytes; an ignored SIGXFSZ stays ignored across exec.
+    prefix = "ulimit -f 8 && trap '' XFSZ && ";
+  } else if (c.start == Start::kUnprivileged && geteuid() == 0) {
+    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  // Run from the sandbox, so that a default such as baselines/<device>
+  // could never land in the source tree.
+  const std::string cmd = "cd '" + root.string() + "' && " + prefix +
+                          TRNBENCH_BINARY + " " + args + " >stdout 2>stderr" +
+                          " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = Slurp(root / "stdout");
+  o.err = Slurp(root / "stderr");
+  return o;
+}
+
+std::string TestName(const Case& c) {
+  std::string name = c.id;
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+class ErrorCatalogueTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ErrorCatalogueTest, RefusedWithOneLineExitTwoAndNothingWritten) {
+  const Case& c = GetParam();
+  const fs::path root =
+      fs::path(::testing::TempDir()) / "trnbench_catalogue" / TestName(c);
+  if (fs::exists(root)) {
+    fs::permissions(root, fs::perms::owner_all, fs::perm_options::add);
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+      fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add);
+    }
+    fs::remove_all(root);
+  }
+  const Sandbox box{root / "in", root / "out"};
+  fs::create_directories(box.in);
+  fs::create_directories(box.out);
+  if (c.prepare != nullptr) c.prepare(box);
+  if (c.start == Start::kUnprivileged) {
+    // The sandbox must be enterable by the unprivileged user.
+    for (fs::path p = root; p != p.parent_path() && p != fs::path("/tmp");
+         p = p.parent_path()) {
+      fs::permissions(p, fs::perms::others_exec | fs::perms::others_read,
+                      fs::perm_options::add);
+    }
+  }
+  const auto before = Snapshot(box.out);
+
+  const Outcome o = RunTrnbench(c, box);
+  const std::string names = Expand(c.names, box);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.out, IsEmpty());
+  ASSERT_FALSE(o.err.empty());
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1)
+      << "exactly one line on stderr, got:\n"
+      << o.err.substr(0, 4000);
+  EXPECT_EQ(o.err.back(), '\n');
+  EXPECT_THAT(o.err, StartsWith("trnbench: error: "));
+  EXPECT_THAT(o.err.substr(0, 4000), HasSubstr(names));
+  EXPECT_THAT(o.err.substr(0, 4000), HasSubstr(c.expected));
+  EXPECT_LE(o.err.size(), 2100u) << "a readable line, not an echo of the input";
+  for (size_t i = 0; i + 1 < o.err.size(); ++i) {
+    const auto u = static_cast<unsigned char>(o.err[i]);
+    EXPECT_TRUE(u >= 0x20 && u != 0x7f)
+        << "control character " << int{u} << " at " << i;
+  }
+  EXPECT_EQ(Snapshot(box.out), before)
+      << "a refused run must not write, replace or leave any file";
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, ErrorCatalogueTest,
+                         ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                           return TestName(p.param);
+                         });
+
+TEST(ErrorCatalogueFilesTest, EveryCatalogueFileIsRunByACase) {
+  std::set<std::string> used;
+  for (const Case& c : kCases) {
+    std::string args = ReplaceAll(c.args, "$ERR", "tests/errors");
+    args = ReplaceAll(args, "$BAD", "tests/workloads/bad_specs");
+    std::istringstream words(args);
+    for (std::string w; words >> w;) used.insert(w);
+    // --profiles-dir $ERR/profiles --device NAME names the file NAME.json.
+    const auto pos = args.find("--profiles-dir tests/errors/profiles");
+    if (pos != std::string::npos) {
+      const auto dev = args.find("--device ", pos);
+      used.insert("tests/errors/profiles/" +
+                  args.substr(dev + 9, args.find(' ', dev + 9) - dev - 9) +
+                  ".json");
+    }
+  }
+  for (const std::string& f : CatalogueFiles()) {
+    EXPECT_TRUE(used.count(f))
+        << f << " is in the catalogue but no case runs it";
+  }
+  EXPECT_GE(std::size(kCases), 60u);
+}
+
+// docs/errors.md lists every case. The table is generated from kCases; after
+// adding a case, regenerate it with TRNBENCH_UPDATE_GOLDEN=1.
+std::string MarkdownCode(std::string s) {
+  s = ReplaceAll(s, "|", "\\|");
+  return s.empty() ? "" : "`" + s + "`";
+}
+
+std::string CatalogueTable() {
+  std::string out =
+      "| # | case | command (`trnbench ...`) | the message names | and says |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  int n = 0;
+  for (const Case& c : kCases) {
+    std::string args = c.args;
+    if (c.start == Start::kFullDisk) args = "(disk full) " + args;
+    if (c.start == Start::kUnprivileged) args = "(read-only folder) " + args;
+    out += "| " + std::to_string(++n) + " | " + c.id + " | " +
+           MarkdownCode(args) + " | " + MarkdownCode(c.names) + " | " +
+           MarkdownCode(c.expected) + " |\n";
+  }
+  return out;
+}
+
+TEST(ErrorCatalogueDocTest, DocsErrorsMdListsEveryCase) {
+  const fs::path doc = fs::path(TRNBENCH_SOURCE_DIR) / "docs/errors.md";
+  const std::string text = Slurp(doc);
+  const std::string begin =
+      "<!-- catalogue: generated by tests/errors/error_catalogue_test.cc -->\n";
+  const std::string end = "<!-- end of catalogue -->";
+  const size_t b = text.find(begin);
+  const size_t e = text.find(end);
+  ASSERT_NE(b, std::string::npos) << "docs/errors.md lacks: " << begin;
+  ASSERT_NE(e, std::string::npos) << "docs/errors.md lacks: " << end;
+  const std::string table = CatalogueTable();
+  if (std::getenv("TRNBENCH_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(doc, std::ios::binary)
+        << text.substr(0, b + begin.size()) << table << text.substr(e);
+    return;
+  }
+  EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), table)
+      << "regenerate with TRNBENCH_UPDATE_GOLDEN=1";
+}
+
+}  // namespace
+}  // namespace trn

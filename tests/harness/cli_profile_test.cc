@@ -1,0 +1,160 @@
+// End-to-end tests of this command-line surface: `trnbench
+// profile`, --shape sweeps and the uncalibrated trn2 profile.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+#ifndef TRNBENCH_BINARY
+#define TRNBENCH_BINARY "trnbench"
+#endif
+
+namespace trn {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Outcome RunTrnbench(const std::string& args) {
+  static int counter = 0;
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "/profile_out_" + std::to_string(counter);
+  const std::string err = dir + "/profile_err_" + std::to_string(counter++);
+  const std::string cmd = std::string(TRNBENCH_BINARY) + " " + args + " >" +
+                          out + " 2>" + err + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = Slurp(out);
+  o.err = Slurp(err);
+  return o;
+}
+
+TEST(CliProfileTest, ProfilePrintsTheSummaryRooflineAndFindings) {
+  Outcome o = RunTrnbench("profile --workload exp_tiled --repeat 20");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.err, IsEmpty());
+  for (const char* s :
+       {"device trn1 (calibrated)", "Device summary", "active %",
+        "instructions", "instruction time", "transfers", "GB/s while active",
+        "memory-bandwidth utilisation", "FLOP utilisation",
+        "DMA/compute overlap", "Roofline", "memory-bound", "Findings",
+        "DMA and compute never overlap (0.0% of DMA time)",
+        "with 2 buffers the model predicts"}) {
+    EXPECT_THAT(o.out, HasSubstr(s));
+  }
+}
+
+TEST(CliProfileTest, ProfileJsonHasTheSameFiguresAndIsDeterministic) {
+  Outcome a =
+      RunTrnbench("profile --workload exp,matmul --repeat 10 --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  Outcome b =
+      RunTrnbench("profile --workload exp,matmul --repeat 10 --format json");
+  EXPECT_EQ(a.out, b.out);
+  auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["schema"], "trnbench.profile");
+  EXPECT_EQ(j["device"]["calibrated"], true);
+  ASSERT_EQ(j["workloads"].size(), 3u);
+  for (const auto& w : j["workloads"]) {
+    EXPECT_EQ(w["summary"]["engines"].size(), 4u);
+    EXPECT_TRUE(w["roofline"]["bound"] == "memory" ||
+                w["roofline"]["bound"] == "compute");
+    EXPECT_FALSE(w["findings"].empty());
+  }
+  EXPECT_EQ(j["workloads"][0]["name"], "exp_tiled");
+  EXPECT_EQ(j["workloads"][0]["what_ifs"][0]["id"], "double_buffering");
+  EXPECT_EQ(j["workloads"][2]["name"], "matmul_bf16_2048");
+  EXPECT_EQ(j["workloads"][2]["roofline"]["bound"], "compute");
+}
+
+TEST(CliProfileTest, ProfileRefusesTheGateFlags) {
+  Outcome o =
+      RunTrnbench("profile --workload exp_tiled --save-baseline /tmp/x");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("profile takes --format table|json"));
+}
+
+TEST(CliProfileTest, ShapeSweepGivesOneRowPerSizeInEveryFormat) {
+  const std::string sweep =
+      "--workload exp_tiled --shape in_tensor,out_tensor=250x512,1024x512 "
+      "--repeat 10";
+  Outcome table = RunTrnbench(sweep);
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("exp_tiled[in_tensor,out_tensor=250x512]"));
+  EXPECT_THAT(table.out, HasSubstr("exp_tiled[in_tensor,out_tensor=1024x512]"));
+  Outcome json = RunTrnbench(sweep + " --format json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["workloads"].size(), 2u);
+  EXPECT_EQ(j["workloads"][1]["name"],
+            "exp_tiled[in_tensor,out_tensor=1024x512]");
+  EXPECT_GT(
+      j["workloads"][1]["metrics"]["ncl_us"]["median"].get<double>(),
+      3.5 * j["workloads"][0]["metrics"]["ncl_us"]["median"].get<double>());
+  Outcome profile = RunTrnbench("profile " + sweep);
+  ASSERT_EQ(profile.code, 0) << profile.err;
+  EXPECT_THAT(profile.out, HasSubstr("Roofline, one row per workload"));
+}
+
+TEST(CliProfileTest, ShapeAndSetWorkTogether) {
+  Outcome o = RunTrnbench(
+      "--workload exp_tiled --shape in_tensor,out_tensor=512x512 --set "
+      "dma_latency_us=1 --repeat 5 --format json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_LT(j["workloads"][0]["metrics"]["ncl_us"]["median"].get<double>(),
+            20.0);
+}
+
+TEST(CliProfileTest, BadShapesAreBadInput) {
+  Outcome o = RunTrnbench("--workload exp_tiled --shape in_tensor=1024x512");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--shape in_tensor=1024x512: "));
+  o = RunTrnbench("--workload exp_tiled --shape nonsense");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("expected TENSOR[,TENSOR...]=DIMS"));
+  EXPECT_THAT(o.out, IsEmpty());
+}
+
+TEST(CliProfileTest, Trn2RunsTheSameSpecsAndSaysItIsUncalibrated) {
+  Outcome o =
+      RunTrnbench("--workload matmul,exp_tiled --device trn2 --repeat 5");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("device profile trn2 is NOT calibrated"));
+  EXPECT_THAT(o.out, HasSubstr("WARNING: device profile trn2 is NOT "
+                               "calibrated"));
+  Outcome json = RunTrnbench(
+      "--workload exp_tiled --device trn2 --repeat 5 "
+      "--format json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["device"]["calibrated"], false);
+  Outcome profile =
+      RunTrnbench("profile --workload matmul --device trn2 --repeat 5");
+  ASSERT_EQ(profile.code, 0) << profile.err;
+  EXPECT_THAT(profile.out, HasSubstr("device trn2 (UNCALIBRATED)"));
+  EXPECT_THAT(profile.out, HasSubstr("compute-bound"));
+}
+
+}  // namespace
+}  // namespace trn

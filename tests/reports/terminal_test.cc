@@ -1,0 +1,147 @@
+// Terminal presentation: colour only on a terminal and never with NO_COLOR;
+// a progress bar only on a terminal stderr and only for runs past about a
+// second; neither ever changes stdout or a file.
+#include "reports/terminal.h"
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "reports/text_table.h"
+#include "tests/reports/report_test_util.h"
+
+namespace trn {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+TEST(ColorTest, OnlyOnATerminalAndNeverWithNoColor) {
+  EXPECT_TRUE(ShouldUseColor(true, nullptr, "xterm-256color"));
+  EXPECT_TRUE(ShouldUseColor(true, nullptr, nullptr));
+  EXPECT_FALSE(ShouldUseColor(false, nullptr, "xterm"));
+  EXPECT_FALSE(ShouldUseColor(true, "1", "xterm"));
+  EXPECT_FALSE(ShouldUseColor(true, "", "xterm"));  // set, even if empty
+  EXPECT_FALSE(ShouldUseColor(true, nullptr, "dumb"));
+  std::ostringstream not_a_terminal;
+  EXPECT_FALSE(IsTerminal(not_a_terminal));
+  EXPECT_EQ(Colorize("x", Color::kRed, false), "x");
+  EXPECT_EQ(Colorize("x", Color::kRed, true), "\x1b[1;31mx\x1b[0m");
+}
+
+TEST(ColorTest, TablesAlignWithColouredCells) {
+  TextTable plain({"a", "verdict"});
+  plain.AddRow({"w", "regression"});
+  TextTable colored({"a", "verdict"});
+  colored.AddRow({"w", Colorize("regression", Color::kRed, true)});
+  std::string c = colored.Render();
+  for (const char* seq : {"\x1b[1;31m", "\x1b[0m"}) {
+    c.erase(c.find(seq), std::string(seq).size());
+  }
+  EXPECT_EQ(c, plain.Render());
+}
+
+TEST(ProgressBarTest, QuietWhenDisabledOrShort) {
+  std::ostringstream err;
+  {
+    ProgressBar off(err, false, 10);
+    off.StartedAgo(std::chrono::seconds(5));
+    for (int i = 0; i < 10; ++i) off.Advance();
+  }
+  EXPECT_THAT(err.str(), IsEmpty());
+  {
+    ProgressBar quick(err, true, 10);
+    for (int i = 0; i < 10; ++i) quick.Advance();
+    EXPECT_FALSE(quick.drawn());
+  }
+  EXPECT_THAT(err.str(), IsEmpty()) << "runs under a second show nothing";
+}
+
+TEST(ProgressBarTest, DrawsInPlaceAfterASecondAndErasesItself) {
+  std::ostringstream err;
+  ProgressBar bar(err, true, 200);
+  bar.SetLabel("rmsnorm_naive");
+  bar.StartedAgo(std::chrono::milliseconds(1500));
+  for (int i = 0; i < 100; ++i) bar.Advance();
+  EXPECT_TRUE(bar.drawn());
+  EXPECT_THAT(err.str(), HasSubstr("\r"));
+  EXPECT_THAT(err.str(), HasSubstr("% rmsnorm_naive\x1b[K"));
+  EXPECT_THAT(err.str(), Not(HasSubstr("\n")));
+  EXPECT_EQ(bar.Line(),
+            "trnbench [###############...............]  50% rmsnorm_naive");
+  bar.Finish();
+  EXPECT_EQ(err.str().substr(err.str().size() - 4), "\r\x1b[K");
+  const std::string after = err.str();
+  bar.Finish();
+  EXPECT_EQ(err.str(), after);
+}
+
+// Runs `args` under a pseudo-terminal (util-linux `script`), so stdout and
+// stderr are both a terminal; returns what the terminal showed.
+std::string OnATerminal(const std::string& args, const std::string& env) {
+  static int counter = 0;
+  const std::string log = ::testing::TempDir() + "/pty_out_" +
+                          std::to_string(getpid()) + "_" +
+                          std::to_string(counter++);
+  // Only the variables a test names: a NO_COLOR set for the whole CI job
+  // must not decide the colour test.
+  const std::string cmd = "env -u NO_COLOR -u GITHUB_STEP_SUMMARY " + env +
+                          " script -qefc \"" + std::string(TRNBENCH_BINARY) +
+                          " " + args + "\" /dev/null </dev/null >" + log +
+                          " 2>&1";
+  (void)std::system(cmd.c_str());
+  return report_test::Slurp(log);
+}
+
+bool HaveScript() { return std::system("command -v script >/dev/null") == 0; }
+
+TEST(TerminalCliTest, ColourOnATerminalOnly) {
+  if (!HaveScript()) GTEST_SKIP() << "util-linux `script` is not installed";
+  const std::string gate = "gate --baseline " + report_test::SourceDir() +
+                           "/baselines/trn1 --workload rmsnorm"
+                           " --set op_exec_overhead_us=410";
+  const std::string tty = OnATerminal(gate, "TERM=xterm");
+  EXPECT_THAT(tty, HasSubstr("\x1b[1;31mregression\x1b[0m"));
+  EXPECT_THAT(OnATerminal(gate, "TERM=xterm NO_COLOR=1"),
+              Not(HasSubstr("\x1b[")));
+  auto piped = report_test::RunTrnbench(gate, "TERM=xterm");
+  EXPECT_EQ(piped.code, 1);
+  EXPECT_THAT(piped.out, Not(HasSubstr("\x1b[")));
+}
+
+TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
+  if (!HaveScript()) GTEST_SKIP() << "util-linux `script` is not installed";
+  const std::string dir = report_test::FreshDir("progress");
+  // Long enough to pass the one-second mark on this kind of machine: a
+  // test spec of 256 tiles a run, so few samples are recorded.
+  const std::string args = "--spec " + report_test::SourceDir() +
+                           "/tests/reports/data/progress_heavy.json"
+                           " --repeat 3000 --output ";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string tty =
+      OnATerminal(args + dir + "/tty.json", "TERM=xterm NO_COLOR=1");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  auto piped = report_test::RunTrnbench(args + dir + "/pipe.json");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_THAT(piped.err, IsEmpty()) << "stderr is not a terminal: no bar";
+  EXPECT_EQ(report_test::Slurp(dir + "/tty.json"),
+            report_test::Slurp(dir + "/pipe.json"))
+      << "the bar never changes a file";
+  if (seconds > 1.5) {
+    EXPECT_THAT(tty, HasSubstr("trnbench ["));
+    EXPECT_THAT(tty, HasSubstr("% progress_heavy"));
+    EXPECT_THAT(tty, HasSubstr("\r\x1b[K")) << "erased when done";
+  } else {
+    GTEST_SKIP() << "the run took " << seconds
+                 << " s, too short to show the bar on this machine";
+  }
+}
+
+}  // namespace
+}  // namespace trn

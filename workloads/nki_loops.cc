@@ -1,0 +1,133 @@
+#include "workloads/nki_loops.h"
+
+#include <algorithm>
+#include <set>
+
+namespace trn {
+
+int FindLoopVar(const LoopChain& chain, std::string_view var) {
+  for (size_t i = chain.size(); i-- > 0;) {
+    if (chain[i]->var == var) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int EnclosingSameDim(const LoopChain& chain, size_t i) {
+  for (size_t j = i; j-- > 0;) {
+    if (chain[j]->tensor == chain[i]->tensor &&
+        chain[j]->dim == chain[i]->dim) {
+      return static_cast<int>(j);
+    }
+  }
+  return -1;
+}
+
+std::vector<int64_t> LoopExtents(const WorkloadSpec& spec,
+                                 const LoopChain& chain, size_t i) {
+  const int outer = EnclosingSameDim(chain, i);
+  if (outer < 0) {
+    const TensorDecl* t = spec.FindTensor(chain[i]->tensor);
+    return {t->shape[static_cast<size_t>(chain[i]->dim)]};
+  }
+  const auto j = static_cast<size_t>(outer);
+  const int64_t tile = chain[j]->TileSize();
+  std::set<int64_t> blocks;
+  for (int64_t e : LoopExtents(spec, chain, j)) {
+    blocks.insert(std::min(tile, e));
+    if (e > tile && e % tile != 0) blocks.insert(e % tile);
+  }
+  return {blocks.begin(), blocks.end()};
+}
+
+int64_t LoopFullTile(const WorkloadSpec& spec, const LoopChain& chain,
+                     size_t i) {
+  return std::min(chain[i]->TileSize(), LoopExtents(spec, chain, i).back());
+}
+
+bool LoopHasPartialTile(const WorkloadSpec& spec, const LoopChain& chain,
+                        size_t i) {
+  const int64_t tile = chain[i]->TileSize();
+  for (int64_t e : LoopExtents(spec, chain, i)) {
+    if (e % tile != 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> EffectiveIndex(const NkiOp& op, const NkiLoop& own,
+                                        size_t rank) {
+  if (!op.index.empty()) return op.index;
+  std::vector<std::string> index(rank, kWholeDim);
+  if (rank > 0) index[0] = own.var;
+  return index;
+}
+
+std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
+                               const TensorDecl& tensor,
+                               const std::vector<std::string>& index) {
+  std::vector<int64_t> block = tensor.shape;
+  for (size_t d = 0; d < block.size() && d < index.size(); ++d) {
+    const int at = FindLoopVar(chain, index[d]);
+    if (at >= 0) {
+      block[d] = std::min(block[d],
+                          LoopFullTile(spec, chain, static_cast<size_t>(at)));
+    }
+  }
+  return block;
+}
+
+NkiTile FoldBlock(const std::vector<int64_t>& block, DType dtype,
+                  int64_t partitions) {
+  NkiTile tile;
+  tile.dtype = dtype;
+  int64_t rows = block.empty() ? 1 : block[0];
+  int64_t free = 1;
+  for (size_t d = 1; d < block.size(); ++d) free *= block[d];
+  if (rows > partitions) {
+    free *= (rows + partitions - 1) / partitions;
+    rows = partitions;
+  }
+  tile.partitions = rows;
+  tile.free = free;
+  return tile;
+}
+
+NkiTile ResolveNkiTileInChain(const WorkloadSpec& spec, const LoopChain& chain,
+                              const NkiOp& op, int64_t partitions) {
+  const NkiLoop& own = *chain.back();
+  const TensorDecl* own_tensor = spec.FindTensor(own.tensor);
+  const TensorDecl* source =
+      op.op == "load" ? spec.FindTensor(op.tensor) : own_tensor;
+  NkiTile tile;
+  if (op.op == "load" && source != nullptr) {
+    tile = FoldBlock(FullBlock(spec, chain, *source,
+                               EffectiveIndex(op, own, source->shape.size())),
+                     source->dtype, partitions);
+  } else {
+    tile.partitions = own.tile_partitions;
+    tile.free = own_tensor != nullptr ? FreeSize(*own_tensor) : 1;
+    if (own_tensor != nullptr) tile.dtype = own_tensor->dtype;
+  }
+  if (op.tile.size() == 2) {
+    tile.partitions = op.tile[0];
+    tile.free = op.tile[1];
+  }
+  if (op.dtype.has_value()) tile.dtype = *op.dtype;
+  return tile;
+}
+
+void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out) {
+  for (const NkiOp& op : loop.body) {
+    out->insert(out->end(), op.inputs.begin(), op.inputs.end());
+    if (!op.mask.empty()) out->push_back(op.mask);
+    out->insert(out->end(), op.after.begin(), op.after.end());
+    for (const NkiLoop& nested : op.loop) CollectRefs(nested, out);
+  }
+}
+
+bool IsDataMovementOnly(const NkiOp& op) {
+  return op.op == "load" || op.op == "store" || op.op == "iota" ||
+         op.op == "tensor_copy" || op.op == "loop" ||
+         (op.op == "activation" && op.func == "copy");
+}
+
+}  // namespace trn

@@ -1,0 +1,76 @@
+// Loop nests of NKI specs: the geometry (what tile each loop and each load
+// or store sees) and the references that order a body, shared by the
+// validator and lowering so that the two cannot disagree.
+#ifndef TRNBENCH_WORKLOADS_NKI_LOOPS_H_
+#define TRNBENCH_WORKLOADS_NKI_LOOPS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "device_model/dtype.h"
+#include "workloads/spec.h"
+#include "workloads/spec_validator.h"
+
+namespace trn {
+
+// The loops around an op, outermost first; the last is the op's own loop.
+using LoopChain = std::vector<const NkiLoop*>;
+
+// Position in `chain` of the loop whose var is `var`, or -1.
+int FindLoopVar(const LoopChain& chain, std::string_view var);
+
+// Position of the nearest loop enclosing chain[i] that walks the same tensor
+// dim, or -1: chain[i] then walks that loop's tile instead of the dim.
+int EnclosingSameDim(const LoopChain& chain, size_t i);
+
+// Every extent chain[i] may walk: the tensor's dim, or each tile (full or
+// partial) of the enclosing loop over the same dim. Sorted, distinct. The
+// tensors must be declared and of sufficient rank.
+std::vector<int64_t> LoopExtents(const WorkloadSpec& spec,
+                                 const LoopChain& chain, size_t i);
+
+// The tile of chain[i] when it is full: its tile size, or its whole extent
+// when that is smaller.
+int64_t LoopFullTile(const WorkloadSpec& spec, const LoopChain& chain,
+                     size_t i);
+
+// Whether some iteration of chain[i] gets a tile smaller than its tile size.
+bool LoopHasPartialTile(const WorkloadSpec& spec, const LoopChain& chain,
+                        size_t i);
+
+// The index a load or store uses: its `index`, or by default the var of its
+// own loop for dim 0 and the whole of every other dim.
+std::vector<std::string> EffectiveIndex(const NkiOp& op, const NkiLoop& own,
+                                        size_t rank);
+
+// The block of `tensor` a load or store with `index` moves when every loop
+// it names is on a full tile.
+std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
+                               const TensorDecl& tensor,
+                               const std::vector<std::string>& index);
+
+// How a block lands in SBUF: dim 0 on partitions, the other dims flattened
+// into the free axis; a block taller than the partitions folds its extra
+// rows into the free axis, as a [K, M] operand with K > 128 is held as
+// K / 128 tiles side by side.
+NkiTile FoldBlock(const std::vector<int64_t>& block, DType dtype,
+                  int64_t partitions);
+
+// ResolveNkiTile for an op anywhere in a loop nest: an explicit tile or
+// dtype wins; a load holds its folded full block; any other op defaults to
+// [tile_partitions, free size of its own loop's tensor].
+NkiTile ResolveNkiTileInChain(const WorkloadSpec& spec, const LoopChain& chain,
+                              const NkiOp& op, int64_t partitions);
+
+// Ids that ops anywhere inside `loop` read or wait for (inputs, mask,
+// after), in body order, nested loops included.
+void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out);
+
+// Whether an NKI op kind performs no arithmetic (index generation, copies).
+bool IsDataMovementOnly(const NkiOp& op);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_WORKLOADS_NKI_LOOPS_H_

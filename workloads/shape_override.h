@@ -1,0 +1,44 @@
+// --shape: run a spec at other tensor shapes, one at a time or as a sweep.
+#ifndef TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
+#define TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "device_model/memory_limits.h"
+#include "workloads/spec.h"
+
+namespace trn {
+
+// TENSOR[,TENSOR...]=DIMS[,DIMS...], DIMS like 250x512: every named tensor
+// takes each shape in turn. Several names share one list because a kernel's
+// input and output usually change together.
+struct ShapeOverride {
+  std::string text;  // as given
+  std::vector<std::string> tensors;
+  std::vector<std::vector<int64_t>> shapes;  // the sweep, in order
+};
+
+absl::StatusOr<ShapeOverride> ParseShapeOverride(std::string_view text);
+
+// The text of one sweep point of `o`, e.g. "in_tensor,out_tensor=1024x512".
+std::string ShapePointText(const ShapeOverride& o, size_t point);
+
+// Expands each spec into one spec per sweep point of the overrides that
+// apply to it (those naming tensors it declares), in place and in order;
+// a spec no override applies to is kept as it is. Overrides that apply to
+// one spec sweep together, point by point, so their lists have one length
+// (or one shape, which every point uses). Each point is renamed
+// `<name>[<point>;<point>...]`, its content hash covers the change, and it
+// is validated again. In torch modes, op outputs whose shapes are not given
+// follow their inputs by the ops' shape rules.
+absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
+    const std::vector<WorkloadSpec>& specs,
+    const std::vector<ShapeOverride>& overrides, const MemoryLimits& limits);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
