@@ -354,7 +354,7 @@ class NkiLowering {
     const int64_t trips = (extent + step - 1) / step;
     // Each iteration emits at least one instruction per body op: refuse a
     // 2^40-iteration loop before allocating its iterations (that was a
-    // bad_alloc abort), not after building 20 million instructions.
+    // bad_alloc abort), also when it is nested.
     TRN_RETURN_IF_ERROR(CheckSize(
         spec_,
         builder_.size() + static_cast<size_t>(trips) * loop.body.size()));

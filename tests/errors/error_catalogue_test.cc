@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -81,6 +82,9 @@ struct Case {
   Start start = Start::kPlain;
   bool add_output = true;  // also pass --output $OUT/results.json
 };
+
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.id; }
 
 std::string ReplaceAll(std::string s, std::string_view from,
                        std::string_view to) {
@@ -290,8 +294,8 @@ const Case kCases[] = {
     {"outputs/save_baseline_folder_in_the_way", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "is a folder; expected a file name", FolderInPlaceOfBaseline},
     {"outputs/save_baseline_full_disk", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "write failed (is the disk full?), the old file is kept: File too large", OldBaselineInOut, Start::kFullDisk, false},
     {"outputs/save_baseline_read_only_folder", "--workload exp_tiled --repeat 2 --save-baseline $OUT/ro", "$OUT/ro/exp_tiled.json", "expected an existing folder that can be written): Permission denied", ReadOnlyBaselineFolder, Start::kUnprivileged, false},
-    {"outputs/report_dir_under_a_file", "--workload exp_tiled --repeat 2 --report-dir $IN/a_file/report", "$IN/a_file/report", "", AFileInTheWay},
-    {"outputs/report_dir_read_only", "--workload exp_tiled --repeat 2 --report-dir $OUT/ro/report", "$OUT/ro/report", "", ReadOnlyReportFolder, Start::kUnprivileged, false},
+    {"outputs/report_dir_under_a_file", "--workload exp_tiled --repeat 2 --report-dir $IN/a_file/report", "--report-dir $IN/a_file/report", "is not a folder", AFileInTheWay},
+    {"outputs/report_dir_read_only", "--workload exp_tiled --repeat 2 --report-dir $OUT/ro/report", "--report-dir $OUT/ro/report", "cannot create a folder in", ReadOnlyReportFolder, Start::kUnprivileged, false},
 
     // ---- spec files (tests/errors/specs; the rules are in bad_specs below) ----
     {"specs/nan_dim", "--spec $ERR/specs/nan_dim.json", "$ERR/specs/nan_dim.json: /: ", "malformed JSON"},
@@ -617,6 +621,11 @@ TEST(ErrorCatalogueFilesTest, EveryCatalogueFileIsRunByACase) {
   for (const std::string& f : CatalogueFiles()) {
     EXPECT_TRUE(used.count(f))
         << f << " is in the catalogue but no case runs it";
+  }
+  for (const Case& c : kCases) {
+    // An empty fragment would match any message.
+    EXPECT_GT(std::string_view(c.names).size(), 2u) << c.id;
+    EXPECT_GT(std::string_view(c.expected).size(), 2u) << c.id;
   }
   EXPECT_GE(std::size(kCases), 60u);
 }

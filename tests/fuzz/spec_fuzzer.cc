@@ -2,6 +2,7 @@
 // for every spec they accept, lowering and one simulated run. Lowering
 // trusts the validator for every bound it does not check itself, so a spec
 // that passes validation and then crashes lowering is a validator bug.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,6 +31,30 @@ const DeviceProfile& Trn1() {
   return *profile;
 }
 
+constexpr int64_t kCap = int64_t{1} << 40;
+
+// An upper estimate of the instructions one loop emits, nested loops
+// included: every iteration, up to 16 DMA chunks an op.
+int64_t LoopInstructions(const WorkloadSpec& spec, const NkiLoop& loop) {
+  constexpr int64_t kDmaChunks = 16;
+  const TensorDecl* t = spec.FindTensor(loop.tensor);
+  const int64_t step = loop.TileSize();
+  if (t == nullptr || loop.dim < 0 ||
+      static_cast<size_t>(loop.dim) >= t->shape.size() || step < 1) {
+    return kCap;
+  }
+  const int64_t trips =
+      (t->shape[static_cast<size_t>(loop.dim)] + step - 1) / step;
+  int64_t per_trip = 0;
+  for (const NkiOp& op : loop.body) {
+    per_trip +=
+        op.loop.empty() ? kDmaChunks : LoopInstructions(spec, op.loop.front());
+    if (per_trip >= kCap) return kCap;
+  }
+  return per_trip > kCap / std::max<int64_t>(trips, 1) ? kCap
+                                                       : trips * per_trip;
+}
+
 // An upper estimate of the instructions lowering emits. Lowering and
 // simulation cost time linear in it, and a valid 1 KiB spec can ask for
 // millions; the fuzzer skips those to keep each input at milliseconds
@@ -37,17 +62,11 @@ const DeviceProfile& Trn1() {
 int64_t RoughInstructions(const WorkloadSpec& spec) {
   constexpr int64_t kDmaChunks = 16;
   constexpr int64_t kStepsPerOp = 8;
-  constexpr int64_t kCap = int64_t{1} << 40;
   int64_t total = 0;
   if (spec.kernel.has_value()) {
     for (const NkiLoop& loop : spec.kernel->loops) {
-      const TensorDecl* t = spec.FindTensor(loop.tensor);
-      if (t == nullptr || t->shape.empty()) return kCap;
-      const int64_t trips =
-          (t->shape[0] + loop.tile_partitions - 1) / loop.tile_partitions;
-      if (trips > kCap / 1024) return kCap;
-      total += trips * static_cast<int64_t>(loop.body.size()) * kDmaChunks;
-      if (total > kCap / 1024) return kCap;
+      total += LoopInstructions(spec, loop);
+      if (total >= kCap) return kCap;
     }
     return total;
   }

@@ -365,5 +365,23 @@ TEST(BaselineCrashSafetyTest, FolderInTheWayIsFoundBeforeAnyRename) {
   }
 }
 
+// A baseline the gate could not read back (over kMaxBaselineBytes) is
+// refused when saved, not discovered at the next gate run.
+TEST(BaselineCrashSafetyTest, BaselineTooLargeToReadBackIsNotWritten) {
+  const fs::path dir = FreshDir("crash_too_large");
+  ASSERT_TRUE(SaveBaselines(MakeBaselines(1, 10, 1), dir.string()).ok());
+  const auto before = Files(dir);
+  // Some 19 bytes a sample: 4 million samples are over 64 MiB.
+  const std::vector<Baseline> huge = MakeBaselines(1, 4'000'000, 2);
+  ASSERT_GT(static_cast<int64_t>(BaselineToJsonText(huge[0]).size()),
+            kMaxBaselineBytes);
+  const absl::Status s = SaveBaselines(huge, dir.string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr((dir / "wl0.json").string() +
+                                                  ": the baseline would be"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("expected at most 64 MiB"));
+  EXPECT_EQ(Files(dir), before);
+}
+
 }  // namespace
 }  // namespace trn

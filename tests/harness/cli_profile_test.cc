@@ -1,6 +1,7 @@
 // End-to-end tests of this command-line surface: `trnbench
 // profile`, --shape sweeps and the uncalibrated trn2 profile.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,8 +39,11 @@ std::string Slurp(const std::string& path) {
 Outcome RunTrnbench(const std::string& args) {
   static int counter = 0;
   const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "/profile_out_" + std::to_string(counter);
-  const std::string err = dir + "/profile_err_" + std::to_string(counter++);
+  // The pid too: ctest -j runs tests of this file in parallel processes.
+  const std::string id =
+      std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string out = dir + "/profile_out_" + id;
+  const std::string err = dir + "/profile_err_" + id;
   const std::string cmd = std::string(TRNBENCH_BINARY) + " " + args + " >" +
                           out + " 2>" + err + " </dev/null";
   const int status = std::system(cmd.c_str());

@@ -1,6 +1,7 @@
 // End-to-end tests of the trnbench binary: exit codes, messages, JSON
 // contract, determinism and replay, and golden table output.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -42,8 +43,11 @@ std::string Slurp(const std::string& path) {
 Outcome RunTrnbench(const std::string& args) {
   static int counter = 0;
   const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "/cli_out_" + std::to_string(counter);
-  const std::string err = dir + "/cli_err_" + std::to_string(counter++);
+  // The pid too: ctest -j runs tests of this file in parallel processes.
+  const std::string id =
+      std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string out = dir + "/cli_out_" + id;
+  const std::string err = dir + "/cli_err_" + id;
   const std::string cmd = std::string(TRNBENCH_BINARY) + " " + args + " >" +
                           out + " 2>" + err + " </dev/null";
   int status = std::system(cmd.c_str());
