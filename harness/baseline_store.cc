@@ -419,10 +419,10 @@ absl::Status StageBaselines(const std::vector<Baseline>& baselines,
     const std::string text = BaselineToJsonText(b);
     // Never write a baseline that the gate would refuse to read.
     if (static_cast<int64_t>(text.size()) > kMaxBaselineBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": the baseline would be ", text.size() >> 20,
-          " MiB; expected at most ", kMaxBaselineBytes >> 20,
-          " MiB, which the gate can read back: lower --repeat"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": the baseline would be ", text.size() >> 20,
+                       " MiB; expected at most ", kMaxBaselineBytes >> 20,
+                       " MiB, which the gate can read back: lower --repeat"));
     }
     TRN_RETURN_IF_ERROR(files.Stage(path, text));
   }

@@ -15,7 +15,6 @@
 namespace trn::stats {
 namespace {
 
-
 bool ValidConfidence(double confidence) {
   return confidence > 0.0 && confidence < 1.0;
 }

@@ -230,8 +230,8 @@ class SpecReader {
     }
     spec.schema_version = static_cast<int>(v);
     static constexpr std::string_view kTopKeys[] = {
-        "schema_version", "name",    "family", "description",
-        "mode",           "tensors", "ops",    "kernel", "noise_threshold"};
+        "schema_version", "name", "family", "description",    "mode",
+        "tensors",        "ops",  "kernel", "noise_threshold"};
     TRN_RETURN_IF_ERROR(CheckKeys(root, "", kTopKeys, "a spec"));
     TRN_ASSIGN_OR_RETURN(spec.name, RequiredString(root, "", "name"));
     TRN_ASSIGN_OR_RETURN(spec.family, RequiredString(root, "", "family"));

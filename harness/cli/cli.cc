@@ -178,7 +178,8 @@ absl::StatusOr<std::pair<std::string, double>> ParseSet(const std::string& kv) {
 // integer from 1 to 1000000"), the flag's help for the others.
 std::string ExpectedFlagValue(const std::string& name,
                               const std::string& help) {
-  if (name == "repeat") return absl::StrCat("an integer from 1 to ", kMaxRepeat);
+  if (name == "repeat")
+    return absl::StrCat("an integer from 1 to ", kMaxRepeat);
   if (name == "warmup" || name == "wait") {
     return absl::StrCat("an integer from 0 to ", kMaxRepeat);
   }
