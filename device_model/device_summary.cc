@@ -5,46 +5,18 @@
 #include <utility>
 #include <vector>
 
+#include "device_model/interval_union.h"
+
 namespace trn {
 namespace {
 
-using Interval = std::pair<double, double>;
-
+using Interval = TimeInterval;
 std::vector<Interval> Union(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end());
-  std::vector<Interval> out;
-  for (const auto& iv : v) {
-    if (iv.second <= iv.first) continue;
-    if (!out.empty() && iv.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, iv.second);
-    } else {
-      out.push_back(iv);
-    }
-  }
-  return out;
+  return UnionOf(std::move(v));
 }
-
-double Length(const std::vector<Interval>& u) {
-  double s = 0;
-  for (const auto& iv : u) s += iv.second - iv.first;
-  return s;
-}
-
+double Length(const std::vector<Interval>& u) { return LengthOf(u); }
 double Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  double s = 0;
-  size_t i = 0;
-  size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    const double lo = std::max(a[i].first, b[j].first);
-    const double hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) s += hi - lo;
-    if (a[i].second < b[j].second) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return s;
+  return OverlapOf(a, b);
 }
 
 // Time during which at least two of the per-engine unions are busy.

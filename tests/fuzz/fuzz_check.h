@@ -51,8 +51,9 @@ inline void CheckRefusal(const absl::Status& status, std::string_view label) {
           "a refusal starts with the input's name", message);
   for (char c : message) {
     const auto u = static_cast<unsigned char>(c);
-    Require(u >= 0x20 && u != 0x7f, "a refusal is one printable line",
-            EscapeControl(message));
+    if (u < 0x20 || u == 0x7f) {
+      Fail("a refusal is one printable line", EscapeControl(message));
+    }
   }
   const std::string shown = ShortenForTerminal(message);
   Require(shown.size() <= kMaxMessageLineBytes,
