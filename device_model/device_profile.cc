@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -12,6 +13,7 @@
 #include "device_model/hash.h"
 #include "device_model/message_text.h"
 #include "device_model/status_macros.h"
+#include "device_model/strict_json.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {
@@ -226,9 +228,10 @@ double DeviceProfile::ElementsPerUs(Engine e, DType t) const {
 
 absl::StatusOr<DeviceProfile> ParseDeviceProfile(absl::string_view text,
                                                  absl::string_view label) {
-  json j = json::parse(text.begin(), text.end(), nullptr,
-                       /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Err(label, "/", "malformed JSON");
+  TRN_ASSIGN_OR_RETURN(
+      const json j,
+      ParseStrictJson(std::string_view(text.data(), text.size()),
+                      std::string_view(label.data(), label.size())));
   if (!j.is_object()) return Err(label, "/", "expected a JSON object");
   DeviceProfile d;
   d.content_hash = Fnv1a64Hex(std::string_view(text.data(), text.size()));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,7 @@
 #include "device_model/message_text.h"
 #include "device_model/metrics.h"
 #include "device_model/status_macros.h"
+#include "device_model/strict_json.h"
 #include "harness/atomic_file.h"
 #include "harness/summary_json.h"
 #include "nlohmann/json.hpp"
@@ -26,37 +28,11 @@ using nlohmann::ordered_json;
 
 constexpr char kBaselineSchema[] = "trnbench.baseline";
 constexpr char kResultsSchema[] = "trnbench.results";
-constexpr int kMaxDepth = 64;
-
 absl::Status Bad(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
   // Escaped: `path` and `what` may quote keys and values of the input.
   return absl::InvalidArgumentError(
       EscapeControl(absl::StrCat(label, ": ", path, ": ", what)));
-}
-
-// nlohmann recurses without limit; a pathological nesting depth must be an
-// error, not a stack overflow.
-bool TooDeep(absl::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
 }
 
 // Typed accessors that turn every defect into a message with its path.
@@ -323,31 +299,10 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
         label, "/",
         absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
   }
-  if (TooDeep(text)) {
-    return Bad(label, "/",
-               absl::StrCat("JSON nested deeper than ", kMaxDepth, " levels"));
-  }
-  json j = json::parse(text.begin(), text.end(), nullptr,
-                       /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    // Re-parse with exceptions only to get the position of the defect.
-    std::string where = "malformed or truncated JSON";
-    try {
-      json ignored = json::parse(text.begin(), text.end());
-      (void)ignored;
-    } catch (const json::parse_error& e) {
-      where = absl::StrCat("malformed or truncated JSON at byte ", e.byte);
-    } catch (const json::exception& e) {
-      // A number too large for a double (1e400) is out_of_range, not a
-      // parse_error; uncaught, it aborted the process.
-      std::string what = e.what();  // "[json.exception...] what"
-      where = absl::StrCat("malformed JSON: ",
-                           what.substr(what.find("] ") == std::string::npos
-                                           ? 0
-                                           : what.find("] ") + 2));
-    }
-    return Bad(label, "/", where);
-  }
+  TRN_ASSIGN_OR_RETURN(
+      const json j,
+      ParseStrictJson(std::string_view(text.data(), text.size()),
+                      std::string_view(label.data(), label.size())));
   if (!j.is_object()) return Bad(label, "/", "expected a JSON object");
   Reader r(label);
   TRN_ASSIGN_OR_RETURN(std::string schema, r.String(j, "", "schema"));

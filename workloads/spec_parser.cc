@@ -7,7 +7,6 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +22,7 @@
 #include "device_model/hash.h"
 #include "device_model/message_text.h"
 #include "device_model/status_macros.h"
+#include "device_model/strict_json.h"
 #include "nlohmann/json.hpp"
 #include "workloads/spec_validator.h"
 
@@ -40,20 +40,6 @@ bool IsVowel(std::string_view word) {
          std::string_view("aeiou").find(word[0]) != std::string_view::npos;
 }
 
-std::string EscapePointerToken(std::string_view token) {
-  std::string out;
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Debian's Abseil has its own string_view, which StrCat and StrJoin do not
 // take from std::string_view (StrFormat does); hence this join.
 std::string Join(std::span<const std::string_view> items) {
@@ -66,7 +52,7 @@ std::string Join(std::span<const std::string_view> items) {
 }
 
 std::string Child(std::string_view path, std::string_view key) {
-  return absl::StrFormat("%s/%s", path, EscapePointerToken(key));
+  return absl::StrFormat("%s/%s", path, EscapeJsonPointerToken(key));
 }
 
 std::string Child(std::string_view path, size_t index) {
@@ -92,118 +78,6 @@ std::string Describe(const Json& v) {
   if (v.is_boolean()) return "boolean " + text;
   return "number " + text;
 }
-
-// nlohmann's messages start with "[json.exception.parse_error.101] ", which
-// says nothing to a spec author.
-std::string StripExceptionId(std::string_view what) {
-  if (!what.empty() && what[0] == '[') {
-    const size_t end = what.find("] ");
-    if (end != std::string_view::npos) what.remove_prefix(end + 2);
-  }
-  return std::string(what);
-}
-
-// A first pass over the text that builds nothing: it finds syntax errors,
-// nesting deeper than kMaxJsonDepth, and duplicate object keys (which
-// nlohmann would silently collapse to the last one), each with its path.
-// It is a separate pass because nlohmann's parser callback, which could do
-// the same during the DOM parse, rescans the parent container at every
-// object end: quadratic in the length of an array of objects.
-class PrecheckSax {
- public:
-  using number_integer_t = Json::number_integer_t;
-  using number_unsigned_t = Json::number_unsigned_t;
-  using number_float_t = Json::number_float_t;
-  using string_t = Json::string_t;
-  using binary_t = Json::binary_t;
-
-  explicit PrecheckSax(std::string_view label) : label_(label) {}
-
-  bool null() { return Value(); }
-  bool boolean(bool /*unused*/) { return Value(); }
-  bool number_integer(number_integer_t /*unused*/) { return Value(); }
-  bool number_unsigned(number_unsigned_t /*unused*/) { return Value(); }
-  bool number_float(number_float_t /*unused*/, const string_t& /*unused*/) {
-    return Value();
-  }
-  bool string(string_t& /*unused*/) { return Value(); }
-  bool binary(binary_t& /*unused*/) { return Value(); }
-  bool start_object(std::size_t /*unused*/) { return Open(true); }
-  bool start_array(std::size_t /*unused*/) { return Open(false); }
-  bool end_object() { return Close(); }
-  bool end_array() { return Close(); }
-
-  bool key(string_t& k) {
-    Frame& f = frames_.back();
-    f.key = k;
-    if (!f.keys.insert(k).second) {
-      status_ = MakeError(label_, Path(),
-                          absl::StrFormat("duplicate key \"%s\"; each key may "
-                                          "appear once in an object",
-                                          k));
-      return false;
-    }
-    return true;
-  }
-
-  bool parse_error(std::size_t position, const std::string& /*last_token*/,
-                   const nlohmann::detail::exception& ex) {
-    status_ = MakeError(label_, "",
-                        absl::StrFormat("malformed JSON: %s (byte %d)",
-                                        StripExceptionId(ex.what()), position));
-    return false;
-  }
-
-  const absl::Status& status() const { return status_; }
-
- private:
-  struct Frame {
-    bool is_object = false;
-    std::string key;
-    int64_t index = -1;
-    std::set<std::string> keys;
-  };
-
-  bool Value() {
-    if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().index;
-    return true;
-  }
-
-  bool Open(bool is_object) {
-    Value();
-    if (frames_.size() >= static_cast<size_t>(kMaxJsonDepth)) {
-      status_ = MakeError(
-          label_, Path(),
-          absl::StrFormat("JSON nested deeper than %d levels; a spec needs "
-                          "7 plus 2 per nested loop, so this is not a spec",
-                          kMaxJsonDepth));
-      return false;
-    }
-    frames_.push_back(Frame{is_object, "", -1, {}});
-    return true;
-  }
-
-  bool Close() {
-    frames_.pop_back();
-    return true;
-  }
-
-  std::string Path() const {
-    std::string path;
-    for (const Frame& f : frames_) {
-      if (f.is_object) {
-        path = Child(path, f.key);
-      } else if (f.index >= 0) {
-        path = Child(path, static_cast<size_t>(f.index));
-      }
-    }
-    return path;
-  }
-
-  std::string label_;
-  std::vector<Frame> frames_;
-  absl::Status status_;
-};
 
 // Turns the JSON tree into a WorkloadSpec, checking keys and JSON types;
 // everything that can be said about the struct alone is ValidateSpec's job.
@@ -725,16 +599,11 @@ absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
                                      "most 1 MiB (%d bytes)",
                                      text.size(), kMaxSpecBytes));
   }
-  PrecheckSax precheck(label);
-  if (!Json::sax_parse(text, &precheck)) {
-    if (!precheck.status().ok()) return precheck.status();
-    return MakeError(label, "", "malformed JSON");
-  }
-  // The pre-check accepted the text, so this parse cannot fail; no
-  // exceptions, in case a later nlohmann disagrees.
-  const Json root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) return MakeError(label, "", "malformed JSON");
-
+  TRN_ASSIGN_OR_RETURN(
+      const Json root,
+      ParseStrictJson(text, label,
+                      "a spec needs 7 plus 2 per nested loop, so this is not "
+                      "a spec"));
   TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecReader(label).Read(root));
   spec.file = label;
   spec.content_hash = Fnv1a64Hex(text);

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
+#include "device_model/strict_json.h"  // IWYU pragma: export (kMaxJsonDepth)
 #include "workloads/spec.h"
 #include "workloads/spec_validator.h"  // IWYU pragma: export
 
@@ -16,7 +17,6 @@ namespace trn {
 // Specs are a few kilobytes; the caps keep a wrong or hostile file from
 // costing much memory or time before it is rejected.
 inline constexpr int64_t kMaxSpecBytes = int64_t{1} << 20;
-inline constexpr int kMaxJsonDepth = 64;
 
 // Parses and validates a spec. `file_label` names the file in messages.
 // Every error is absl::InvalidArgumentError("<file_label>: <json pointer,

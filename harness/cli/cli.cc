@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,11 @@ run on a calibrated NeuronCore timing model.
 Usage:
   trnbench --workload NAME|FAMILY|all [options]
   trnbench --spec FILE [--spec FILE ...] [options]
+  trnbench gate --baseline DIR|FILE [options]
+  trnbench compare OLD.json NEW.json [--format F] [--output FILE] [--junit FILE]
   trnbench list [--device NAME]
   trnbench profile --workload NAME|FAMILY|all [options]
+A flag that a command does not use is refused, never ignored.
 
 Examples:
   trnbench --workload rmsnorm --repeat 100      the three RMSNorm variants
@@ -113,7 +117,8 @@ Options:
   --format F           what to print on stdout: table, json, or gbench-json
                        (Google Benchmark's JSON format) (default table)
   --confidence C       confidence level of intervals, in (0, 1) (default 0.95)
-  --output FILE        also write the JSON results to FILE (atomically)
+  --output FILE        also write the JSON results (for compare: the
+                       comparison) to FILE (atomically)
   --specs-dir DIR      where --workload looks (default: shipped specs)
   --profiles-dir DIR   where --device looks (default: shipped profiles)
   --set KEY=VALUE      override a device profile parameter for this run
@@ -150,7 +155,7 @@ docs/baseline-format.md, docs/statistics.md, docs/ci.md, docs/calibration.md.
 )";
 
 struct Args {
-  std::string command;                  // "" (run), "list", "gate" or "compare"
+  std::string command;  // "" (run), "list", "gate", "compare" or "profile"
   std::vector<std::string> positional;  // compare's two files
   std::vector<std::string> specs;
   std::vector<std::pair<std::string, double>> sets;
@@ -158,6 +163,7 @@ struct Args {
   bool save_baseline = false;
   std::string save_baseline_dir;  // empty: baselines/<device>
   bool help = false;
+  std::vector<std::string> given;  // flag names as written, '-' for '_'
 };
 
 absl::StatusOr<std::pair<std::string, double>> ParseSet(const std::string& kv) {
@@ -220,6 +226,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       // The folder is optional: the next word is taken only if it is not a
       // flag.
       a.save_baseline = true;
+      a.given.push_back("save_baseline");
       if (i + 1 < argc && !absl::StartsWith(argv[i + 1], "--")) {
         a.save_baseline_dir = argv[++i];
       }
@@ -228,6 +235,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     if (absl::StartsWith(arg, "--save-baseline=") ||
         absl::StartsWith(arg, "--save_baseline=")) {
       a.save_baseline = true;
+      a.given.push_back("save_baseline");
       a.save_baseline_dir = arg.substr(arg.find('=') + 1);
       if (a.save_baseline_dir.empty()) {
         return absl::InvalidArgumentError("--save-baseline= needs a folder");
@@ -243,6 +251,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
       has_value = true;
     }
     std::replace(name.begin(), name.end(), '-', '_');
+    a.given.push_back(name);
     if (!has_value && (name == "allow_missing" || name == "fresh_seeds")) {
       value = "true";
       has_value = true;
@@ -362,6 +371,48 @@ int Fail(std::ostream& err, const absl::Status& s) {
         << "\n";
   }
   return kExitBadInput;
+}
+
+std::string Dashed(std::string_view flag) {
+  std::string out(flag);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return "--" + out;
+}
+
+// A flag that a command does not use is refused, not ignored: `profile
+// --report-dir out` writing nothing would otherwise look like success.
+// Running and `gate` use every flag.
+absl::Status CheckFlagsFitCommand(const Args& a) {
+  static constexpr std::string_view kList[] = {"device", "profiles_dir",
+                                               "specs_dir"};
+  static constexpr std::string_view kCompare[] = {
+      "format",        "confidence", "threshold", "alpha",
+      "allow_missing", "output",     "junit"};
+  static constexpr std::string_view kProfile[] = {
+      "workload",  "spec",   "shape",  "repeat",    "warmup",
+      "wait",      "seed",   "device", "set",       "profiles_dir",
+      "specs_dir", "format", "output", "confidence"};
+  std::span<const std::string_view> takes;
+  if (a.command == "list") {
+    takes = kList;
+  } else if (a.command == "compare") {
+    takes = kCompare;
+  } else if (a.command == "profile") {
+    takes = kProfile;
+  } else {
+    return absl::OkStatus();
+  }
+  for (const std::string& name : a.given) {
+    if (std::find(takes.begin(), takes.end(), name) != takes.end()) continue;
+    std::string list;
+    for (std::string_view t : takes) {
+      absl::StrAppend(&list, list.empty() ? "" : ", ", Dashed(t));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(Dashed(name), ": trnbench ", a.command,
+                     " does not use this flag; it takes ", list));
+  }
+  return absl::OkStatus();
 }
 
 int RunList(std::ostream& out, std::ostream& err) {
@@ -584,13 +635,11 @@ int RunBench(const Args& args, std::ostream& out, std::ostream& err) {
   opts.schedule.wait = absl::GetFlag(FLAGS_wait);
 
   if (args.command == "profile") {
-    if (args.save_baseline || !baseline_where.empty() ||
-        (absl::GetFlag(FLAGS_format) != "table" &&
-         absl::GetFlag(FLAGS_format) != "json")) {
+    if (absl::GetFlag(FLAGS_format) == "gbench-json") {
       return Fail(err, absl::InvalidArgumentError(
-                           "profile takes --format table|json and --output; "
-                           "baselines and the gate need a run (trnbench "
-                           "--workload ... or gate)"));
+                           "--format=gbench-json: profile writes --format "
+                           "table or json; gbench-json needs a run (trnbench "
+                           "--workload ...)"));
     }
     ProfileCommandOptions popts;
     popts.format = absl::GetFlag(FLAGS_format);
@@ -694,13 +743,11 @@ int RunCompare(const Args& args, std::ostream& out, std::ostream& err) {
                          "NEW.json"));
   }
   const ReportOutputOptions report_options = ReportOutputOptionsFromFlags();
-  if (!report_options.report_dir.empty() ||
-      !report_options.trace_file.empty() ||
-      absl::GetFlag(FLAGS_format) == "gbench-json") {
+  if (absl::GetFlag(FLAGS_format) == "gbench-json") {
     return Fail(err, absl::InvalidArgumentError(
-                         "compare writes --format table|json and --junit; "
-                         "--report-dir, --trace and --format gbench-json "
-                         "need a run (trnbench --workload ... or gate)"));
+                         "--format=gbench-json: compare writes --format "
+                         "table or json; gbench-json needs a run (trnbench "
+                         "--workload ... or gate)"));
   }
   const double confidence = absl::GetFlag(FLAGS_confidence);
   auto old_side = LoadBaselineOrResults(args.positional[0], confidence);
@@ -709,13 +756,20 @@ int RunCompare(const Args& args, std::ostream& out, std::ostream& err) {
   if (!new_side.ok()) return Fail(err, new_side.status());
   auto c = CompareFiles(*old_side, *new_side, CompareOptionsFromFlags());
   if (!c.ok()) return Fail(err, c.status());
+  const std::string json_text = ComparisonToJson(*c).dump(2) + "\n";
+  // As for a run: every file is prepared before the first is put in place.
+  StagedFiles staged;
+  if (const std::string output = absl::GetFlag(FLAGS_output); !output.empty()) {
+    if (auto s = staged.Stage(output, json_text); !s.ok()) return Fail(err, s);
+  }
   if (!report_options.junit_file.empty()) {
     auto pending = PrepareJunitOutput(report_options, *c);
     if (!pending.ok()) return Fail(err, pending.status());
     if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
   }
+  if (auto s = staged.Commit(); !s.ok()) return Fail(err, s);
   if (absl::GetFlag(FLAGS_format) == "json") {
-    out << ComparisonToJson(*c).dump(2) << "\n";
+    out << json_text;
   } else {
     out << RenderComparisonReport(*c, ShouldUseColor(out));
   }
@@ -731,6 +785,7 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     out << kUsage;
     return kExitOk;
   }
+  if (auto s = CheckFlagsFitCommand(*args); !s.ok()) return Fail(err, s);
   if (args->command == "list") return RunList(out, err);
   if (args->command == "compare") return RunCompare(*args, out, err);
   return RunBench(*args, out, err);

@@ -3,8 +3,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -92,11 +94,53 @@ TEST(CliProfileTest, ProfileJsonHasTheSameFiguresAndIsDeterministic) {
   EXPECT_EQ(j["workloads"][2]["roofline"]["bound"], "compute");
 }
 
-TEST(CliProfileTest, ProfileRefusesTheGateFlags) {
-  Outcome o =
-      RunTrnbench("profile --workload exp_tiled --save-baseline /tmp/x");
-  EXPECT_EQ(o.code, 2);
-  EXPECT_THAT(o.err, HasSubstr("profile takes --format table|json"));
+// A flag a command would ignore is refused, naming the flag, and nothing is
+// written: `profile --report-dir out` producing no folder must not pass
+// for success.
+TEST(CliProfileTest, CommandsRefuseFlagsTheyDoNotUse) {
+  const std::string dir =
+      ::testing::TempDir() + "/trnbench_unused_flag_never_written";
+  struct Case {
+    std::string args;
+    std::string flag;
+    std::string command;
+  };
+  const Case cases[] = {
+      {"profile --workload exp_tiled --save-baseline " + dir, "--save-baseline",
+       "profile"},
+      {"profile --workload exp_tiled --baseline baselines/trn1", "--baseline",
+       "profile"},
+      {"profile --workload exp_tiled --report-dir " + dir, "--report-dir",
+       "profile"},
+      {"profile --workload exp_tiled --trace " + dir, "--trace", "profile"},
+      {"profile --workload exp_tiled --junit=" + dir, "--junit", "profile"},
+      {"profile --workload exp_tiled --fresh-seeds", "--fresh-seeds",
+       "profile"},
+      {"list --repeat 5", "--repeat", "list"},
+      {"list --workload exp_tiled", "--workload", "list"},
+      {"compare a.json b.json --report-dir " + dir, "--report-dir", "compare"},
+      {"compare a.json b.json --fresh-seeds", "--fresh-seeds", "compare"},
+      {"compare a.json b.json --trace " + dir, "--trace", "compare"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = RunTrnbench(c.args);
+    EXPECT_EQ(o.code, 2) << c.args;
+    EXPECT_THAT(o.err, HasSubstr("trnbench: error: " + c.flag + ": trnbench " +
+                                 c.command +
+                                 " does not use this flag; it "
+                                 "takes "))
+        << c.args;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_TRUE(o.out.empty()) << c.args;
+    EXPECT_FALSE(std::filesystem::exists(dir)) << c.args;
+  }
+  // What each command does take still works.
+  EXPECT_EQ(RunTrnbench("list --device trn2 --specs-dir workloads/specs").code,
+            0);
+  EXPECT_EQ(RunTrnbench("profile --workload exp_tiled --repeat 5 --seed 3 "
+                        "--format json --confidence 0.9")
+                .code,
+            0);
 }
 
 TEST(CliProfileTest, ShapeSweepGivesOneRowPerSizeInEveryFormat) {

@@ -294,6 +294,16 @@ TEST(CliGateTest, SaveBaselineThenCompareOffline) {
       RunTrnbench("compare " + dir + "_old.json " + dir + "/exp_tiled.json");
   EXPECT_EQ(same.code, 0) << same.out << same.err;
   EXPECT_THAT(same.out, HasSubstr("+0.00%"));
+  // --output keeps what --format json prints, even on a regression.
+  Outcome json =
+      RunTrnbench("compare " + dir + "/exp_tiled.json " + dir +
+                  "_new.json --format json --output " + dir + "_cmp.json");
+  EXPECT_EQ(json.code, 1) << json.err;
+  EXPECT_EQ(Slurp(dir + "_cmp.json"), json.out);
+  const nlohmann::json c = nlohmann::json::parse(json.out);
+  EXPECT_EQ(c["regression"], true);
+  ASSERT_FALSE(c["rows"].empty()) << json.out;
+  EXPECT_EQ(c["rows"][0]["workload"], "exp_tiled");
 }
 
 struct GateBadCase {
@@ -329,7 +339,7 @@ INSTANTIATE_TEST_SUITE_P(
         GateBadCase{"NoSuchBaseline", "gate --baseline /nonexistent/x",
                     "--baseline /nonexistent/x: no such folder or file"},
         GateBadCase{"TruncatedBaseline", "--workload exp_tiled --baseline BAD",
-                    "malformed or truncated JSON"},
+                    "malformed JSON"},
         GateBadCase{"UnknownSetKey", "gate --baseline BASE --set bogus=1",
                     "--set bogus: unknown parameter"},
         GateBadCase{"SetNotANumber",
@@ -342,8 +352,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "--threshold=2"},
         GateBadCase{"AlphaZero", "gate --baseline BASE --alpha 0", "--alpha=0"},
         GateBadCase{"CompareOneFile", "compare BAD", "compare needs two files"},
-        GateBadCase{"CompareBadFile", "compare BAD BAD",
-                    "malformed or truncated JSON"}),
+        GateBadCase{"CompareBadFile", "compare BAD BAD", "malformed JSON"}),
     [](const ::testing::TestParamInfo<GateBadCase>& p) {
       return std::string(p.param.name);
     });
