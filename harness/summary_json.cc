@@ -39,4 +39,20 @@ nlohmann::ordered_json SummaryToJson(const stats::Summary& s) {
   return j;
 }
 
+nlohmann::ordered_json ScheduleToJson(const Schedule& s) {
+  return {{"wait", s.wait},
+          {"warmup", s.warmup},
+          {"repeat", s.repeat},
+          {"first_active_index", s.IndexOfActive(0)}};
+}
+
+void SetWorkloadIdentity(const WorkloadResult& w, nlohmann::ordered_json& j) {
+  j["name"] = w.name;
+  j["family"] = w.family;
+  j["mode"] = w.mode;
+  j["description"] = w.description;
+  j["spec_file"] = w.spec_file;
+  j["spec_hash"] = w.spec_hash;
+}
+
 }  // namespace trn

@@ -25,20 +25,12 @@ ordered_json ResultsToJson(const RunResult& run,
                  {"content_hash", run.device_hash},
                  {"calibrated", run.device_calibrated}};
   j["seed"] = run.seed;
-  j["schedule"] = {{"wait", run.schedule.wait},
-                   {"warmup", run.schedule.warmup},
-                   {"repeat", run.schedule.repeat},
-                   {"first_active_index", run.schedule.IndexOfActive(0)}};
+  j["schedule"] = ScheduleToJson(run.schedule);
   j["confidence"] = run.confidence;
   ordered_json ws = ordered_json::array();
   for (const auto& w : run.workloads) {
     ordered_json wj;
-    wj["name"] = w.name;
-    wj["family"] = w.family;
-    wj["mode"] = w.mode;
-    wj["description"] = w.description;
-    wj["spec_file"] = w.spec_file;
-    wj["spec_hash"] = w.spec_hash;
+    SetWorkloadIdentity(w, wj);
     wj["instructions"] = w.instructions;
     wj["dispatches"] = w.dispatches;
     ordered_json ms = ordered_json::object();

@@ -250,21 +250,13 @@ ordered_json ProfileToJson(const ProfileReport& rep) {
   peaks["dma_bytes_per_s"] = Num(rep.peaks.dma_bytes_per_s);
   j["device"]["peaks"] = peaks;
   j["seed"] = rep.seed;
-  j["schedule"] = {{"wait", rep.schedule.wait},
-                   {"warmup", rep.schedule.warmup},
-                   {"repeat", rep.schedule.repeat},
-                   {"first_active_index", rep.schedule.IndexOfActive(0)}};
+  j["schedule"] = ScheduleToJson(rep.schedule);
   ordered_json ws = ordered_json::array();
   for (const auto& p : rep.workloads) {
     const WorkloadResult& w = p.result;
     const DeviceSummary& s = p.summary;
     ordered_json wj;
-    wj["name"] = w.name;
-    wj["family"] = w.family;
-    wj["mode"] = w.mode;
-    wj["description"] = w.description;
-    wj["spec_file"] = w.spec_file;
-    wj["spec_hash"] = w.spec_hash;
+    SetWorkloadIdentity(w, wj);
     wj["time_metric"] = p.time_metric;
     const MetricResult* m = w.Find(p.time_metric);
     wj["time_summary"] =

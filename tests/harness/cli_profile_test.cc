@@ -1,23 +1,16 @@
-// End-to-end tests of this command-line surface: `trnbench
-// profile`, --shape sweeps and the uncalibrated trn2 profile.
-#include <sys/wait.h>
-#include <unistd.h>
-
+// End-to-end tests of `trnbench profile`, --shape sweeps, the uncalibrated
+// trn2 profile, and the flags each command refuses.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-
-#ifndef TRNBENCH_BINARY
-#define TRNBENCH_BINARY "trnbench"
-#endif
+#include "tests/run_trnbench.h"
 
 namespace trn {
 namespace {
@@ -25,36 +18,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Outcome RunTrnbench(const std::string& args) {
-  static int counter = 0;
-  const std::string dir = ::testing::TempDir();
-  // The pid too: ctest -j runs tests of this file in parallel processes.
-  const std::string id =
-      std::to_string(getpid()) + "_" + std::to_string(counter++);
-  const std::string out = dir + "/profile_out_" + id;
-  const std::string err = dir + "/profile_err_" + id;
-  const std::string cmd = std::string(TRNBENCH_BINARY) + " " + args + " >" +
-                          out + " 2>" + err + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = Slurp(out);
-  o.err = Slurp(err);
-  return o;
-}
+using test::Outcome;
+using test::RunTrnbench;
+using test::Slurp;
 
 TEST(CliProfileTest, ProfilePrintsTheSummaryRooflineAndFindings) {
   Outcome o = RunTrnbench("profile --workload exp_tiled --repeat 20");

@@ -1,23 +1,17 @@
 // End-to-end tests of the trnbench binary: exit codes, messages, JSON
 // contract, determinism and replay, and golden table output.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/run_trnbench.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."
-#endif
-#ifndef TRNBENCH_BINARY
-#define TRNBENCH_BINARY "trnbench"
 #endif
 
 namespace trn {
@@ -27,36 +21,9 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Outcome RunTrnbench(const std::string& args) {
-  static int counter = 0;
-  const std::string dir = ::testing::TempDir();
-  // The pid too: ctest -j runs tests of this file in parallel processes.
-  const std::string id =
-      std::to_string(getpid()) + "_" + std::to_string(counter++);
-  const std::string out = dir + "/cli_out_" + id;
-  const std::string err = dir + "/cli_err_" + id;
-  const std::string cmd = std::string(TRNBENCH_BINARY) + " " + args + " >" +
-                          out + " 2>" + err + " </dev/null";
-  int status = std::system(cmd.c_str());
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = Slurp(out);
-  o.err = Slurp(err);
-  return o;
-}
+using test::Outcome;
+using test::RunTrnbench;
+using test::Slurp;
 
 TEST(CliTest, HeadlineCommandShowsTheThreeVariants) {
   Outcome o = RunTrnbench("--workload rmsnorm --repeat 30");

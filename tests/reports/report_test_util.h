@@ -3,16 +3,12 @@
 #ifndef TRNBENCH_TESTS_REPORTS_REPORT_TEST_UTIL_H_
 #define TRNBENCH_TESTS_REPORTS_REPORT_TEST_UTIL_H_
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,13 +17,11 @@
 #include "harness/baseline_store.h"
 #include "harness/comparison.h"
 #include "harness/runner.h"
+#include "tests/run_trnbench.h"
 #include "workloads/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."
-#endif
-#ifndef TRNBENCH_BINARY
-#define TRNBENCH_BINARY "trnbench"
 #endif
 
 namespace trn::report_test {
@@ -38,13 +32,6 @@ inline std::string SourceDir() { return TRNBENCH_SOURCE_DIR; }
 // baselines; tests name them rather than "all", which grows.
 inline constexpr char kSeeds[] = "rmsnorm,exp_tiled";
 
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A fresh, empty folder for one test.
 inline std::string FreshDir(const std::string& name) {
   const std::string d = ::testing::TempDir() + "/trn_reports_" + name;
@@ -53,35 +40,9 @@ inline std::string FreshDir(const std::string& name) {
   return d;
 }
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs the binary with `args` through the shell; `prefix` goes before it
-// (environment assignments, `ulimit -f`, `trap`), in that shell only.
-inline Outcome RunTrnbench(const std::string& args,
-                           const std::string& prefix = "") {
-  static int counter = 0;
-  const std::string dir = ::testing::TempDir();
-  const std::string tag =
-      std::to_string(getpid()) + "_" + std::to_string(counter++);
-  const std::string out = dir + "/rep_out_" + tag;
-  const std::string err = dir + "/rep_err_" + tag;
-  // A CI job's own step summary must not collect the tests' reports.
-  const std::string cmd = "unset GITHUB_STEP_SUMMARY; " + prefix + " " +
-                          std::string(TRNBENCH_BINARY) + " " + args + " >" +
-                          out + " 2>" + err + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = Slurp(out);
-  o.err = Slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return o;
-}
+using test::Outcome;
+using test::RunTrnbench;
+using test::Slurp;
 
 inline DeviceProfile Trn1() {
   auto p = LoadDeviceProfile(SourceDir() + "/device_model/profiles/trn1.json");
