@@ -199,6 +199,12 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
   common.file = std::string(r.label());
   TRN_ASSIGN_OR_RETURN(const json* ws, r.Field(j, "", "workloads"));
   if (!ws->is_array()) return Bad(r.label(), "/workloads", "expected an array");
+  // trnbench never writes an empty one; read as "nothing to compare", it
+  // would let a gate pass on a file that lost its content.
+  if (ws->empty()) {
+    return Bad(r.label(), "/workloads",
+               "expected at least one workload, found an empty array");
+  }
   std::vector<Baseline> out;
   for (size_t i = 0; i < ws->size(); ++i) {
     const std::string p = absl::StrCat("/workloads/", i);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -298,8 +299,20 @@ absl::StatusOr<ComparisonReport> CompareFiles(
     }
   }
   if (sides.empty()) {
-    return absl::InvalidArgumentError(
-        "the two files have no workload in common; nothing to compare");
+    auto names = [](const std::vector<Baseline>& side) {
+      std::string out;
+      for (const Baseline& b : side) {
+        absl::StrAppend(&out, out.empty() ? "" : ", ", b.workload);
+      }
+      return out.empty() ? std::string("none") : out;
+    };
+    auto file = [](const std::vector<Baseline>& side) {
+      return side.empty() ? std::string("(empty)") : side.front().file;
+    };
+    return absl::InvalidArgumentError(absl::StrCat(
+        file(new_side), ": no workload in common with ", file(old_side),
+        "; expected the same workload on both sides (old: ", names(old_side),
+        "; new: ", names(new_side), ")"));
   }
   return CompareCore(sides, {}, options,
                      old_side.empty() ? "" : old_side.front().file);
