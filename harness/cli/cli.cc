@@ -36,6 +36,7 @@
 #include "reports/gbench_json.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"
+#include "reports/workload_list.h"
 #include "workloads/shape_override.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_parser.h"
@@ -421,20 +422,7 @@ int RunList(std::ostream& out, std::ostream& err) {
   auto specs = LoadSpecDir(SpecsDir(), profile->memory);
   if (!specs.ok()) return Fail(err, specs.status());
   OrderByFamily(*specs);
-  std::string family;
-  for (const auto& s : *specs) {
-    if (s.family != family) {
-      family = s.family;
-      out << "\nfamily " << family << "\n";
-    }
-    out << "  " << s.name
-        << std::string(s.name.size() < 20 ? 20 - s.name.size() : 1, ' ')
-        << ExecModeName(s.mode)
-        << std::string(10 - std::min<size_t>(9, ExecModeName(s.mode).size()),
-                       ' ')
-        << s.description << "\n";
-  }
-  out << "\nRun one with: trnbench --workload NAME (or a family, or all)\n";
+  out << RenderWorkloadList(*specs);
   return kExitOk;
 }
 
