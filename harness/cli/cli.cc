@@ -321,7 +321,9 @@ std::string ProfilesDir() {
 absl::StatusOr<DeviceProfile> LoadNamedProfile(const std::string& name) {
   std::string dir = ProfilesDir();
   std::string path = dir + "/" + name + ".json";
-  if (!std::filesystem::exists(path)) {
+  // A name, not a path: `--device ../x` must not reach outside the folder.
+  const bool plain_name = !name.empty() && name.find('/') == std::string::npos;
+  if (!plain_name || !std::filesystem::exists(path)) {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
@@ -330,7 +332,9 @@ absl::StatusOr<DeviceProfile> LoadNamedProfile(const std::string& name) {
     }
     std::sort(names.begin(), names.end());
     return absl::InvalidArgumentError(absl::StrCat(
-        "--device ", name, ": no profile ", path,
+        "--device ", name, ": ",
+        plain_name ? absl::StrCat("no profile ", path)
+                   : std::string("expected the name of a profile, not a path"),
         "; available: ", names.empty() ? "none" : absl::StrJoin(names, ", ")));
   }
   return LoadDeviceProfile(path);

@@ -262,6 +262,8 @@ const Case kCases[] = {
     {"flags/nothing_to_run", "--repeat 5", "nothing to run", "give --workload NAME|FAMILY|all or --spec FILE"},
     {"flags/unknown_workload", "--workload rmsnorm_fast", "no workload matches \"rmsnorm_fast\"", "; workloads: "},
     {"flags/unknown_device", "--workload exp_tiled --device trn9", "--device trn9", "available: trn1"},
+    {"flags/device_empty", "--workload exp_tiled --device=", "--device : expected the name of a profile, not a path", "available: trn1, trn2"},
+    {"flags/device_a_path", "--workload exp_tiled --device ../profiles/trn1", "--device ../profiles/trn1: expected the name of a profile, not a path", "available: trn1, trn2"},
     {"flags/set_unknown_parameter", "--workload exp_tiled --set dma_latncy_us=4", "--set dma_latncy_us", "unknown parameter; expected one of"},
     {"flags/set_not_a_number", "--workload exp_tiled --set dma_latency_us=slow", "--set dma_latency_us=slow", "expected KEY=VALUE with a number"},
     {"flags/set_without_value", "--workload exp_tiled --set dma_latency_us", "--set dma_latency_us", "expected KEY=VALUE with a number"},
