@@ -180,6 +180,14 @@ absl::StatusOr<std::pair<std::string, double>> ParseSet(const std::string& kv) {
   return std::pair{kv.substr(0, eq), value};
 }
 
+// Flags are named as typed (--report-dir), though Abseil knows them as
+// report_dir.
+std::string Dashed(std::string_view flag) {
+  std::string out(flag);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return "--" + out;
+}
+
 // What a value flag takes, for a value that does not even parse: the same
 // words Validate() uses for one out of range ("--repeat=1e12: expected an
 // integer from 1 to 1000000"), the flag's help for the others.
@@ -196,6 +204,12 @@ std::string ExpectedFlagValue(const std::string& name,
   }
   if (name == "alpha") return "a level strictly between 0 and 1, such as 0.05";
   if (name == "threshold") return "a fraction in [0, 1), such as 0.02";
+  if (name == "allow_missing" || name == "fresh_seeds") {
+    return "true or false (or the flag alone for true)";
+  }
+  if (name == "trace_repeat") {
+    return "a recorded run, 0-based (the one --trace writes; default 0)";
+  }
   return help;
 }
 
@@ -260,7 +274,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     if (!has_value) {
       if (i + 1 >= argc || absl::StartsWith(argv[i + 1], "--")) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--", name, " needs a value"));
+            absl::StrCat(Dashed(name), " needs a value"));
       }
       value = argv[++i];
     }
@@ -285,12 +299,12 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     if (flag == nullptr ||
         !absl::StrContains(flag->Filename(), "harness/cli/cli.cc")) {
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", name, "; see trnbench --help"));
+          absl::StrCat("unknown flag ", Dashed(name), "; see trnbench --help"));
     }
     std::string error;
     if (!flag->ParseFrom(value, &error)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--", name, "=", value, ": expected ",
+          absl::StrCat(Dashed(name), "=", value, ": expected ",
                        ExpectedFlagValue(name, flag->Help())));
     }
   }
@@ -320,6 +334,12 @@ std::string ProfilesDir() {
 
 absl::StatusOr<DeviceProfile> LoadNamedProfile(const std::string& name) {
   std::string dir = ProfilesDir();
+  if (std::error_code ec; !std::filesystem::is_directory(dir, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--profiles-dir ", dir,
+                     ": no such folder; expected a folder of device profiles "
+                     "(<name>.json)"));
+  }
   std::string path = dir + "/" + name + ".json";
   // A name, not a path: `--device ../x` must not reach outside the folder.
   const bool plain_name = !name.empty() && name.find('/') == std::string::npos;
@@ -376,12 +396,6 @@ int Fail(std::ostream& err, const absl::Status& s) {
         << "\n";
   }
   return kExitBadInput;
-}
-
-std::string Dashed(std::string_view flag) {
-  std::string out(flag);
-  std::replace(out.begin(), out.end(), '_', '-');
-  return "--" + out;
 }
 
 // A flag that a command does not use is refused, not ignored: `profile
