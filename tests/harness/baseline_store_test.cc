@@ -1,13 +1,17 @@
 #include "harness/baseline_store.h"
 
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -194,22 +198,65 @@ TEST(BaselineStoreTest, SaveWritesOneFilePerWorkloadAndLeavesNoTemporaries) {
   EXPECT_EQ(loaded->front().git_commit, "c");
 }
 
+// SaveBaselines into `dir` as user nobody, in a child process: root ignores
+// permission bits, so only an unprivileged user can meet a read-only
+// folder. Returns the exit code (0 saved, 1 refused) and the message.
+std::pair<int, std::string> SaveAsNobody(const std::string& dir) {
+  int fds[2];
+  if (pipe(fds) != 0) return {-1, "pipe failed"};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 ||
+        setuid(65534) != 0) {
+      _exit(3);
+    }
+    const absl::Status s =
+        SaveBaselines(BaselinesFromRun(SmallRun(4), "t", ""), dir);
+    const std::string m(s.message());
+    (void)!write(fds[1], m.data(), m.size());
+    _exit(s.ok() ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string message;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) {
+    message.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, message};
+}
+
 TEST(BaselineStoreTest, UnwritableFolderIsAClearErrorAndKeepsTheOldFile) {
   const std::string dir = ::testing::TempDir() + "/bl_readonly";
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(SaveBaselines(BaselinesFromRun(SmallRun(3), "t", ""), dir).ok());
   const std::string before = Slurp(BaselinePath(dir, "wl"));
-  std::filesystem::permissions(dir, std::filesystem::perms::owner_read |
-                                        std::filesystem::perms::owner_exec);
-  auto s = SaveBaselines(BaselinesFromRun(SmallRun(4), "t", ""), dir);
-  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  namespace fs = std::filesystem;
+  // Readable and searchable by everyone, writable by no one but root.
+  fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec |
+                           fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec);
+  int code = 0;
+  std::string message;
   if (geteuid() == 0) {
-    // root ignores directory permissions; the refusal cannot be provoked.
-    GTEST_SKIP() << "running as root: permission bits do not bind";
+    std::tie(code, message) = SaveAsNobody(dir);
+  } else {
+    const absl::Status s =
+        SaveBaselines(BaselinesFromRun(SmallRun(4), "t", ""), dir);
+    code = s.ok() ? 0 : 1;
+    message = std::string(s.message());
   }
-  ASSERT_FALSE(s.ok());
-  EXPECT_THAT(std::string(s.message()), HasSubstr(dir));
+  fs::permissions(dir, fs::perms::owner_all);
+  ASSERT_NE(code, 3) << "could not become user nobody";
+  EXPECT_EQ(code, 1) << "the save into a read-only folder succeeded";
+  EXPECT_THAT(message, HasSubstr(dir));
   EXPECT_EQ(Slurp(BaselinePath(dir, "wl")), before);
+  // Nothing was left behind: only the old baseline is in the folder.
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
 }
 
 TEST(BaselineStoreTest, MissingFolderParentIsCreatedButAFileInTheWayIsAnError) {
