@@ -10,17 +10,8 @@
 namespace trn {
 namespace {
 
-using Interval = TimeInterval;
-std::vector<Interval> Union(std::vector<Interval> v) {
-  return UnionOf(std::move(v));
-}
-double Length(const std::vector<Interval>& u) { return LengthOf(u); }
-double Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  return OverlapOf(a, b);
-}
-
 // Time during which at least two of the per-engine unions are busy.
-double AtLeastTwo(const std::array<std::vector<Interval>, kNumEngines>& u) {
+double AtLeastTwo(const std::array<std::vector<TimeInterval>, kNumEngines>& u) {
   std::vector<std::pair<double, int>> edges;
   for (const auto& engine : u) {
     for (const auto& iv : engine) {
@@ -46,9 +37,9 @@ double AtLeastTwo(const std::array<std::vector<Interval>, kNumEngines>& u) {
 
 DeviceSummary SummarizeDevice(const Timeline& tl) {
   DeviceSummary s;
-  std::array<std::vector<Interval>, kNumEngines> engine_iv;
-  std::vector<Interval> dma_iv;
-  std::vector<Interval> compute_iv;
+  std::array<std::vector<TimeInterval>, kNumEngines> engine_iv;
+  std::vector<TimeInterval> dma_iv;
+  std::vector<TimeInterval> compute_iv;
   std::vector<char> queue_used;
   constexpr double kInf = std::numeric_limits<double>::infinity();
   // Per hardware execution: its start, and the first device event in it.
@@ -107,23 +98,23 @@ DeviceSummary SummarizeDevice(const Timeline& tl) {
     }
   }
   for (size_t e = 0; e < engine_iv.size(); ++e) {
-    engine_iv[e] = Union(std::move(engine_iv[e]));
+    engine_iv[e] = UnionOf(std::move(engine_iv[e]));
     auto& a = s.engines[e];
-    a.active_us = Length(engine_iv[e]);
+    a.active_us = LengthOf(engine_iv[e]);
     a.active_fraction = s.total_us > 0 ? a.active_us / s.total_us : 0.0;
     s.engines_used += a.instructions > 0;
   }
   for (char used : queue_used) s.dma.queues_used += used;
-  const auto dma_u = Union(std::move(dma_iv));
-  const auto compute_u = Union(std::move(compute_iv));
-  s.dma.active_us = Length(dma_u);
+  const auto dma_u = UnionOf(std::move(dma_iv));
+  const auto compute_u = UnionOf(std::move(compute_iv));
+  s.dma.active_us = LengthOf(dma_u);
   s.dma.bandwidth_gbps =
       s.dma.active_us > 0
           ? static_cast<double>(s.dma.bytes) / s.dma.active_us / 1e3
           : 0.0;
-  s.compute_active_us = Length(compute_u);
+  s.compute_active_us = LengthOf(compute_u);
   s.engines_concurrent_us = AtLeastTwo(engine_iv);
-  s.dma_compute_overlap_us = Overlap(dma_u, compute_u);
+  s.dma_compute_overlap_us = OverlapOf(dma_u, compute_u);
   s.dma_compute_overlap =
       s.dma.active_us > 0 ? s.dma_compute_overlap_us / s.dma.active_us : 0.0;
   for (size_t d = 0; d < exec_start.size(); ++d) {

@@ -7,18 +7,6 @@
 #include "device_model/interval_union.h"
 
 namespace trn {
-namespace {
-
-using Interval = TimeInterval;
-std::vector<Interval> Union(std::vector<Interval> v) {
-  return UnionOf(std::move(v));
-}
-double Length(const std::vector<Interval>& u) { return LengthOf(u); }
-double Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  return OverlapOf(a, b);
-}
-
-}  // namespace
 
 const std::vector<MetricInfo>& AllMetrics() {
   static const std::vector<MetricInfo> kMetrics = {
@@ -61,8 +49,8 @@ std::vector<MetricValue> ComputeMetrics(const Timeline& tl) {
   bool any = false;
   double hw_end = 0;
   std::array<double, kNumEngines> busy{};
-  std::vector<Interval> dma;
-  std::vector<Interval> compute;
+  std::vector<TimeInterval> dma;
+  std::vector<TimeInterval> compute;
   int64_t bytes = 0;
   for (const Event& e : tl.events) {
     if (!any || e.start_us < first) first = e.start_us;
@@ -103,9 +91,9 @@ std::vector<MetricValue> ComputeMetrics(const Timeline& tl) {
     out.push_back({std::string(EngineName(static_cast<Engine>(e))) + "_util",
                    device > 0 ? busy[static_cast<size_t>(e)] / device : 0.0});
   }
-  auto dma_u = Union(std::move(dma));
-  auto compute_u = Union(std::move(compute));
-  double dma_active = Length(dma_u);
+  auto dma_u = UnionOf(std::move(dma));
+  auto compute_u = UnionOf(std::move(compute));
+  double dma_active = LengthOf(dma_u);
   out.push_back({"dma_bytes", static_cast<double>(bytes)});
   out.push_back({"dma_active_us", dma_active});
   out.push_back(
@@ -113,7 +101,7 @@ std::vector<MetricValue> ComputeMetrics(const Timeline& tl) {
        dma_active > 0 ? static_cast<double>(bytes) / dma_active / 1e3 : 0.0});
   out.push_back(
       {"dma_compute_overlap",
-       dma_active > 0 ? Overlap(dma_u, compute_u) / dma_active : 0.0});
+       dma_active > 0 ? OverlapOf(dma_u, compute_u) / dma_active : 0.0});
   return out;
 }
 

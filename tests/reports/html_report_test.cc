@@ -23,17 +23,9 @@
 namespace trn {
 namespace {
 
+using report_test::Count;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t p = s.find(what); p != std::string::npos;
-       p = s.find(what, p + what.size())) {
-    ++n;
-  }
-  return n;
-}
 
 TEST(HtmlReportTest, SelfContainedWithTheMarkdownContent) {
   const RunResult run = report_test::MakeRun(report_test::kSeeds, 10);

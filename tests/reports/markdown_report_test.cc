@@ -16,6 +16,7 @@
 namespace trn {
 namespace {
 
+using report_test::Count;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -71,15 +72,6 @@ std::vector<MdTable> Tables(const std::string& md) {
     i = j;
   }
   return out;
-}
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t p = s.find(what); p != std::string::npos;
-       p = s.find(what, p + what.size())) {
-    ++n;
-  }
-  return n;
 }
 
 TEST(MarkdownReportTest, FamiliesTablesPlotsAndOps) {

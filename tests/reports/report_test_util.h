@@ -44,6 +44,16 @@ using test::Outcome;
 using test::RunTrnbench;
 using test::Slurp;
 
+// Non-overlapping occurrences of `what` in `s`.
+inline int Count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t p = s.find(what); p != std::string::npos;
+       p = s.find(what, p + what.size())) {
+    ++n;
+  }
+  return n;
+}
+
 inline DeviceProfile Trn1() {
   auto p = LoadDeviceProfile(SourceDir() + "/device_model/profiles/trn1.json");
   EXPECT_TRUE(p.ok()) << p.status();

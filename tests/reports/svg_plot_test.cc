@@ -7,21 +7,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/reports/report_test_util.h"
 
 namespace trn {
 namespace {
 
+using report_test::Count;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-int Count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t p = s.find(what); p != std::string::npos;
-       p = s.find(what, p + what.size())) {
-    ++n;
-  }
-  return n;
-}
 
 std::vector<double> Ramp(size_t n, double lo, double step) {
   std::vector<double> v;
