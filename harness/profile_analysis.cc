@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "device_model/metrics.h"
 #include "device_model/status_macros.h"
+#include "harness/unit_text.h"
 #include "workloads/lowering.h"
 #include "workloads/nki_loops.h"
 #include "workloads/spec_validator.h"
@@ -37,13 +38,6 @@ std::string SignedPct(double fraction) {
   const double p = fraction * 100;
   return p < 0 ? absl::StrFormat("\u2212%.1f%%", -p)
                : absl::StrFormat("+%.1f%%", p);
-}
-
-std::string Bytes(double b) {
-  if (b >= 1 << 30) return absl::StrFormat("%.2f GiB", b / (1 << 30));
-  if (b >= 1 << 20) return absl::StrFormat("%.2f MiB", b / (1 << 20));
-  if (b >= 1 << 10) return absl::StrFormat("%.1f KiB", b / (1 << 10));
-  return absl::StrFormat("%.0f B", b);
 }
 
 std::string Flops(double per_s) {
@@ -167,7 +161,7 @@ std::vector<Finding> MakeFindings(const WorkloadSpec& spec,
         "%.3g FLOP/B, so HBM bandwidth would limit it before compute; it "
         "moves %s at %.3g GB/s, %s of the %.0f GB/s the DMA queues can draw "
         "from HBM.",
-        r.arithmetic_intensity, r.ridge_point, Bytes(r.hbm_bytes),
+        r.arithmetic_intensity, r.ridge_point, BytesText(r.hbm_bytes),
         r.hbm_bytes / (p.time_us * 1e3),
         Pct(r.hbm_bytes / (p.time_us * 1e-6) / peaks.dma_bytes_per_s),
         peaks.dma_bytes_per_s / 1e9);
@@ -275,8 +269,8 @@ std::vector<Finding> MakeFindings(const WorkloadSpec& spec,
                "%s), so they average %.1f GB/s while active; fewer, larger "
                "transfers would move the same bytes in less time.",
                Pct(share), Time(latency), p.cost.dma_transfers, s.dma.chunks,
-               Bytes(static_cast<double>(s.dma.bytes) /
-                     static_cast<double>(s.dma.chunks)),
+               BytesText(static_cast<double>(s.dma.bytes) /
+                         static_cast<double>(s.dma.chunks)),
                s.dma.bandwidth_gbps)});
     }
   }

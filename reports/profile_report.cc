@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/summary_json.h"
+#include "harness/unit_text.h"
 #include "reports/console_report.h"
 #include "reports/text_table.h"
 
@@ -21,13 +22,6 @@ std::string Pct(double fraction) {
   const double p = fraction * 100;
   if (p != 0 && std::fabs(p) < 0.1) return absl::StrFormat("%.2g%%", p);
   return absl::StrFormat("%.1f%%", p);
-}
-
-std::string Bytes(double b) {
-  if (b >= 1 << 30) return absl::StrFormat("%.2f GiB", b / (1 << 30));
-  if (b >= 1 << 20) return absl::StrFormat("%.2f MiB", b / (1 << 20));
-  if (b >= 1 << 10) return absl::StrFormat("%.1f KiB", b / (1 << 10));
-  return absl::StrFormat("%.0f B", b);
 }
 
 std::string Count(double x) {
@@ -108,7 +102,8 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
       "    DMA          %d transfers in %d pieces on %d queues, %s, active "
       "%s (%s), %.1f GB/s while active\n",
       p.cost.dma_transfers, s.dma.chunks, s.dma.queues_used,
-      Bytes(static_cast<double>(s.dma.bytes)), FormatMicros(s.dma.active_us),
+      BytesText(static_cast<double>(s.dma.bytes)),
+      FormatMicros(s.dma.active_us),
       Pct(s.total_us > 0 ? s.dma.active_us / s.total_us : 0.0),
       s.dma.bandwidth_gbps);
   absl::StrAppendFormat(&out,
@@ -134,7 +129,7 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
       &out,
       "    %s FLOP over %s of HBM traffic: arithmetic intensity %s FLOP/B; "
       "ridge point %s FLOP/B\n",
-      Count(r.flops), Bytes(r.hbm_bytes), Intensity(r.arithmetic_intensity),
+      Count(r.flops), BytesText(r.hbm_bytes), Intensity(r.arithmetic_intensity),
       Intensity(r.ridge_point));
   absl::StrAppendFormat(
       &out,
@@ -218,7 +213,7 @@ std::string RenderProfileText(const ProfileReport& rep) {
     for (const auto& p : rep.workloads) {
       const Roofline& r = p.roofline;
       t.AddRow({p.result.name, FormatMicros(p.time_us), Count(r.flops),
-                Bytes(r.hbm_bytes), Intensity(r.arithmetic_intensity),
+                BytesText(r.hbm_bytes), Intensity(r.arithmetic_intensity),
                 Rate(r.attainable_flops_per_s), Rate(r.achieved_flops_per_s),
                 Pct(r.attained_fraction), Bound(r)});
     }
