@@ -10,10 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "device_model/hash.h"
-#include "device_model/message_text.h"
-#include "device_model/status_macros.h"
-#include "device_model/strict_json.h"
+#include "support/hash.h"
+#include "support/message_text.h"
+#include "support/status_macros.h"
+#include "support/strict_json.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "device_model/interval_union.h"
+#include "support/interval_union.h"
 
 namespace trn {
 namespace {

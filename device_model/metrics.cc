@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "device_model/interval_union.h"
+#include "support/interval_union.h"
 
 namespace trn {
 

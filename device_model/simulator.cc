@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "device_model/hash.h"
+#include "support/hash.h"
 
 namespace trn {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
 #include "device_model/timeline.h"

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "harness/atomic_file.h"
+#include "support/atomic_file.h"
 #include "harness/results.h"
 
 namespace trn {

@@ -12,7 +12,7 @@
 #include "boost/math/distributions/normal.hpp"
 #include "boost/math/distributions/students_t.hpp"
 #include "boost/math/special_functions/log1p.hpp"
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "harness/boost_policy.h"
 
 namespace trn::stats {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device_model/metrics.h"
-#include "device_model/status_macros.h"
+#include "support/status_macros.h"
 #include "harness/unit_text.h"
 #include "workloads/lowering.h"
 #include "workloads/nki_loops.h"

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "device_model/metrics.h"
 #include "device_model/simulator.h"
-#include "device_model/status_macros.h"
+#include "support/status_macros.h"
 #include "workloads/lowering.h"
 
 namespace trn {

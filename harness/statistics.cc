@@ -9,7 +9,7 @@
 
 #include "boost/math/distributions/binomial.hpp"
 #include "boost/math/distributions/students_t.hpp"
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "harness/boost_policy.h"
 
 namespace trn::stats {

@@ -8,7 +8,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "harness/atomic_file.h"
+#include "support/atomic_file.h"
 #include "reports/csv_report.h"
 #include "reports/json_results.h"
 

@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "device_model/status_macros.h"
+#include "support/status_macros.h"
 #include "workloads/aten_ops.h"
 #include "workloads/nki_loops.h"
 #include "workloads/spec_validator.h"

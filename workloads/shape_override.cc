@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "device_model/hash.h"
-#include "device_model/status_macros.h"
+#include "support/hash.h"
+#include "support/status_macros.h"
 #include "workloads/aten_ops.h"
 #include "workloads/spec_validator.h"
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
-#include "device_model/strict_json.h"  // IWYU pragma: export (kMaxJsonDepth)
+#include "support/strict_json.h"  // IWYU pragma: export (kMaxJsonDepth)
 #include "workloads/spec.h"
 #include "workloads/spec_validator.h"  // IWYU pragma: export
 

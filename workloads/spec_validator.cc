@@ -16,8 +16,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device_model/engine.h"
-#include "device_model/message_text.h"
-#include "device_model/status_macros.h"
+#include "support/message_text.h"
+#include "support/status_macros.h"
 #include "workloads/aten_ops.h"
 #include "workloads/nki_loops.h"
 

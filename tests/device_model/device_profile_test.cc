@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
-#include "device_model/hash.h"
+#include "support/hash.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

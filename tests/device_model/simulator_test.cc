@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "device_model/device_profile.h"
 #include "device_model/metrics.h"
 #include "device_model/program.h"

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "device_model/message_text.h"
+#include "support/message_text.h"
 
 namespace trn::fuzz {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "gtest/gtest.h"
 
 namespace trn::stats {

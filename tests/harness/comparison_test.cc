@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "gtest/gtest.h"
 
 namespace trn::stats {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "device_model/hash.h"
+#include "support/hash.h"
 #include "device_model/memory_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

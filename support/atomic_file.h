@@ -1,5 +1,5 @@
-#ifndef TRNBENCH_HARNESS_ATOMIC_FILE_H_
-#define TRNBENCH_HARNESS_ATOMIC_FILE_H_
+#ifndef TRNBENCH_SUPPORT_ATOMIC_FILE_H_
+#define TRNBENCH_SUPPORT_ATOMIC_FILE_H_
 
 #include <string>
 #include <string_view>
@@ -39,4 +39,4 @@ class StagedFiles {
 
 }  // namespace trn
 
-#endif  // TRNBENCH_HARNESS_ATOMIC_FILE_H_
+#endif  // TRNBENCH_SUPPORT_ATOMIC_FILE_H_

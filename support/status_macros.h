@@ -1,6 +1,6 @@
 // Abseil 20220623 ships no status macros; these two cover what we need.
-#ifndef TRNBENCH_DEVICE_MODEL_STATUS_MACROS_H_
-#define TRNBENCH_DEVICE_MODEL_STATUS_MACROS_H_
+#ifndef TRNBENCH_SUPPORT_STATUS_MACROS_H_
+#define TRNBENCH_SUPPORT_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -23,4 +23,4 @@
   if (!statusor.ok()) return statusor.status();          \
   lhs = std::move(statusor).value()
 
-#endif  // TRNBENCH_DEVICE_MODEL_STATUS_MACROS_H_
+#endif  // TRNBENCH_SUPPORT_STATUS_MACROS_H_

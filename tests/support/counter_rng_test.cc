@@ -1,4 +1,4 @@
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 
 #include <algorithm>
 #include <array>

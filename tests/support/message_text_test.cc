@@ -1,4 +1,4 @@
-#include "device_model/message_text.h"
+#include "support/message_text.h"
 
 #include <string>
 

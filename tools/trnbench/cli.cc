@@ -1,4 +1,4 @@
-#include "harness/cli/cli.h"
+#include "tools/trnbench/cli.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,15 +20,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "device_model/counter_rng.h"
+#include "support/counter_rng.h"
 #include "device_model/device_profile.h"
-#include "device_model/hash.h"
-#include "device_model/message_text.h"
-#include "device_model/status_macros.h"
-#include "harness/atomic_file.h"
+#include "support/hash.h"
+#include "support/message_text.h"
+#include "support/status_macros.h"
+#include "support/atomic_file.h"
 #include "harness/baseline_store.h"
-#include "harness/cli/profile_command.h"
-#include "harness/cli/report_outputs.h"
+#include "tools/trnbench/profile_command.h"
+#include "tools/trnbench/report_outputs.h"
 #include "harness/comparison.h"
 #include "harness/runner.h"
 #include "reports/comparison_report.h"
@@ -297,7 +297,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     }
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr ||
-        !absl::StrContains(flag->Filename(), "harness/cli/cli.cc")) {
+        !absl::StrContains(flag->Filename(), "tools/trnbench/cli.cc")) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag ", Dashed(name), "; see trnbench --help"));
     }

@@ -1,9 +1,9 @@
-#include "harness/cli/profile_command.h"
+#include "tools/trnbench/profile_command.h"
 
 #include <ostream>
 
-#include "harness/atomic_file.h"
-#include "harness/cli/cli.h"
+#include "support/atomic_file.h"
+#include "tools/trnbench/cli.h"
 #include "harness/profile_analysis.h"
 #include "reports/profile_report.h"
 

@@ -1,7 +1,7 @@
 // Unions and overlaps of time intervals: how busy a set of lanes is, and how
 // much of one activity overlaps another.
-#ifndef TRNBENCH_DEVICE_MODEL_INTERVAL_UNION_H_
-#define TRNBENCH_DEVICE_MODEL_INTERVAL_UNION_H_
+#ifndef TRNBENCH_SUPPORT_INTERVAL_UNION_H_
+#define TRNBENCH_SUPPORT_INTERVAL_UNION_H_
 
 #include <utility>
 #include <vector>
@@ -20,4 +20,4 @@ double OverlapOf(const std::vector<TimeInterval>& a,
 
 }  // namespace trn
 
-#endif  // TRNBENCH_DEVICE_MODEL_INTERVAL_UNION_H_
+#endif  // TRNBENCH_SUPPORT_INTERVAL_UNION_H_

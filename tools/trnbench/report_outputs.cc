@@ -1,4 +1,4 @@
-#include "harness/cli/report_outputs.h"
+#include "tools/trnbench/report_outputs.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "device_model/status_macros.h"
-#include "harness/atomic_file.h"
+#include "support/status_macros.h"
+#include "support/atomic_file.h"
 #include "harness/runner.h"
 #include "reports/chrome_trace.h"
 #include "reports/junit_report.h"

@@ -1,4 +1,4 @@
-#include "device_model/strict_json.h"
+#include "support/strict_json.h"
 
 #include <string>
 

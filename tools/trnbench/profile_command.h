@@ -1,7 +1,7 @@
 // `trnbench profile`: the device summary, roofline and findings of the
 // selected workloads (docs/profile.md).
-#ifndef TRNBENCH_HARNESS_CLI_PROFILE_COMMAND_H_
-#define TRNBENCH_HARNESS_CLI_PROFILE_COMMAND_H_
+#ifndef TRNBENCH_TOOLS_TRNBENCH_PROFILE_COMMAND_H_
+#define TRNBENCH_TOOLS_TRNBENCH_PROFILE_COMMAND_H_
 
 #include <iosfwd>
 #include <string>
@@ -28,4 +28,4 @@ int RunProfileCommand(const std::vector<WorkloadSpec>& specs,
 
 }  // namespace trn
 
-#endif  // TRNBENCH_HARNESS_CLI_PROFILE_COMMAND_H_
+#endif  // TRNBENCH_TOOLS_TRNBENCH_PROFILE_COMMAND_H_

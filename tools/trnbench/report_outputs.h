@@ -2,8 +2,8 @@
 // folder, the Chrome trace, JUnit XML and the GitHub step summary. Rendered
 // in memory and checked first, written last, so that bad input or an
 // unwritable path fails before any file is touched.
-#ifndef TRNBENCH_HARNESS_CLI_REPORT_OUTPUTS_H_
-#define TRNBENCH_HARNESS_CLI_REPORT_OUTPUTS_H_
+#ifndef TRNBENCH_TOOLS_TRNBENCH_REPORT_OUTPUTS_H_
+#define TRNBENCH_TOOLS_TRNBENCH_REPORT_OUTPUTS_H_
 
 #include <cstdint>
 #include <memory>
@@ -64,4 +64,4 @@ absl::Status CommitReportOutputs(const PendingOutputs& pending);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_HARNESS_CLI_REPORT_OUTPUTS_H_
+#endif  // TRNBENCH_TOOLS_TRNBENCH_REPORT_OUTPUTS_H_

@@ -1,8 +1,8 @@
 // A counter-based random generator: every draw is a pure function of
 // (key, counter), so any run can be replayed alone and the stream is the
 // same on every compiler and standard library.
-#ifndef TRNBENCH_DEVICE_MODEL_COUNTER_RNG_H_
-#define TRNBENCH_DEVICE_MODEL_COUNTER_RNG_H_
+#ifndef TRNBENCH_SUPPORT_COUNTER_RNG_H_
+#define TRNBENCH_SUPPORT_COUNTER_RNG_H_
 
 #include <cstdint>
 
@@ -54,4 +54,4 @@ class CounterRng {
 
 }  // namespace trn
 
-#endif  // TRNBENCH_DEVICE_MODEL_COUNTER_RNG_H_
+#endif  // TRNBENCH_SUPPORT_COUNTER_RNG_H_

@@ -1,6 +1,6 @@
 // The trnbench command line.
-#ifndef TRNBENCH_HARNESS_CLI_CLI_H_
-#define TRNBENCH_HARNESS_CLI_CLI_H_
+#ifndef TRNBENCH_TOOLS_TRNBENCH_CLI_H_
+#define TRNBENCH_TOOLS_TRNBENCH_CLI_H_
 
 #include <iosfwd>
 
@@ -17,4 +17,4 @@ int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_HARNESS_CLI_CLI_H_
+#endif  // TRNBENCH_TOOLS_TRNBENCH_CLI_H_

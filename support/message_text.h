@@ -1,8 +1,8 @@
 // Error messages quote what the user wrote (keys, names, values, file
 // names). These keep such quotes from breaking the one-line message the
 // command line prints, whatever the input holds.
-#ifndef TRNBENCH_DEVICE_MODEL_MESSAGE_TEXT_H_
-#define TRNBENCH_DEVICE_MODEL_MESSAGE_TEXT_H_
+#ifndef TRNBENCH_SUPPORT_MESSAGE_TEXT_H_
+#define TRNBENCH_SUPPORT_MESSAGE_TEXT_H_
 
 #include <cstddef>
 #include <string>
@@ -32,4 +32,4 @@ std::string ShortenForTerminal(std::string_view line);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_DEVICE_MODEL_MESSAGE_TEXT_H_
+#endif  // TRNBENCH_SUPPORT_MESSAGE_TEXT_H_

@@ -1,4 +1,4 @@
-#include "device_model/interval_union.h"
+#include "support/interval_union.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
-#ifndef TRNBENCH_DEVICE_MODEL_HASH_H_
-#define TRNBENCH_DEVICE_MODEL_HASH_H_
+#ifndef TRNBENCH_SUPPORT_HASH_H_
+#define TRNBENCH_SUPPORT_HASH_H_
 
 #include <cstdint>
 #include <string>
@@ -26,4 +26,4 @@ inline std::string Fnv1a64Hex(std::string_view bytes) {
 
 }  // namespace trn
 
-#endif  // TRNBENCH_DEVICE_MODEL_HASH_H_
+#endif  // TRNBENCH_SUPPORT_HASH_H_

@@ -1,4 +1,4 @@
-#include "device_model/strict_json.h"
+#include "support/strict_json.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "device_model/message_text.h"
+#include "support/message_text.h"
 
 namespace trn {
 namespace {

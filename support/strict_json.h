@@ -1,8 +1,8 @@
 // One strict JSON reader for every file trnbench reads (specs, device
 // profiles, baselines, results), so that all of them refuse the same
 // things with the same kind of message.
-#ifndef TRNBENCH_DEVICE_MODEL_STRICT_JSON_H_
-#define TRNBENCH_DEVICE_MODEL_STRICT_JSON_H_
+#ifndef TRNBENCH_SUPPORT_STRICT_JSON_H_
+#define TRNBENCH_SUPPORT_STRICT_JSON_H_
 
 #include <string>
 #include <string_view>
@@ -33,4 +33,4 @@ std::string EscapeJsonPointerToken(std::string_view token);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_DEVICE_MODEL_STRICT_JSON_H_
+#endif  // TRNBENCH_SUPPORT_STRICT_JSON_H_

@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "harness/cli/cli.h"
+#include "tools/trnbench/cli.h"
 
 int main(int argc, char** argv) {
   return trn::RunCli(argc, argv, std::cout, std::cerr);
