@@ -114,6 +114,27 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   return r;
 }
 
+absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
+                                 const DeviceProfile& profile,
+                                 const RunOptions& options,
+                                 const std::string& trnbench_version) {
+  RunResult run;
+  run.trnbench_version = trnbench_version;
+  run.device = profile.name;
+  run.device_hash = profile.content_hash;
+  run.device_calibrated = profile.calibrated;
+  run.seed = options.seed;
+  run.schedule = options.schedule;
+  run.confidence = options.confidence;
+  for (const WorkloadSpec& spec : specs) {
+    if (options.on_workload) options.on_workload(spec.name);
+    TRN_ASSIGN_OR_RETURN(WorkloadResult r, RunWorkload(spec, profile, options));
+    run.workloads.push_back(std::move(r));
+  }
+  ComputeSpeedups(run, "device_time_us");
+  return run;
+}
+
 void ComputeSpeedups(RunResult& run, std::string_view metric) {
   for (size_t i = 0; i < run.workloads.size(); ++i) {
     WorkloadResult& w = run.workloads[i];

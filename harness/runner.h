@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
@@ -35,14 +37,24 @@ struct RunOptions {
   uint64_t seed = 1;
   Schedule schedule;
   double confidence = 0.95;
-  // Called after every simulated run (warm-up or recorded) to drive a
-  // progress display; it cannot influence any result.
+  // Called after every simulated run (warm-up or recorded), and before each
+  // workload of RunAll, to drive a progress display; they cannot influence
+  // any result.
   std::function<void()> on_run;
+  std::function<void(const std::string& workload)> on_workload;
 };
 
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
                                            const RunOptions& options);
+
+// Runs every spec in order on `profile` and fills the run's identity
+// (versions, device, seed, schedule) and each family's speed-ups on device
+// time. The first workload that fails stops the run.
+absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
+                                 const DeviceProfile& profile,
+                                 const RunOptions& options,
+                                 const std::string& trnbench_version);
 
 // Fills each workload's speed-up over the first variant of its family (in
 // the order of `run.workloads`) on `metric`.

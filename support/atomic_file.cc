@@ -35,16 +35,21 @@ absl::Status StagedFiles::Stage(const std::string& path,
           .string();
   int fd = mkstemp(tmpl.data());
   if (fd < 0) {
-    return absl::InvalidArgumentError(
+    const int err = errno;
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
         absl::StrCat(path, ": cannot create a file in ", dir.string(),
                      " (expected an existing folder that can be written): ",
-                     std::strerror(errno)));
+                     std::strerror(err)));
   }
   auto fail = [&](const char* what) {
     int err = errno;
     close(fd);
     unlink(tmpl.c_str());
-    return absl::InvalidArgumentError(
+    // ENOSPC becomes ResourceExhausted, EACCES PermissionDenied: the code
+    // says what went wrong, the exit code is the tool's business.
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
         absl::StrCat(path, ": ", what, ": ", std::strerror(err)));
   };
   size_t written = 0;
@@ -63,7 +68,8 @@ absl::Status StagedFiles::Stage(const std::string& path,
   if (close(fd) != 0) {
     const int err = errno;
     unlink(tmpl.c_str());
-    return absl::InvalidArgumentError(
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
         absl::StrCat(path, ": close failed: ", std::strerror(err)));
   }
   staged_.emplace_back(std::move(tmpl), path);
@@ -76,7 +82,7 @@ absl::Status StagedFiles::Commit() {
   for (const auto& [temp, path] : staged_) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
-      return absl::InvalidArgumentError(absl::StrCat(
+      return absl::FailedPreconditionError(absl::StrCat(
           path, ": is a folder; expected a file name to write to"));
     }
   }
@@ -87,7 +93,8 @@ absl::Status StagedFiles::Commit() {
       // The files before this one are in place; the rest are removed by
       // the destructor.
       staged_.erase(staged_.begin(), staged_.begin() + static_cast<long>(i));
-      return absl::InvalidArgumentError(
+      return absl::Status(
+          absl::ErrnoToStatusCode(err),
           absl::StrCat(path, ": rename failed: ", std::strerror(err)));
     }
   }

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "support/message_text.h"
 #include "workloads/spec_parser.h"
 
 namespace trn {
@@ -114,8 +115,10 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectWorkloads(
       }
     }
     if (!matched) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("no workload matches \"", term, "\"; ", Available(all)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no workload matches \"",
+          EscapeControl(std::string_view(term.data(), term.size())), "\"; ",
+          Available(all)));
     }
   }
   if (!any_term) {

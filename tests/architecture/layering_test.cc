@@ -147,9 +147,8 @@ TEST(Layering, NoIncludeRunsUpTheLayers) {
         ok = ok || to.rfind(allowed, 0) == 0;  // `tests/` admits its subfolders
       }
       EXPECT_TRUE(ok) << file << ":" << line_no << " includes " << target
-                      << " (" << (to.empty() ? "no layer" : to)
-                      << "), which " << from
-                      << " may not include (docs/architecture.md)";
+                      << " (" << (to.empty() ? "no layer" : to) << "), which "
+                      << from << " may not include (docs/architecture.md)";
     }
   }
   EXPECT_GT(checked, 200);

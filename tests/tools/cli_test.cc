@@ -106,6 +106,26 @@ TEST(CliTest, ListAndHelp) {
   EXPECT_THAT(h.out, HasSubstr("--repeat"));
 }
 
+TEST(CliTest, VersionNamesTheProgramAndTheModel) {
+  Outcome v = RunTrnbench("--version");
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_THAT(v.out, ::testing::StartsWith("trnbench "));
+  EXPECT_THAT(v.out, HasSubstr("timing model "));
+  EXPECT_THAT(v.err, IsEmpty());
+}
+
+// An unknown flag is named as unknown, whatever follows it; before, a flag
+// without a value was reported as "needs a value".
+TEST(CliTest, UnknownFlagIsUnknownNotMissingItsValue) {
+  for (const char* args : {"--bogus --workload rmsnorm", "--bogus",
+                           "--workload rmsnorm --bogus"}) {
+    Outcome o = RunTrnbench(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_THAT(o.err, HasSubstr("unknown flag --bogus")) << args;
+    EXPECT_THAT(o.err, Not(HasSubstr("needs a value"))) << args;
+  }
+}
+
 TEST(CliTest, UserSpecFileRuns) {
   Outcome o = RunTrnbench(std::string("--spec ") + TRNBENCH_SOURCE_DIR +
                           "/workloads/specs/exp_tiled.json --repeat 5");

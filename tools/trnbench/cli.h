@@ -1,4 +1,5 @@
-// The trnbench command line.
+// The trnbench program's entry point, over the commands in
+// tools/trnbench/*_command.cc.
 #ifndef TRNBENCH_TOOLS_TRNBENCH_CLI_H_
 #define TRNBENCH_TOOLS_TRNBENCH_CLI_H_
 
@@ -6,14 +7,10 @@
 
 namespace trn {
 
-// Exit codes, as documented in the README.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitRegression = 1;
-inline constexpr int kExitBadInput = 2;
-
-// Runs one command; returns its exit code. Call once per process: flags are
-// process-wide Abseil flags.
-int RunCli(int argc, char** argv, std::ostream& out, std::ostream& err);
+// Parses the arguments once, runs one command and returns its exit code
+// (tools/trnbench/diagnostics.h).
+int RunCli(int argc, const char* const* argv, std::ostream& out,
+           std::ostream& err);
 
 }  // namespace trn
 

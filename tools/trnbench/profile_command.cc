@@ -1,45 +1,62 @@
-#include "tools/trnbench/profile_command.h"
-
+// `trnbench profile`: the device summary, roofline and findings of the
+// selected workloads (docs/profile.md).
 #include <ostream>
 
-#include "support/atomic_file.h"
-#include "tools/trnbench/cli.h"
+#include "absl/status/status.h"
 #include "harness/profile_analysis.h"
+#include "harness/runner.h"
 #include "reports/profile_report.h"
+#include "support/atomic_file.h"
+#include "tools/trnbench/command_context.h"
+#include "tools/trnbench/commands.h"
+#include "tools/trnbench/diagnostics.h"
 
 namespace trn {
+namespace {
 
-int RunProfileCommand(const std::vector<WorkloadSpec>& specs,
-                      const DeviceProfile& profile, const RunOptions& run,
-                      const ProfileCommandOptions& options, std::ostream& out,
-                      std::ostream& err) {
+constexpr std::string_view kFlags[] = {
+    "workload",  "spec",   "shape",  "repeat",    "warmup",
+    "wait",      "seed",   "device", "set",       "profiles_dir",
+    "specs_dir", "format", "output", "confidence"};
+
+int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
+  if (auto s = CheckFormat(o, /*allow_gbench=*/false, "profile"); !s.ok()) {
+    return Fail(err, s);
+  }
+  auto profile = LoadProfile(o);
+  if (!profile.ok()) return Fail(err, profile.status());
+  auto specs = LoadSelectedSpecs(o, *profile, "");
+  if (!specs.ok()) return Fail(err, specs.status());
+  WarnIfUncalibrated(*profile, err);
+  const RunOptions run = RunOptionsFrom(o, {});
+
   ProfileReport report;
-  report.trnbench_version = options.trnbench_version;
-  report.device = profile.name;
-  report.device_description = profile.description;
-  report.device_hash = profile.content_hash;
-  report.device_calibrated = profile.calibrated;
-  report.peaks = ComputePeaks(profile);
+  report.trnbench_version = TRNBENCH_VERSION;
+  report.device = profile->name;
+  report.device_description = profile->description;
+  report.device_hash = profile->content_hash;
+  report.device_calibrated = profile->calibrated;
+  report.peaks = ComputePeaks(*profile);
   report.seed = run.seed;
   report.schedule = run.schedule;
   report.confidence = run.confidence;
-  for (const WorkloadSpec& spec : specs) {
-    auto p = ProfileWorkload(spec, profile, run);
-    if (!p.ok()) {
-      err << "trnbench: error: " << p.status().message() << "\n";
-      return kExitBadInput;
-    }
+  for (const WorkloadSpec& spec : *specs) {
+    auto p = ProfileWorkload(spec, *profile, run);
+    if (!p.ok()) return Fail(err, p.status());
     report.workloads.push_back(*std::move(p));
   }
   const std::string json = ProfileToJsonText(report);
-  if (!options.output.empty()) {
-    if (auto s = WriteFileAtomic(options.output, json); !s.ok()) {
-      err << "trnbench: error: " << s.message() << "\n";
-      return kExitBadInput;
+  if (!o.output.empty()) {
+    if (auto s = WriteFileAtomic(o.output, json); !s.ok()) {
+      return Fail(err, s);
     }
   }
-  out << (options.format == "json" ? json : RenderProfileText(report));
+  out << (o.format == "json" ? json : RenderProfileText(report));
   return kExitOk;
 }
+
+}  // namespace
+
+const CommandInfo kProfileCommand = {"profile", RunProfile, kFlags};
 
 }  // namespace trn

@@ -8,11 +8,11 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "support/status_macros.h"
-#include "support/atomic_file.h"
 #include "harness/runner.h"
 #include "reports/chrome_trace.h"
 #include "reports/junit_report.h"
+#include "support/atomic_file.h"
+#include "support/status_macros.h"
 
 namespace trn {
 namespace fs = std::filesystem;

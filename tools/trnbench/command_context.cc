@@ -1,0 +1,261 @@
+#include "tools/trnbench/command_context.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "support/counter_rng.h"
+#include "support/hash.h"
+#include "support/message_text.h"
+#include "support/status_macros.h"
+#include "workloads/shape_override.h"
+#include "workloads/spec_catalog.h"
+#include "workloads/spec_parser.h"
+
+namespace trn {
+namespace {
+
+std::string SpecsDir(const Options& o) {
+  return o.specs_dir.empty() ? SourceDir() + "/workloads/specs" : o.specs_dir;
+}
+
+std::string ProfilesDir(const Options& o) {
+  return o.profiles_dir.empty() ? SourceDir() + "/device_model/profiles"
+                                : o.profiles_dir;
+}
+
+absl::StatusOr<DeviceProfile> LoadNamedProfile(const Options& o) {
+  const std::string dir = ProfilesDir(o);
+  const std::string& name = o.device;
+  if (std::error_code ec; !std::filesystem::is_directory(dir, ec)) {
+    return absl::NotFoundError(
+        absl::StrCat("--profiles-dir ", dir,
+                     ": no such folder; expected a folder of device profiles "
+                     "(<name>.json)"));
+  }
+  const std::string path = dir + "/" + name + ".json";
+  // A name, not a path: `--device ../x` must not reach outside the folder.
+  const bool plain_name = !name.empty() && name.find('/') == std::string::npos;
+  if (!plain_name || !std::filesystem::exists(path)) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".json") {
+        names.push_back(e.path().stem().string());
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return absl::NotFoundError(absl::StrCat(
+        "--device ", EscapeControl(name), ": ",
+        plain_name ? absl::StrCat("no profile ", EscapeControl(path))
+                   : std::string("expected the name of a profile, not a path"),
+        "; available: ", names.empty() ? "none" : absl::StrJoin(names, ", ")));
+  }
+  return LoadDeviceProfile(path);
+}
+
+// Variants of a family run in mode order (eager, fused_op, compiled, nki),
+// then by name; the first is the reference of the family's speed-ups.
+void OrderByFamily(std::vector<WorkloadSpec>& specs) {
+  std::vector<std::string> families;
+  for (const auto& s : specs) {
+    if (std::find(families.begin(), families.end(), s.family) ==
+        families.end()) {
+      families.push_back(s.family);
+    }
+  }
+  auto family_rank = [&](const std::string& f) {
+    return std::find(families.begin(), families.end(), f) - families.begin();
+  };
+  std::stable_sort(specs.begin(), specs.end(),
+                   [&](const WorkloadSpec& a, const WorkloadSpec& b) {
+                     auto fa = family_rank(a.family);
+                     auto fb = family_rank(b.family);
+                     if (fa != fb) return fa < fb;
+                     if (a.mode != b.mode) {
+                       return static_cast<int>(a.mode) <
+                              static_cast<int>(b.mode);
+                     }
+                     return a.name < b.name;
+                   });
+}
+
+// Shipped specs are named relative to the source tree, so results and
+// baselines do not depend on where the tree was checked out.
+void NameRelativeToSource(std::vector<WorkloadSpec>& specs) {
+  const std::string root = SourceDir() + "/";
+  for (auto& s : specs) {
+    if (absl::StartsWith(s.file, root)) s.file = s.file.substr(root.size());
+  }
+}
+
+}  // namespace
+
+std::string SourceDir() { return TRNBENCH_SOURCE_DIR; }
+
+absl::StatusOr<DeviceProfile> LoadProfile(const Options& options) {
+  TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadNamedProfile(options));
+  for (const auto& [key, value] : options.sets) {
+    TRN_RETURN_IF_ERROR(OverrideParam(profile, key, value));
+  }
+  if (!options.sets.empty()) {
+    // A what-if profile is not the profile on disk: its hash says so, and a
+    // comparison notes it.
+    std::string what;
+    for (const auto& [key, value] : options.sets) {
+      absl::StrAppend(&what, key, "=", value, ";");
+    }
+    profile.content_hash = Fnv1a64Hex(profile.content_hash + what);
+  }
+  return profile;
+}
+
+absl::StatusOr<std::vector<WorkloadSpec>> LoadAllSpecs(
+    const Options& options, const DeviceProfile& profile) {
+  TRN_ASSIGN_OR_RETURN(auto specs,
+                       LoadSpecDir(SpecsDir(options), profile.memory));
+  OrderByFamily(specs);
+  return specs;
+}
+
+absl::StatusOr<std::vector<WorkloadSpec>> LoadSelectedSpecs(
+    const Options& options, const DeviceProfile& profile,
+    const std::string& default_selector) {
+  std::vector<WorkloadSpec> specs;
+  std::string selector = options.workload;
+  if (selector.empty() && options.specs.empty()) selector = default_selector;
+  if (selector.empty() && options.specs.empty()) {
+    return absl::InvalidArgumentError(
+        "nothing to run: give --workload NAME|FAMILY|all or --spec FILE (see "
+        "trnbench --help, trnbench list)");
+  }
+  if (!selector.empty()) {
+    TRN_ASSIGN_OR_RETURN(auto all,
+                         LoadSpecDir(SpecsDir(options), profile.memory));
+    TRN_ASSIGN_OR_RETURN(specs, SelectWorkloads(all, selector));
+    NameRelativeToSource(specs);
+  }
+  for (const auto& path : options.specs) {
+    TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, LoadSpecFile(path, profile.memory));
+    for (const auto& s : specs) {
+      if (s.name == spec.name) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": workload name '", spec.name,
+                         "' is already selected (from ", s.file, ")"));
+      }
+    }
+    specs.push_back(std::move(spec));
+  }
+  OrderByFamily(specs);
+  if (!options.shapes.empty()) {
+    TRN_ASSIGN_OR_RETURN(
+        specs, ApplyShapeOverrides(specs, options.shapes, profile.memory));
+  }
+  Schedule planned;
+  planned.repeat = options.repeat;
+  TRN_RETURN_IF_ERROR(
+      CheckRunSize(static_cast<int64_t>(specs.size()), planned));
+  return specs;
+}
+
+absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
+    const std::string& where, const std::vector<WorkloadSpec>& specs,
+    double confidence) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(where, ec)) {
+    std::vector<Baseline> out;
+    for (const auto& s : specs) {
+      const std::string path = BaselinePath(where, s.name);
+      if (!std::filesystem::exists(path, ec)) continue;
+      TRN_ASSIGN_OR_RETURN(auto loaded,
+                           LoadBaselineOrResults(path, confidence));
+      for (auto& b : loaded) {
+        if (b.workload != s.name) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(path, ": /workload: expected ", s.name,
+                           " (the file's name), found ", b.workload));
+        }
+        out.push_back(std::move(b));
+      }
+    }
+    return out;
+  }
+  if (!std::filesystem::exists(where, ec)) {
+    return absl::NotFoundError(absl::StrCat("--baseline ", EscapeControl(where),
+                                            ": no such folder or file"));
+  }
+  return LoadBaselineOrResults(where, confidence);
+}
+
+absl::Status CheckFormat(const Options& options, bool allow_gbench,
+                         std::string_view command_words) {
+  const std::string& f = options.format;
+  if (f != "table" && f != "json" && f != "gbench-json") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--format=", EscapeControl(f),
+                     ": expected table, json or gbench-json"));
+  }
+  if (f == "gbench-json" && !allow_gbench) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--format=gbench-json: ", std::string(command_words),
+        " writes --format table or json; gbench-json needs a run (trnbench "
+        "--workload ... or gate)"));
+  }
+  return absl::OkStatus();
+}
+
+RunOptions RunOptionsFrom(const Options& options,
+                          const std::vector<Baseline>& baselines) {
+  RunOptions r;
+  r.seed = options.seed;
+  if (options.fresh_seeds) {
+    // Derived, not random, so a fresh-seed run is still reproducible; it
+    // must differ from every baseline's seed to give independent samples.
+    r.seed = Mix64(r.seed ^ 0x6672657368ULL);
+    for (bool clash = true; clash;) {
+      clash = false;
+      for (const auto& b : baselines) clash = clash || b.seed == r.seed;
+      if (clash) ++r.seed;
+    }
+  }
+  r.confidence = options.confidence;
+  r.schedule.repeat = options.repeat;
+  r.schedule.warmup = options.warmup;
+  r.schedule.wait = options.wait;
+  return r;
+}
+
+CompareOptions CompareOptionsFrom(const Options& options) {
+  CompareOptions c;
+  c.threshold = options.threshold;
+  c.alpha = options.alpha;
+  c.confidence = options.confidence;
+  c.allow_missing = options.allow_missing;
+  return c;
+}
+
+ReportOutputOptions ReportOutputOptionsFrom(const Options& options) {
+  ReportOutputOptions r;
+  r.report_dir = options.report_dir;
+  r.trace_file = options.trace;
+  r.trace_repeat = options.trace_repeat;
+  r.junit_file = options.junit;
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY")) {
+    r.step_summary = summary;
+  }
+  return r;
+}
+
+void WarnIfUncalibrated(const DeviceProfile& profile, std::ostream& err) {
+  if (!profile.calibrated) {
+    err << "trnbench: warning: device profile " << profile.name
+        << " is NOT calibrated; its times are estimates "
+           "(docs/device-profile.md)\n";
+  }
+}
+
+}  // namespace trn

@@ -1,0 +1,48 @@
+#include "tools/trnbench/diagnostics.h"
+
+#include <ostream>
+#include <string_view>
+
+#include "absl/strings/str_split.h"
+#include "support/message_text.h"
+
+namespace trn {
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    // What the user gave or pointed at is wrong or cannot be used as it is:
+    // Abseil's codes for bad arguments and for a system state the caller
+    // must fix (status.h), and errno's mapping of a full disk
+    // (ResourceExhausted) and a missing or unwritable place.
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDataLoss:
+      return kExitBadInput;
+    default:
+      return kExitInternal;
+  }
+}
+
+int Fail(std::ostream& err, const absl::Status& status) {
+  const int code = ExitCodeFor(status);
+  const char* prefix = code == kExitInternal
+                           ? "trnbench: internal error (a bug; please report "
+                             "it): "
+                           : "trnbench: error: ";
+  for (absl::string_view line : absl::StrSplit(status.message(), '\n')) {
+    err << prefix
+        << ShortenForTerminal(std::string_view(line.data(), line.size()))
+        << "\n";
+  }
+  return code;
+}
+
+}  // namespace trn

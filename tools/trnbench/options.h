@@ -1,0 +1,78 @@
+// Every flag of the trnbench program, parsed once into one struct. Commands
+// read the struct and never the raw arguments.
+#ifndef TRNBENCH_TOOLS_TRNBENCH_OPTIONS_H_
+#define TRNBENCH_TOOLS_TRNBENCH_OPTIONS_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "workloads/shape_override.h"
+
+namespace trn {
+
+struct Options {
+  // The command word ("" runs workloads) and the words after it.
+  std::string command;
+  std::vector<std::string> positional;
+  bool help = false;
+  bool version = false;
+
+  // Selection.
+  std::string workload;
+  std::vector<std::string> specs;
+  std::vector<ShapeOverride> shapes;
+  std::string specs_dir;     // empty: the shipped workloads/specs
+  std::string profiles_dir;  // empty: the shipped device_model/profiles
+  std::string device = "trn1";
+  std::vector<std::pair<std::string, double>> sets;
+
+  // Schedule and statistics.
+  int64_t repeat = 100;
+  int64_t warmup = 1;
+  int64_t wait = 0;
+  uint64_t seed = 1;
+  double confidence = 0.95;
+
+  // Outputs.
+  std::string format = "table";
+  std::string output;
+  std::string report_dir;
+  std::string trace;
+  int64_t trace_repeat = 0;
+  std::string junit;
+
+  // Baselines and the gate.
+  std::string baseline;
+  bool save_baseline = false;
+  std::string save_baseline_dir;  // empty: baselines/<device>
+  double threshold = 0.02;
+  double alpha = 0.05;
+  bool allow_missing = false;
+  bool fresh_seeds = false;
+
+  // The flags given, by their canonical name (report_dir), in order.
+  std::vector<std::string> given;
+
+  bool Given(std::string_view flag) const;
+};
+
+// Parses the arguments. Every flag is checked here: unknown flags, missing
+// or empty values, integers that are not decimal digits, values out of
+// range, and single-value flags given twice are refused with one line that
+// names the flag as typed and what was expected.
+absl::StatusOr<Options> ParseOptions(int argc, const char* const* argv);
+
+// A flag's spelling on the command line: report_dir -> --report-dir.
+std::string Dashed(std::string_view flag);
+
+// The --help text.
+std::string_view UsageText();
+
+}  // namespace trn
+
+#endif  // TRNBENCH_TOOLS_TRNBENCH_OPTIONS_H_

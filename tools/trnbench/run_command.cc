@@ -1,0 +1,158 @@
+// The plain run (`trnbench --workload ...`) and `trnbench gate`: run the
+// selected workloads, compare them with baselines when asked, and write
+// every requested output.
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "harness/baseline_store.h"
+#include "harness/comparison.h"
+#include "harness/runner.h"
+#include "reports/comparison_report.h"
+#include "reports/console_report.h"
+#include "reports/gbench_json.h"
+#include "reports/json_results.h"
+#include "reports/terminal.h"
+#include "support/atomic_file.h"
+#include "support/status_macros.h"
+#include "tools/trnbench/command_context.h"
+#include "tools/trnbench/commands.h"
+#include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/report_outputs.h"
+
+namespace trn {
+namespace {
+
+// Each workload's own noise threshold (NaN: the run's --threshold).
+std::vector<double> SpecThresholds(const std::vector<WorkloadSpec>& specs) {
+  std::vector<double> thresholds;
+  for (const auto& spec : specs) {
+    thresholds.push_back(spec.noise_threshold.value_or(
+        std::numeric_limits<double>::quiet_NaN()));
+  }
+  return thresholds;
+}
+
+int RunOrGate(const Options& o, bool gate, std::ostream& out,
+              std::ostream& err) {
+  if (auto s = CheckFormat(o, /*allow_gbench=*/true, ""); !s.ok()) {
+    return Fail(err, s);
+  }
+  if (gate && o.baseline.empty()) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "gate needs --baseline DIR|FILE (for example "
+                         "--baseline baselines/trn1)"));
+  }
+  const ReportOutputOptions report_options = ReportOutputOptionsFrom(o);
+  if (auto s =
+          ValidateReportOutputs(report_options, o.repeat, !o.baseline.empty());
+      !s.ok()) {
+    return Fail(err, s);
+  }
+  auto profile = LoadProfile(o);
+  if (!profile.ok()) return Fail(err, profile.status());
+  auto specs = LoadSelectedSpecs(o, *profile, gate ? "all" : "");
+  if (!specs.ok()) return Fail(err, specs.status());
+  WarnIfUncalibrated(*profile, err);
+
+  // Baselines are read before anything runs, so bad input fails fast.
+  std::vector<Baseline> baselines;
+  if (!o.baseline.empty()) {
+    auto loaded = LoadBaselinesFor(o.baseline, *specs, o.confidence);
+    if (!loaded.ok()) return Fail(err, loaded.status());
+    baselines = *std::move(loaded);
+  }
+
+  RunOptions run_options = RunOptionsFrom(o, baselines);
+  // UI only: the bar reads the wall clock, the model never does, and it
+  // draws nothing unless stderr is a terminal.
+  ProgressBar progress(
+      err, IsTerminal(err),
+      static_cast<int64_t>(specs->size()) * (o.warmup + o.repeat));
+  run_options.on_run = [&progress] { progress.Advance(); };
+  run_options.on_workload = [&progress](const std::string& name) {
+    progress.SetLabel(name);
+  };
+  auto run = RunAll(*specs, *profile, run_options, TRNBENCH_VERSION);
+  if (!run.ok()) {
+    progress.Finish();
+    return Fail(err, run.status());
+  }
+  progress.SetLabel("intervals and comparisons");
+
+  std::optional<ComparisonReport> comparison;
+  if (!o.baseline.empty()) {
+    CompareOptions copts = CompareOptionsFrom(o);
+    copts.source = o.baseline;
+    auto c =
+        CompareWithBaselines(*run, baselines, SpecThresholds(*specs), copts);
+    if (!c.ok()) {
+      progress.Finish();
+      return Fail(err, c.status());
+    }
+    comparison = *std::move(c);
+  }
+  const ComparisonReport* cmp = comparison ? &*comparison : nullptr;
+
+  // Everything is rendered and every destination checked before the first
+  // file is written.
+  auto pending = PrepareReportOutputs(report_options, *run, cmp, baselines,
+                                      *specs, *profile);
+  progress.Finish();
+  if (!pending.ok()) return Fail(err, pending.status());
+
+  const std::string json_text = ResultsToJsonText(*run, cmp);
+  // The results file and the baselines are staged (written and flushed
+  // beside their destinations) before any is put in place, so a full disk
+  // or an unwritable folder leaves every old file as it was.
+  StagedFiles staged;
+  if (!o.output.empty()) {
+    if (auto s = staged.Stage(o.output, json_text); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  const std::string baseline_dir = o.save_baseline_dir.empty()
+                                       ? "baselines/" + profile->name
+                                       : o.save_baseline_dir;
+  if (o.save_baseline) {
+    auto s = StageBaselines(
+        BaselinesFromRun(*run, NowUtcIso8601(), CurrentGitCommit(SourceDir())),
+        baseline_dir, staged);
+    if (!s.ok()) return Fail(err, s);
+  }
+  if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
+  if (auto s = staged.Commit(); !s.ok()) return Fail(err, s);
+  if (o.save_baseline) {
+    err << "trnbench: saved " << run->workloads.size() << " baseline"
+        << (run->workloads.size() == 1 ? "" : "s") << " in " << baseline_dir
+        << "\n";
+  }
+  if (o.format == "json") {
+    out << json_text;
+  } else if (o.format == "gbench-json") {
+    out << GbenchJson(*run);
+  } else {
+    const bool color = ShouldUseColor(out);
+    if (!gate) out << RenderConsoleReport(*run, color);
+    if (comparison) out << RenderComparisonReport(*comparison, color);
+  }
+  return comparison && comparison->AnyRegression() ? kExitRegression : kExitOk;
+}
+
+int RunPlain(const Options& o, std::ostream& out, std::ostream& err) {
+  return RunOrGate(o, /*gate=*/false, out, err);
+}
+
+int RunGate(const Options& o, std::ostream& out, std::ostream& err) {
+  return RunOrGate(o, /*gate=*/true, out, err);
+}
+
+}  // namespace
+
+const CommandInfo kRunCommand = {"", RunPlain, {}};
+const CommandInfo kGateCommand = {"gate", RunGate, {}};
+
+}  // namespace trn

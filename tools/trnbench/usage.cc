@@ -1,0 +1,88 @@
+// The --help text of the trnbench program.
+#include "tools/trnbench/options.h"
+
+namespace trn {
+namespace {
+
+constexpr char kUsage[] =
+    R"(trnbench: benchmark and regression harness for NeuronCore workloads,
+run on a calibrated NeuronCore timing model.
+
+Usage:
+  trnbench --workload NAME|FAMILY|all [options]
+  trnbench --spec FILE [--spec FILE ...] [options]
+  trnbench gate --baseline DIR|FILE [options]
+  trnbench compare OLD.json NEW.json [--format F] [--output FILE] [--junit FILE]
+  trnbench list [--device NAME]
+  trnbench profile --workload NAME|FAMILY|all [options]
+A flag that a command does not use is refused, never ignored.
+
+Examples:
+  trnbench --workload rmsnorm --repeat 100      the three RMSNorm variants
+  trnbench --workload exp_tiled --format json   one workload, JSON on stdout
+  trnbench --spec my_kernel.json --seed 7       your own spec file
+  trnbench --workload all --output results.json
+  trnbench --workload all --save-baseline       write baselines/<device>/*.json
+  trnbench gate --baseline baselines/trn1       nightly gate: exit 1 on regression
+  trnbench gate --baseline baselines/trn1 --set op_exec_overhead_us=410
+                                                what-if: one profile parameter changed
+  trnbench compare old.json new.json            two saved results or baselines
+  trnbench profile --workload exp_tiled         device summary, roofline, findings
+  trnbench --workload exp_tiled --shape in_tensor,out_tensor=1024x512,4096x512
+                                                a size sweep: one row per shape
+
+Options:
+  --workload NAME      workload name, family name, or 'all'
+  --spec FILE          run a spec file (repeatable)
+  --repeat N           recorded runs per workload (default 100)
+  --warmup N           warm-up runs, simulated and discarded (default 1)
+  --wait N             runs skipped before warm-up (default 0)
+  --seed N             seed of every random stream (default 1); run k of a
+                       workload is replayable alone from (seed, wait+warmup+k)
+  --device NAME        device profile (default trn1)
+  --format F           what to print on stdout: table, json, or gbench-json
+                       (Google Benchmark's JSON format) (default table)
+  --confidence C       confidence level of intervals, in (0, 1) (default 0.95)
+  --output FILE        also write the JSON results (for compare: the
+                       comparison) to FILE (atomically)
+  --specs-dir DIR      where --workload looks (default: shipped specs)
+  --profiles-dir DIR   where --device looks (default: shipped profiles)
+  --set KEY=VALUE      override a device profile parameter for this run
+                       (repeatable; a distribution is rescaled to that median)
+  --shape T[,T...]=DIMS[,DIMS...]
+                       run at other tensor shapes (DIMS like 250x512);
+                       several DIMS sweep them, one result row per shape
+                       (repeatable; docs/spec-format.md)
+
+Reports (docs/reports.md; every file is written atomically):
+  --report-dir DIR     results.json, report.md, report.html, summary.csv,
+                       samples.csv and plots/*.svg; report.md is also
+                       appended to $GITHUB_STEP_SUMMARY when that is set
+  --trace FILE         Chrome trace (Perfetto, chrome://tracing) of one
+                       recorded run of every selected workload
+  --trace-repeat K     which recorded run, 0-based (default 0)
+  --junit FILE         JUnit XML: one test case per baseline comparison,
+                       a regression is a failure
+
+Baselines and the regression gate:
+  --save-baseline [DIR]  save this run as baselines (default baselines/<device>)
+  --baseline DIR|FILE    compare with baselines; `gate` implies --workload all
+  --threshold T          noise threshold, a fraction (default 0.02 = 2%);
+                         a spec's noise_threshold overrides it
+  --alpha A              false-alarm rate of one gate run (default 0.05)
+  --allow-missing        report a workload without a baseline as new
+  --fresh-seeds          use seeds that differ from the baseline's
+  --help                 this text
+  --version              the trnbench and model versions
+
+Exit codes: 0 success and no regression, 1 a regression was found,
+2 bad usage or bad input (nothing is written).
+Docs: docs/spec-format.md, docs/results-format.md, docs/reports.md,
+docs/baseline-format.md, docs/statistics.md, docs/ci.md, docs/calibration.md.
+)";
+
+}  // namespace
+
+std::string_view UsageText() { return kUsage; }
+
+}  // namespace trn
