@@ -10,11 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
 #include "support/hash.h"
+#include "support/input_error.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
-#include "nlohmann/json.hpp"
 
 namespace trn {
 namespace {
@@ -83,9 +84,9 @@ std::string KnownKeys() {
 
 absl::Status Err(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
-  // Escaped: `path` may hold a key of the input.
-  return absl::InvalidArgumentError(
-      EscapeControl(absl::StrCat(label, ": ", path, ": ", what)));
+  return InputError(std::string_view(label.data(), label.size()),
+                    std::string_view(path.data(), path.size()),
+                    std::string_view(what.data(), what.size()));
 }
 
 absl::StatusOr<ProfileParam> ParseParam(const json& j, absl::string_view label,

@@ -12,13 +12,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "support/message_text.h"
 #include "device_model/metrics.h"
-#include "support/status_macros.h"
-#include "support/strict_json.h"
-#include "support/atomic_file.h"
 #include "harness/summary_json.h"
 #include "nlohmann/json.hpp"
+#include "support/atomic_file.h"
+#include "support/input_error.h"
+#include "support/message_text.h"
+#include "support/status_macros.h"
+#include "support/strict_json.h"
 
 namespace trn {
 namespace {
@@ -30,9 +31,9 @@ constexpr char kBaselineSchema[] = "trnbench.baseline";
 constexpr char kResultsSchema[] = "trnbench.results";
 absl::Status Bad(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
-  // Escaped: `path` and `what` may quote keys and values of the input.
-  return absl::InvalidArgumentError(
-      EscapeControl(absl::StrCat(label, ": ", path, ": ", what)));
+  return InputError(std::string_view(label.data(), label.size()),
+                    std::string_view(path.data(), path.size()),
+                    std::string_view(what.data(), what.size()));
 }
 
 // Typed accessors that turn every defect into a message with its path.

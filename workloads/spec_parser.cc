@@ -19,11 +19,12 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
+#include "nlohmann/json.hpp"
 #include "support/hash.h"
+#include "support/input_error.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
-#include "nlohmann/json.hpp"
 #include "workloads/spec_validator.h"
 
 namespace trn {
@@ -52,18 +53,16 @@ std::string Join(std::span<const std::string_view> items) {
 }
 
 std::string Child(std::string_view path, std::string_view key) {
-  return absl::StrFormat("%s/%s", path, EscapeJsonPointerToken(key));
+  return JsonChild(path, key);
 }
 
 std::string Child(std::string_view path, size_t index) {
-  return absl::StrFormat("%s/%d", path, index);
+  return JsonChild(path, index);
 }
 
 absl::Status MakeError(std::string_view label, std::string_view path,
                        std::string_view what) {
-  // Escaped: `what` and `path` may quote the input's keys and values.
-  return absl::InvalidArgumentError(EscapeControl(
-      absl::StrFormat("%s: %s: %s", label, path.empty() ? "/" : path, what)));
+  return InputError(label, path, what);
 }
 
 // What a JSON value is, for "expected X, got Y" messages; long values are
