@@ -9,8 +9,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "support/atomic_file.h"
 #include "harness/results.h"
+#include "support/atomic_file.h"
 
 namespace trn {
 
@@ -64,9 +64,13 @@ std::string BaselinePath(const std::string& dir, const std::string& workload);
 absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
                            const std::string& dir);
 // The staging half of SaveBaselines, so that the caller can commit the
-// baselines together with its other files.
+// baselines together with its other files. A baseline whose file already
+// says the same but for `created` and `git_commit` is not rewritten (a
+// no-op refresh leaves the folder as it was); `unchanged`, when given,
+// counts them.
 absl::Status StageBaselines(const std::vector<Baseline>& baselines,
-                            const std::string& dir, StagedFiles& files);
+                            const std::string& dir, StagedFiles& files,
+                            int* unchanged = nullptr);
 
 // The current time as ISO 8601 UTC, and the source tree's git commit (or the
 // GITHUB_SHA / TRNBENCH_GIT_COMMIT environment variable), empty if unknown.

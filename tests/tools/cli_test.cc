@@ -293,6 +293,37 @@ TEST(CliGateTest, SaveBaselineThenCompareOffline) {
   EXPECT_EQ(c["rows"][0]["workload"], "exp_tiled");
 }
 
+// A refresh that changes nothing but the date and the commit leaves the
+// baseline file as it was (same bytes, same inode), while a refresh with a
+// real change rewrites it.
+TEST(CliGateTest, NoOpBaselineRefreshLeavesFilesAlone) {
+  const std::string dir = ::testing::TempDir() + "/gate_noop_refresh";
+  std::filesystem::remove_all(dir);
+  const std::string file = dir + "/exp_tiled.json";
+  Outcome first =
+      RunTrnbench("--workload exp_tiled --repeat 20 --save-baseline " + dir);
+  ASSERT_EQ(first.code, 0) << first.err;
+  // Make the stored file look older, as a committed baseline would.
+  std::string text = Slurp(file);
+  const std::string key = "\"created\": \"";
+  const size_t at = text.find(key);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at + key.size(), 4, "1999");
+  std::ofstream(file, std::ios::binary) << text;
+  const auto before = std::filesystem::last_write_time(file);
+  Outcome again =
+      RunTrnbench("--workload exp_tiled --repeat 20 --save-baseline " + dir);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_THAT(again.err, HasSubstr("1 unchanged"));
+  EXPECT_EQ(Slurp(file), text);
+  EXPECT_EQ(std::filesystem::last_write_time(file), before);
+  Outcome changed = RunTrnbench(
+      "--workload exp_tiled --repeat 20 --seed 3 --save-baseline " + dir);
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  EXPECT_THAT(changed.err, Not(HasSubstr("unchanged")));
+  EXPECT_NE(Slurp(file), text);
+}
+
 struct GateBadCase {
   const char* name;
   const char* args;

@@ -117,18 +117,23 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   const std::string baseline_dir = o.save_baseline_dir.empty()
                                        ? "baselines/" + profile->name
                                        : o.save_baseline_dir;
+  int unchanged = 0;
   if (o.save_baseline) {
     auto s = StageBaselines(
         BaselinesFromRun(*run, NowUtcIso8601(), CurrentGitCommit(SourceDir())),
-        baseline_dir, staged);
+        baseline_dir, staged, &unchanged);
     if (!s.ok()) return Fail(err, s);
   }
   if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
   if (auto s = staged.Commit(); !s.ok()) return Fail(err, s);
   if (o.save_baseline) {
     err << "trnbench: saved " << run->workloads.size() << " baseline"
-        << (run->workloads.size() == 1 ? "" : "s") << " in " << baseline_dir
-        << "\n";
+        << (run->workloads.size() == 1 ? "" : "s") << " in " << baseline_dir;
+    if (unchanged > 0) {
+      err << " (" << unchanged << " unchanged but for the date and commit, "
+          << "left as they were)";
+    }
+    err << "\n";
   }
   if (o.format == "json") {
     out << json_text;
