@@ -6,6 +6,7 @@
 #include "benchmark/benchmark.h"
 #include "device_model/device_profile.h"
 #include "device_model/metrics.h"
+#include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
 #include "harness/runner.h"
 #include "workloads/lowering.h"
@@ -95,22 +96,41 @@ BENCHMARK(BM_SimulateExp)
     ->Arg(131072)
     ->Unit(benchmark::kMillisecond);
 
-// The same plus metric extraction: what the runner pays per repeat.
+// What the runner pays per repeat: the metrics accumulated as the events
+// arrive, no timeline kept.
 void BM_SimulateAndMeasureExp(benchmark::State& state) {
   const WorkloadSpec spec = ExpSpec(state.range(0), 512, 1);
   auto program = Lower(spec, Profile());
   auto sim = Simulator::Create(*program, Profile());
   const auto instrs = static_cast<double>(program->InstructionCount());
   uint64_t index = 0;
+  MetricsAccumulator acc;
   for (auto _ : state) {
-    Timeline tl = sim->Run(1, index++);
-    auto m = ComputeMetrics(tl);
+    sim->Run(1, index++, acc);
+    auto m = acc.Metrics();
     benchmark::DoNotOptimize(m.data());
   }
   state.counters["instructions_per_s"] =
       benchmark::Counter(instrs, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_SimulateAndMeasureExp)->Arg(131072)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateAndMeasureExp)
+    ->Arg(131072)
+    ->Arg(12800000)
+    ->Unit(benchmark::kMillisecond);
+
+// The 100k-tile case as the command line runs it:
+// `trnbench --workload exp_tiled --shape in_tensor,out_tensor=12800000x512
+// --repeat 100` (lowering once, 100 accumulated runs, statistics).
+void BM_Exp100kTilesRepeat100(benchmark::State& state) {
+  const WorkloadSpec spec = ExpSpec(12800000, 512, 1);
+  RunOptions opts;
+  opts.schedule.repeat = 100;
+  for (auto _ : state) {
+    auto r = RunWorkload(spec, Profile(), opts);
+    benchmark::DoNotOptimize(r->metrics.data());
+  }
+}
+BENCHMARK(BM_Exp100kTilesRepeat100)->Iterations(1)->Unit(benchmark::kSecond);
 
 // Whole workload runs at growing repeat counts: time per repeat should stay
 // flat (linear total cost).

@@ -52,13 +52,26 @@ constexpr ParamSpec kParams[] = {
     {"scalar_elements_per_cycle", false, false},
     {"gpsimd_elements_per_cycle", false, false},
     {"tensor_fp32_rate", false, false},
-    {"instruction_overhead_cycles", false, false},
+    {"tensor_fp32_transpose_rate", false, false},
+    {"min_initiation_interval_cycles", false, false},
+    {"static_overhead_cycles", false, false},
+    {"tensor_pipeline_latency_cycles", false, false},
+    {"dependency_sync_us", false, false},
+    {"two_input_cycles_per_element", false, false},
+    {"reciprocal_cycles_per_element", false, false},
+    {"bn_aggr_cycles_per_element", false, false},
+    {"index_gen_fixed_cycles", false, false},
+    {"vector_narrow_speedup_1input", false, false},
+    {"vector_narrow_speedup_2input", false, false},
     // One lane per queue: a billion queues would be a billion lanes.
     {"dma_queues", false, true, 1024},
     {"dma_queue_gbps", false, false},
     {"hbm_gbps", false, false},
-    {"dma_half_efficiency_bytes", false, false},
+    {"dma_descriptor_overhead_bytes", false, false},
+    {"dma_transpose_efficiency", false, false, 1},
     {"dma_latency_us", true, false},
+    {"dma_issue_us", false, false},
+    {"dma_issuers", false, true, 1024},
     {"op_exec_overhead_us", true, false},
     {"graph_exec_overhead_us", true, false},
     {"host_op_dispatch_us", true, false},
@@ -176,8 +189,11 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
        {"tensor_clock_ghz", "vector_clock_ghz", "scalar_clock_ghz",
         "gpsimd_clock_ghz", "tensor_elements_per_cycle",
         "vector_elements_per_cycle", "scalar_elements_per_cycle",
-        "gpsimd_elements_per_cycle", "tensor_fp32_rate", "dma_queue_gbps",
-        "hbm_gbps", "h2d_gbps"}) {
+        "gpsimd_elements_per_cycle", "tensor_fp32_rate",
+        "tensor_fp32_transpose_rate", "two_input_cycles_per_element",
+        "reciprocal_cycles_per_element", "bn_aggr_cycles_per_element",
+        "vector_narrow_speedup_1input", "vector_narrow_speedup_2input",
+        "dma_queue_gbps", "hbm_gbps", "dma_transpose_efficiency", "h2d_gbps"}) {
     if (!(Median(d, key) >= kMinRate)) {
       return Err(label, absl::StrCat("/parameters/", key),
                  absl::StrFormat("expected a rate greater than 0 (at least "
@@ -191,20 +207,36 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
   d.memory.psum_bytes_per_partition =
       static_cast<int64_t>(Median(d, "psum_bytes_per_partition"));
   d.memory.psum_banks = static_cast<int>(Median(d, "psum_banks"));
-  const double overhead = Median(d, "instruction_overhead_cycles");
+  const double overhead = Median(d, "static_overhead_cycles");
   for (int i = 0; i < kNumEngines; ++i) {
-    const std::string name(EngineName(static_cast<Engine>(i)));
-    auto& e = d.engines[i];
+    const auto engine = static_cast<Engine>(i);
+    const std::string name(EngineName(engine));
+    auto& e = d.engines[static_cast<size_t>(i)];
     e.clock_ghz = Median(d, name + "_clock_ghz");
     e.elements_per_cycle = Median(d, name + "_elements_per_cycle");
-    e.overhead_cycles = overhead;
+    e.static_overhead_cycles = engine == Engine::kTensor
+                                   ? Median(d, "tensor_pipeline_latency_cycles")
+                                   : overhead;
   }
   d.tensor_fp32_rate = Median(d, "tensor_fp32_rate");
+  CostParams& c = d.cost;
+  c.min_ii_cycles = Median(d, "min_initiation_interval_cycles");
+  c.two_input_factor = Median(d, "two_input_cycles_per_element");
+  c.reciprocal_factor = Median(d, "reciprocal_cycles_per_element");
+  c.bn_aggr_factor = Median(d, "bn_aggr_cycles_per_element");
+  c.index_gen_fixed_cycles = Median(d, "index_gen_fixed_cycles");
+  c.vector_narrow_speedup_1input = Median(d, "vector_narrow_speedup_1input");
+  c.vector_narrow_speedup_2input = Median(d, "vector_narrow_speedup_2input");
+  c.tensor_fp32_transpose_rate = Median(d, "tensor_fp32_transpose_rate");
+  c.dependency_sync_us = Median(d, "dependency_sync_us");
   d.dma_queues = static_cast<int>(Median(d, "dma_queues"));
   d.dma_queue_gbps = Median(d, "dma_queue_gbps");
   d.hbm_gbps = Median(d, "hbm_gbps");
-  d.dma_half_efficiency_bytes = Median(d, "dma_half_efficiency_bytes");
+  d.dma_descriptor_overhead_bytes = Median(d, "dma_descriptor_overhead_bytes");
+  d.dma_transpose_efficiency = Median(d, "dma_transpose_efficiency");
   d.dma_latency_us = Dist(d, "dma_latency_us");
+  d.dma_issue_us = Median(d, "dma_issue_us");
+  d.dma_issuers = static_cast<int>(Median(d, "dma_issuers"));
   d.op_exec_overhead_us = Dist(d, "op_exec_overhead_us");
   d.graph_exec_overhead_us = Dist(d, "graph_exec_overhead_us");
   d.host_op_dispatch_us = Dist(d, "host_op_dispatch_us");

@@ -18,7 +18,7 @@
 
 namespace trn {
 
-inline constexpr int kProfileSchemaVersion = 1;
+inline constexpr int kProfileSchemaVersion = 2;
 // Profiles are a few kilobytes; a larger file is not one, and is refused
 // before it is read whole.
 inline constexpr int64_t kMaxProfileBytes = int64_t{1} << 20;
@@ -33,7 +33,25 @@ struct ProfileParam {
 struct EngineParams {
   double clock_ghz = 1.0;
   double elements_per_cycle = 1.0;  // per partition
-  double overhead_cycles = 0.0;     // static cost of every instruction
+  // Cycles from the end of an instruction's issue interval to its result
+  // being readable (InstructionTiming::latency_us).
+  double static_overhead_cycles = 0.0;
+};
+
+// The constants of the published per-instruction cost rules
+// (device_model/instruction_cost.h).
+struct CostParams {
+  double min_ii_cycles = 64;
+  double two_input_factor = 2;
+  double reciprocal_factor = 8;
+  double bn_aggr_factor = 13.0 / 3.0;
+  double index_gen_fixed_cycles = 150;
+  double vector_narrow_speedup_1input = 1;
+  double vector_narrow_speedup_2input = 1;
+  double tensor_fp32_transpose_rate = 0.25;
+  // Semaphore hand-off between a producer's completion and a consumer's
+  // start, on any engine or DMA.
+  double dependency_sync_us = 0;
 };
 
 struct DeviceProfile {
@@ -45,12 +63,24 @@ struct DeviceProfile {
   MemoryLimits memory;
   std::array<EngineParams, kNumEngines> engines;
   double tensor_fp32_rate = 0.25;  // TensorE fp32 speed relative to bf16
+  CostParams cost;
 
+  // DMA: `dma_queues` engines, each serving the partitions
+  // [e * P / E, (e + 1) * P / E) of a transfer through one in-order queue.
   int dma_queues = 16;
-  double dma_queue_gbps = 27.2;
-  double hbm_gbps = 410.0;  // this core's share
-  double dma_half_efficiency_bytes = 4096;
+  double dma_queue_gbps = 27.2;  // one engine's data rate
+  double hbm_gbps = 410.0;       // this core's share
+  // Every contiguous run (descriptor) costs this many bytes' worth of the
+  // engine's time on top of its data.
+  double dma_descriptor_overhead_bytes = 2048;
+  double dma_transpose_efficiency = 0.9;
+  // A transfer's fixed latency from the end of its data to its completion
+  // semaphore; pipelined, so it does not hold the engine.
   QuantileTable dma_latency_us;
+  // The cost of generating a DMA instruction's descriptors before its data
+  // moves (trn2's DGE), on one of `dma_issuers` units.
+  double dma_issue_us = 0;
+  int dma_issuers = 1;
 
   QuantileTable op_exec_overhead_us;     // eager and fused_op executions
   QuantileTable graph_exec_overhead_us;  // compiled-graph executions

@@ -4,7 +4,8 @@
 #include <array>
 #include <utility>
 
-#include "support/interval_union.h"
+#include "device_model/metrics_accumulator.h"
+#include "device_model/sim_events.h"
 
 namespace trn {
 
@@ -42,102 +43,60 @@ const MetricInfo* FindMetric(std::string_view name) {
   return nullptr;
 }
 
-std::vector<MetricValue> ComputeMetrics(const Timeline& tl) {
-  double device = 0;
-  double first = 0;
-  double last = 0;
-  bool any = false;
-  double hw_end = 0;
-  std::array<double, kNumEngines> busy{};
-  std::vector<TimeInterval> dma;
-  std::vector<TimeInterval> compute;
-  int64_t bytes = 0;
-  for (const Event& e : tl.events) {
-    if (!any || e.start_us < first) first = e.start_us;
-    if (!any || e.end_us > last) last = e.end_us;
-    any = true;
-    const Lane& lane = tl.lanes[e.lane];
-    switch (lane.kind) {
-      case LaneKind::kHardware:
-        device += e.dur_us();
-        hw_end = std::max(hw_end, e.end_us);
-        break;
-      case LaneKind::kEngine:
-        busy[static_cast<size_t>(lane.index)] += e.dur_us();
-        compute.emplace_back(e.start_us, e.end_us);
-        break;
-      case LaneKind::kDmaQueue:
-        bytes += e.bytes;
-        dma.emplace_back(e.start_us, e.end_us);
-        break;
-      default:
-        break;
+namespace {
+
+// A recorded timeline fed back through the accumulator, so metrics of a
+// recorded run and of a live one come from the same code. Device events
+// are swept in time order; at equal times the order cannot matter (no
+// time passes between them).
+MetricsAccumulator Replay(const Timeline& tl) {
+  MetricsAccumulator acc;
+  acc.Begin(tl.mode, tl.dispatch_names);
+  struct Edge {
+    double t;
+    bool start;
+    uint32_t lane;
+    int64_t bytes;
+    size_t event;
+  };
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < tl.events.size(); ++i) {
+    const Event& e = tl.events[i];
+    const LaneKind kind = tl.lanes[e.lane].kind;
+    if (kind == LaneKind::kEngine || kind == LaneKind::kDmaQueue) {
+      edges.push_back({e.start_us, true, e.lane, 0, i});
+      edges.push_back({e.end_us, false, e.lane, e.bytes, i});
+    } else {
+      acc.Host({e.lane, tl.str(e.name), tl.str(e.detail), e.start_us, e.end_us,
+                e.dispatch, e.bytes});
     }
   }
-  const double wall = last - first;
-  std::vector<MetricValue> out;
-  out.push_back({"device_time_us", device});
-  out.push_back({"wall_time_us", wall});
-  if (tl.mode == ExecMode::kNki) {
-    out.push_back({"ncl_us", device});
-    out.push_back({"latency_us", hw_end - first});
-    out.push_back({"throughput_per_s", wall > 0 ? 1e6 / wall : 0.0});
+  std::stable_sort(edges.begin(), edges.end(),
+                   [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  for (const Edge& g : edges) {
+    if (g.start) {
+      acc.BusyStart(g.lane, g.t);
+    } else {
+      const Event& e = tl.events[g.event];
+      BusySpan s;
+      s.lane = e.lane;
+      s.start_us = e.start_us;
+      s.end_us = e.end_us;
+      s.bytes = e.bytes;
+      acc.Busy(s);
+    }
   }
-  for (int e = 0; e < kNumEngines; ++e) {
-    out.push_back({std::string(EngineName(static_cast<Engine>(e))) + "_busy_us",
-                   busy[static_cast<size_t>(e)]});
-  }
-  for (int e = 0; e < kNumEngines; ++e) {
-    out.push_back({std::string(EngineName(static_cast<Engine>(e))) + "_util",
-                   device > 0 ? busy[static_cast<size_t>(e)] / device : 0.0});
-  }
-  auto dma_u = UnionOf(std::move(dma));
-  auto compute_u = UnionOf(std::move(compute));
-  double dma_active = LengthOf(dma_u);
-  out.push_back({"dma_bytes", static_cast<double>(bytes)});
-  out.push_back({"dma_active_us", dma_active});
-  out.push_back(
-      {"dma_bandwidth_gbps",
-       dma_active > 0 ? static_cast<double>(bytes) / dma_active / 1e3 : 0.0});
-  out.push_back(
-      {"dma_compute_overlap",
-       dma_active > 0 ? OverlapOf(dma_u, compute_u) / dma_active : 0.0});
-  return out;
+  return acc;
+}
+
+}  // namespace
+
+std::vector<MetricValue> ComputeMetrics(const Timeline& tl) {
+  return Replay(tl).Metrics();
 }
 
 std::vector<OpRow> ComputeOpRows(const Timeline& tl) {
-  // Host time and device time of a dispatch are charged to the op that the
-  // framework lane created for it, as the profiler correlates them.
-  std::vector<OpRow> rows;
-  auto row_for = [&](const std::string& name) -> OpRow& {
-    for (auto& r : rows) {
-      if (r.name == name) return r;
-    }
-    rows.push_back({name});
-    return rows.back();
-  };
-  for (const Event& e : tl.events) {
-    if (e.lane == kFrameworkLane && e.dispatch >= 0) {
-      const std::string& name = tl.str(e.name);
-      OpRow& r = row_for(name);
-      r.self_cpu_us += e.dur_us();
-      // An op without a hardware execution of its own (a host copy) is
-      // counted here; the others are counted by their executions below.
-      if (name != tl.dispatch_names[static_cast<size_t>(e.dispatch)]) ++r.calls;
-    }
-  }
-  for (const Event& e : tl.events) {
-    if (e.dispatch < 0) continue;
-    const std::string& op = tl.dispatch_names[static_cast<size_t>(e.dispatch)];
-    if (e.lane == kRuntimeLane) {
-      row_for(op).self_cpu_us += e.dur_us();
-    } else if (e.lane == kHardwareLane) {
-      OpRow& r = row_for(op);
-      r.self_device_us += e.dur_us();
-      ++r.calls;
-    }
-  }
-  return rows;
+  return Replay(tl).OpRows();
 }
 
 }  // namespace trn

@@ -15,13 +15,41 @@ namespace trn {
 
 enum class InstrKind : uint8_t { kCompute, kDma };
 
+// Which published cost rule prices a compute instruction (NKI ISA reference,
+// "estimated instruction cost"; docs/device-profile.md lists each). The model
+// knows rules, not workload op names: lowering picks the rule.
+enum class CostRule : uint8_t {
+  kStream,       // one input tile: N cycles (tensor_scalar, copy, reduce)
+  kStream2,      // two input tiles: 2N, or N with one operand in PSUM
+  kActivation,   // ScalarE activation: N
+  kAccumulate,   // activation/tensor_scalar with reduce: N + MIN_II
+  kIndexGen,     // iota, affine_select on GpSimd: fixed + N
+  kReciprocal,   // VectorE reciprocal: 8N
+  kBnAggr,       // bn_aggr: 13N/3
+  kMatmul,       // TensorE: max(min(64, stationary cols), moving cols)
+  kTransposePe,  // TensorE transpose: max(partitions, min(64, free))
+};
+
 struct Instruction {
   InstrKind kind = InstrKind::kCompute;
   Engine engine = Engine::kVector;  // compute: which engine runs it
-  DType dtype = DType::kFp32;
-  int32_t queue = 0;       // DMA: which queue carries it
-  int32_t partitions = 1;  // partitions touched
-  int64_t work = 0;        // compute: elements per partition; DMA: bytes
+  CostRule rule = CostRule::kStream;
+  DType dtype = DType::kFp32;  // compute: the dtype its cost depends on
+  // Compute: the instruction reads an operand from PSUM (tensor_tensor's
+  // 1x rule) / streams bf16 or fp16 only (trn2 VectorE performance mode).
+  bool psum_operand = false;
+  bool narrow_dtype = false;
+  // DMA: a transpose on the fly / the rows are gathered through an index.
+  bool transpose = false;
+  bool indirect = false;
+  int32_t partitions = 1;  // partitions touched (DMA: SBUF side, <= 128)
+  // Compute: elements per partition N of the rule (a matmul's moving
+  // columns). DMA: bytes moved.
+  int64_t work = 0;
+  // Compute: a matmul's stationary columns, a transpose's free size.
+  // DMA: contiguous HBM runs (rows) the transfer is made of; each is one
+  // descriptor on the DMA engine that serves its partition.
+  int64_t aux = 0;
   // Arithmetic the instruction performs, set by lowering (a matmul of a
   // K x M stationary and K x N moving tile is 2*K*M*N; elementwise and
   // reduction ops about one per element; copies and DMA none). Timing never
@@ -31,10 +59,6 @@ struct Instruction {
   uint32_t label = 0;       // index into Kernel::strings (tile, tensor)
   int32_t source_line = 0;  // kernel source line, 0 if none
   int32_t iteration = -1;   // tile-loop iteration, -1 if none
-  // DMA: index of the first chunk of the transfer this chunk belongs to.
-  // The chunks of one transfer share one trigger and one completion
-  // semaphore, so they share one latency draw.
-  uint32_t transfer = 0;
   uint32_t deps_begin = 0;  // [deps_begin, deps_end) in Kernel::deps
   uint32_t deps_end = 0;
 };

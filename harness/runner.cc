@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "device_model/metrics.h"
+#include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
 #include "support/status_macros.h"
 #include "workloads/lowering.h"
@@ -63,16 +64,18 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   // The model keeps no state between runs, so the skipped and warm-up runs
   // change nothing; they are simulated anyway so that a future stateful
   // model (caches, NEFF loading) slots in without changing the schedule.
+  // Metrics are accumulated as events arrive: no timeline is kept, so
+  // memory does not grow with the size of the program.
+  MetricsAccumulator acc;
   for (int64_t k = 0; k < s.warmup; ++k) {
-    (void)sim.Run(options.seed, static_cast<uint64_t>(s.wait + k));
+    sim.Run(options.seed, static_cast<uint64_t>(s.wait + k), acc);
     if (options.on_run) options.on_run();
   }
   std::vector<OpRow> op_sum;
   for (int64_t k = 0; k < s.repeat; ++k) {
-    Timeline tl =
-        sim.Run(options.seed, static_cast<uint64_t>(s.IndexOfActive(k)));
+    sim.Run(options.seed, static_cast<uint64_t>(s.IndexOfActive(k)), acc);
     if (options.on_run) options.on_run();
-    std::vector<MetricValue> values = ComputeMetrics(tl);
+    std::vector<MetricValue> values = acc.Metrics();
     if (r.metrics.empty()) {
       for (const auto& v : values) {
         const MetricInfo* info = FindMetric(v.name);
@@ -87,7 +90,7 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
     for (size_t i = 0; i < values.size(); ++i) {
       r.metrics[i].samples.push_back(values[i].value);
     }
-    std::vector<OpRow> rows = ComputeOpRows(tl);
+    std::vector<OpRow> rows = acc.OpRows();
     if (op_sum.empty()) {
       op_sum = rows;
     } else {

@@ -7,37 +7,51 @@ namespace {
 
 using E = Engine;
 using W = WorkBasis;
+using R = CostRule;
 
-constexpr AtenStep kMul[] = {{E::kVector, "TensorTensor.mult", W::kFree}};
-constexpr AtenStep kAdd[] = {{E::kVector, "TensorTensor.add", W::kFree}};
-constexpr AtenStep kSub[] = {{E::kVector, "TensorTensor.subtract", W::kFree}};
-constexpr AtenStep kDiv[] = {{E::kVector, "TensorTensor.divide", W::kFree}};
-constexpr AtenStep kMean[] = {{E::kVector, "TensorReduce.mean", W::kFree}};
-constexpr AtenStep kSum[] = {{E::kVector, "TensorReduce.add", W::kFree}};
-constexpr AtenStep kAmax[] = {{E::kVector, "TensorReduce.max", W::kFree}};
-constexpr AtenStep kRsqrt[] = {{E::kScalar, "Activation.rsqrt", W::kFree}};
-constexpr AtenStep kSqrt[] = {{E::kScalar, "Activation.sqrt", W::kFree}};
-constexpr AtenStep kExp[] = {{E::kScalar, "Activation.exp", W::kFree}};
-constexpr AtenStep kTanh[] = {{E::kScalar, "Activation.tanh", W::kFree}};
-constexpr AtenStep kGelu[] = {{E::kScalar, "Activation.gelu", W::kFree}};
-constexpr AtenStep kRelu[] = {{E::kScalar, "Activation.relu", W::kFree}};
+constexpr AtenStep kMul[] = {
+    {E::kVector, "TensorTensor.mult", W::kFree, R::kStream2}};
+constexpr AtenStep kAdd[] = {
+    {E::kVector, "TensorTensor.add", W::kFree, R::kStream2}};
+constexpr AtenStep kSub[] = {
+    {E::kVector, "TensorTensor.subtract", W::kFree, R::kStream2}};
+constexpr AtenStep kDiv[] = {
+    {E::kVector, "TensorTensor.divide", W::kFree, R::kStream2}};
+constexpr AtenStep kMean[] = {
+    {E::kVector, "TensorReduce.mean", W::kFree, R::kStream}};
+constexpr AtenStep kSum[] = {
+    {E::kVector, "TensorReduce.add", W::kFree, R::kStream}};
+constexpr AtenStep kAmax[] = {
+    {E::kVector, "TensorReduce.max", W::kFree, R::kStream}};
+constexpr AtenStep kRsqrt[] = {
+    {E::kScalar, "Activation.rsqrt", W::kFree, R::kActivation}};
+constexpr AtenStep kSqrt[] = {
+    {E::kScalar, "Activation.sqrt", W::kFree, R::kActivation}};
+constexpr AtenStep kExp[] = {
+    {E::kScalar, "Activation.exp", W::kFree, R::kActivation}};
+constexpr AtenStep kTanh[] = {
+    {E::kScalar, "Activation.tanh", W::kFree, R::kActivation}};
+constexpr AtenStep kGelu[] = {
+    {E::kScalar, "Activation.gelu", W::kFree, R::kActivation}};
+constexpr AtenStep kRelu[] = {
+    {E::kScalar, "Activation.relu", W::kFree, R::kActivation}};
 // RMSNorm as one kernel: square, mean, rsqrt of (mean + eps), scale by the
 // row's factor, scale by the weight.
 constexpr AtenStep kRmsNorm[] = {
-    {E::kScalar, "Activation.square", W::kFree},
-    {E::kVector, "TensorReduce.mean", W::kFree},
-    {E::kScalar, "Activation.rsqrt", W::kOne},
-    {E::kVector, "TensorScalar.mult", W::kFree},
-    {E::kVector, "TensorTensor.mult", W::kFree},
+    {E::kScalar, "Activation.square", W::kFree, R::kActivation},
+    {E::kVector, "TensorReduce.mean", W::kFree, R::kStream},
+    {E::kScalar, "Activation.rsqrt", W::kOne, R::kActivation},
+    {E::kVector, "TensorScalar.mult", W::kFree, R::kStream},
+    {E::kVector, "TensorTensor.mult", W::kFree, R::kStream2},
 };
 // Softmax along the last dim: max, exp(x - max) with a running sum, divide.
 constexpr AtenStep kSoftmax[] = {
-    {E::kVector, "TensorReduce.max", W::kFree},
-    {E::kScalar, "Activation.exp", W::kFree},
-    {E::kVector, "TensorReduce.add", W::kFree},
-    {E::kVector, "TensorScalar.divide", W::kFree},
+    {E::kVector, "TensorReduce.max", W::kFree, R::kStream},
+    {E::kScalar, "Activation.exp", W::kFree, R::kActivation},
+    {E::kVector, "TensorReduce.add", W::kFree, R::kStream},
+    {E::kVector, "TensorScalar.divide", W::kFree, R::kStream},
 };
-constexpr AtenStep kMatmul[] = {{E::kTensor, "MatMult", W::kFree}};
+constexpr AtenStep kMatmul[] = {{E::kTensor, "MatMult", W::kFree, R::kMatmul}};
 
 constexpr std::array kOps = {
     AtenOpInfo{"aten::mul", 2, 2, ShapeRule::kElementwise, kMul},

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "device_model/engine.h"
+#include "device_model/program.h"
 
 namespace trn {
 
@@ -27,6 +28,7 @@ struct AtenStep {
   Engine engine;
   std::string_view opcode;
   WorkBasis work;
+  CostRule cost;  // the NKI ISA rule that prices the instruction
 };
 
 struct AtenOpInfo {

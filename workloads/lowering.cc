@@ -32,46 +32,66 @@ Layout LayoutOf(const TensorDecl& t) {
   return l;
 }
 
+// What a DMA transfer moves: `partitions` SBUF partitions (at most the
+// profile's), `runs` contiguous HBM runs (descriptors) of `bytes` in all.
+struct DmaShape {
+  int64_t partitions = 1;
+  int64_t runs = 1;
+  int64_t bytes = 0;
+  bool transpose = false;
+  bool indirect = false;
+};
+
+// How a compute instruction is priced (device_model/instruction_cost.h).
+struct ComputeCost {
+  CostRule rule = CostRule::kStream;
+  int64_t work = 0;  // N of the rule
+  int64_t aux = 0;   // stationary columns / transposed free size
+  bool psum_operand = false;
+  bool narrow_dtype = false;
+};
+
+bool IsNarrow(DType t) { return t == DType::kBf16 || t == DType::kFp16; }
+
 class KernelBuilder {
  public:
   KernelBuilder(Kernel& k, const DeviceProfile& profile)
-      : k_(k), queues_(profile.dma_queues) {}
+      : k_(k), partitions_(profile.memory.partitions) {}
 
-  // A transfer of `rows` partitions × `row_bytes`, spread over up to all
-  // DMA queues as the compiler does; returns the chunk instructions.
-  Deps Dma(const std::string& opcode, const std::string& label, int64_t rows,
-           int64_t row_bytes, const Deps& deps, int line = 0,
-           int iteration = -1) {
-    Deps out;
-    const auto transfer = static_cast<uint32_t>(k_.instrs.size());
-    int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(queues_, rows));
-    for (int64_t c = 0; c < chunks; ++c) {
-      int64_t r = rows / chunks + (c < rows % chunks ? 1 : 0);
-      Instruction in;
-      in.kind = InstrKind::kDma;
-      in.queue = static_cast<int32_t>(next_queue_++ % queues_);
-      in.partitions = static_cast<int32_t>(r);
-      in.work = r * row_bytes;
-      in.opcode = k_.Intern(opcode);
-      in.label = k_.Intern(label);
-      in.source_line = line;
-      in.iteration = iteration;
-      in.transfer = transfer;
-      out.push_back(k_.Add(in, deps));
-    }
-    return out;
+  // One DMA instruction; the DMA unit splits it over its engines by
+  // partition, as the NKI DMA guide describes.
+  uint32_t Dma(const std::string& opcode, const std::string& label,
+               const DmaShape& shape, const Deps& deps, int line = 0,
+               int iteration = -1) {
+    Instruction in;
+    in.kind = InstrKind::kDma;
+    in.partitions = static_cast<int32_t>(
+        std::clamp<int64_t>(shape.partitions, 1, partitions_));
+    in.aux = std::max<int64_t>(shape.runs, 1);
+    in.work = shape.bytes;
+    in.transpose = shape.transpose;
+    in.indirect = shape.indirect;
+    in.opcode = k_.Intern(opcode);
+    in.label = k_.Intern(label);
+    in.source_line = line;
+    in.iteration = iteration;
+    return k_.Add(in, deps);
   }
 
   uint32_t Compute(Engine engine, const std::string& opcode,
                    const std::string& label, DType dtype, int64_t partitions,
-                   int64_t work, const Deps& deps, int64_t flops, int line = 0,
-                   int iteration = -1) {
+                   const ComputeCost& cost, const Deps& deps, int64_t flops,
+                   int line = 0, int iteration = -1) {
     Instruction in;
     in.kind = InstrKind::kCompute;
     in.engine = engine;
     in.dtype = dtype;
+    in.rule = cost.rule;
+    in.work = cost.work;
+    in.aux = cost.aux;
+    in.psum_operand = cost.psum_operand;
+    in.narrow_dtype = cost.narrow_dtype;
     in.partitions = static_cast<int32_t>(partitions);
-    in.work = work;
     in.flops = flops;
     in.opcode = k_.Intern(opcode);
     in.label = k_.Intern(label);
@@ -84,8 +104,7 @@ class KernelBuilder {
 
  private:
   Kernel& k_;
-  int queues_;
-  int64_t next_queue_ = 0;
+  int64_t partitions_;
 };
 
 absl::Status CheckSize(const WorkloadSpec& spec, size_t n) {
@@ -140,10 +159,9 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
         if (it == ready.end()) {
           const TensorDecl& td = *spec.FindTensor(name);
           Layout l = LayoutOf(td);
-          int64_t r = std::min(tile_rows, l.rows);
-          it = ready
-                   .emplace(name, b.Dma("dma_load", name, r,
-                                        l.free * DTypeBytes(td.dtype), {}))
+          const int64_t r = std::min(tile_rows, l.rows);
+          const DmaShape shape{r, r, r * l.free * DTypeBytes(td.dtype)};
+          it = ready.emplace(name, Deps{b.Dma("dma_load", name, shape, {})})
                    .first;
         }
         deps.insert(deps.end(), it->second.begin(), it->second.end());
@@ -167,17 +185,23 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
         // About one operation per element, except the PE array's 2*K*M*N.
         const int64_t flops =
             info->rule == ShapeRule::kMatmul ? matmul_flops : tile_rows * w;
+        ComputeCost cost;
+        cost.rule = s.cost;
+        cost.work = w;
+        cost.aux = tile_rows;  // a matmul's stationary columns
+        cost.narrow_dtype = IsNarrow(first.dtype);
         last = b.Compute(s.engine, std::string(s.opcode), op->output,
-                         first.dtype, tile_rows, w, deps, flops);
+                         first.dtype, tile_rows, cost, deps, flops);
         deps = {last};
       }
       ready[op->output] = {last};
       for (const auto& name : op->inputs) --uses[name];
       bool consumed_later = uses[op->output] > 0;
       if (!consumed_later) {
-        Layout o = LayoutOf(out);
-        b.Dma("dma_store", op->output, std::min(tile_rows, o.rows),
-              o.free * DTypeBytes(out.dtype), {last});
+        const Layout o = LayoutOf(out);
+        const int64_t r = std::min(tile_rows, o.rows);
+        b.Dma("dma_store", op->output,
+              DmaShape{r, r, r * o.free * DTypeBytes(out.dtype)}, {last});
       }
       TRN_RETURN_IF_ERROR(CheckSize(spec, earlier + b.size()));
     }
@@ -251,6 +275,7 @@ std::vector<std::vector<size_t>> BodyPreds(const NkiLoop& loop) {
     for (const auto& id : op.inputs) add(id);
     for (const auto& id : op.after) add(id);
     if (!op.mask.empty()) add(op.mask);
+    if (!op.indirect.empty()) add(op.indirect);
     std::vector<std::string> inner;
     for (const NkiLoop& nested : op.loop) CollectRefs(nested, &inner);
     for (const auto& id : inner) add(id);
@@ -305,8 +330,34 @@ std::vector<char> PrefetchStage(const NkiLoop& loop,
 struct LoweredTile {
   Deps deps;
   int64_t partitions = 0;  // 0: not a tile (a nested loop's id)
+  int64_t free = 0;
   DType dtype = DType::kFp32;
+  bool psum = false;
 };
+
+// The descriptors of a load or store of `block` of `t`: one contiguous HBM
+// run per row, or several when a dim after the first is cut (the row is
+// then made of strided segments), on min(rows, partitions) partitions.
+DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block) {
+  DmaShape s;
+  const int64_t rows = block.empty() ? 1 : block[0];
+  int64_t row_bytes = DTypeBytes(t.dtype);
+  for (size_t d = 1; d < block.size(); ++d) row_bytes *= block[d];
+  // The innermost cut dim k: every dim after it is whole, so each segment
+  // is block[k] * (the dims after k) elements, and a row has
+  // prod(block[1..k-1]) of them.
+  int64_t segments = 1;
+  for (size_t k = block.size(); k-- > 1;) {
+    if (block[k] != t.shape[k]) {
+      for (size_t d = 1; d < k; ++d) segments *= block[d];
+      break;
+    }
+  }
+  s.partitions = rows;
+  s.runs = rows * segments;
+  s.bytes = rows * row_bytes;
+  return s;
+}
 
 // One iteration of a loop while it is being lowered.
 struct Iteration {
@@ -315,6 +366,7 @@ struct Iteration {
   Deps gate;         // what its ops with no producer in the body wait for
   Deps all;          // its instructions (nested loops: their completion)
   std::map<std::string, LoweredTile> made;
+  const Iteration* prev = nullptr;  // for tiles carried from it
 };
 
 struct LoweredLoop {
@@ -368,9 +420,15 @@ class NkiLowering {
     // Buffer rotation: with B tile sets, iteration i reuses the buffers of
     // iteration i - B and so waits for it to finish; a sequential range also
     // carries a dependency from every iteration to the next.
+    // A sequential loop whose iterations hand tiles on (`carry`) is
+    // ordered by those tiles and its buffers, not by whole iterations.
     const bool sequential = loop.range == LoopRange::kSequential;
-    const int64_t distance = sequential ? 1 : loop.buffers;
-    const bool pipelined = !sequential && loop.buffers >= 2 && trips >= 2 &&
+    const bool carried =
+        std::any_of(loop.body.begin(), loop.body.end(),
+                    [](const NkiOp& op) { return !op.carry.empty(); });
+    const bool whole = sequential && !carried;
+    const int64_t distance = whole ? 1 : loop.buffers;
+    const bool pipelined = !whole && loop.buffers >= 2 && trips >= 2 &&
                            has_prefetch && has_compute;
     std::vector<Iteration> iters(static_cast<size_t>(trips));
     auto begin = [&](int64_t i) {
@@ -379,6 +437,16 @@ class NkiLowering {
       it.tile = std::min(step, extent - i * step);
       it.gate =
           i >= distance ? iters[static_cast<size_t>(i - distance)].all : entry;
+      it.prev = i > 0 ? &iters[static_cast<size_t>(i - 1)] : nullptr;
+    };
+    // An iteration is read by the ones `distance` and 1 after it; after
+    // that it only costs memory (100k iterations of maps add up).
+    auto release = [&](int64_t i) {
+      if (i < 0 || i >= trips - distance) return;
+      Iteration& it = iters[static_cast<size_t>(i)];
+      std::map<std::string, LoweredTile>().swap(it.made);
+      Deps().swap(it.all);
+      Deps().swap(it.gate);
     };
     auto run = [&](int64_t i, int stage) -> absl::Status {
       frames_.push_back(&iters[static_cast<size_t>(i)]);
@@ -393,6 +461,7 @@ class NkiLowering {
       for (int64_t i = 0; i < trips; ++i) {
         begin(i);
         TRN_RETURN_IF_ERROR(run(i, -1));
+        release(i - distance - 1);
       }
     } else {
       const int64_t ahead = loop.buffers - 1;
@@ -402,6 +471,7 @@ class NkiLowering {
           TRN_RETURN_IF_ERROR(run(s, 0));
         }
         if (s >= ahead) TRN_RETURN_IF_ERROR(run(s - ahead, 1));
+        release(s - ahead - distance - 1);
       }
     }
     // The last `distance` iterations finish only after every earlier one.
@@ -437,6 +507,57 @@ class NkiLowering {
     return trips * per_trip;
   }
 
+  // The published cost rule of a compute op and the N it is applied to:
+  // reductions and statistics by their input, elementwise ops by their
+  // tile, TensorE by its moving (or transposed) tile.
+  ComputeCost CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
+                     DType dtype) const {
+    ComputeCost c;
+    c.work = tile_f;
+    const LoweredTile* in0 = nullptr;
+    bool narrow = IsNarrow(dtype);
+    for (const auto& id : op.inputs) {
+      const LoweredTile* t = Find(id);
+      if (t == nullptr || t->partitions == 0) continue;
+      if (in0 == nullptr) in0 = t;
+      c.psum_operand = c.psum_operand || t->psum;
+      narrow = narrow && IsNarrow(t->dtype);
+    }
+    c.narrow_dtype = narrow;
+    const int64_t in_f = in0 != nullptr ? in0->free : tile_f;
+    const std::string& k = op.op;
+    if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
+      c.rule = CostRule::kStream2;
+    } else if (k == "tensor_reduce" || k == "bn_stats") {
+      c.rule = CostRule::kStream;
+      c.work = in_f;
+    } else if (k == "bn_aggr") {
+      c.rule = CostRule::kBnAggr;
+      c.work = in_f;
+    } else if (k == "reciprocal") {
+      c.rule = CostRule::kReciprocal;
+    } else if (k == "iota" || k == "affine_select") {
+      c.rule = CostRule::kIndexGen;
+    } else if (k == "activation") {
+      c.rule = op.accumulate ? CostRule::kAccumulate : CostRule::kActivation;
+    } else if (k == "tensor_scalar" && op.accumulate) {
+      c.rule = CostRule::kAccumulate;
+    } else if (k == "matmul") {
+      c.rule = CostRule::kMatmul;
+      c.aux = tile_p;  // stationary columns: the output's partitions
+    } else if (k == "transpose") {
+      if (*op.engine == Engine::kTensor) {
+        // The input's partitions become the output's free axis.
+        c.rule = CostRule::kTransposePe;
+        c.work = in0 != nullptr ? in0->partitions : tile_f;
+        c.aux = in_f;
+      } else {
+        c.work = in_f;
+      }
+    }
+    return c;
+  }
+
   const LoweredTile* Find(const std::string& id) const {
     for (size_t f = frames_.size(); f-- > 0;) {
       auto it = frames_[f]->made.find(id);
@@ -461,6 +582,16 @@ class NkiLowering {
     for (const auto& id : op.inputs) need(id);
     for (const auto& id : op.after) need(id);
     if (!op.mask.empty()) need(op.mask);
+    if (!op.indirect.empty()) need(op.indirect);
+    // A carried tile is the previous iteration's; the first iteration reads
+    // what the loop was entered with.
+    for (const auto& id : op.carry) {
+      if (it.prev == nullptr) continue;
+      auto m = it.prev->made.find(id);
+      if (m != it.prev->made.end()) {
+        deps.insert(deps.end(), m->second.deps.begin(), m->second.deps.end());
+      }
+    }
     // An op with no producer in its own body starts the iteration, so it is
     // the one that waits for the iteration's buffers.
     if (!local) deps.insert(deps.end(), it.gate.begin(), it.gate.end());
@@ -478,16 +609,17 @@ class NkiLowering {
         const int at = FindLoopVar(chain_, index[d]);
         if (at >= 0) block[d] = frames_[static_cast<size_t>(at)]->tile;
       }
-      const int64_t rows = block.empty() ? 1 : block[0];
-      int64_t row_bytes = DTypeBytes(t.dtype);
-      for (size_t d = 1; d < block.size(); ++d) row_bytes *= block[d];
       const std::string& label =
           op.op == "load" ? op.tensor : op.inputs.front();
-      made.deps = builder_.Dma(absl::StrCat("dma_", op.op), label, rows,
-                               row_bytes, deps, op.source_line, iter);
+      DmaShape shape = DmaShapeOf(t, block);
+      shape.transpose = op.transpose;
+      shape.indirect = !op.indirect.empty();
+      made.deps = {builder_.Dma(absl::StrCat("dma_", op.op), label, shape, deps,
+                                op.source_line, iter)};
       const NkiTile tile =
           FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
       made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
+      made.free = op.tile.empty() ? tile.free : op.tile[1];
       made.dtype = tile.dtype;
     } else {
       // One rule for tile shapes, shared with the validator's SBUF check.
@@ -498,6 +630,7 @@ class NkiLowering {
       const int64_t tile_f = tile.free;
       DType cost_dtype = tile.dtype;
       int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
+      ComputeCost cost = CostOf(op, tile_p, tile_f, tile.dtype);
       if (op.op == "matmul") {
         // The PE array runs at the rate of its inputs' dtype (PSUM
         // accumulates in fp32 whatever they are), and contracts over the
@@ -514,9 +647,11 @@ class NkiLowering {
       if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
       made.deps = {builder_.Compute(
           *op.engine, opcode, op.id.empty() ? op.op : op.id, cost_dtype, tile_p,
-          tile_f, deps, flops, op.source_line, iter)};
+          cost, deps, flops, op.source_line, iter)};
       made.partitions = tile_p;
+      made.free = tile_f;
       made.dtype = tile.dtype;
+      made.psum = op.buffer == "psum";
     }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
     if (!op.id.empty()) it.made[op.id] = std::move(made);

@@ -119,6 +119,7 @@ void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out) {
   for (const NkiOp& op : loop.body) {
     out->insert(out->end(), op.inputs.begin(), op.inputs.end());
     if (!op.mask.empty()) out->push_back(op.mask);
+    if (!op.indirect.empty()) out->push_back(op.indirect);
     out->insert(out->end(), op.after.begin(), op.after.end());
     for (const NkiLoop& nested : op.loop) CollectRefs(nested, out);
   }
@@ -126,7 +127,8 @@ void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out) {
 
 bool IsDataMovementOnly(const NkiOp& op) {
   return op.op == "load" || op.op == "store" || op.op == "iota" ||
-         op.op == "tensor_copy" || op.op == "loop" ||
+         op.op == "tensor_copy" || op.op == "loop" || op.op == "memset" ||
+         op.op == "transpose" || op.op == "affine_select" ||
          (op.op == "activation" && op.func == "copy");
 }
 

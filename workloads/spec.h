@@ -52,6 +52,12 @@ struct NkiOp {
   std::optional<DType> dtype;       // tile dtype; default: loop tensor's
   std::string buffer = "sbuf";      // "sbuf" or "psum"
   std::vector<std::string> after;   // extra ordering dependencies (ids)
+  // Ids of this body read as the previous iteration made them (a tile
+  // carried from one iteration to the next, such as an accumulator).
+  std::vector<std::string> carry;
+  bool transpose = false;   // load: a DMA transpose
+  std::string indirect;     // load: id of the index tile of a gather
+  bool accumulate = false;  // activation / tensor_scalar: also reduce
   // load/store: the block of `tensor` moved, one entry per dim: the var of
   // an enclosing loop (that loop's current tile along the dim) or kWholeDim.
   // Empty: the op's own loop var for dim 0 and whole other dims.

@@ -457,24 +457,33 @@ class SpecReader {
   // docs list them. An empty or unknown kind gets all of them.
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
     static constexpr std::string_view kAll[] = {
-        "id",    "op",    "engine", "func",  "inputs",          "tensor",
-        "index", "mask",  "tile",   "dtype", "buffer",          "after",
-        "var",   "range", "dim",    "step",  "tile_partitions", "buffers",
-        "body",  "line"};
+        "id",         "op",        "engine",
+        "func",       "inputs",    "tensor",
+        "index",      "mask",      "tile",
+        "dtype",      "buffer",    "after",
+        "carry",      "transpose", "indirect",
+        "accumulate", "var",       "range",
+        "dim",        "step",      "tile_partitions",
+        "buffers",    "body",      "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
-      drop = {"engine", "func", "inputs"};
+      drop = {"engine", "func", "inputs", "carry", "accumulate"};
     } else if (kind == "store") {
-      drop = {"id", "engine", "func", "tile", "dtype", "buffer"};
+      drop = {"id",     "engine", "func",     "tile",      "dtype",
+              "buffer", "carry",  "indirect", "transpose", "accumulate"};
     } else if (kind == "loop") {
-      drop = {"engine", "func", "inputs", "index",
-              "mask",   "tile", "dtype",  "buffer"};
-    } else if (kind == "iota") {
-      drop = {"func", "inputs", "tensor", "index"};
-    } else if (IsNkiOpKind(kind) && kind != "activation") {
-      drop = {"func", "tensor", "index"};
+      drop = {"engine", "func",      "inputs",   "index",
+              "mask",   "tile",      "dtype",    "buffer",
+              "carry",  "transpose", "indirect", "accumulate"};
+    } else if (kind == "iota" || kind == "memset") {
+      drop = {"func",      "inputs",   "tensor",    "index",
+              "transpose", "indirect", "accumulate"};
     } else if (kind == "activation") {
-      drop = {"tensor", "index"};
+      drop = {"tensor", "index", "transpose", "indirect"};
+    } else if (kind == "tensor_scalar") {
+      drop = {"func", "tensor", "index", "transpose", "indirect"};
+    } else if (IsNkiOpKind(kind)) {
+      drop = {"func", "tensor", "index", "transpose", "indirect", "accumulate"};
     }
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key : {"var", "range", "dim", "step",
@@ -568,6 +577,28 @@ class SpecReader {
     }
     if (const Json* a = Optional(v, "after")) {
       TRN_ASSIGN_OR_RETURN(op.after, StringArray(*a, Child(path, "after")));
+    }
+    if (const Json* a = Optional(v, "carry")) {
+      TRN_ASSIGN_OR_RETURN(op.carry, StringArray(*a, Child(path, "carry")));
+    }
+    if (const Json* t = Optional(v, "transpose")) {
+      if (!t->is_boolean()) {
+        return TypeError(Child(path, "transpose"), "true or false", *t);
+      }
+      op.transpose = t->get<bool>();
+    }
+    if (const Json* a = Optional(v, "accumulate")) {
+      if (!a->is_boolean()) {
+        return TypeError(Child(path, "accumulate"), "true or false", *a);
+      }
+      op.accumulate = a->get<bool>();
+    }
+    if (const Json* ix = Optional(v, "indirect")) {
+      TRN_ASSIGN_OR_RETURN(op.indirect, String(*ix, Child(path, "indirect")));
+      if (op.indirect.empty()) {
+        return Error(Child(path, "indirect"),
+                     "expected the id of the index tile, got an empty string");
+      }
     }
     if (op.op == "loop") {
       NkiLoop nested;

@@ -117,6 +117,16 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       {"tensor_copy", true, false, {E::kVector, E::kGpSimd, E::kScalar}, 1, 1},
       {"activation", true, false, {E::kScalar}, 1, 2},
       {"matmul", true, false, {E::kTensor}, 2, 2},
+      // data0, data1 and optionally the initial state tile.
+      {"tensor_tensor_scan", true, false, {E::kVector}, 2, 3},
+      {"bn_stats", true, false, {E::kVector}, 1, 1},
+      {"bn_aggr", true, false, {E::kVector}, 1, 1},
+      {"reciprocal", true, false, {E::kVector, E::kGpSimd}, 1, 1},
+      {"transpose", true, false, {E::kTensor, E::kVector}, 1, 1},
+      {"memset", true, false, {E::kVector, E::kGpSimd, E::kScalar}, 0, 0},
+      // predicate, on-true and on-false tiles.
+      {"select", true, false, {E::kVector, E::kGpSimd}, 3, 3},
+      {"affine_select", true, false, {E::kGpSimd}, 1, 1},
       // A nested loop; its optional id names it for ops that wait for it.
       {"loop", false, false, {}, 0, 0},
   };
@@ -131,8 +141,8 @@ const NkiOpRule* FindNkiOpRule(std::string_view kind) {
 }
 
 constexpr std::string_view kActivationFuncs[] = {
-    "exp",  "rsqrt",   "sqrt", "square", "tanh",
-    "gelu", "sigmoid", "relu", "copy",   "log",
+    "exp",     "rsqrt", "sqrt", "square", "tanh",       "gelu",
+    "sigmoid", "relu",  "copy", "log",    "reciprocal",
 };
 
 bool IsActivationFunc(std::string_view f) {
@@ -693,6 +703,10 @@ class Validator {
       TRN_RETURN_IF_ERROR(
           CheckRef(ctx, absl::StrFormat("%s/after/%d", path, k), op.after[k]));
     }
+    TRN_RETURN_IF_ERROR(CheckCarry(ctx, op, path));
+    if (!op.indirect.empty()) {
+      TRN_RETURN_IF_ERROR(CheckRef(ctx, path + "/indirect", op.indirect));
+    }
     if (rule->moves_data) {
       TRN_RETURN_IF_ERROR(CheckMovedTensor(ctx, op, path));
     } else if (!op.tensor.empty()) {
@@ -755,6 +769,26 @@ class Validator {
                                                     static_cast<size_t>(at)),
                                         " or "),
                           op.op));
+    }
+    return absl::OkStatus();
+  }
+
+  // A carried id names a tile of this loop's own body: the previous
+  // iteration's copy of it is what the op reads.
+  absl::Status CheckCarry(const LoopContext& ctx, const NkiOp& op,
+                          const std::string& path) const {
+    for (size_t k = 0; k < op.carry.size(); ++k) {
+      const std::string& id = op.carry[k];
+      if (!ctx.ids.contains(id)) {
+        std::vector<std::string_view> own;
+        for (const auto& [name, index] : ctx.ids) own.push_back(name);
+        return Error(absl::StrFormat("%s/carry/%d", path, k),
+                     absl::StrFormat("\"%s\" is not a tile of this loop body; "
+                                     "a carried tile comes from the previous "
+                                     "iteration of the same body (ids here: "
+                                     "%s)",
+                                     id, Join(own, ", ")));
+      }
     }
     return absl::OkStatus();
   }
@@ -906,6 +940,14 @@ class Validator {
     if (op.op == "load" && op.buffer != "sbuf") {
       return Error(path + "/buffer", "a load writes its tile to sbuf");
     }
+    if (op.op == "transpose" && op.engine == Engine::kTensor &&
+        op.buffer != "psum") {
+      return Error(path + "/buffer",
+                   absl::StrFormat("the Tensor engine writes a transpose to "
+                                   "PSUM; set \"buffer\": \"psum\" (got "
+                                   "\"%s\")",
+                                   op.buffer));
+    }
     if (op.op == "matmul" && op.buffer != "psum") {
       return Error(path + "/buffer",
                    absl::StrFormat("the Tensor engine writes matmul results "
@@ -929,6 +971,7 @@ class Validator {
       };
       for (const auto& id : body[j].inputs) add(id);
       if (!body[j].mask.empty()) add(body[j].mask);
+      if (!body[j].indirect.empty()) add(body[j].indirect);
       for (const auto& id : body[j].after) add(id);
       // A nested loop waits for what any op inside it reads.
       std::vector<std::string> inner;

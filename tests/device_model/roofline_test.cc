@@ -58,40 +58,45 @@ Instruction Compute(Engine e, DType t, int64_t work, int64_t flops) {
   Instruction in;
   in.kind = InstrKind::kCompute;
   in.engine = e;
+  in.rule = e == Engine::kTensor ? CostRule::kMatmul : CostRule::kStream;
+  in.aux = 128;  // a matmul's stationary columns
   in.dtype = t;
   in.work = work;
   in.flops = flops;
   return in;
 }
 
-Instruction Dma(int64_t bytes, uint32_t transfer) {
+Instruction Dma(int64_t bytes, int32_t partitions) {
   Instruction in;
   in.kind = InstrKind::kDma;
   in.work = bytes;
-  in.transfer = transfer;
+  in.partitions = partitions;
+  in.aux = partitions;
   return in;
 }
 
 TEST(RooflineTest, ProgramCostSumsWorkFlopsAndBytes) {
   const DeviceProfile d = TestDevice();
   // A full-size bf16 matmul (K = M = 128, N = 512), an fp32 one, and a
-  // 64-partition vector op; one transfer in two pieces and another whole.
+  // 64-partition vector op; one transfer over all four DMA engines and one
+  // on a single partition.
   const Program prog = OneKernel(
       {Compute(Engine::kTensor, DType::kBf16, 512, 2 * 128 * 128 * 512),
        Compute(Engine::kTensor, DType::kFp32, 512, 2 * 128 * 128 * 512),
-       Compute(Engine::kVector, DType::kBf16, 1000, 64 * 1000), Dma(4000, 3),
-       Dma(4000, 3), Dma(2000, 5)});
+       Compute(Engine::kVector, DType::kBf16, 1000, 64 * 1000), Dma(8000, 128),
+       Dma(2000, 1)});
   const ProgramCost c = ComputeProgramCost(prog, d);
   EXPECT_EQ(c.flops, 2 * (2 * 128 * 128 * 512) + 64 * 1000);
   EXPECT_EQ(c.dma_bytes, 10000);
-  EXPECT_EQ(c.dma_chunks, 3);
+  EXPECT_EQ(c.dma_chunks, 5);
   EXPECT_EQ(c.dma_transfers, 2);
   const EngineCost& t = c.engines[0];
   EXPECT_EQ(t.instructions, 2);
   // 512 columns at 1e3/us, and 4x longer in fp32.
   EXPECT_NEAR(t.work_us, 0.512 + 2.048, 1e-12);
-  EXPECT_NEAR(t.overhead_us, 2 * 1.0, 1e-12);  // 1000 cycles at 1 GHz
-  EXPECT_NEAR(t.peak_us, t.work_us, 1e-12);    // full tiles: at peak
+  // Both are above the minimum initiation interval: no padding.
+  EXPECT_NEAR(t.overhead_us, 0.0, 1e-12);
+  EXPECT_NEAR(t.peak_us, t.work_us, 1e-12);  // full tiles: at peak
   // Half the partitions idle: the vector op takes twice its peak time.
   const EngineCost& v = c.engines[1];
   EXPECT_NEAR(v.work_us, 0.5, 1e-12);

@@ -51,11 +51,13 @@ TEST(Trn2ProfileTest, HasThePublicNeuronCoreV3Figures) {
 
 TEST(Trn2ProfileTest, EverySourceSaysWhatItIs) {
   for (const auto& [key, param] : Load("trn2").params) {
-    const bool public_figure = param.source.rfind("public: ", 0) == 0;
+    const bool public_figure = param.source.rfind("public: ", 0) == 0 ||
+                               param.source.rfind("public-derived: ", 0) == 0;
     const bool carried = param.source.rfind("unpinned: ", 0) == 0 &&
                          param.source.find("carried over") != std::string::npos;
     EXPECT_TRUE(public_figure || carried) << key << ": " << param.source;
-    // Nothing on trn2 was fitted: there is no trn2 measurement to fit.
+    // Nothing on trn2 was fitted: no whole-kernel trn2 measurement exists to
+    // fit to (its DMA figures are derived from the guides' own numbers).
     EXPECT_THAT(param.source, ::testing::Not(StartsWith("fitted")));
   }
 }

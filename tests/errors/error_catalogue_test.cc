@@ -367,7 +367,7 @@ const Case kCases[] = {
     {"profiles/empty", "--workload exp_tiled --profiles-dir $ERR/profiles --device empty", "$ERR/profiles/empty.json: /: ", "malformed JSON"},
     {"profiles/not_an_object", "--workload exp_tiled --profiles-dir $ERR/profiles --device not_an_object", "$ERR/profiles/not_an_object.json: /: ", "expected a JSON object"},
     {"profiles/nan_value", "--workload exp_tiled --profiles-dir $ERR/profiles --device nan_value", "$ERR/profiles/nan_value.json: /: ", "malformed JSON"},
-    {"profiles/schema_version_2", "--workload exp_tiled --profiles-dir $ERR/profiles --device schema_version_2", "$ERR/profiles/schema_version_2.json: /schema_version: ", "expected 1"},
+    {"profiles/schema_version_1", "--workload exp_tiled --profiles-dir $ERR/profiles --device schema_version_1", "$ERR/profiles/schema_version_1.json: /schema_version: ", "expected 2"},
     {"profiles/unknown_top_key", "--workload exp_tiled --profiles-dir $ERR/profiles --device unknown_top_key", "$ERR/profiles/unknown_top_key.json: /vendor: ", "unknown key; expected schema_version, name"},
     {"profiles/duplicate_parameter", "--workload exp_tiled --profiles-dir $ERR/profiles --device duplicate_parameter", "$ERR/profiles/duplicate_parameter.json: /parameters/hbm_gbps: ", "duplicate key \"hbm_gbps\"; each key may appear once"},
     {"profiles/unknown_parameter", "--workload exp_tiled --profiles-dir $ERR/profiles --device unknown_parameter", "$ERR/profiles/unknown_parameter.json: /parameters/dma_latncy_us: ", "unknown parameter; expected one of partitions"},

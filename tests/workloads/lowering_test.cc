@@ -58,13 +58,12 @@ Json Exp(int rows, int buffers) {
   return j;
 }
 
-// "<opcode>/<iteration>" of each transfer's first piece and each compute
-// instruction, in program order.
+// "<opcode>/<iteration>" of each transfer and each compute instruction, in
+// program order.
 std::vector<std::string> Order(const Kernel& k) {
   std::vector<std::string> out;
   for (size_t i = 0; i < k.instrs.size(); ++i) {
     const Instruction& in = k.instrs[i];
-    if (in.kind == InstrKind::kDma && in.transfer != i) continue;
     out.push_back(k.strings[in.opcode] + "/" + std::to_string(in.iteration));
   }
   return out;
@@ -101,7 +100,7 @@ TEST(LoweringTest, TwoBuffersIssueTheNextLoadBeforeThisCompute) {
   size_t store0 = 0;
   for (size_t i = 0; i < k.instrs.size(); ++i) {
     const Instruction& in = k.instrs[i];
-    if (in.kind != InstrKind::kDma || in.transfer != i) continue;
+    if (in.kind != InstrKind::kDma) continue;
     const std::string& op = k.strings[in.opcode];
     if (op == "dma_load" && in.iteration == 1) load1 = i;
     if (op == "dma_load" && in.iteration == 2) load2 = i;
@@ -229,6 +228,183 @@ TEST(LoweringTest, TorchMatmulFlops) {
     flops += in.flops;
   }
   EXPECT_EQ(flops, 2 * 256 * 64 * 32);
+}
+
+}  // namespace
+}  // namespace trn
+
+namespace trn {
+namespace {
+
+// One [128, 512] fp32 tile loaded, run through `ops`, nothing stored.
+Json OneTile(const Json& ops, const std::string& range = "affine",
+             int rows = 128, int buffers = 1) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "ops", "family": "ops",
+    "description": "test", "mode": "nki",
+    "tensors": [{"name": "x", "shape": [128, 512], "dtype": "fp32"},
+                {"name": "idx", "shape": [128, 1], "dtype": "int32"}],
+    "kernel": {"source_file": "ops.py", "loops": [{
+      "var": "p", "range": "affine", "tensor": "x",
+      "tile_partitions": 128, "buffers": 1, "body": [
+        {"id": "x_t", "op": "load", "tensor": "x", "line": 1}]}]}
+  })");
+  j["tensors"][0]["shape"][0] = rows;
+  j["tensors"][1]["shape"][0] = rows;
+  auto& loop = j["kernel"]["loops"][0];
+  loop["range"] = range;
+  loop["buffers"] = buffers;
+  for (const Json& op : ops) loop["body"].push_back(op);
+  return j;
+}
+
+const Instruction& ByOpcode(const Kernel& k, const std::string& opcode,
+                            int iteration = 0) {
+  for (const Instruction& in : k.instrs) {
+    if (k.strings[in.opcode] == opcode && in.iteration == iteration) return in;
+  }
+  ADD_FAILURE() << "no " << opcode << "/" << iteration;
+  static const Instruction kNone;
+  return kNone;
+}
+
+TEST(NewOpsTest, EachOpGetsItsCostRuleAndN) {
+  const Program p = LowerOrDie(Parse(OneTile(Json::parse(R"([
+    {"id": "s", "op": "tensor_tensor_scan", "engine": "vector",
+     "inputs": ["x_t", "x_t"], "line": 2},
+    {"id": "st", "op": "bn_stats", "engine": "vector", "inputs": ["x_t"],
+     "tile": [128, 6], "line": 3},
+    {"id": "mv", "op": "bn_aggr", "engine": "vector", "inputs": ["st"],
+     "tile": [128, 2], "line": 4},
+    {"id": "r", "op": "reciprocal", "engine": "vector", "inputs": ["x_t"],
+     "line": 5},
+    {"id": "t", "op": "transpose", "engine": "tensor", "inputs": ["x_t"],
+     "tile": [128, 128], "buffer": "psum", "line": 6},
+    {"id": "z", "op": "memset", "engine": "gpsimd", "line": 7},
+    {"id": "sel", "op": "select", "engine": "vector",
+     "inputs": ["x_t", "r", "s"], "line": 8},
+    {"id": "m", "op": "affine_select", "engine": "gpsimd", "inputs": ["x_t"],
+     "line": 9},
+    {"id": "a", "op": "activation", "engine": "scalar", "func": "exp",
+     "inputs": ["x_t"], "accumulate": true, "line": 10},
+    {"id": "ts", "op": "tensor_scalar", "engine": "vector",
+     "inputs": ["x_t"], "accumulate": true, "line": 11}
+  ])"))));
+  const Kernel& k = p.dispatches[0].kernel;
+  struct Want {
+    const char* opcode;
+    CostRule rule;
+    int64_t work;
+  };
+  const Want wants[] = {
+      {"tensor_tensor_scan", CostRule::kStream2, 512},
+      {"bn_stats", CostRule::kStream, 512},  // by its input
+      {"bn_aggr", CostRule::kBnAggr, 6},     // its input: bn_stats' tile
+      {"reciprocal", CostRule::kReciprocal, 512},
+      {"transpose", CostRule::kTransposePe, 128},  // input partitions
+      {"memset", CostRule::kStream, 512},
+      {"select", CostRule::kStream2, 512},
+      {"affine_select", CostRule::kIndexGen, 512},
+      {"activation.exp", CostRule::kAccumulate, 512},
+      {"tensor_scalar", CostRule::kAccumulate, 512},
+  };
+  for (const Want& w : wants) {
+    const Instruction& in = ByOpcode(k, w.opcode);
+    EXPECT_EQ(in.rule, w.rule) << w.opcode;
+    EXPECT_EQ(in.work, w.work) << w.opcode;
+  }
+  EXPECT_EQ(ByOpcode(k, "transpose").aux, 512);  // the input's free size
+  EXPECT_EQ(ByOpcode(k, "memset").flops, 0);
+  EXPECT_EQ(ByOpcode(k, "transpose").flops, 0);
+  EXPECT_EQ(ByOpcode(k, "select").flops, 128 * 512);
+}
+
+TEST(NewOpsTest, PsumOperandAndDmaFlags) {
+  const Program p = LowerOrDie(Parse(OneTile(Json::parse(R"([
+    {"id": "i", "op": "load", "tensor": "idx", "line": 2},
+    {"id": "g", "op": "load", "tensor": "x", "indirect": "i", "line": 3},
+    {"id": "tr", "op": "load", "tensor": "x", "transpose": true, "line": 4},
+    {"id": "t", "op": "transpose", "engine": "tensor", "inputs": ["x_t"],
+     "tile": [128, 128], "buffer": "psum", "line": 5},
+    {"id": "sum", "op": "tensor_tensor", "engine": "vector",
+     "inputs": ["t", "x_t"], "tile": [128, 128], "line": 6}
+  ])"))));
+  const Kernel& k = p.dispatches[0].kernel;
+  EXPECT_TRUE(ByOpcode(k, "tensor_tensor").psum_operand);
+  uint32_t idx_load = 0;
+  uint32_t gather = 0;
+  for (uint32_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    if (in.kind != InstrKind::kDma) continue;
+    if (k.strings[in.label] == "idx") idx_load = i;
+    if (in.indirect) gather = i;
+    if (in.transpose) {
+      EXPECT_EQ(in.work, 128 * 512 * 4);
+    }
+  }
+  ASSERT_GT(gather, idx_load);
+  EXPECT_TRUE(DependsOn(k, gather, idx_load));
+}
+
+TEST(NewOpsTest, CarriedTileOrdersASequentialLoopByThatTileOnly) {
+  // Four iterations; the accumulator carries over, the loads do not wait.
+  const Json ops = Json::parse(R"([
+    {"id": "acc", "op": "tensor_tensor", "engine": "vector",
+     "inputs": ["x_t", "x_t"], "carry": ["acc"], "line": 2}
+  ])");
+  const Program p = LowerOrDie(Parse(OneTile(ops, "sequential", 512, 2)));
+  const Kernel& k = p.dispatches[0].kernel;
+  std::vector<uint32_t> acc;
+  std::vector<uint32_t> loads;
+  for (uint32_t i = 0; i < k.instrs.size(); ++i) {
+    (k.instrs[i].kind == InstrKind::kDma ? loads : acc).push_back(i);
+  }
+  ASSERT_EQ(acc.size(), 4u);
+  ASSERT_EQ(loads.size(), 4u);
+  for (size_t i = 1; i < acc.size(); ++i) {
+    EXPECT_TRUE(DependsOn(k, acc[i], acc[i - 1])) << i;
+  }
+  // The load of iteration 1 waits for nothing: with two buffers it reuses
+  // iteration -1's tiles. Without `carry` it would wait for iteration 0.
+  EXPECT_EQ(k.instrs[loads[1]].deps_begin, k.instrs[loads[1]].deps_end);
+  const Program whole = LowerOrDie(Parse(OneTile(
+      Json::parse(R"([{"id": "acc", "op": "tensor_tensor", "engine": "vector",
+                       "inputs": ["x_t", "x_t"], "line": 2}])"),
+      "sequential", 512, 2)));
+  const Kernel& kw = whole.dispatches[0].kernel;
+  uint32_t load1 = 0;
+  for (uint32_t i = 0, n = 0; i < kw.instrs.size(); ++i) {
+    if (kw.instrs[i].kind == InstrKind::kDma && n++ == 1) load1 = i;
+  }
+  EXPECT_NE(kw.instrs[load1].deps_begin, kw.instrs[load1].deps_end);
+}
+
+TEST(NewOpsTest, ValidatorNamesABadCarryAndBadKeys) {
+  Json j = OneTile(Json::parse(R"([
+    {"id": "acc", "op": "tensor_tensor", "engine": "vector",
+     "inputs": ["x_t", "x_t"], "carry": ["nope"], "line": 2}
+  ])"));
+  auto s = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr("/carry/0: \"nope\" is not a tile of this "
+                                   "loop body"));
+  j = OneTile(Json::parse(R"([
+    {"id": "t", "op": "transpose", "engine": "tensor", "inputs": ["x_t"],
+     "line": 2}
+  ])"));
+  s = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr("writes a transpose to PSUM"));
+  j = OneTile(Json::parse(R"([
+    {"id": "c", "op": "tensor_copy", "engine": "vector", "inputs": ["x_t"],
+     "transpose": true, "line": 2}
+  ])"));
+  s = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr("transpose"));
 }
 
 }  // namespace

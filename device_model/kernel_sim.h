@@ -1,0 +1,62 @@
+// One kernel on the hardware units: an in-order instruction stream per
+// compute engine, priced by the published per-instruction rules, and the
+// DMA unit: descriptors queued on the engine that serves each partition,
+// data moving as fluid flows shared through the HBM arbiter, and a fixed
+// completion latency that is pipelined (it does not hold the engine).
+#ifndef TRNBENCH_DEVICE_MODEL_KERNEL_SIM_H_
+#define TRNBENCH_DEVICE_MODEL_KERNEL_SIM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "device_model/bandwidth_policy.h"
+#include "device_model/device_profile.h"
+#include "device_model/instruction_cost.h"
+#include "device_model/program.h"
+#include "device_model/sim_events.h"
+#include "support/counter_rng.h"
+
+namespace trn {
+
+// One DMA engine's share of a transfer.
+struct DmaPiece {
+  int32_t engine = 0;
+  int64_t bytes = 0;
+  double work = 0;  // bytes plus descriptor overhead, over transpose speed
+};
+
+// A kernel prepared for repeated simulation: everything that does not vary
+// between runs is computed once.
+class KernelSim {
+ public:
+  // `kernel`, `profile` and `policy` must outlive the simulator.
+  KernelSim(const Kernel& kernel, const DeviceProfile& profile,
+            const BandwidthPolicy& policy);
+
+  // Simulates the kernel starting at `t0_us`, drawing DMA latencies from
+  // `rng` (one per transfer, in program order); delivers its events to
+  // `out` and returns the time its last instruction completes (t0_us for an
+  // empty kernel).
+  double Run(CounterRng& rng, double t0_us, int32_t dispatch,
+             SimListener& out) const;
+
+  // Compute instruction `i`'s issue interval and latency (zero for DMA).
+  const InstructionTiming& Timing(size_t i) const { return timing_[i]; }
+  // DMA instruction `i`'s shares, one per engine it uses.
+  std::vector<DmaPiece> Pieces(size_t i) const;
+
+ private:
+  const Kernel* kernel_;
+  const DeviceProfile* profile_;
+  const BandwidthPolicy* policy_;
+  std::vector<InstructionTiming> timing_;
+  std::vector<uint32_t> rdeps_begin_;
+  std::vector<uint32_t> rdeps_;
+  std::vector<std::vector<uint32_t>> lane_instrs_;  // per compute engine
+  std::vector<uint32_t> piece_begin_;               // CSR over instructions
+  std::vector<DmaPiece> pieces_;
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_DEVICE_MODEL_KERNEL_SIM_H_

@@ -1,0 +1,70 @@
+// The typed events the timing model's units deliver, and the listener
+// interface that receives them (the llvm-mca shape: units emit, listeners
+// such as a timeline recorder or a metrics accumulator consume).
+//
+// Within one kernel, device events arrive in non-decreasing time order, and
+// kernels run one after the other on the hardware, so device events of a run
+// are time-ordered as a whole. Host spans arrive in the order the host driver
+// makes them, which is not time order.
+#ifndef TRNBENCH_DEVICE_MODEL_SIM_EVENTS_H_
+#define TRNBENCH_DEVICE_MODEL_SIM_EVENTS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "device_model/program.h"
+
+namespace trn {
+
+// A span of busy time on a device lane (an engine or a DMA queue): a compute
+// instruction from its start until its result (or, when the engine starts
+// its next instruction first, until then), or one DMA engine's share of a
+// transfer while its data moves.
+struct BusySpan {
+  uint32_t lane = 0;  // timeline lane (EngineLane / DmaLane)
+  const Kernel* kernel = nullptr;
+  uint32_t instr = 0;  // index in kernel->instrs
+  double start_us = 0;
+  double end_us = 0;
+  int64_t bytes = 0;  // DMA: bytes of this share
+  int64_t flops = 0;  // compute: the instruction's FLOPs
+  int32_t dispatch = -1;
+};
+
+// A span on a host lane (framework, runtime, hardware, host-to-device).
+struct HostSpan {
+  uint32_t lane = 0;
+  std::string name;
+  std::string detail;
+  double start_us = 0;
+  double end_us = 0;
+  int32_t dispatch = -1;
+  int64_t bytes = 0;
+};
+
+// A DMA transfer's completion: its data finished moving at `data_end_us`,
+// and its fixed latency ended (the completion semaphore) at `end_us`.
+struct DmaCompletion {
+  const Kernel* kernel = nullptr;
+  uint32_t instr = 0;
+  double issue_us = 0;  // deps satisfied, descriptors queued
+  double data_end_us = 0;
+  double end_us = 0;
+  int32_t dispatch = -1;
+};
+
+class SimListener {
+ public:
+  virtual ~SimListener() = default;
+  // A run begins; `dma_queues` is the profile's DMA engine count.
+  virtual void BeginRun(const Program& /*program*/, int /*dma_queues*/) {}
+  // A device lane becomes busy at `t_us` (the matching Busy() follows).
+  virtual void BusyStart(uint32_t /*lane*/, double /*t_us*/) {}
+  virtual void Busy(const BusySpan& /*span*/) {}
+  virtual void DmaDone(const DmaCompletion& /*done*/) {}
+  virtual void Host(const HostSpan& /*span*/) {}
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_DEVICE_MODEL_SIM_EVENTS_H_
