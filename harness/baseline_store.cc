@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
+#include "harness/import/measurement_json.h"
+#include "harness/measured_metrics.h"
 #include "harness/summary_json.h"
 #include "nlohmann/json.hpp"
 #include "support/atomic_file.h"
@@ -105,8 +107,11 @@ absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
   return out;
 }
 
+// A measured file's metrics each hold their own samples (any count), or no
+// samples and the "percentiles" of a summary without samples; the model's
+// hold schedule.repeat samples.
 absl::Status ReadMetrics(const Reader& r, const json& obj,
-                         const std::string& path, int64_t repeat,
+                         const std::string& path, int64_t repeat, bool measured,
                          double confidence, std::vector<MetricResult>& out) {
   TRN_ASSIGN_OR_RETURN(const json* ms, r.Field(obj, path, "metrics"));
   const std::string mp = path + "/metrics";
@@ -115,7 +120,7 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
   }
   for (const auto& [name, m] : ms->items()) {
     const std::string p = absl::StrCat(mp, "/", name);
-    const MetricInfo* info = FindMetric(name);
+    const MetricInfo* info = FindAnyMetric(name);
     if (info == nullptr) {
       return Bad(r.label(), p,
                  "unknown metric (this trnbench does not know it)");
@@ -124,7 +129,18 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     if (!samples->is_array()) {
       return Bad(r.label(), p + "/samples", "expected an array of numbers");
     }
-    if (static_cast<int64_t>(samples->size()) != repeat) {
+    std::vector<std::pair<double, double>> percentiles;
+    if (auto pc = m.find("percentiles"); measured && pc != m.end()) {
+      TRN_ASSIGN_OR_RETURN(
+          percentiles,
+          import::PercentilesFromJson(*pc, r.label(), p + "/percentiles"));
+    }
+    if (measured && samples->empty() && percentiles.empty()) {
+      return Bad(r.label(), p + "/samples",
+                 "expected at least one sample, or the percentiles of a "
+                 "summary without samples");
+    }
+    if (!measured && static_cast<int64_t>(samples->size()) != repeat) {
       return Bad(
           r.label(), p + "/samples",
           absl::StrCat("expected ", repeat,
@@ -144,9 +160,29 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
       mr.samples.push_back(x.get<double>());
     }
     // The stored summary is for people; comparisons use the samples.
-    mr.summary = stats::Summarize(mr.samples, confidence);
+    mr.percentiles = std::move(percentiles);
+    mr.summary = mr.samples.empty()
+                     ? import::SummaryFromPercentiles(mr.percentiles)
+                     : stats::Summarize(mr.samples, confidence);
     out.push_back(std::move(mr));
   }
+  return absl::OkStatus();
+}
+
+// "source" and, for a measurement, its "measurement" provenance. A file
+// written before measurements could be imported has neither: the model.
+absl::Status ReadSource(const Reader& r, const json& j, Baseline& b) {
+  auto it = j.find("source");
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_string() || (it->get<std::string>() != kSourceModel &&
+                           it->get<std::string>() != kSourceMeasured)) {
+    return Bad(r.label(), "/source", "expected \"model\" or \"measured\"");
+  }
+  b.source = it->get<std::string>();
+  if (!b.measured()) return absl::OkStatus();
+  TRN_ASSIGN_OR_RETURN(const json* m, r.Field(j, "", "measurement"));
+  TRN_ASSIGN_OR_RETURN(b.measurement, import::MeasurementFromJson(
+                                          *m, r.label(), "/measurement"));
   return absl::OkStatus();
 }
 
@@ -178,8 +214,9 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   } else if (!commit->is_null()) {
     return Bad(r.label(), pp + "/git_commit", "expected a string or null");
   }
-  TRN_RETURN_IF_ERROR(
-      ReadMetrics(r, j, "", b.schedule.repeat, confidence, b.metrics));
+  TRN_RETURN_IF_ERROR(ReadSource(r, j, b));
+  TRN_RETURN_IF_ERROR(ReadMetrics(r, j, "", b.schedule.repeat, b.measured(),
+                                  confidence, b.metrics));
   b.file = std::string(r.label());
   return std::vector<Baseline>{std::move(b)};
 }
@@ -198,6 +235,7 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
   TRN_ASSIGN_OR_RETURN(common.seed, r.Uint(j, "", "seed"));
   TRN_ASSIGN_OR_RETURN(common.schedule, ReadSchedule(r, j, ""));
   common.file = std::string(r.label());
+  TRN_RETURN_IF_ERROR(ReadSource(r, j, common));
   TRN_ASSIGN_OR_RETURN(const json* ws, r.Field(j, "", "workloads"));
   if (!ws->is_array()) return Bad(r.label(), "/workloads", "expected an array");
   // trnbench never writes an empty one; read as "nothing to compare", it
@@ -216,8 +254,8 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
     TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
     TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
     TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
-    TRN_RETURN_IF_ERROR(
-        ReadMetrics(r, w, p, b.schedule.repeat, confidence, b.metrics));
+    TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
+                                    confidence, b.metrics));
     for (const auto& prev : out) {
       if (prev.workload == b.workload) {
         return Bad(r.label(), p + "/name",
@@ -258,6 +296,8 @@ std::vector<Baseline> BaselinesFromRun(const RunResult& run,
     b.created = created;
     b.git_commit = git_commit;
     b.metrics = w.metrics;
+    b.source = run.source;
+    b.measurement = run.measurement;
     out.push_back(std::move(b));
   }
   return out;
@@ -284,6 +324,12 @@ std::string BaselineToJsonText(const Baseline& b) {
   prov["git_commit"] =
       b.git_commit.empty() ? ordered_json(nullptr) : ordered_json(b.git_commit);
   j["provenance"] = std::move(prov);
+  // Only a measurement says where it came from: baselines of the model
+  // keep the bytes they had before measurements could be imported.
+  if (b.measured()) {
+    j["source"] = b.source;
+    j["measurement"] = import::MeasurementToJson(b.measurement);
+  }
   ordered_json ms = ordered_json::object();
   for (const auto& m : b.metrics) {
     ordered_json mj;
@@ -293,6 +339,9 @@ std::string BaselineToJsonText(const Baseline& b) {
     ordered_json samples = ordered_json::array();
     for (double x : m.samples) samples.push_back(JsonNumber(x));
     mj["samples"] = std::move(samples);
+    if (!m.percentiles.empty()) {
+      mj["percentiles"] = import::PercentilesToJson(m.percentiles);
+    }
     ms[m.name] = std::move(mj);
   }
   j["metrics"] = std::move(ms);

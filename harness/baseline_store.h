@@ -37,6 +37,12 @@ struct Baseline {
   std::string git_commit;             // empty when unknown
   std::vector<MetricResult> metrics;  // summaries recomputed from samples
   std::string file;                   // where it was read from
+  // "model", or "measured" for an imported measurement (its provenance in
+  // `measurement`); a file without the field was written by the model.
+  std::string source{kSourceModel};
+  Measurement measurement;
+
+  bool measured() const { return source == kSourceMeasured; }
 
   const MetricResult* Find(absl::string_view metric) const;
 };

@@ -92,6 +92,39 @@ void Decide(MetricComparison& c, double alpha) {
   }
 }
 
+// The metrics of `options` that both sides carry. A measurement of host
+// time only (Google Benchmark, hyperfine, a trace without device events)
+// has none of the default ones: it is judged by wall_time_us.
+std::vector<std::string> GatedMetrics(const Baseline& a, const Baseline& b,
+                                      const std::vector<std::string>& wanted) {
+  std::vector<std::string> out;
+  for (const std::string& m : wanted) {
+    if (a.Find(m) != nullptr && b.Find(m) != nullptr) out.push_back(m);
+  }
+  if (out.empty() && a.Find("wall_time_us") != nullptr &&
+      b.Find("wall_time_us") != nullptr) {
+    out.push_back("wall_time_us");
+  }
+  return out;
+}
+
+// A summary without samples (nki.benchmark's table, neuron-bench's
+// info.json) has medians to set side by side but nothing to test.
+void NoteSummaryWithoutSamples(const MetricResult& a, const MetricResult& b,
+                               MetricComparison& c) {
+  c.baseline_median = a.summary.median;
+  c.current_median = b.summary.median;
+  std::string moved;
+  if (std::isfinite(a.summary.median) && std::isfinite(b.summary.median) &&
+      a.summary.median > 0) {
+    moved = absl::StrFormat("; the median moved %+.2f%%",
+                            (b.summary.median / a.summary.median - 1) * 100);
+  }
+  c.notes.push_back(
+      absl::StrCat("a summary without samples (percentiles only)", moved,
+                   ": no rank test and no interval can be computed"));
+}
+
 struct Side {
   const Baseline* old_b;
   const Baseline* new_b;
@@ -109,31 +142,41 @@ absl::StatusOr<ComparisonReport> CompareCore(
   std::vector<size_t> tested;  // rows that take part in Holm's correction
   for (const Side& s : sides) {
     std::vector<std::string> notes;
-    if (s.old_b->spec_hash != s.new_b->spec_hash) {
+    const bool both_model = !s.old_b->measured() && !s.new_b->measured();
+    if (s.old_b->source != s.new_b->source) {
+      notes.push_back(absl::StrCat(s.old_b->source, " -> ", s.new_b->source));
+    }
+    // A measurement has no spec, model or profile that could have changed.
+    if (both_model && s.old_b->spec_hash != s.new_b->spec_hash) {
       notes.push_back("spec changed since the baseline");
     }
-    if (s.old_b->model_version != s.new_b->model_version) {
+    if (both_model && s.old_b->model_version != s.new_b->model_version) {
       notes.push_back(absl::StrCat("model version ", s.old_b->model_version,
                                    " -> ", s.new_b->model_version));
     }
-    if (s.old_b->device_hash != s.new_b->device_hash) {
+    if (both_model && s.old_b->device_hash != s.new_b->device_hash) {
       notes.push_back("device profile differs (edited or --set)");
     }
-    const bool paired = s.old_b->seed == s.new_b->seed &&
+    // Only the model's samples share random streams; two measurements
+    // with the same (absent) seed are independent.
+    const bool paired = both_model && s.old_b->seed == s.new_b->seed &&
                         s.old_b->schedule.wait == s.new_b->schedule.wait &&
                         s.old_b->schedule.warmup == s.new_b->schedule.warmup &&
                         s.old_b->schedule.repeat == s.new_b->schedule.repeat;
-    for (const std::string& metric : options.metrics) {
+    for (const std::string& metric :
+         GatedMetrics(*s.old_b, *s.new_b, options.metrics)) {
       const MetricResult* a = s.old_b->Find(metric);
       const MetricResult* b = s.new_b->Find(metric);
-      if (a == nullptr || b == nullptr) continue;
       MetricComparison c =
           CompareSamples(a->samples, b->samples, paired, options.confidence);
+      if (a->samples.empty() || b->samples.empty()) {
+        NoteSummaryWithoutSamples(*a, *b, c);
+      }
       c.workload = s.new_b->workload;
       c.metric = metric;
       c.lower_is_better = b->lower_is_better;
       c.threshold = s.threshold;
-      c.notes = notes;
+      c.notes.insert(c.notes.begin(), notes.begin(), notes.end());
       if (paired) c.notes.push_back("paired: same seeds on both sides");
       tested.push_back(report.rows.size());
       report.rows.push_back(std::move(c));

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/statistics.h"
@@ -31,6 +33,10 @@ struct MetricResult {
   bool lower_is_better = true;
   std::vector<double> samples;  // in repeat order
   stats::Summary summary;
+  // A measured summary without samples (nki.benchmark's table, neuron-bench
+  // info.json): (percent, value) pairs, ascending; `samples` is then empty
+  // and `summary` holds these percentiles where it has a field for them.
+  std::vector<std::pair<double, double>> percentiles;
 };
 
 // Per-op averages per recorded iteration, like key_averages() / steps.
@@ -74,6 +80,23 @@ struct WorkloadResult {
   }
 };
 
+// Where a measured results document came from (docs/results-format.md).
+struct MeasuredInput {
+  std::string file;     // as given on the command line
+  std::string fnv1a64;  // of its bytes, hex
+  int64_t bytes = 0;
+};
+struct Measurement {
+  std::string format;         // as `trnbench import --format` names it
+  std::string tool;           // the tool that measured
+  std::string tool_version;   // empty when the files do not say
+  std::string instance_type;  // empty when the files do not say
+  std::vector<MeasuredInput> inputs;
+};
+
+inline constexpr std::string_view kSourceModel = "model";
+inline constexpr std::string_view kSourceMeasured = "measured";
+
 struct RunResult {
   int schema_version = kResultsSchemaVersion;
   std::string trnbench_version;
@@ -87,6 +110,11 @@ struct RunResult {
   Schedule schedule;
   double confidence = 0.95;
   std::vector<WorkloadResult> workloads;
+  // "model" (the timing model ran) or "measured" (`trnbench import`).
+  std::string source{kSourceModel};
+  Measurement measurement;  // only for measured results
+
+  bool measured() const { return source == kSourceMeasured; }
 };
 
 }  // namespace trn

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/measurement_text.h"
 #include "reports/profile_report.h"
 #include "reports/terminal.h"
 #include "reports/text_table.h"
@@ -40,7 +41,50 @@ std::string Plain(double x) {
   return absl::StrFormat("%.2f", x);
 }
 
+// Every metric of every measured workload: which ones a tool gives varies
+// (steps of a trace, per-iteration latencies, a summary's percentiles).
+std::string MeasuredTables(const RunResult& run, const std::string& level,
+                           bool color) {
+  std::string out;
+  for (const auto& w : run.workloads) {
+    absl::StrAppend(
+        &out, "\n",
+        Colorize(absl::StrCat(w.name, " · ", w.description, " (median, ", level,
+                              " interval of the median)"),
+                 Color::kBold, color),
+        "\n");
+    TextTable t({"metric", "n", "median", level + " interval", "p1", "p50",
+                 "p99", "CV", "outliers"});
+    for (const auto& m : w.metrics) {
+      const auto& s = m.summary;
+      auto f = [&m](double x) { return FormatInUnit(m.unit, x); };
+      const bool summary_only = m.samples.empty();
+      std::string iv = "n/a";
+      if (summary_only) {
+        iv = "none: percentiles only";
+      } else if (std::isfinite(s.median_ci.low) &&
+                 std::isfinite(s.median_ci.high)) {
+        iv = absl::StrCat("[", f(s.median_ci.low), ", ", f(s.median_ci.high),
+                          "]");
+      }
+      t.AddRow({m.name, summary_only ? "-" : absl::StrCat(s.n), f(s.median), iv,
+                f(s.p01), f(s.p50), f(s.p99), Pct(s.cv),
+                summary_only ? "-" : Outliers(s.outliers)});
+    }
+    out += t.Render("  ");
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string FormatInUnit(const std::string& unit, double x) {
+  if (!std::isfinite(x)) return "n/a";
+  if (unit == "us") return FormatMicros(x);
+  if (unit == "fraction") return Pct(x);
+  if (unit == "1/s") return absl::StrFormat("%.1f /s", x);
+  return absl::StrFormat("%.4g %s", x, unit);
+}
 
 std::string FormatMicros(double us) {
   if (!std::isfinite(us)) return "n/a";
@@ -53,14 +97,24 @@ std::string FormatMicros(double us) {
 
 std::string RenderConsoleReport(const RunResult& run, bool color) {
   std::string out;
-  absl::StrAppendFormat(
-      &out,
-      "trnbench %s · device %s · seed %d · wait %d / warmup %d / repeat %d · "
-      "%.0f%% intervals\n",
-      run.trnbench_version, run.device, run.seed, run.schedule.wait,
-      run.schedule.warmup, run.schedule.repeat, run.confidence * 100);
+  if (run.measured()) {
+    absl::StrAppendFormat(&out, "trnbench %s · %s · %.0f%% intervals\n",
+                          run.trnbench_version, MeasurementLine(run),
+                          run.confidence * 100);
+  } else {
+    absl::StrAppendFormat(
+        &out,
+        "trnbench %s · device %s · seed %d · wait %d / warmup %d / repeat %d "
+        "· %.0f%% intervals\n",
+        run.trnbench_version, run.device, run.seed, run.schedule.wait,
+        run.schedule.warmup, run.schedule.repeat, run.confidence * 100);
+  }
   if (!run.device_calibrated) {
     absl::StrAppend(&out, UncalibratedWarning(run.device), "\n");
+  }
+  if (run.measured()) {
+    out += MeasuredTables(run, absl::StrFormat("%.0f%%", run.confidence * 100),
+                          color);
   }
 
   std::vector<std::string> families;
@@ -71,6 +125,7 @@ std::string RenderConsoleReport(const RunResult& run, bool color) {
   }
   const std::string level = absl::StrFormat("%.0f%%", run.confidence * 100);
   for (const auto& family : families) {
+    if (run.measured()) break;  // MeasuredTables showed every metric
     absl::StrAppend(&out, "\n",
                     Colorize(absl::StrCat(family,
                                           " · device time per iteration "
@@ -136,14 +191,20 @@ std::string RenderConsoleReport(const RunResult& run, bool color) {
   }
 
   for (const auto& w : run.workloads) {
+    if (run.measured() && w.ops.empty()) continue;
     absl::StrAppend(
         &out, "\n",
-        Colorize(absl::StrFormat(
-                     "%s · per-op averages per iteration, sorted by self "
-                     "device time (%d hardware execution%s, %d instructions "
-                     "per run)",
-                     w.name, w.dispatches, w.dispatches == 1 ? "" : "s",
-                     w.instructions),
+        Colorize(run.measured()
+                     ? absl::StrCat(w.name,
+                                    " · per-op averages per step, sorted by "
+                                    "self device time (recomputed from the "
+                                    "trace's events)")
+                     : absl::StrFormat(
+                           "%s · per-op averages per iteration, sorted by "
+                           "self device time (%d hardware execution%s, %d "
+                           "instructions per run)",
+                           w.name, w.dispatches, w.dispatches == 1 ? "" : "s",
+                           w.instructions),
                  Color::kBold, color),
         "\n");
     TextTable t(

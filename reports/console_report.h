@@ -14,6 +14,9 @@ std::string RenderConsoleReport(const RunResult& run, bool color = false);
 
 // A duration in microseconds, scaled to a readable unit.
 std::string FormatMicros(double us);
+// A value in its metric's unit: microseconds scaled, fractions as percents,
+// rates per second, other units as "<value> <unit>".
+std::string FormatInUnit(const std::string& unit, double x);
 
 }  // namespace trn
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "harness/import/measurement_json.h"
 #include "harness/summary_json.h"
 #include "reports/comparison_report.h"
 
@@ -21,6 +22,9 @@ ordered_json ResultsToJson(const RunResult& run,
   j["schema_version"] = run.schema_version;
   j["trnbench_version"] = run.trnbench_version;
   j["model_version"] = run.model_version;
+  j["source"] = run.source;
+  if (run.measured())
+    j["measurement"] = import::MeasurementToJson(run.measurement);
   j["device"] = {{"name", run.device},
                  {"content_hash", run.device_hash},
                  {"calibrated", run.device_calibrated}};
@@ -41,6 +45,9 @@ ordered_json ResultsToJson(const RunResult& run,
       ordered_json samples = ordered_json::array();
       for (double x : m.samples) samples.push_back(Num(x));
       mj["samples"] = std::move(samples);
+      if (!m.percentiles.empty()) {
+        mj["percentiles"] = import::PercentilesToJson(m.percentiles);
+      }
       ms[m.name] = std::move(mj);
     }
     wj["metrics"] = std::move(ms);

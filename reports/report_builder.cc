@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
 #include "reports/console_report.h"
+#include "reports/measurement_text.h"
 #include "reports/svg_plot.h"
 
 namespace trn {
@@ -431,22 +432,29 @@ ReportDoc BuildReport(const ReportInputs& in) {
   const RunResult& run = *in.run;
   ReportDoc doc;
   doc.title = "trnbench report";
-  doc.blocks.push_back(Paragraph(
-      PlainText(absl::StrFormat("trnbench %s \xC2\xB7 timing model %s "
-                                "\xC2\xB7 device ",
-                                run.trnbench_version, run.model_version)) +
-      CodeText(run.device) +
-      PlainText(absl::StrFormat(
-          " (profile %s) \xC2\xB7 seed %d \xC2\xB7 wait %d / warmup %d / "
-          "repeat %d \xC2\xB7 %s intervals",
-          run.device_hash, run.seed, run.schedule.wait, run.schedule.warmup,
-          run.schedule.repeat, Level(run.confidence)))));
-  doc.blocks.push_back(Paragraph(PlainText(
-      "Figures come from the NeuronCore timing model. Intervals of a median "
-      "are distribution-free (order statistics); speed-ups are ratios of "
-      "median device times with percentile-bootstrap intervals; outliers "
-      "(Tukey fences) are counted, never dropped. The raw samples are in "
-      "results.json and samples.csv.")));
+  if (run.measured()) {
+    doc.blocks.push_back(Paragraph(PlainText(absl::StrFormat(
+        "trnbench %s \xC2\xB7 %s \xC2\xB7 %s intervals", run.trnbench_version,
+        MeasurementLine(run), Level(run.confidence)))));
+    doc.blocks.push_back(Paragraph(PlainText(MeasurementNote(run))));
+  } else {
+    doc.blocks.push_back(Paragraph(
+        PlainText(absl::StrFormat("trnbench %s \xC2\xB7 timing model %s "
+                                  "\xC2\xB7 device ",
+                                  run.trnbench_version, run.model_version)) +
+        CodeText(run.device) +
+        PlainText(absl::StrFormat(
+            " (profile %s) \xC2\xB7 seed %d \xC2\xB7 wait %d / warmup %d / "
+            "repeat %d \xC2\xB7 %s intervals",
+            run.device_hash, run.seed, run.schedule.wait, run.schedule.warmup,
+            run.schedule.repeat, Level(run.confidence)))));
+    doc.blocks.push_back(Paragraph(PlainText(
+        "Figures come from the NeuronCore timing model. Intervals of a median "
+        "are distribution-free (order statistics); speed-ups are ratios of "
+        "median device times with percentile-bootstrap intervals; outliers "
+        "(Tukey fences) are counted, never dropped. The raw samples are in "
+        "results.json and samples.csv.")));
+  }
   if (in.comparison != nullptr) {
     for (auto& b : VerdictBlocks(*in.comparison)) {
       doc.blocks.push_back(std::move(b));

@@ -428,6 +428,40 @@ const Case kCases[] = {
     {"baselines/megabyte_metric_name", "--workload exp_tiled --repeat 2 --baseline $IN/metric.json", "$IN/metric.json: /metrics/mmmm", "unknown metric", BaselineMegabyteMetricName},
     {"baselines/nested_100000_levels", "--workload exp_tiled --repeat 2 --baseline $IN/deep.json", "$IN/deep.json: /0/0/0", "JSON nested deeper than 64 levels", BaselineDeepNesting},
 
+    {"baselines/results_source_unknown", "compare $ERR/baselines/results_source_unknown.json $ERR/baselines/results_source_unknown.json", "results_source_unknown.json: /source", "expected \"model\" or \"measured\""},
+    {"baselines/results_measured_no_measurement", "compare $ERR/baselines/results_measured_no_measurement.json $ERR/baselines/results_measured_no_measurement.json", "results_measured_no_measurement.json: /measurement", "missing"},
+    {"baselines/results_measured_no_samples", "compare $ERR/baselines/results_measured_no_samples.json $ERR/baselines/results_measured_no_samples.json", "results_measured_no_samples.json: /workloads/0/metrics/wall_time_us/samples", "expected at least one sample, or the percentiles of a summary without samples"},
+    {"baselines/results_measured_percentiles_decreasing", "compare $ERR/baselines/results_measured_percentiles_decreasing.json $ERR/baselines/results_measured_percentiles_decreasing.json", "/workloads/0/metrics/wall_time_us/percentiles", "expected percentiles that do not decrease"},
+
+    // ---- measured files (trnbench import, docs/import.md; tests/errors/measured) ----
+    {"import/no_files", "import", "import needs measured files", "trnbench import FILE..."},
+    {"import/missing_file", "import $IN/nope.json", "$IN/nope.json", "no such measured file"},
+    {"import/a_folder", "import $ERR/measured", "$ERR/measured", "is a folder; expected a measured file"},
+    {"import/from_unknown", "import $ERR/measured/unknown.json --from csv", "--from=csv", "expected one of kineto, neuron-bench"},
+    {"import/format_gbench_json", "import $ERR/measured/gbench_two.json --format gbench-json", "--format=gbench-json", "import writes --format table or json"},
+    {"import/trace_flag", "import $ERR/measured/gbench_two.json --trace $OUT/t.json", "--trace", "trnbench import does not use this flag"},
+    {"import/unknown_content", "import $ERR/measured/unknown.json", "unknown.json: /", "expected a measured file trnbench imports"},
+    {"import/mixed_formats", "import $ERR/measured/gbench_two.json $ERR/measured/hyperfine_all_failed.json", "hyperfine_all_failed.json: /", "import one format at a time"},
+    {"import/truncated_gzip", "import $ERR/measured/truncated.json.gz", "truncated.json.gz: /", "gzip"},
+    {"import/gbench_no_times", "import $ERR/measured/gbench_no_times.json", "gbench_no_times.json: /benchmarks/0/real_time", "missing"},
+    {"import/gbench_workload_of_many", "import $ERR/measured/gbench_two.json --workload mine", "--workload mine", "keep their own names"},
+    {"import/kineto_no_steps", "import $ERR/measured/kineto_no_steps.json", "kineto_no_steps.json: /traceEvents", "expected ProfilerStep#N spans"},
+    {"import/kineto_span_absent", "import $ERR/measured/kineto_no_steps.json --span train", "kineto_no_steps.json: /traceEvents", "expected spans named \"train\" (--span)"},
+    {"import/kineto_string_ts", "import $ERR/measured/kineto_string_ts.json", "kineto_string_ts.json: /traceEvents/1/ts", "expected a finite number"},
+    {"import/hyperfine_exit_codes_mismatch", "import $ERR/measured/hyperfine_exit_codes_mismatch.json", "/results/0/exit_codes", "expected an array of 2 exit codes, one per time"},
+    {"import/hyperfine_all_failed", "import $ERR/measured/hyperfine_all_failed.json", "hyperfine_all_failed.json: /results/0/exit_codes", "expected at least one run with exit code 0"},
+    {"import/hyperfine_name_collision", "import $ERR/measured/hyperfine_name_collision.json", "hyperfine_name_collision.json: two workloads become the name a_b", "expected names that differ"},
+    {"import/neuron_bench_two_summaries", "import $ERR/measured/info_run1.json $ERR/measured/info_run2.json", "info_run2.json: /nc_latency", "the percentiles of several runs cannot be pooled"},
+    {"import/summary_percent_above_one", "import $ERR/measured/summary_percent_above_one.json", "/neff_node_1/vector_engine_active_time_percent", "expected a fraction from 0 to 1"},
+    {"import/nki_not_a_number", "import $ERR/measured/nki_not_a_number.txt", "nki_not_a_number.txt: line 2", "expected a number of at least 0 in column NCL(50)"},
+
+    // ---- the model against measurements (validate --measured, calibrate) ----
+    {"validate/no_measured", "validate", "validate needs --measured FILE", "a measured results file"},
+    {"validate/model_results", "validate --measured $SRC/baselines/trn1/exp_tiled.json", "exp_tiled.json: /source", "expected a measured results file"},
+    {"validate/no_spec_of_that_name", "validate --measured $ERR/measured/measured_no_spec.json", "workload nothing_like_it", "expected a spec of that name"},
+    {"calibrate/no_files", "calibrate", "calibrate needs measured results files", "trnbench calibrate MEASURED.json"},
+    {"calibrate/no_output", "calibrate $ERR/measured/measured_no_spec.json", "calibrate needs --output PROFILE.json", "the fitted device profile", nullptr, Start::kPlain, false},
+
     // ---- every rule of the spec format: tests/workloads/bad_specs ----
     {"bad_specs/malformed_json", "--spec $BAD/malformed_json.json", "$BAD/malformed_json.json: /: ", "malformed JSON: parse error at line 4, column 1"},
     {"bad_specs/truncated", "--spec $BAD/truncated.json", "$BAD/truncated.json: /: ", "unexpected end of input"},
@@ -514,7 +548,7 @@ std::vector<std::string> CatalogueFiles() {
   std::vector<std::string> out;
   const fs::path src(TRNBENCH_SOURCE_DIR);
   for (const char* dir : {"tests/errors/specs", "tests/errors/profiles",
-                          "tests/errors/baselines"}) {
+                          "tests/errors/baselines", "tests/errors/measured"}) {
     for (const auto& e : fs::directory_iterator(src / dir)) {
       out.push_back(fs::relative(e.path(), src).string());
     }

@@ -165,18 +165,26 @@ absl::StatusOr<std::vector<WorkloadSpec>> LoadSelectedSpecs(
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     const std::string& where, const std::vector<WorkloadSpec>& specs,
     double confidence) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  return LoadBaselinesFor(where, names, confidence);
+}
+
+absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
+    const std::string& where, const std::vector<std::string>& workloads,
+    double confidence) {
   std::error_code ec;
   if (std::filesystem::is_directory(where, ec)) {
     std::vector<Baseline> out;
-    for (const auto& s : specs) {
-      const std::string path = BaselinePath(where, s.name);
+    for (const std::string& name : workloads) {
+      const std::string path = BaselinePath(where, name);
       if (!std::filesystem::exists(path, ec)) continue;
       TRN_ASSIGN_OR_RETURN(auto loaded,
                            LoadBaselineOrResults(path, confidence));
       for (auto& b : loaded) {
-        if (b.workload != s.name) {
+        if (b.workload != name) {
           return absl::InvalidArgumentError(
-              absl::StrCat(path, ": /workload: expected ", s.name,
+              absl::StrCat(path, ": /workload: expected ", name,
                            " (the file's name), found ", b.workload));
         }
         out.push_back(std::move(b));
@@ -189,6 +197,10 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
                                             ": no such folder or file"));
   }
   return LoadBaselineOrResults(where, confidence);
+}
+
+std::string ProfilePath(const Options& options) {
+  return ProfilesDir(options) + "/" + options.device + ".json";
 }
 
 absl::Status CheckFormat(const Options& options, bool allow_gbench,

@@ -198,6 +198,26 @@ const std::vector<FlagDef>& Flags() {
       PathFlag("baseline", "a baseline folder or file", &Options::baseline),
       BoolFlag("allow_missing", &Options::allow_missing),
       BoolFlag("fresh_seeds", &Options::fresh_seeds),
+      {"from", Kind::kText,
+       "kineto, neuron-bench, neuron-profile, nki-benchmark, gbench or "
+       "hyperfine",
+       [](Options& o, const std::string& v) {
+         o.from = v;
+         return absl::OkStatus();
+       }},
+      {"span", Kind::kText, "the name of a record_function span",
+       [](Options& o, const std::string& v) {
+         o.span = v;
+         return absl::OkStatus();
+       }},
+      {"device_categories", Kind::kText,
+       "trace event categories, comma-separated, such as kernel,gpu_memcpy",
+       [](Options& o, const std::string& v) {
+         o.device_categories = v;
+         return absl::OkStatus();
+       }},
+      PathFlag("measured", "a measured results file (trnbench import --output)",
+               &Options::measured),
   };
   return flags;
 }

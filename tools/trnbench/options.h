@@ -55,6 +55,12 @@ struct Options {
   bool allow_missing = false;
   bool fresh_seeds = false;
 
+  // Measurements (docs/import.md).
+  std::string from;      // import: the files' format; empty: detected
+  std::string span;      // import: Kineto span of one iteration
+  std::string device_categories = "kernel,gpu_memcpy,gpu_memset";
+  std::string measured;  // validate: a measured results file
+
   // The flags given, by their canonical name (report_dir), in order.
   std::vector<std::string> given;
 

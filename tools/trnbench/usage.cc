@@ -15,6 +15,9 @@ Usage:
   trnbench compare OLD.json NEW.json [--format F] [--output FILE] [--junit FILE]
   trnbench list [--device NAME]
   trnbench profile --workload NAME|FAMILY|all [options]
+  trnbench import FILE... [--from FORMAT] [--workload NAME] [options]
+  trnbench validate --measured FILE [--spec S] [--device D] [--format F]
+  trnbench calibrate MEASURED.json... --output PROFILE.json [--device D]
 A flag that a command does not use is refused, never ignored.
 
 Examples:
@@ -74,6 +77,26 @@ Baselines and the regression gate:
   --fresh-seeds          use seeds that differ from the baseline's
   --help                 this text
   --version              the trnbench and model versions
+
+Measurements (docs/import.md):
+  import FILE...       measured files -> results marked "source": "measured";
+                       --output, --baseline, --save-baseline, --report-dir
+                       and --junit work as for a run
+  --from FORMAT        kineto, neuron-bench, neuron-profile, nki-benchmark,
+                       gbench or hyperfine (default: detected from content)
+  --workload NAME      the one workload of a trace or a Neuron tool's files
+                       (default: the first file's name)
+  --device NAME        where it ran (default: from the files' instance type)
+  --span NAME          Kineto: the span of one iteration (ProfilerStep#N)
+  --device-categories C[,C...]
+                       Kineto: event categories counted as device time
+                       (default kernel,gpu_memcpy,gpu_memset)
+  validate --measured FILE
+                       the model beside a measurement of the same workload:
+                       both distributions, the error with its interval and
+                       what dominates the model
+  calibrate FILE...    fit the profile's fitted parameters to measurements;
+                       the new profile goes to --output
 
 Exit codes: 0 success and no regression, 1 a regression was found,
 2 bad usage or bad input (nothing is written).
