@@ -53,6 +53,10 @@ absl::StatusOr<MeasuredInputs> LoadMeasuredInputs(
           "--workload NAME, or give --spec FILE)"));
     }
     in.specs.push_back(*spec);
+    // Shipped specs are named relative to the source tree, as in results.
+    const std::string root = SourceDir() + "/";
+    std::string& file = in.specs.back().file;
+    if (file.rfind(root, 0) == 0) file = file.substr(root.size());
   }
   return in;
 }
