@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "harness/samples_checksum.h"
 #include "harness/summary_json.h"
 #include "reports/comparison_report.h"
 
@@ -41,6 +42,7 @@ ordered_json ResultsToJson(const RunResult& run,
       ordered_json samples = ordered_json::array();
       for (double x : m.samples) samples.push_back(Num(x));
       mj["samples"] = std::move(samples);
+      mj["samples_checksum"] = SamplesChecksum(m.samples);
       ms[m.name] = std::move(mj);
     }
     wj["metrics"] = std::move(ms);
