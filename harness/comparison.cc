@@ -152,7 +152,10 @@ absl::StatusOr<ComparisonReport> CompareCore(
       report.rows.push_back(std::move(c));
     }
     if (report.rows.size() == rows_before) {
-      return NothingToCompare(*s.old_b, options.metrics);
+      TRN_ASSIGN_OR_RETURN(
+          MetricComparison none,
+          NothingToCompare(*s.old_b, options.metrics, options.allow_unchecked));
+      report.rows.push_back(std::move(none));
     }
   }
   std::vector<double> raw;

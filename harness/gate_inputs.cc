@@ -14,6 +14,20 @@ std::string Where(const Baseline& b) {
   return b.file.empty() ? std::string("the run") : b.file;
 }
 
+// A row for what the gate did not check, allowed by --allow-unchecked.
+MetricComparison Unchecked(const std::string& workload,
+                           const std::string& metric, const std::string& what) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  MetricComparison c;
+  c.workload = workload;
+  c.metric = metric;
+  c.verdict = Verdict::kInconclusive;
+  c.reason = absl::StrCat("not checked: ", what);
+  c.change = c.change_interval.low = c.change_interval.high = kNaN;
+  c.p_rank = c.p_t = c.p_adjusted = kNaN;
+  return c;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<MetricComparison>> CheckMissingMetric(
@@ -32,24 +46,19 @@ absl::StatusOr<std::optional<MetricComparison>> CheckMissingMetric(
     return absl::InvalidArgumentError(absl::StrCat(
         what, " (pass --allow-unchecked to report it as not checked)"));
   }
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  MetricComparison c;
-  c.workload = new_b.workload;
-  c.metric = metric;
-  c.verdict = Verdict::kInconclusive;
-  c.reason = absl::StrCat("not checked: ", what);
-  c.change = c.change_interval.low = c.change_interval.high = kNaN;
-  c.p_rank = c.p_t = c.p_adjusted = kNaN;
-  return c;
+  return Unchecked(new_b.workload, metric, what);
 }
 
-absl::Status NothingToCompare(const Baseline& old_b,
-                              const std::vector<std::string>& metrics) {
-  return absl::InvalidArgumentError(absl::StrCat(
+absl::StatusOr<MetricComparison> NothingToCompare(
+    const Baseline& old_b, const std::vector<std::string>& metrics,
+    bool allow_unchecked) {
+  const std::string what = absl::StrCat(
       Where(old_b), ": ", old_b.pointer.empty() ? "/" : old_b.pointer,
       ": workload ", old_b.workload,
       " has none of the metrics the gate judges; expected at least one of ",
-      absl::StrJoin(metrics, ", ")));
+      absl::StrJoin(metrics, ", "));
+  if (!allow_unchecked) return absl::InvalidArgumentError(what);
+  return Unchecked(old_b.workload, "*", what);
 }
 
 absl::Status CheckComputed(MetricComparison& c, const Baseline& old_b,

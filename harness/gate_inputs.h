@@ -25,9 +25,11 @@ absl::StatusOr<std::optional<MetricComparison>> CheckMissingMetric(
     bool allow_unchecked);
 
 // A workload of which no gated metric could be compared (both files lack
-// all of them): an error naming the file.
-absl::Status NothingToCompare(const Baseline& old_b,
-                              const std::vector<std::string>& metrics);
+// all of them): an error naming the file, or with `allow_unchecked` an
+// inconclusive row that says so.
+absl::StatusOr<MetricComparison> NothingToCompare(
+    const Baseline& old_b, const std::vector<std::string>& metrics,
+    bool allow_unchecked);
 
 // A decided comparison whose interval could not be computed (too few
 // samples): an error naming the baseline's file and metric, or with

@@ -314,7 +314,14 @@ int RemoveStaleTemporaries(const std::string& dir) {
     if (!IsTemporaryName(p.filename().string())) continue;
     struct stat st {};
     if (lstat(p.c_str(), &st) != 0 || st.st_uid != geteuid()) continue;
-    if (now - st.st_mtime <= kStaleTemporarySeconds) continue;
+    // A backup is a hard link that keeps the old file's mtime; linking it
+    // set its ctime, so a live run's backup is judged by that.
+    const std::string name = p.filename().string();
+    const bool backup =
+        name.size() > 4 && name.substr(name.size() - 4) == ".old";
+    if (now - (backup ? st.st_ctime : st.st_mtime) <= kStaleTemporarySeconds) {
+      continue;
+    }
     std::error_code rm;
     if (fs::remove_all(p, rm) > 0 && !rm) ++removed;
   }

@@ -36,7 +36,8 @@ inline constexpr int kStaleTemporarySeconds = 60;
 bool IsTemporaryName(absl::string_view filename);
 
 // Removes this program's temporaries in `dir` (not below it) that are older
-// than kStaleTemporarySeconds and belong to this user. Best effort: what
+// than kStaleTemporarySeconds (a backup by its ctime, the time it was
+// linked; the rest by mtime) and belong to this user. Best effort: what
 // cannot be removed is left alone. Returns how many were removed.
 int RemoveStaleTemporaries(const std::string& dir);
 

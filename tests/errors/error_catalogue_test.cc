@@ -233,6 +233,13 @@ void FolderInPlaceOfBaseline(const Sandbox& box) {
   fs::create_directories(box.out / "bl/exp_tiled.json");
 }
 
+// A baseline folder the unprivileged run cannot read: refused as such, not
+// reported as "no baseline for workload ...".
+void UnreadableBaselineFolder(const Sandbox& box) {
+  OldBaseline(box.in / "locked");
+  fs::permissions(box.in / "locked", fs::perms::owner_all);
+}
+
 void AFifo(const Sandbox& box) { mkfifo((box.in / "fifo").c_str(), 0600); }
 
 // Files this trnbench writes itself (with their samples' checksums), made
@@ -385,6 +392,10 @@ const Case kCases[] = {
     {"flags/compare_missing_file", "compare $IN/old.json $SRC/baselines/trn1/exp_tiled.json", "$IN/old.json", "no such baseline or results file"},
     {"flags/compare_a_folder", "compare $SRC/baselines/trn1 $SRC/baselines/trn1/exp_tiled.json", "$SRC/baselines/trn1", "is a folder; expected a regular baseline or results file"},
     {"flags/compare_dev_zero", "compare /dev/zero $SRC/baselines/trn1/exp_tiled.json", "/dev/zero", "is a device; expected a regular baseline or results file"},
+    {"flags/threshold_without_baseline", "--workload exp_tiled --repeat 2 --threshold 0.05", "--threshold", "only means something with a baseline; add --baseline DIR|FILE"},
+    {"flags/allow_missing_without_baseline", "--workload exp_tiled --repeat 2 --allow-missing", "--allow-missing", "only means something with a baseline"},
+    {"flags/trace_repeat_without_trace", "--workload exp_tiled --repeat 2 --trace-repeat 1", "--trace-repeat", "only means something with --trace FILE"},
+    {"flags/baseline_folder_unreadable", "--workload exp_tiled --repeat 2 --baseline $IN/locked", "--baseline $IN/locked", "cannot read the folder: Permission denied", UnreadableBaselineFolder, Start::kUnprivileged, false},
     {"flags/compare_a_fifo", "compare $IN/fifo $SRC/baselines/trn1/exp_tiled.json", "$IN/fifo", "is a named pipe (FIFO); expected a regular baseline or results file", AFifo},
     {"flags/baseline_a_fifo", "--workload exp_tiled --repeat 2 --baseline $IN/fifo", "$IN/fifo", "is a named pipe (FIFO); expected a regular baseline or results file", AFifo},
     {"flags/spec_a_fifo", "--spec $IN/fifo", "$IN/fifo", "is a named pipe (FIFO); expected a regular spec file", AFifo},

@@ -404,14 +404,13 @@ TEST(BaselineCrashSafetyTest,
 TEST(BaselineCrashSafetyTest, TemporariesOfKilledSavesAreCleanedByTheNextSave) {
   const fs::path dir = FreshDir("crash_cleanup");
   ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 1), dir.string()).ok());
-  for (const char* name : {".wl0.json.tmp.k1ll3d", ".wl1.json.tmp.k1ll3d.old",
+  for (const char* name : {".wl0.json.tmp.k1ll3d", ".wl1.json.tmp.k1ll3d",
                            ".wl1.json.tmp.fr35h1"}) {
     std::ofstream(dir / name) << "partial";
   }
   const std::time_t old = std::time(nullptr) - 120;
   const timespec times[2] = {{old, 0}, {old, 0}};
-  for (const char* name :
-       {".wl0.json.tmp.k1ll3d", ".wl1.json.tmp.k1ll3d.old"}) {
+  for (const char* name : {".wl0.json.tmp.k1ll3d", ".wl1.json.tmp.k1ll3d"}) {
     ASSERT_EQ(utimensat(AT_FDCWD, (dir / name).c_str(), times, 0), 0);
   }
   ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 2), dir.string()).ok());

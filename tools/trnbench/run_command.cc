@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "harness/baseline_store.h"
 #include "harness/comparison.h"
 #include "harness/runner.h"
@@ -36,8 +37,31 @@ std::vector<double> SpecThresholds(const std::vector<WorkloadSpec>& specs) {
   return thresholds;
 }
 
+// A flag that only means something with another one is refused without
+// it, never ignored: `--threshold 0.05` without a baseline would look as if
+// it had judged something.
+absl::Status CheckFlagCombinations(const Options& o) {
+  if (o.baseline.empty()) {
+    for (std::string_view flag : {"threshold", "alpha", "allow_missing",
+                                  "allow_unchecked", "fresh_seeds"}) {
+      if (o.Given(flag)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Dashed(flag),
+            ": only means something with a baseline; add --baseline "
+            "DIR|FILE (or use trnbench gate)"));
+      }
+    }
+  }
+  if (o.trace.empty() && o.Given("trace_repeat")) {
+    return absl::InvalidArgumentError(
+        "--trace-repeat: only means something with --trace FILE; add it");
+  }
+  return absl::OkStatus();
+}
+
 int RunOrGate(const Options& o, bool gate, std::ostream& out,
               std::ostream& err) {
+  if (auto s = CheckFlagCombinations(o); !s.ok()) return Fail(err, s);
   if (auto s = CheckFormat(o, /*allow_gbench=*/true, ""); !s.ok()) {
     return Fail(err, s);
   }
