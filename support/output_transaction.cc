@@ -433,13 +433,18 @@ absl::Status OutputTransaction::Check() const {
     for (size_t j = 0; j < i; ++j) {
       const bool both_folders =
           plan_[i].kind == Kind::kFolder && plan_[j].kind == Kind::kFolder;
+      // The message names the output that is in the way of the other.
+      const Planned* writer = &plan_[j];
+      const Planned* other = &plan_[i];
       std::string clash = writes(j, ids[i]);
-      if (clash.empty() && !both_folders) clash = writes(i, ids[j]);
+      if (clash.empty() && !both_folders) {
+        clash = writes(i, ids[j]);
+        std::swap(writer, other);
+      }
       if (!clash.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(Where(plan_[i].label, plan_[i].path), ": ",
-                         plan_[j].label, " writes ", clash,
-                         " too; expected a different place for each output"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            Where(other->label, other->path), ": ", writer->label, " writes ",
+            clash, " too; expected a different place for each output"));
       }
     }
   }

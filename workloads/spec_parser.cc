@@ -619,6 +619,13 @@ absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: is a directory, not a spec file", path));
   }
+  if (const uintmax_t size = fs::file_size(path, ec);
+      !ec && size > static_cast<uintmax_t>(kMaxSpecBytes)) {
+    return MakeError(path, "",
+                     absl::StrFormat("the file is %d bytes; a spec may be at "
+                                     "most 1 MiB (%d bytes)",
+                                     size, kMaxSpecBytes));
+  }
   TRN_ASSIGN_OR_RETURN(
       const std::string text,
       ReadInputFile(path, kMaxSpecBytes, "spec file",

@@ -240,18 +240,22 @@ void UnreadableBaselineFolder(const Sandbox& box) {
   fs::permissions(box.in / "locked", fs::perms::owner_all);
 }
 
+void ReportFolderInOut(const Sandbox& box) {
+  fs::create_directories(box.out / "rep");
+}
+
 void AFifo(const Sandbox& box) { mkfifo((box.in / "fifo").c_str(), 0600); }
 
 // Files this trnbench writes itself (with their samples' checksums), made
 // by the binary under test: $IN/saved/exp_tiled.json (--repeat 4),
 // $IN/saved2/exp_tiled.json (--repeat 2) and $IN/results.json.
-void Saved(const Sandbox& box, const std::string& flags) {
+void Saved(const std::string& flags) {
   const std::string cmd = std::string(TRNBENCH_BINARY) +
                           " --workload exp_tiled " + flags + " >/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 nlohmann::json SavedBaseline(const Sandbox& box) {
-  Saved(box, "--repeat 4 --save-baseline " + (box.in / "saved").string());
+  Saved("--repeat 4 --save-baseline " + (box.in / "saved").string());
   return nlohmann::json::parse(Slurp(box.in / "saved/exp_tiled.json"));
 }
 void WriteSaved(const Sandbox& box, const nlohmann::json& j) {
@@ -268,7 +272,7 @@ void BaselineWithoutGatedMetrics(const Sandbox& box) {
 }
 
 void ResultsWithoutGatedMetrics(const Sandbox& box) {
-  Saved(box, "--repeat 4 --output " + (box.in / "results.json").string());
+  Saved("--repeat 4 --output " + (box.in / "results.json").string());
   nlohmann::json j = nlohmann::json::parse(Slurp(box.in / "results.json"));
   for (const char* m :
        {"device_time_us", "ncl_us", "latency_us", "throughput_per_s"}) {
@@ -305,7 +309,7 @@ void BaselineFlippedDigit(const Sandbox& box) {
 }
 
 void BaselineOfTwoRuns(const Sandbox& box) {
-  Saved(box, "--repeat 2 --save-baseline " + (box.in / "saved2").string());
+  Saved("--repeat 2 --save-baseline " + (box.in / "saved2").string());
 }
 
 void OldAndNewBaseline(const Sandbox& box) {
@@ -409,7 +413,7 @@ const Case kCases[] = {
     {"outputs/output_is_a_folder", "--workload exp_tiled --repeat 2 --output $IN/a_folder", "$IN/a_folder", "is a folder; expected a file name", AFolder, Start::kPlain, false},
     {"outputs/output_under_a_file", "--workload exp_tiled --repeat 2 --output $IN/a_file/results.json", "$IN/a_file/results.json", "cannot create a file in", AFileInTheWay, Start::kPlain, false},
     {"outputs/output_full_disk", "--workload exp_tiled --repeat 2 --output $OUT/results.json", "$OUT/results.json", "write failed (is the disk full?), the old file is kept: File too large", OldResultsInOut, Start::kFullDisk, false},
-    {"outputs/save_baseline_under_a_file", "--workload exp_tiled --repeat 2 --save-baseline $IN/a_file/bl", "--save-baseline $IN/a_file/bl", "cannot create the folder: $IN/a_file is not a folder", AFileInTheWay},
+    {"outputs/save_baseline_under_a_file", "--workload exp_tiled --repeat 2 --save-baseline $IN/a_file/bl", "--save-baseline $IN/a_file/bl: cannot create the folder: $IN/a_file", "is not a folder", AFileInTheWay},
     {"outputs/save_baseline_folder_in_the_way", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "is a folder; expected a file name", FolderInPlaceOfBaseline},
     {"outputs/save_baseline_full_disk", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "write failed (is the disk full?), the old file is kept: File too large", OldBaselineInOut, Start::kFullDisk, false},
     {"outputs/save_baseline_read_only_folder", "--workload exp_tiled --repeat 2 --save-baseline $OUT/ro", "$OUT/ro/exp_tiled.json", "expected an existing folder that can be written): Permission denied", ReadOnlyBaselineFolder, Start::kUnprivileged, false},
@@ -417,10 +421,10 @@ const Case kCases[] = {
     {"outputs/output_a_folder_beside_a_trace_and_a_report", "--workload exp_tiled --repeat 2 --output $IN/a_folder --trace $OUT/t.json --report-dir $OUT/rep", "--output $IN/a_folder", "is a folder; expected a file name", AFolder, Start::kPlain, false},
     {"outputs/save_baseline_folder_in_the_way_beside_a_report", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl --trace $OUT/t.json --report-dir $OUT/rep", "--save-baseline $OUT/bl/exp_tiled.json", "is a folder; expected a file name", FolderInPlaceOfBaseline, Start::kPlain, false},
     {"outputs/save_baseline_new_folder_full_disk", "--workload exp_tiled --repeat 2 --save-baseline $OUT/new/bl", "--save-baseline $OUT/new/bl", "write of exp_tiled.json failed (is the disk full?), nothing is written: File too large", nullptr, Start::kFullDisk, false},
-    {"outputs/output_and_trace_one_file", "--workload exp_tiled --repeat 2 --output $OUT/x.json --trace $OUT/x.json", "--trace $OUT/x.json", "--output writes $OUT/x.json too; expected a different place for each output", nullptr, Start::kPlain, false},
-    {"outputs/output_in_the_report_folder", "--workload exp_tiled --repeat 2 --output $OUT/rep/results.json --report-dir $OUT/rep", "--report-dir $OUT/rep", "writes $OUT/rep/results.json too", nullptr, Start::kPlain, false},
-    {"outputs/compare_output_is_an_input", "compare $IN/old.json $IN/saved/exp_tiled.json --output $IN/old.json", "--output $IN/old.json", "which is the input compare $IN/old.json; expected an output that is not read by this command", OldAndNewBaseline, Start::kPlain, false},
-    {"outputs/output_is_the_spec", "--spec $IN/k.json --repeat 2 --output $IN/k.json", "--output $IN/k.json", "which is the input --spec $IN/k.json", SpecCopy, Start::kPlain, false},
+    {"outputs/output_and_trace_one_file", "--workload exp_tiled --repeat 2 --output $OUT/x.json --trace $OUT/x.json", "--trace $OUT/x.json: --output writes $OUT/x.json too", "expected a different place for each output", nullptr, Start::kPlain, false},
+    {"outputs/output_in_the_report_folder", "--workload exp_tiled --repeat 2 --output $OUT/rep/results.json --report-dir $OUT/rep", "--output $OUT/rep/results.json: --report-dir writes $OUT/rep/results.json too", "expected a different place for each output", ReportFolderInOut, Start::kPlain, false},
+    {"outputs/compare_output_is_an_input", "compare $IN/old.json $IN/saved/exp_tiled.json --output $IN/old.json", "--output $IN/old.json: would overwrite $IN/old.json, which is the input compare $IN/old.json", "expected an output that is not read by this command", OldAndNewBaseline, Start::kPlain, false},
+    {"outputs/output_is_the_spec", "--spec $IN/k.json --repeat 2 --output $IN/k.json", "--output $IN/k.json: would overwrite $IN/k.json, which is the input --spec $IN/k.json", "expected an output that is not read by this command", SpecCopy, Start::kPlain, false},
     {"outputs/report_dir_read_only", "--workload exp_tiled --repeat 2 --report-dir $OUT/ro/report", "--report-dir $OUT/ro/report", "cannot create a folder in", ReadOnlyReportFolder, Start::kUnprivileged, false},
 
     // ---- spec files (tests/errors/specs; the rules are in bad_specs below) ----
