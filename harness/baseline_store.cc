@@ -5,20 +5,20 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
 #include "harness/import/measurement_json.h"
 #include "harness/measured_metrics.h"
+#include "harness/samples_checksum.h"
 #include "harness/summary_json.h"
 #include "nlohmann/json.hpp"
-#include "support/atomic_file.h"
 #include "support/input_error.h"
+#include "support/input_file.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -31,6 +31,63 @@ using nlohmann::ordered_json;
 
 constexpr char kBaselineSchema[] = "trnbench.baseline";
 constexpr char kResultsSchema[] = "trnbench.results";
+
+// What the reader uses of a baseline or results file; everything else (the
+// stored summaries, op tables, a comparison, fields of later versions) is
+// parsed but never stored, so memory follows what is read, not what the
+// file holds.
+const JsonShape kScalar{.scalar = true};
+const JsonShape kSamples{.elements = &kScalar};
+const JsonShape kMetric{{{"unit", &kScalar},
+                         {"lower_is_better", &kScalar},
+                         {"samples", &kSamples},
+                         {"samples_checksum", &kScalar},
+                         // A measured summary without samples (import).
+                         {"percentiles", nullptr}}};
+const JsonShape kMetrics{.any_key = true, .any = &kMetric};
+const JsonShape kSchedule{
+    {{"wait", &kScalar}, {"warmup", &kScalar}, {"repeat", &kScalar}}};
+const JsonShape kDevice{{{"name", &kScalar}, {"content_hash", &kScalar}}};
+const JsonShape kProvenance{{{"spec_file", &kScalar},
+                             {"spec_hash", &kScalar},
+                             {"trnbench_version", &kScalar},
+                             {"model_version", &kScalar},
+                             {"seed", &kScalar},
+                             {"schedule", &kSchedule},
+                             {"created", &kScalar},
+                             {"git_commit", &kScalar}}};
+const JsonShape kWorkload{{{"name", &kScalar},
+                           {"family", &kScalar},
+                           {"mode", &kScalar},
+                           {"spec_file", &kScalar},
+                           {"spec_hash", &kScalar},
+                           {"metrics", &kMetrics}}};
+const JsonShape kWorkloads{.elements = &kWorkload};
+const JsonShape kDocument{{{"schema", &kScalar},
+                           {"source", &kScalar},
+                           {"measurement", nullptr},
+                           {"schema_version", &kScalar},
+                           {"workload", &kScalar},
+                           {"family", &kScalar},
+                           {"mode", &kScalar},
+                           {"device", &kDevice},
+                           {"provenance", &kProvenance},
+                           {"metrics", &kMetrics},
+                           {"trnbench_version", &kScalar},
+                           {"model_version", &kScalar},
+                           {"seed", &kScalar},
+                           {"schedule", &kSchedule},
+                           {"workloads", &kWorkloads}}};
+
+// Times and rates that every run of a workload has: a sample of 0 or less
+// is no measurement (and the gate compares them as logarithms). The other
+// metrics (busy times of idle engines, bytes, shares) may be 0, never
+// negative.
+bool MustBePositive(std::string_view metric) {
+  return metric == "device_time_us" || metric == "wall_time_us" ||
+         metric == "ncl_us" || metric == "latency_us" ||
+         metric == "throughput_per_s";
+}
 absl::Status Bad(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
   return InputError(std::string_view(label.data(), label.size()),
@@ -146,18 +203,50 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
           absl::StrCat("expected ", repeat,
                        " samples (schedule.repeat), found ", samples->size()));
     }
+    // Checked when given (trnbench always writes it): a file that says "ms"
+    // is refused rather than read as microseconds.
+    const auto unit = m.is_object() ? m.find("unit") : m.end();
+    if (unit != m.end() && (!unit->is_string() || *unit != info->unit)) {
+      return Bad(
+          r.label(), p + "/unit",
+          absl::StrCat("expected \"", std::string(info->unit),
+                       "\" (the unit of ", name, "), found ", unit->dump()));
+    }
     MetricResult mr;
     mr.name = name;
     mr.unit = std::string(info->unit);
     mr.lower_is_better = info->lower_is_better;
     mr.samples.reserve(samples->size());
+    const bool positive = MustBePositive(name);
     for (size_t i = 0; i < samples->size(); ++i) {
       const json& x = (*samples)[i];
       if (!x.is_number() || !std::isfinite(x.get<double>())) {
         return Bad(r.label(), absl::StrCat(p, "/samples/", i),
                    "expected a finite number");
       }
-      mr.samples.push_back(x.get<double>());
+      const double v = x.get<double>();
+      if (positive ? !(v > 0) : !(v >= 0)) {
+        return Bad(r.label(), absl::StrCat(p, "/samples/", i),
+                   absl::StrCat(positive ? "expected a number > 0 (a time or "
+                                           "rate), found "
+                                         : "expected a number >= 0, found ",
+                                x.dump()));
+      }
+      mr.samples.push_back(v);
+    }
+    // Written since the checksum exists; files written before have none
+    // and are read as they always were.
+    if (auto sum = m.find("samples_checksum"); sum != m.end()) {
+      const std::string computed = SamplesChecksum(mr.samples);
+      if (!sum->is_string() || *sum != computed) {
+        return Bad(r.label(), p + "/samples",
+                   absl::StrCat(
+                       "the samples do not match samples_checksum (",
+                       sum->is_string() ? sum->get<std::string>() : sum->dump(),
+                       " recorded, ", computed,
+                       " computed): the file is corrupt or was "
+                       "edited; restore it or save it again"));
+      }
     }
     // The stored summary is for people; comparisons use the samples.
     mr.percentiles = std::move(percentiles);
@@ -245,6 +334,8 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
                "expected at least one workload, found an empty array");
   }
   std::vector<Baseline> out;
+  out.reserve(ws->size());
+  absl::flat_hash_set<std::string> names;
   for (size_t i = 0; i < ws->size(); ++i) {
     const std::string p = absl::StrCat("/workloads/", i);
     const json& w = (*ws)[i];
@@ -256,12 +347,11 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
     TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
     TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
                                     confidence, b.metrics));
-    for (const auto& prev : out) {
-      if (prev.workload == b.workload) {
-        return Bad(r.label(), p + "/name",
-                   absl::StrCat("workload ", b.workload, " appears twice"));
-      }
+    if (!names.insert(b.workload).second) {
+      return Bad(r.label(), p + "/name",
+                 absl::StrCat("workload ", b.workload, " appears twice"));
     }
+    b.pointer = p;
     out.push_back(std::move(b));
   }
   return out;
@@ -342,6 +432,7 @@ std::string BaselineToJsonText(const Baseline& b) {
     if (!m.percentiles.empty()) {
       mj["percentiles"] = import::PercentilesToJson(m.percentiles);
     }
+    mj["samples_checksum"] = SamplesChecksum(m.samples);
     ms[m.name] = std::move(mj);
   }
   j["metrics"] = std::move(ms);
@@ -358,7 +449,8 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
   TRN_ASSIGN_OR_RETURN(
       const json j,
       ParseStrictJson(std::string_view(text.data(), text.size()),
-                      std::string_view(label.data(), label.size())));
+                      std::string_view(label.data(), label.size()), {},
+                      &kDocument));
   if (!j.is_object()) return Bad(label, "/", "expected a JSON object");
   Reader r(label);
   TRN_ASSIGN_OR_RETURN(std::string schema, r.String(j, "", "schema"));
@@ -382,31 +474,9 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
 
 absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
     const std::string& path, double confidence) {
-  std::error_code ec;
-  // Not only regular files: `compare <(git show REV:file) file` reads a pipe.
-  if (!std::filesystem::exists(path, ec) ||
-      std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": no such baseline or results file"));
-  }
-  auto size = std::filesystem::file_size(path, ec);
-  if (!ec && static_cast<int64_t>(size) > kMaxBaselineBytes) {
-    return Bad(
-        path, "/",
-        absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read"));
-  }
-  // Read at most one byte past the limit, so a huge pipe cannot exhaust
-  // memory before the size check.
-  std::string text;
-  char chunk[1 << 16];
-  while (in && static_cast<int64_t>(text.size()) <= kMaxBaselineBytes) {
-    in.read(chunk, sizeof(chunk));
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-  }
+  TRN_ASSIGN_OR_RETURN(
+      const std::string text,
+      ReadInputFile(path, kMaxBaselineBytes, "baseline or results file"));
   return ParseBaselineOrResults(text, path, confidence);
 }
 
@@ -435,48 +505,47 @@ bool SameBaselineApartFromWhenAndWhere(const std::string& old_text,
 
 }  // namespace
 
+std::vector<std::string> BaselineFileNames(
+    const std::vector<Baseline>& baselines) {
+  std::vector<std::string> names;
+  names.reserve(baselines.size());
+  for (const auto& b : baselines) names.push_back(b.workload + ".json");
+  return names;
+}
+
 absl::Status StageBaselines(const std::vector<Baseline>& baselines,
-                            const std::string& dir, StagedFiles& files,
+                            const std::string& dir, OutputTransaction& out,
                             int* unchanged) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir,
-                     ": cannot create the baseline folder (expected a folder "
-                     "or a path where one can be made): ",
-                     ec.message()));
-  }
+  std::vector<OutputFile> files;
+  files.reserve(baselines.size());
   for (const auto& b : baselines) {
-    const std::string path = BaselinePath(dir, b.workload);
-    const std::string text = BaselineToJsonText(b);
+    std::string text = BaselineToJsonText(b);
     // Never write a baseline that the gate would refuse to read.
     if (static_cast<int64_t>(text.size()) > kMaxBaselineBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": the baseline would be ", text.size() >> 20,
-                       " MiB; expected at most ", kMaxBaselineBytes >> 20,
-                       " MiB, which the gate can read back: lower --repeat"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          BaselinePath(dir, b.workload), ": the baseline would be ",
+          text.size() >> 20, " MiB; expected at most ", kMaxBaselineBytes >> 20,
+          " MiB, which the gate can read back: lower --repeat"));
     }
-    if (std::error_code exists_ec;
-        std::filesystem::is_regular_file(path, exists_ec)) {
-      std::ifstream in(path, std::ios::binary);
-      std::ostringstream old_text;
-      old_text << in.rdbuf();
-      if (in && SameBaselineApartFromWhenAndWhere(old_text.str(), text)) {
-        if (unchanged != nullptr) ++*unchanged;
-        continue;
-      }
+    // Read with the limits of any input: the old file may be anything.
+    if (auto old_text = ReadInputFile(BaselinePath(dir, b.workload),
+                                      kMaxBaselineBytes, "baseline file");
+        old_text.ok() && SameBaselineApartFromWhenAndWhere(*old_text, text)) {
+      if (unchanged != nullptr) ++*unchanged;
+      continue;
     }
-    TRN_RETURN_IF_ERROR(files.Stage(path, text));
+    files.push_back({b.workload + ".json", std::move(text)});
   }
-  return absl::OkStatus();
+  return out.StageFolder(dir, files);
 }
 
 absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
                            const std::string& dir) {
-  StagedFiles files;
-  TRN_RETURN_IF_ERROR(StageBaselines(baselines, dir, files));
-  return files.Commit();
+  OutputTransaction out;
+  out.PlanFolder("baseline folder", dir, BaselineFileNames(baselines));
+  TRN_RETURN_IF_ERROR(out.Check());
+  TRN_RETURN_IF_ERROR(StageBaselines(baselines, dir, out));
+  return out.Commit();
 }
 
 std::string NowUtcIso8601() {

@@ -6,11 +6,14 @@
 #include <map>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "boost/math/distributions/students_t.hpp"
 #include "harness/comparison_stats.h"
+#include "harness/gate_inputs.h"
+#include "support/status_macros.h"
 
 namespace trn {
 namespace {
@@ -140,7 +143,9 @@ absl::StatusOr<ComparisonReport> CompareCore(
   report.alpha = options.alpha;
   report.confidence = options.confidence;
   std::vector<size_t> tested;  // rows that take part in Holm's correction
+  std::vector<const Baseline*> tested_old;  // the baseline of each
   for (const Side& s : sides) {
+    const size_t rows_before = report.rows.size();
     std::vector<std::string> notes;
     const bool both_model = !s.old_b->measured() && !s.new_b->measured();
     if (s.old_b->source != s.new_b->source) {
@@ -167,6 +172,14 @@ absl::StatusOr<ComparisonReport> CompareCore(
          GatedMetrics(*s.old_b, *s.new_b, options.metrics)) {
       const MetricResult* a = s.old_b->Find(metric);
       const MetricResult* b = s.new_b->Find(metric);
+      if (a == nullptr || b == nullptr) {
+        // Never silently dropped: see gate_inputs.h.
+        TRN_ASSIGN_OR_RETURN(std::optional<MetricComparison> unchecked,
+                             CheckMissingMetric(*s.old_b, *s.new_b, metric,
+                                                options.allow_unchecked));
+        if (unchecked) report.rows.push_back(*std::move(unchecked));
+        continue;
+      }
       MetricComparison c =
           CompareSamples(a->samples, b->samples, paired, options.confidence);
       if (a->samples.empty() || b->samples.empty()) {
@@ -179,7 +192,14 @@ absl::StatusOr<ComparisonReport> CompareCore(
       c.notes.insert(c.notes.begin(), notes.begin(), notes.end());
       if (paired) c.notes.push_back("paired: same seeds on both sides");
       tested.push_back(report.rows.size());
+      tested_old.push_back(s.old_b);
       report.rows.push_back(std::move(c));
+    }
+    if (report.rows.size() == rows_before) {
+      TRN_ASSIGN_OR_RETURN(
+          MetricComparison none,
+          NothingToCompare(*s.old_b, options.metrics, options.allow_unchecked));
+      report.rows.push_back(std::move(none));
     }
   }
   std::vector<double> raw;
@@ -190,6 +210,8 @@ absl::StatusOr<ComparisonReport> CompareCore(
     MetricComparison& c = report.rows[tested[k]];
     c.p_adjusted = std::isfinite(adjusted[k]) ? adjusted[k] : 1.0;
     Decide(c, options.alpha);
+    TRN_RETURN_IF_ERROR(
+        CheckComputed(c, *tested_old[k], options.allow_unchecked));
   }
   for (const std::string& w : missing) {
     MetricComparison c;
@@ -294,15 +316,17 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
                                  : options.source;
   std::vector<Side> sides;
   std::vector<std::string> missing;
+  // Linear in the workloads: a results file may hold 100k of them.
+  absl::flat_hash_map<std::string_view, const Baseline*> by_name;
+  for (const auto& b : baselines) by_name[b.workload] = &b;
   for (size_t i = 0; i < current.size(); ++i) {
-    const Baseline* old_b = nullptr;
-    for (const auto& b : baselines) {
-      if (b.workload == current[i].workload) old_b = &b;
-    }
+    const auto found = by_name.find(current[i].workload);
+    const Baseline* old_b = found == by_name.end() ? nullptr : found->second;
     if (old_b == nullptr) {
       if (!options.allow_missing) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "no baseline for workload ", current[i].workload,
+            source.empty() ? "" : source + ": ", "no baseline for workload ",
+            current[i].workload,
             "; save one with --save-baseline, or pass --allow-missing to "
             "report it as new"));
       }
@@ -328,9 +352,12 @@ absl::StatusOr<ComparisonReport> CompareFiles(
     const std::vector<Baseline>& old_side,
     const std::vector<Baseline>& new_side, const CompareOptions& options) {
   std::vector<Side> sides;
+  absl::flat_hash_map<std::string_view, const Baseline*> old_by_name;
+  for (const auto& o : old_side) old_by_name.emplace(o.workload, &o);
   for (const auto& n : new_side) {
-    for (const auto& o : old_side) {
-      if (o.workload != n.workload) continue;
+    if (const auto found = old_by_name.find(n.workload);
+        found != old_by_name.end()) {
+      const Baseline& o = *found->second;
       if (o.device != n.device) {
         return absl::InvalidArgumentError(
             absl::StrCat(n.file, ": /device/name: device ", n.device,

@@ -31,6 +31,10 @@ struct CompareOptions {
   double confidence = 0.95;  // level of the change's interval
   std::vector<std::string> metrics = DefaultGateMetrics();
   bool allow_missing = false;
+  // A gated metric one side lacks, or a comparison whose interval cannot
+  // be computed, is reported as inconclusive ("not checked") instead of
+  // refused (harness/gate_inputs.h).
+  bool allow_unchecked = false;
   std::string source;  // what the baselines are called in reports
 };
 

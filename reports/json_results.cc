@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "harness/import/measurement_json.h"
+#include "harness/samples_checksum.h"
 #include "harness/summary_json.h"
 #include "reports/comparison_report.h"
 
@@ -48,6 +49,7 @@ ordered_json ResultsToJson(const RunResult& run,
       if (!m.percentiles.empty()) {
         mj["percentiles"] = import::PercentilesToJson(m.percentiles);
       }
+      mj["samples_checksum"] = SamplesChecksum(m.samples);
       ms[m.name] = std::move(mj);
     }
     wj["metrics"] = std::move(ms);

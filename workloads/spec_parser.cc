@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <span>
@@ -22,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "support/hash.h"
 #include "support/input_error.h"
+#include "support/input_file.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -645,35 +645,23 @@ absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
                                           const MemoryLimits& limits) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) {
-    return absl::NotFoundError(absl::StrFormat("%s: no such spec file", path));
-  }
-  if (fs::is_directory(st)) {
+  // Missing, unreadable, a pipe or a device: ReadInputFile says which.
+  if (fs::is_directory(fs::status(path, ec))) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: is a directory, not a spec file", path));
   }
-  const uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > static_cast<uintmax_t>(kMaxSpecBytes)) {
+  if (const uintmax_t size = fs::file_size(path, ec);
+      !ec && size > static_cast<uintmax_t>(kMaxSpecBytes)) {
     return MakeError(path, "",
                      absl::StrFormat("the file is %d bytes; a spec may be at "
                                      "most 1 MiB (%d bytes)",
                                      size, kMaxSpecBytes));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: cannot be read", path));
-  }
-  // One byte over the cap is enough for ParseSpec to reject a file that grew
-  // after the size check, without reading all of it.
-  std::string text(static_cast<size_t>(kMaxSpecBytes) + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: cannot be read", path));
-  }
-  text.resize(static_cast<size_t>(in.gcount()));
+  TRN_ASSIGN_OR_RETURN(
+      const std::string text,
+      ReadInputFile(path, kMaxSpecBytes, "spec file",
+                    absl::StrFormat("a spec may be at most 1 MiB (%d bytes)",
+                                    kMaxSpecBytes)));
   return ParseSpec(text, path, limits);
 }
 

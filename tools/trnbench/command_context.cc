@@ -1,7 +1,12 @@
 #include "tools/trnbench/command_context.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <ostream>
 
@@ -175,10 +180,18 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     double confidence) {
   std::error_code ec;
   if (std::filesystem::is_directory(where, ec)) {
+    if (access(where.c_str(), R_OK | X_OK) != 0) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("--baseline ", EscapeControl(where),
+                       ": cannot read the folder: ", std::strerror(errno)));
+    }
     std::vector<Baseline> out;
     for (const std::string& name : workloads) {
       const std::string path = BaselinePath(where, name);
-      if (!std::filesystem::exists(path, ec)) continue;
+      // Only a file that is not there is skipped (and then reported as a
+      // workload without a baseline); anything else is read and judged.
+      struct stat st {};
+      if (stat(path.c_str(), &st) != 0 && errno == ENOENT) continue;
       TRN_ASSIGN_OR_RETURN(auto loaded,
                            LoadBaselineOrResults(path, confidence));
       for (auto& b : loaded) {
@@ -192,7 +205,7 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     }
     return out;
   }
-  if (!std::filesystem::exists(where, ec)) {
+  if (struct stat st{}; stat(where.c_str(), &st) != 0 && errno == ENOENT) {
     return absl::NotFoundError(absl::StrCat("--baseline ", EscapeControl(where),
                                             ": no such folder or file"));
   }
@@ -247,6 +260,7 @@ CompareOptions CompareOptionsFrom(const Options& options) {
   c.alpha = options.alpha;
   c.confidence = options.confidence;
   c.allow_missing = options.allow_missing;
+  c.allow_unchecked = options.allow_unchecked;
   return c;
 }
 

@@ -197,6 +197,7 @@ const std::vector<FlagDef>& Flags() {
                &Options::profiles_dir),
       PathFlag("baseline", "a baseline folder or file", &Options::baseline),
       BoolFlag("allow_missing", &Options::allow_missing),
+      BoolFlag("allow_unchecked", &Options::allow_unchecked),
       BoolFlag("fresh_seeds", &Options::fresh_seeds),
       {"from", Kind::kText,
        "kineto, neuron-bench, neuron-profile, nki-benchmark, gbench or "

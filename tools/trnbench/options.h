@@ -53,6 +53,7 @@ struct Options {
   double threshold = 0.02;
   double alpha = 0.05;
   bool allow_missing = false;
+  bool allow_unchecked = false;
   bool fresh_seeds = false;
 
   // Measurements (docs/import.md).

@@ -74,6 +74,9 @@ Baselines and the regression gate:
                          a spec's noise_threshold overrides it
   --alpha A              false-alarm rate of one gate run (default 0.05)
   --allow-missing        report a workload without a baseline as new
+  --allow-unchecked      report a comparison the gate cannot compute (a
+                         gated metric missing on one side, too few samples
+                         for an interval) as not checked, not an error
   --fresh-seeds          use seeds that differ from the baseline's
   --help                 this text
   --version              the trnbench and model versions
