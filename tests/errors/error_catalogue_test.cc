@@ -568,7 +568,6 @@ const Case kCases[] = {
     {"import/nki_not_a_number", "import $ERR/measured/nki_not_a_number.txt", "nki_not_a_number.txt: line 2", "expected a number of at least 0 in column NCL(50)"},
 
     // ---- the model against measurements (validate --measured, calibrate) ----
-    {"validate/no_measured", "validate", "validate needs --measured FILE", "a measured results file"},
     {"validate/model_results", "validate --measured $SRC/baselines/trn1/exp_tiled.json", "exp_tiled.json: /source", "expected a measured results file"},
     {"validate/no_spec_of_that_name", "validate --measured $ERR/measured/measured_no_spec.json", "workload nothing_like_it", "expected a spec of that name"},
     {"calibrate/no_files", "calibrate", "calibrate needs measured results files", "trnbench calibrate MEASURED.json"},

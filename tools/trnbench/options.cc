@@ -219,6 +219,8 @@ const std::vector<FlagDef>& Flags() {
        }},
       PathFlag("measured", "a measured results file (trnbench import --output)",
                &Options::measured),
+      PathFlag("known_gaps", "a file of figure keys, one per line",
+               &Options::known_gaps),
   };
   return flags;
 }

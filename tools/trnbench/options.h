@@ -61,6 +61,8 @@ struct Options {
   std::string span;      // import: Kineto span of one iteration
   std::string device_categories = "kernel,gpu_memcpy,gpu_memset";
   std::string measured;  // validate: a measured results file
+  // validate: figures the model is known to miss (docs/validation.md).
+  std::string known_gaps;
 
   // The flags given, by their canonical name (report_dir), in order.
   std::vector<std::string> given;

@@ -18,6 +18,8 @@ Usage:
   trnbench import FILE... [--from FORMAT] [--workload NAME] [options]
   trnbench validate --measured FILE [--spec S] [--device D] [--format F]
   trnbench calibrate MEASURED.json... --output PROFILE.json [--device D]
+  trnbench validate [--device NAME] [--format table|json|markdown]
+                    [--known-gaps FILE]
 A flag that a command does not use is refused, never ignored.
 
 Examples:
@@ -31,6 +33,8 @@ Examples:
                                                 what-if: one profile parameter changed
   trnbench compare old.json new.json            two saved results or baselines
   trnbench profile --workload exp_tiled         device summary, roofline, findings
+  trnbench validate --device trn1               published hardware figures vs the
+                                                model (docs/validation.md)
   trnbench --workload exp_tiled --shape in_tensor,out_tensor=1024x512,4096x512
                                                 a size sweep: one row per shape
 
@@ -66,6 +70,14 @@ Reports (docs/reports.md; every file is written atomically):
   --trace-repeat K     which recorded run, 0-based (default 0)
   --junit FILE         JUnit XML: one test case per baseline comparison,
                        a regression is a failure
+
+Validation (docs/validation.md):
+  validate runs the suite in workloads/validation (another with --specs-dir)
+  and prints published vs model (--format table, json or markdown); without
+  --device every device the suite has figures for. Exit 1 if a figure is
+  out of tolerance.
+  --known-gaps FILE    figures the model is known to miss (one key per
+                       line): reported, not failed; one that is met fails
 
 Baselines and the regression gate:
   --save-baseline [DIR]  save this run as baselines (default baselines/<device>)
