@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/measured_validation.h"
 #include "reports/measured_validation_report.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
@@ -56,9 +56,7 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
                    absl::StrJoin(o.positional, ", "), ")");
   TRN_ASSIGN_OR_RETURN(std::string new_profile,
                        CalibratedProfileText(text.str(), result, fitted_to));
-  StagedFiles staged;
-  TRN_RETURN_IF_ERROR(staged.Stage(o.output, new_profile));
-  TRN_RETURN_IF_ERROR(staged.Commit());
+  TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, new_profile));
   out << (o.format == "json" ? CalibrationToJson(result).dump(2) + "\n"
                              : RenderCalibration(result));
   return absl::OkStatus();

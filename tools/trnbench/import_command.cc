@@ -17,7 +17,7 @@
 #include "reports/console_report.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
@@ -69,6 +69,26 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
     files.push_back(std::move(f));
   }
   TRN_ASSIGN_OR_RETURN(RunResult run, import::ImportMeasured(files, request));
+  // Every output planned and checked before anything is written: an output
+  // that is also an input (a measured file, the baseline) is refused.
+  const std::string baseline_dir = o.save_baseline_dir.empty()
+                                       ? "baselines/" + run.device
+                                       : o.save_baseline_dir;
+  OutputTransaction outputs;
+  for (const std::string& path : o.positional) outputs.AddInput("import", path);
+  if (!o.baseline.empty()) {
+    outputs.AddInput("--baseline", o.baseline, /*replaceable=*/true);
+  }
+  if (!o.output.empty()) outputs.PlanFile("--output", o.output);
+  PlanReportOutputs(report, outputs);
+  if (o.save_baseline) {
+    std::vector<std::string> names;
+    for (const WorkloadResult& w : run.workloads) {
+      names.push_back(w.name + ".json");
+    }
+    outputs.PlanFolder("--save-baseline", baseline_dir, std::move(names));
+  }
+  TRN_RETURN_IF_ERROR(outputs.Check());
 
   std::vector<Baseline> baselines;
   std::optional<ComparisonReport> comparison;
@@ -93,18 +113,16 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
                            baselines, {}, DeviceProfile{}));
   const std::string json_text =
       ResultsToJsonText(run, comparison ? &*comparison : nullptr);
-  StagedFiles staged;
-  if (!o.output.empty()) TRN_RETURN_IF_ERROR(staged.Stage(o.output, json_text));
-  const std::string baseline_dir = o.save_baseline_dir.empty()
-                                       ? "baselines/" + run.device
-                                       : o.save_baseline_dir;
+  TRN_RETURN_IF_ERROR(StageReportOutputs(pending, outputs));
+  if (!o.output.empty()) {
+    TRN_RETURN_IF_ERROR(outputs.StageFile(o.output, json_text));
+  }
   if (o.save_baseline) {
     TRN_RETURN_IF_ERROR(StageBaselines(
         BaselinesFromRun(run, NowUtcIso8601(), CurrentGitCommit(SourceDir())),
-        baseline_dir, staged));
+        baseline_dir, outputs));
   }
-  TRN_RETURN_IF_ERROR(CommitReportOutputs(pending));
-  TRN_RETURN_IF_ERROR(staged.Commit());
+  TRN_RETURN_IF_ERROR(outputs.Commit());
   if (o.format == "json") {
     out << json_text;
   } else {

@@ -15,7 +15,7 @@
 #include "harness/validation.h"
 #include "reports/measured_validation_report.h"
 #include "reports/validation_report.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -103,9 +103,7 @@ absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
   }
   const std::string json =
       MeasuredValidationToJson(validations).dump(2) + "\n";
-  StagedFiles staged;
-  if (!o.output.empty()) TRN_RETURN_IF_ERROR(staged.Stage(o.output, json));
-  TRN_RETURN_IF_ERROR(staged.Commit());
+  if (!o.output.empty()) TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, json));
   out << (o.format == "json" ? json : RenderMeasuredValidation(validations));
   return absl::OkStatus();
 }
