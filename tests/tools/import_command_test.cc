@@ -77,10 +77,16 @@ TEST(ImportCommandTest, CompareAndGateWorkOnImportedResults) {
   EXPECT_EQ(bl["source"], "measured");
   EXPECT_EQ(bl["schema"], "trnbench.baseline");
 
+  // Two samples per side give no interval: the gate refuses to call that
+  // "no regression" unless told it may leave it unchecked (issue 14).
+  o = RunTrnbench("import " + Data("kineto/base.json.gz") +
+                  " --workload train_step --baseline " + dir + "/bl");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--allow-unchecked"));
   o = RunTrnbench("import " + Data("kineto/base.json.gz") +
                   " --workload train_step --baseline " + dir + "/bl --junit " +
                   dir + "/junit.xml --report-dir " + dir +
-                  "/report --format json");
+                  "/report --format json --allow-unchecked");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   ASSERT_TRUE(j.contains("comparison"));
@@ -94,7 +100,7 @@ TEST(ImportCommandTest, CompareAndGateWorkOnImportedResults) {
   EXPECT_TRUE(fs::exists(dir + "/report/results.json"));
 
   o = RunTrnbench("compare " + dir + "/night1.json " + dir +
-                  "/bl/train_step.json --format json");
+                  "/bl/train_step.json --format json --allow-unchecked");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto c = nlohmann::json::parse(o.out);
   ASSERT_FALSE(c["rows"].empty());
@@ -136,7 +142,12 @@ TEST(ImportCommandTest, PercentilesOnlyAreNeverAVerdict) {
   const auto a = nlohmann::json::parse(Slurp(dir + "/a.json"));
   EXPECT_EQ(a["workloads"][0]["metrics"]["ncl_us"]["percentiles"]["p50"], 20);
   EXPECT_TRUE(a["workloads"][0]["metrics"]["ncl_us"]["samples"].empty());
+  // Percentiles give no interval: never a pass unless explicitly allowed.
   o = RunTrnbench("compare " + dir + "/a.json " + dir + "/a.json");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--allow-unchecked"));
+  o = RunTrnbench("compare " + dir + "/a.json " + dir +
+                  "/a.json --allow-unchecked");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_THAT(o.out, HasSubstr("inconclusive"));
   EXPECT_THAT(o.out, HasSubstr("summary without samples"));

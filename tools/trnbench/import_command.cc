@@ -27,11 +27,22 @@
 namespace trn {
 namespace {
 
-constexpr std::string_view kFlags[] = {
-    "from",       "workload",      "device",        "span",
-    "device_categories", "format", "output",        "confidence",
-    "baseline",   "threshold",     "alpha",         "allow_missing",
-    "save_baseline", "report_dir", "junit"};
+constexpr std::string_view kFlags[] = {"from",
+                                       "workload",
+                                       "device",
+                                       "span",
+                                       "device_categories",
+                                       "format",
+                                       "output",
+                                       "confidence",
+                                       "baseline",
+                                       "threshold",
+                                       "alpha",
+                                       "allow_missing",
+                                       "allow_unchecked",
+                                       "save_baseline",
+                                       "report_dir",
+                                       "junit"};
 
 absl::StatusOr<import::ImportRequest> RequestFrom(const Options& o) {
   import::ImportRequest r;
@@ -41,8 +52,8 @@ absl::StatusOr<import::ImportRequest> RequestFrom(const Options& o) {
   r.options.workload = o.workload;
   r.options.step_span = o.span;
   r.options.device_categories.clear();
-  for (absl::string_view c : absl::StrSplit(o.device_categories, ',',
-                                            absl::SkipWhitespace())) {
+  for (absl::string_view c :
+       absl::StrSplit(o.device_categories, ',', absl::SkipWhitespace())) {
     r.options.device_categories.emplace_back(c);
   }
   // --device has a default for runs; here only a given one counts.
@@ -130,8 +141,7 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
     out << RenderConsoleReport(run, color);
     if (comparison) out << RenderComparisonReport(*comparison, color);
   }
-  return comparison && comparison->AnyRegression() ? kExitRegression
-                                                   : kExitOk;
+  return comparison && comparison->AnyRegression() ? kExitRegression : kExitOk;
 }
 
 int RunImport(const Options& o, std::ostream& out, std::ostream& err) {

@@ -15,8 +15,8 @@
 #include "harness/validation.h"
 #include "reports/measured_validation_report.h"
 #include "reports/validation_report.h"
-#include "support/output_transaction.h"
 #include "support/message_text.h"
+#include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
@@ -27,9 +27,12 @@
 namespace trn {
 namespace {
 
-constexpr std::string_view kFlags[] = {"device", "profiles_dir", "specs_dir",
-                                       "format", "output",       "seed",
-                                       "repeat", "known_gaps"};
+// The suite's flags, and --measured's (with --spec, --set, --warmup and
+// --confidence for the model's side of a measurement).
+constexpr std::string_view kFlags[] = {
+    "device", "profiles_dir", "specs_dir",  "format",   "output",
+    "seed",   "repeat",       "known_gaps", "measured", "spec",
+    "set",    "warmup",       "confidence"};
 
 absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
     const std::string& path) {
@@ -101,8 +104,7 @@ absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
         ValidateMeasured(in.measured[i], in.specs[i], profile, run));
     validations.push_back(std::move(v));
   }
-  const std::string json =
-      MeasuredValidationToJson(validations).dump(2) + "\n";
+  const std::string json = MeasuredValidationToJson(validations).dump(2) + "\n";
   if (!o.output.empty()) TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, json));
   out << (o.format == "json" ? json : RenderMeasuredValidation(validations));
   return absl::OkStatus();
