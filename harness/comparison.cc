@@ -303,53 +303,51 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
                  [](double x) { return std::log(x); });
   std::transform(current.begin(), current.end(), lb.begin(),
                  [](double x) { return std::log(x); });
-  stats::Interval log_interval;
-  double log_change = kNaN;
+  // The analysis chosen below, on the log scale.
+  struct LogShift {
+    double change = kNaN;
+    stats::Interval interval;
+  };
+  auto ar1_t = [&c](const char* name, const stats::MeanTest& m) {
+    c.p_rank = kNaN;
+    c.t_test = name;
+    c.p_t = m.p_value;
+    return LogShift{m.estimate, m.interval};
+  };
+  auto rank = [&c](const char* name, const stats::ShiftEstimate& s,
+                   const char* t_name, double p_t) {
+    c.rank_test = name;
+    c.p_rank = s.p_value;
+    c.t_test = t_name;
+    c.p_t = p_t;
+    return LogShift{s.estimate, s.interval};
+  };
+  LogShift shift;
   if (c.paired) {
     std::vector<double> d(la.size());
     for (size_t i = 0; i < d.size(); ++i) d[i] = lb[i] - la[i];
     c.paired_series = stats::DiagnoseSeries(d, stats::SeriesScale::kLinear);
     c.autocorrelation_adjusted = c.paired_series.autocorrelated;
-    if (c.autocorrelation_adjusted) {
-      const stats::MeanTest m =
-          stats::DependentMeanTest({}, {}, d, c.paired_series, confidence);
-      c.p_rank = kNaN;
-      c.t_test = "paired-t-log-ar1";
-      c.p_t = m.p_value;
-      log_change = m.estimate;
-      log_interval = m.interval;
-    } else {
-      const stats::ShiftEstimate shift =
-          stats::WalshAverageShift(d, confidence);
-      c.rank_test = "wilcoxon-signed-rank";
-      c.p_rank = shift.p_value;
-      c.t_test = "paired-t-log";
-      c.p_t = PairedTP(d);
-      log_change = shift.estimate;
-      log_interval = shift.interval;
-    }
+    shift = c.autocorrelation_adjusted
+                ? ar1_t("paired-t-log-ar1",
+                        stats::DependentMeanTest({}, {}, d, c.paired_series,
+                                                 confidence))
+                : rank("wilcoxon-signed-rank",
+                       stats::WalshAverageShift(d, confidence), "paired-t-log",
+                       PairedTP(d));
   } else {
     c.autocorrelation_adjusted =
         c.baseline_series.autocorrelated || c.current_series.autocorrelated;
-    if (c.autocorrelation_adjusted) {
-      const stats::MeanTest m = stats::DependentMeanTest(
-          la, c.baseline_series, lb, c.current_series, confidence);
-      c.p_rank = kNaN;
-      c.t_test = "welch-t-log-ar1";
-      c.p_t = m.p_value;
-      log_change = m.estimate;
-      log_interval = m.interval;
-    } else {
-      const stats::ShiftEstimate shift =
-          stats::HodgesLehmannShift(la, lb, confidence);
-      c.rank_test = "mann-whitney-u";
-      c.p_rank = shift.p_value;
-      c.t_test = "welch-t-log";
-      c.p_t = stats::WelchT(la, lb).p_value;
-      log_change = shift.estimate;
-      log_interval = shift.interval;
-    }
+    shift = c.autocorrelation_adjusted
+                ? ar1_t("welch-t-log-ar1",
+                        stats::DependentMeanTest(la, c.baseline_series, lb,
+                                                 c.current_series, confidence))
+                : rank("mann-whitney-u",
+                       stats::HodgesLehmannShift(la, lb, confidence),
+                       "welch-t-log", stats::WelchT(la, lb).p_value);
   }
+  const double log_change = shift.change;
+  const stats::Interval& log_interval = shift.interval;
   c.test = c.autocorrelation_adjusted ? c.t_test : c.rank_test;
   c.p_value = c.autocorrelation_adjusted ? c.p_t : c.p_rank;
   c.change = std::expm1(log_change);

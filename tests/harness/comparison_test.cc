@@ -280,6 +280,20 @@ TEST(ComparisonTest, TheRecordedSpecThresholdIsAppliedAndShown) {
   EXPECT_EQ(ApplicableThreshold(0.05, 0.07, 0.03), 0.05);
 }
 
+TEST(ComparisonTest, TheSpecThresholdSurvivesABaselineFile) {
+  Baseline b = OneBaseline("a", "trn1", Noisy(100, 0.01, 8, 1));
+  b.noise_threshold = 0.125;
+  auto read = ParseBaselineOrResults(BaselineToJsonText(b), "a.json", 0.95);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front().noise_threshold, 0.125);
+  b.noise_threshold = NAN;  // a spec without one: nothing is written
+  const std::string text = BaselineToJsonText(b);
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("noise_threshold")));
+  read = ParseBaselineOrResults(text, "a.json", 0.95);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_TRUE(std::isnan(read->front().noise_threshold));
+}
+
 TEST(ComparisonTest, AutocorrelatedSamplesAreComparedWithAnAr1TTest) {
   // Each side a slow random walk around 100 (AR(1) with rho 0.95): the
   // rank test would call a difference of the walks' levels significant.
