@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
 #include <string_view>
 
 #include "absl/container/flat_hash_set.h"
@@ -55,12 +58,14 @@ const JsonShape kProvenance{{{"spec_file", &kScalar},
                              {"seed", &kScalar},
                              {"schedule", &kSchedule},
                              {"created", &kScalar},
-                             {"git_commit", &kScalar}}};
+                             {"git_commit", &kScalar},
+                             {"noise_threshold", &kScalar}}};
 const JsonShape kWorkload{{{"name", &kScalar},
                            {"family", &kScalar},
                            {"mode", &kScalar},
                            {"spec_file", &kScalar},
                            {"spec_hash", &kScalar},
+                           {"noise_threshold", &kScalar},
                            {"metrics", &kMetrics}}};
 const JsonShape kWorkloads{.elements = &kWorkload};
 const JsonShape kDocument{{{"schema", &kScalar},
@@ -162,6 +167,20 @@ absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
   TRN_ASSIGN_OR_RETURN(out.repeat,
                        r.Int(*s, sp, "repeat", 1, int64_t{1} << 40));
   return out;
+}
+
+// Optional: files of specs without a noise_threshold (and files written
+// before it was recorded) have none.
+absl::StatusOr<double> ReadThreshold(const Reader& r, const json& obj,
+                                     const std::string& path) {
+  const auto it = obj.find("noise_threshold");
+  if (it == obj.end()) return std::numeric_limits<double>::quiet_NaN();
+  if (!it->is_number() || !(it->get<double>() >= 0.0) ||
+      !(it->get<double>() < 1.0)) {
+    return Bad(r.label(), path + "/noise_threshold",
+               "expected a number in [0, 1)");
+  }
+  return it->get<double>();
 }
 
 // A measured file's metrics each hold their own samples (any count), or no
@@ -291,6 +310,7 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   const std::string pp = "/provenance";
   TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(*prov, pp, "spec_file"));
   TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(*prov, pp, "spec_hash"));
+  TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, *prov, pp));
   TRN_ASSIGN_OR_RETURN(b.trnbench_version,
                        r.String(*prov, pp, "trnbench_version"));
   TRN_ASSIGN_OR_RETURN(b.model_version, r.String(*prov, pp, "model_version"));
@@ -345,6 +365,7 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
     TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
     TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
     TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
+    TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, w, p));
     TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
                                     confidence, b.metrics));
     if (!names.insert(b.workload).second) {
@@ -379,6 +400,7 @@ std::vector<Baseline> BaselinesFromRun(const RunResult& run,
     b.device_hash = run.device_hash;
     b.spec_file = w.spec_file;
     b.spec_hash = w.spec_hash;
+    b.noise_threshold = w.noise_threshold;
     b.trnbench_version = run.trnbench_version;
     b.model_version = run.model_version;
     b.seed = run.seed;
@@ -404,6 +426,9 @@ std::string BaselineToJsonText(const Baseline& b) {
   ordered_json prov;
   prov["spec_file"] = b.spec_file;
   prov["spec_hash"] = b.spec_hash;
+  if (std::isfinite(b.noise_threshold)) {
+    prov["noise_threshold"] = b.noise_threshold;
+  }
   prov["trnbench_version"] = b.trnbench_version;
   prov["model_version"] = b.model_version;
   prov["seed"] = b.seed;

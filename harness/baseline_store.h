@@ -3,6 +3,7 @@
 #ifndef TRNBENCH_HARNESS_BASELINE_STORE_H_
 #define TRNBENCH_HARNESS_BASELINE_STORE_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct Baseline {
   std::string device_hash;
   std::string spec_file;
   std::string spec_hash;
+  // The spec's noise_threshold when it set one, else NaN.
+  double noise_threshold = NAN;
   std::string trnbench_version;
   std::string model_version;
   uint64_t seed = 0;

@@ -3,6 +3,7 @@
 #ifndef TRNBENCH_HARNESS_RESULTS_H_
 #define TRNBENCH_HARNESS_RESULTS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -66,6 +67,9 @@ struct WorkloadResult {
   std::string description;
   std::string spec_file;
   std::string spec_hash;
+  // The spec's noise_threshold, NaN when the spec sets none: recorded so
+  // that `compare OLD NEW` applies the same threshold as the run did.
+  double noise_threshold = NAN;
   int64_t instructions = 0;  // per run
   int64_t dispatches = 0;    // hardware executions per run
   std::vector<MetricResult> metrics;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "harness/serial_dependence.h"
+
 namespace trn {
 
 nlohmann::ordered_json JsonNumber(double x) {
@@ -36,6 +38,17 @@ nlohmann::ordered_json SummaryToJson(const stats::Summary& s) {
                    {"low_mild", s.outliers.low_mild},
                    {"high_mild", s.outliers.high_mild},
                    {"high_severe", s.outliers.high_severe}};
+  const stats::SeriesDiagnostics& d = s.series;
+  j["series"] = {{"lag1", JsonNumber(d.lag1)},
+                 {"rho", JsonNumber(d.rho)},
+                 {"p_autocorrelation", JsonNumber(d.p_autocorrelation)},
+                 {"autocorrelated", d.autocorrelated},
+                 {"effective_n", JsonNumber(d.effective_n)},
+                 {"drift", JsonNumber(d.drift)},
+                 {"p_drift", JsonNumber(d.p_drift)},
+                 {"drifting", d.drifting},
+                 {"bimodal", d.bimodal},
+                 {"notes", stats::DiagnosticNotes(d)}};
   return j;
 }
 
@@ -53,6 +66,11 @@ void SetWorkloadIdentity(const WorkloadResult& w, nlohmann::ordered_json& j) {
   j["description"] = w.description;
   j["spec_file"] = w.spec_file;
   j["spec_hash"] = w.spec_hash;
+  // Only when the spec sets one, so files of specs without it keep their
+  // exact bytes.
+  if (std::isfinite(w.noise_threshold)) {
+    j["noise_threshold"] = w.noise_threshold;
+  }
 }
 
 }  // namespace trn

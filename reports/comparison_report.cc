@@ -54,10 +54,10 @@ std::string RenderComparisonReport(const ComparisonReport& r, bool color) {
   std::string out;
   absl::StrAppendFormat(
       &out,
-      "\ncomparison with %s · threshold ±%.2f%% · false-alarm rate %.2f "
+      "\ncomparison with %s · threshold %s · false-alarm rate %.2f "
       "(Holm over %d comparisons) · %.0f%% intervals\n",
       r.baseline_source.empty() ? "baseline" : r.baseline_source,
-      r.threshold * 100, r.alpha, r.comparisons, r.confidence * 100);
+      ThresholdText(r), r.alpha, r.comparisons, r.confidence * 100);
   TextTable t({"workload", "metric", "baseline", "current", "change",
                "interval", "p rank", "p t(log)", "p adj", "verdict"});
   for (const auto& c : r.rows) {
@@ -132,6 +132,8 @@ nlohmann::ordered_json ComparisonToJson(const ComparisonReport& r) {
     row["p_rank"] = JsonNumber(c.p_rank);
     row["t_test"] = c.t_test;
     row["p_t"] = JsonNumber(c.p_t);
+    row["test"] = c.test;
+    row["p"] = JsonNumber(c.p_value);
     row["p_adjusted"] = JsonNumber(c.p_adjusted);
     row["verdict"] = std::string(VerdictName(c.verdict));
     row["reason"] = c.reason;

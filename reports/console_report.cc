@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/comparison.h"
+#include "harness/serial_dependence.h"
 #include "reports/measurement_text.h"
 #include "reports/profile_report.h"
 #include "reports/terminal.h"
@@ -187,6 +189,16 @@ std::string RenderConsoleReport(const RunResult& run, bool color) {
              Interval(thr->summary.median_ci, Plain)});
       }
       out += n.Render("  ");
+    }
+    for (const auto& w : run.workloads) {
+      if (w.family != family) continue;
+      for (const auto& m : w.metrics) {
+        if (!IsGatedMetric(m.name)) continue;  // the tables' metrics
+        for (const auto& note : stats::DiagnosticNotes(m.summary.series)) {
+          absl::StrAppend(&out, "  note: ", w.name, " ", m.name, " ", note,
+                          "\n");
+        }
+      }
     }
   }
 

@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
+#include "harness/comparison.h"
+#include "harness/serial_dependence.h"
 #include "reports/console_report.h"
 #include "reports/measurement_text.h"
 #include "reports/svg_plot.h"
@@ -384,9 +386,9 @@ std::vector<DocBlock> VerdictBlocks(const ComparisonReport& c) {
          PlainText(absl::StrFormat(" in %d comparisons with ", c.comparisons)) +
          CodeText(c.baseline_source.empty() ? "baseline" : c.baseline_source) +
          PlainText(absl::StrFormat(
-             " \xC2\xB7 noise threshold \xC2\xB1%.2f%% \xC2\xB7 false-alarm "
+             " \xC2\xB7 noise threshold %s \xC2\xB7 false-alarm "
              "rate %.2f (Holm) \xC2\xB7 %.0f%% intervals",
-             c.threshold * 100, c.alpha, c.confidence * 100));
+             ThresholdText(c), c.alpha, c.confidence * 100));
   std::vector<DocBlock> out = {Heading(2, PlainText("Verdict")),
                                Paragraph(std::move(head))};
   if (!items.empty()) out.push_back(List(std::move(items)));
@@ -490,6 +492,18 @@ ReportDoc BuildReport(const ReportInputs& in) {
     }
     doc.blocks.push_back(Paragraph(std::move(intro)));
     doc.blocks.push_back(SummaryTable(in, ws));
+    std::vector<Text> series_notes;
+    for (const WorkloadResult* w : ws) {
+      for (const auto& m : w->metrics) {
+        if (!IsGatedMetric(m.name)) continue;  // the tables' metrics
+        for (const auto& n : stats::DiagnosticNotes(m.summary.series)) {
+          series_notes.push_back(CodeText(w->name) +
+                                 PlainText(absl::StrCat(" ", m.name, " ", n)));
+        }
+      }
+    }
+    if (!series_notes.empty())
+      doc.blocks.push_back(List(std::move(series_notes)));
     if (any_nki) {
       doc.blocks.push_back(
           Heading(3, PlainText("NKI benchmark figures (like nki.benchmark)")));

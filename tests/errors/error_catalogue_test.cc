@@ -516,6 +516,7 @@ const Case kCases[] = {
     {"baselines/no_metrics", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/no_metrics.json", "$ERR/baselines/no_metrics.json: /metrics: ", "expected a non-empty object of metrics"},
     {"baselines/device_missing", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/device_missing.json", "$ERR/baselines/device_missing.json: /device: ", "missing"},
     {"baselines/workload_not_a_string", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/workload_not_a_string.json", "$ERR/baselines/workload_not_a_string.json: /workload: ", "expected a string"},
+    {"baselines/noise_threshold_too_big", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/noise_threshold_too_big.json", "$ERR/baselines/noise_threshold_too_big.json: /provenance/noise_threshold: ", "expected a number in [0, 1)"},
     {"baselines/commit_a_number", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/commit_a_number.json", "$ERR/baselines/commit_a_number.json: /provenance/git_commit: ", "expected a string or null"},
     {"baselines/duplicate_samples", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/duplicate_samples.json", "$ERR/baselines/duplicate_samples.json: /metrics/device_time_us/samples: ", "duplicate key \"samples\"; each key may appear once"},
     {"baselines/truncated", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/truncated.json", "$ERR/baselines/truncated.json: /: ", "malformed JSON: parse error at line"},

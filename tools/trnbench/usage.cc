@@ -83,7 +83,8 @@ Baselines and the regression gate:
   --save-baseline [DIR]  save this run as baselines (default baselines/<device>)
   --baseline DIR|FILE    compare with baselines; `gate` implies --workload all
   --threshold T          noise threshold, a fraction (default 0.02 = 2%);
-                         a spec's noise_threshold overrides it
+                         a spec's noise_threshold (recorded in results
+                         and baselines, so compare applies it too) overrides it
   --alpha A              false-alarm rate of one gate run (default 0.05)
   --allow-missing        report a workload without a baseline as new
   --allow-unchecked      report a comparison the gate cannot compute (a
