@@ -139,6 +139,7 @@ Baseline OneBaseline(const std::string& workload, const std::string& device,
   b.schedule.repeat = static_cast<int64_t>(samples.size());
   MetricResult m;
   m.name = "device_time_us";
+  m.unit = "us";  // what a baseline file must say of this metric
   m.samples = std::move(samples);
   b.metrics.push_back(m);
   return b;
@@ -215,11 +216,21 @@ TEST(ComparisonTest, HolmCountsOnlyTheComparisonsItAdjusts) {
   RunResult run = TwoWorkloadRun();
   std::vector<double> broken = Noisy(100, 0.02, 50, 6);
   broken[3] = 0.0;
+  // Without --allow-unchecked the gate refuses a row it cannot compute
+  // (gate_inputs.h); with it, the row stays in the report as unchecked.
+  EXPECT_FALSE(
+      CompareWithBaselines(run,
+                           {OneBaseline("a", "trn1", Noisy(104, 0.02, 50, 5)),
+                            OneBaseline("b", "trn1", broken)},
+                           {}, CompareOptions{})
+          .ok());
+  CompareOptions unchecked;
+  unchecked.allow_unchecked = true;
   auto r =
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn1", Noisy(104, 0.02, 50, 5)),
                             OneBaseline("b", "trn1", broken)},
-                           {}, CompareOptions{});
+                           {}, unchecked);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->rows.size(), 2u);
   EXPECT_EQ(r->comparisons, 1);
