@@ -12,11 +12,11 @@
 namespace trn {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using test::Outcome;
 using test::RunTrnbench;
 using test::Slurp;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(ThresholdCliTest, CompareAppliesTheRecordedSpecThreshold) {
   const std::string dir = ::testing::TempDir() + "/threshold_cli";

@@ -9,9 +9,8 @@ namespace {
 
 // The plain run comes first; the rest in the order `--help` lists them.
 const std::array<const CommandInfo*, 8> kCommands = {
-    &kRunCommand,     &kListCommand,    &kGateCommand,
-    &kCompareCommand, &kProfileCommand, &kImportCommand,
-    &kValidateCommand, &kCalibrateCommand};
+    &kRunCommand,     &kListCommand,   &kGateCommand,     &kCompareCommand,
+    &kProfileCommand, &kImportCommand, &kValidateCommand, &kCalibrateCommand};
 
 }  // namespace
 

@@ -17,9 +17,10 @@ absl::StatusOr<MeasuredInputs> LoadMeasuredInputs(
     for (Baseline& b : loaded) {
       if (!b.measured()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            f, ": /source: expected a measured results file (written by "
-               "trnbench import --output FILE); this one holds the model's "
-               "figures"));
+            f,
+            ": /source: expected a measured results file (written by "
+            "trnbench import --output FILE); this one holds the model's "
+            "figures"));
       }
       in.measured.push_back(std::move(b));
     }

@@ -57,8 +57,8 @@ struct Options {
   bool fresh_seeds = false;
 
   // Measurements (docs/import.md).
-  std::string from;      // import: the files' format; empty: detected
-  std::string span;      // import: Kineto span of one iteration
+  std::string from;  // import: the files' format; empty: detected
+  std::string span;  // import: Kineto span of one iteration
   std::string device_categories = "kernel,gpu_memcpy,gpu_memset";
   std::string measured;  // validate: a measured results file
   // validate: figures the model is known to miss (docs/validation.md).
