@@ -419,7 +419,6 @@ std::string ThresholdText(const ComparisonReport& report) {
 
 absl::StatusOr<ComparisonReport> CompareWithBaselines(
     const RunResult& run, const std::vector<Baseline>& baselines,
-    const std::vector<double>& thresholds_per_workload,
     const CompareOptions& options) {
   std::vector<Baseline> current = BaselinesFromRun(run, "", "");
   const std::string source = options.source.empty() && !baselines.empty()
@@ -450,12 +449,9 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
           old_b->device, ", this run is on ", run.device,
           "; compare against baselines/", run.device));
     }
-    const double spec_thr = i < thresholds_per_workload.size() &&
-                                    std::isfinite(thresholds_per_workload[i])
-                                ? thresholds_per_workload[i]
-                                : current[i].noise_threshold;
-    const double thr = ApplicableThreshold(spec_thr, old_b->noise_threshold,
-                                           options.threshold);
+    // The run records each spec's noise_threshold (runner.cc).
+    const double thr = ApplicableThreshold(
+        current[i].noise_threshold, old_b->noise_threshold, options.threshold);
     sides.push_back({old_b, &current[i], thr});
   }
   return CompareCore(sides, missing, options, source);

@@ -119,7 +119,6 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
 // when it is reported as `new`. A baseline of another device is an error.
 absl::StatusOr<ComparisonReport> CompareWithBaselines(
     const RunResult& run, const std::vector<Baseline>& baselines,
-    const std::vector<double>& thresholds_per_workload,
     const CompareOptions& options);
 
 // Offline: compares two loaded files workload by workload (those present in

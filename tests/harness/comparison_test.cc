@@ -52,7 +52,7 @@ MetricComparison Decided(std::vector<double> base, std::vector<double> cur,
   b.metrics.push_back(bm);
   CompareOptions o;
   o.threshold = threshold;
-  auto r = CompareWithBaselines(run, {b}, {}, o);
+  auto r = CompareWithBaselines(run, {b}, o);
   EXPECT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->rows.size(), 1u);
   return r->rows.front();
@@ -167,13 +167,13 @@ TEST(ComparisonTest, MissingBaselineIsAnErrorUnlessAllowed) {
   RunResult run = TwoWorkloadRun();
   std::vector<Baseline> only_a = {
       OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5))};
-  auto refused = CompareWithBaselines(run, only_a, {}, CompareOptions{});
+  auto refused = CompareWithBaselines(run, only_a, CompareOptions{});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()),
               HasSubstr("no baseline for workload b"));
   CompareOptions allow;
   allow.allow_missing = true;
-  auto r = CompareWithBaselines(run, only_a, {}, allow);
+  auto r = CompareWithBaselines(run, only_a, allow);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->rows.size(), 2u);
   EXPECT_EQ(r->rows[1].workload, "b");
@@ -187,7 +187,7 @@ TEST(ComparisonTest, AnotherDeviceIsRefused) {
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn2", Noisy(100, 0.02, 50, 5)),
                             OneBaseline("b", "trn2", Noisy(100, 0.02, 50, 6))},
-                           {}, CompareOptions{});
+                           CompareOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(
       std::string(r.status().message()),
@@ -200,7 +200,7 @@ TEST(ComparisonTest, ChangedSpecIsNotedNotRefusedAndHolmCountsEveryComparison) {
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5)),
                             OneBaseline("b", "trn1", Noisy(100, 0.02, 50, 6))},
-                           {}, CompareOptions{});
+                           CompareOptions{});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->comparisons, 2);
   for (const auto& c : r->rows) {
@@ -222,7 +222,7 @@ TEST(ComparisonTest, HolmCountsOnlyTheComparisonsItAdjusts) {
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn1", Noisy(104, 0.02, 50, 5)),
                             OneBaseline("b", "trn1", broken)},
-                           {}, CompareOptions{})
+                           CompareOptions{})
           .ok());
   CompareOptions unchecked;
   unchecked.allow_unchecked = true;
@@ -230,7 +230,7 @@ TEST(ComparisonTest, HolmCountsOnlyTheComparisonsItAdjusts) {
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn1", Noisy(104, 0.02, 50, 5)),
                             OneBaseline("b", "trn1", broken)},
-                           {}, unchecked);
+                           unchecked);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->rows.size(), 2u);
   EXPECT_EQ(r->comparisons, 1);

@@ -110,11 +110,8 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
                          LoadBaselinesFor(o.baseline, names, o.confidence));
     CompareOptions copts = CompareOptionsFrom(o);
     copts.source = o.baseline;
-    const std::vector<double> no_spec_thresholds(
-        run.workloads.size(), std::numeric_limits<double>::quiet_NaN());
-    TRN_ASSIGN_OR_RETURN(
-        comparison,
-        CompareWithBaselines(run, baselines, no_spec_thresholds, copts));
+    TRN_ASSIGN_OR_RETURN(comparison,
+                         CompareWithBaselines(run, baselines, copts));
   }
   // As for a run: everything rendered and every destination checked
   // before the first file is written.

@@ -27,16 +27,6 @@
 namespace trn {
 namespace {
 
-// Each workload's own noise threshold (NaN: the run's --threshold).
-std::vector<double> SpecThresholds(const std::vector<WorkloadSpec>& specs) {
-  std::vector<double> thresholds;
-  for (const auto& spec : specs) {
-    thresholds.push_back(spec.noise_threshold.value_or(
-        std::numeric_limits<double>::quiet_NaN()));
-  }
-  return thresholds;
-}
-
 // A flag that only means something with another one is refused without
 // it, never ignored: `--threshold 0.05` without a baseline would look as if
 // it had judged something.
@@ -131,8 +121,7 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   if (!o.baseline.empty()) {
     CompareOptions copts = CompareOptionsFrom(o);
     copts.source = o.baseline;
-    auto c =
-        CompareWithBaselines(*run, baselines, SpecThresholds(*specs), copts);
+    auto c = CompareWithBaselines(*run, baselines, copts);
     if (!c.ok()) {
       progress.Finish();
       return Fail(err, c.status());
