@@ -1,8 +1,6 @@
 // `trnbench calibrate MEASURED.json... --output PROFILE.json`: the device
 // profile's fitted parameters fitted to measurements (docs/import.md).
-#include <fstream>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/measured_validation.h"
 #include "reports/measured_validation_report.h"
+#include "support/input_file.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -38,9 +37,11 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
   }
   TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "calibrate"));
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
-  std::ifstream file(ProfilePath(o), std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
+  // The fitted profile is the file's own text with the fitted values
+  // replaced, so it is read as text too, within the profile reader's limits.
+  TRN_ASSIGN_OR_RETURN(
+      std::string text,
+      ReadInputFile(ProfilePath(o), kMaxProfileBytes, "device profile"));
   TRN_ASSIGN_OR_RETURN(MeasuredInputs in,
                        LoadMeasuredInputs(o.positional, o, profile));
   std::vector<CalibrationTarget> targets;
@@ -55,7 +56,7 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
       absl::StrCat("measurements of ", absl::StrJoin(names, ", "), " (",
                    absl::StrJoin(o.positional, ", "), ")");
   TRN_ASSIGN_OR_RETURN(std::string new_profile,
-                       CalibratedProfileText(text.str(), result, fitted_to));
+                       CalibratedProfileText(text, result, fitted_to));
   TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, new_profile));
   out << (o.format == "json" ? CalibrationToJson(result).dump(2) + "\n"
                              : RenderCalibration(result));
