@@ -156,6 +156,26 @@ class Reader {
   absl::string_view label_;
 };
 
+// Workload names reach file names (`<name>.json` under --save-baseline) and
+// one-line messages. trnbench writes spec names ([a-z][a-z0-9_]*), sweep
+// points (`name[tensor=dims]`) and imported names (letters, digits, '_',
+// '-', '.'), so anything else in a file was not written by it.
+absl::Status CheckWorkloadName(const Reader& r, absl::string_view path,
+                               const std::string& name) {
+  constexpr size_t kMaxName = 256;
+  bool ok = !name.empty() && name.size() <= kMaxName && name[0] != '.';
+  for (char c : name) {
+    // Printable ASCII apart from space, '/' and '\\'.
+    ok = ok && c > ' ' && c < 0x7f && c != '/' && c != '\\';
+  }
+  if (ok) return absl::OkStatus();
+  return Bad(r.label(), path,
+             absl::StrCat("workload name \"", EscapeControl(name),
+                          "\" is not one trnbench writes; expected 1 to 256 "
+                          "printable ASCII characters, no space, '/' or "
+                          "'\\', not starting with '.'"));
+}
+
 absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
                                       const std::string& path) {
   TRN_ASSIGN_OR_RETURN(const json* s, r.Field(obj, path, "schedule"));
@@ -300,6 +320,7 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   Baseline b;
   b.schema_version = kBaselineSchemaVersion;
   TRN_ASSIGN_OR_RETURN(b.workload, r.String(j, "", "workload"));
+  TRN_RETURN_IF_ERROR(CheckWorkloadName(r, "/workload", b.workload));
   TRN_ASSIGN_OR_RETURN(b.family, r.String(j, "", "family"));
   TRN_ASSIGN_OR_RETURN(b.mode, r.String(j, "", "mode"));
   TRN_ASSIGN_OR_RETURN(const json* dev, r.Field(j, "", "device"));
@@ -361,6 +382,7 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
     const json& w = (*ws)[i];
     Baseline b = common;
     TRN_ASSIGN_OR_RETURN(b.workload, r.String(w, p, "name"));
+    TRN_RETURN_IF_ERROR(CheckWorkloadName(r, p + "/name", b.workload));
     TRN_ASSIGN_OR_RETURN(b.family, r.String(w, p, "family"));
     TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
     TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
