@@ -8,10 +8,11 @@ namespace trn {
 namespace {
 
 // The plain run comes first; the rest in the order `--help` lists them.
-const std::array<const CommandInfo*, 8> kCommands = {
-    &kRunCommand,     &kListCommand,    &kGateCommand,
-    &kCompareCommand, &kProfileCommand, &kImportCommand,
-    &kValidateCommand, &kCalibrateCommand};
+const std::array<const CommandInfo*, 10> kCommands = {
+    &kRunCommand,      &kListCommand,      &kGateCommand,
+    &kCompareCommand,  &kProfileCommand,   &kImportCommand,
+    &kValidateCommand, &kCalibrateCommand, &kHistoryCommand,
+    &kMergeCommand};
 
 }  // namespace
 
