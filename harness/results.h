@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -101,6 +102,17 @@ struct Measurement {
 inline constexpr std::string_view kSourceModel = "model";
 inline constexpr std::string_view kSourceMeasured = "measured";
 
+// Set when the run is one shard of a suite split across CI jobs
+// (`--shard K/N`, docs/history.md): what `trnbench merge` checks.
+struct ShardInfo {
+  int index = 1;  // K, 1-based
+  int count = 1;  // N
+  std::string commit;
+  std::string configuration;           // hash of the flags that matter
+  std::vector<std::string> selected;   // every workload of the split
+  std::vector<std::string> workloads;  // this shard's
+};
+
 struct RunResult {
   int schema_version = kResultsSchemaVersion;
   std::string trnbench_version;
@@ -119,6 +131,7 @@ struct RunResult {
   Measurement measurement;  // only for measured results
 
   bool measured() const { return source == kSourceMeasured; }
+  std::optional<ShardInfo> shard;
 };
 
 }  // namespace trn

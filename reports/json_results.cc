@@ -72,6 +72,14 @@ ordered_json ResultsToJson(const RunResult& run,
     ws.push_back(std::move(wj));
   }
   j["workloads"] = std::move(ws);
+  if (run.shard) {
+    j["shard"] = {{"index", run.shard->index},
+                  {"count", run.shard->count},
+                  {"commit", run.shard->commit},
+                  {"configuration", run.shard->configuration},
+                  {"selected", run.shard->selected},
+                  {"workloads", run.shard->workloads}};
+  }
   if (comparison != nullptr) j["comparison"] = ComparisonToJson(*comparison);
   return j;
 }

@@ -323,8 +323,42 @@ void SpecCopy(const Sandbox& box) {
       box.in / "k.json");
 }
 
+// A shard of a split run of two, as `--shard K/2 --output` writes it
+// (only what merge and ingest read before refusing).
+std::string ShardDoc(int k, std::string_view commit, std::string_view name) {
+  return std::string(R"({"schema": "trnbench.results", "schema_version": 1, )") +
+         R"("device": {"name": "trn1", "content_hash": "h"}, "seed": 1, )" +
+         R"("workloads": [{"name": ")" + std::string(name) + R"("}], )" +
+         R"("shard": {"index": )" + std::to_string(k) +
+         R"(, "count": 2, "commit": ")" + std::string(commit) +
+         R"(", "configuration": "c", "selected": ["a", "b"], "workloads": [")" +
+         std::string(name) + "\"]}}\n";
+}
+
+void ShardsOfTwoCommits(const Sandbox& box) {
+  WriteFile(box.in / "shard-1.json", ShardDoc(1, "abc", "a"));
+  WriteFile(box.in / "shard-2.json", ShardDoc(2, "def", "b"));
+}
+
+void OneShardOfTwo(const Sandbox& box) {
+  WriteFile(box.in / "shard-1.json", ShardDoc(1, "abc", "a"));
+}
+
+// A history database written by a newer trnbench (schema version 3).
+void NewerSchemaHistory(const Sandbox& box) {
+  WriteFile(box.in / "history.sqlite",
+            Slurp(fs::path(TRNBENCH_SOURCE_DIR) /
+                  "tests/errors/history/newer_schema.sqlite"));
+}
+
 // clang-format off
 const Case kCases[] = {
+    {"merge/shard_of_another_commit", "merge $IN/shard-1.json $IN/shard-2.json", "$IN/shard-2.json: /shard/commit: def, but $IN/shard-1.json ran abc", "expected every shard from the same commit", ShardsOfTwoCommits},
+    {"merge/missing_shard", "merge $IN/shard-1.json", "merge: shard 2/2 missing", "expected every shard of the split", OneShardOfTwo},
+    {"merge/output_is_a_shard", "merge $IN/shard-1.json --output $IN/shard-1.json", "--output $IN/shard-1.json: would overwrite $IN/shard-1.json, which is the input merge $IN/shard-1.json", "expected an output that is not read by this command", OneShardOfTwo, Start::kPlain, false},
+    {"history/newer_schema", "history detect --db $IN/history.sqlite", "$IN/history.sqlite: the history database has schema version 3", "newer than this trnbench's 2", NewerSchemaHistory, Start::kPlain, false},
+    {"history/ingest_a_shard", "history ingest $IN/shard-1.json --db $OUT/history.sqlite", "$IN/shard-1.json: /shard: this is shard 1/2 of a split run", "expected the whole run", OneShardOfTwo, Start::kPlain, false},
+    {"shard/more_shards_than_families", "--workload rmsnorm --repeat 3 --shard 2/2", "--shard 2/2", "expected at most 1 shards"},
     // ---- flags and their values ----
     {"flags/repeat_zero", "--workload exp_tiled --repeat 0", "--repeat=0", "expected an integer from 1 to 1000000"},
     {"flags/repeat_negative", "--workload exp_tiled --repeat -1", "--repeat=-1", "expected an integer from 1 to 1000000"},

@@ -8,9 +8,10 @@ namespace trn {
 namespace {
 
 // The plain run comes first; the rest in the order `--help` lists them.
-const std::array<const CommandInfo*, 8> kCommands = {
+const std::array<const CommandInfo*, 10> kCommands = {
     &kRunCommand,     &kListCommand,   &kGateCommand,     &kCompareCommand,
-    &kProfileCommand, &kImportCommand, &kValidateCommand, &kCalibrateCommand};
+    &kProfileCommand, &kImportCommand, &kValidateCommand, &kCalibrateCommand,
+    &kHistoryCommand, &kMergeCommand};
 
 }  // namespace
 

@@ -36,6 +36,8 @@ extern const CommandInfo kProfileCommand;
 extern const CommandInfo kImportCommand;
 extern const CommandInfo kValidateCommand;
 extern const CommandInfo kCalibrateCommand;
+extern const CommandInfo kHistoryCommand;
+extern const CommandInfo kMergeCommand;
 
 // The command named `name`, or nullptr.
 const CommandInfo* FindCommand(std::string_view name);

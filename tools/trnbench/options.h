@@ -63,6 +63,16 @@ struct Options {
   std::string measured;  // validate: a measured results file
   // validate: figures the model is known to miss (docs/validation.md).
   std::string known_gaps;
+  // The run history and sharded runs (docs/history.md).
+  std::string db;     // an SQLite file or a postgresql:// URL
+  std::string shard;  // K/N
+  std::string run_id;
+  std::string night;  // YYYY-MM-DD
+  std::string commit;
+  std::string branch;
+  std::string ci_run;
+  int64_t nights = 0;  // the last N nights; 0: all
+  double fdr = 0.05;
 
   // The flags given, by their canonical name (report_dir), in order.
   std::vector<std::string> given;

@@ -23,6 +23,7 @@
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/report_outputs.h"
+#include "tools/trnbench/shard_selection.h"
 
 namespace trn {
 namespace {
@@ -55,6 +56,21 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   if (auto s = CheckFormat(o, /*allow_gbench=*/true, ""); !s.ok()) {
     return Fail(err, s);
   }
+  // The history's flags mean nothing to a run; --db only balances a split.
+  for (std::string_view flag :
+       {"run_id", "night", "commit", "branch", "ci_run", "nights", "fdr"}) {
+    if (o.Given(flag)) {
+      return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                           Dashed(flag),
+                           ": a flag of trnbench history; a run does not "
+                           "use it")));
+    }
+  }
+  if (o.Given("db") && !o.Given("shard")) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "--db: a run uses the history only to balance "
+                         "--shard K/N; expected --shard with it"));
+  }
   if (gate && o.baseline.empty()) {
     return Fail(err, absl::InvalidArgumentError(
                          "gate needs --baseline DIR|FILE (for example "
@@ -69,6 +85,9 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   auto profile = LoadProfile(o);
   if (!profile.ok()) return Fail(err, profile.status());
   auto specs = LoadSelectedSpecs(o, *profile, gate ? "all" : "");
+  if (!specs.ok()) return Fail(err, specs.status());
+  std::optional<ShardInfo> shard;
+  specs = SelectShard(o, *profile, *std::move(specs), shard);
   if (!specs.ok()) return Fail(err, specs.status());
 
   // Every output of the command, planned and checked before anything runs
@@ -115,6 +134,7 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
     progress.Finish();
     return Fail(err, run.status());
   }
+  run->shard = shard;
   progress.SetLabel("intervals and comparisons");
 
   std::optional<ComparisonReport> comparison;

@@ -20,6 +20,8 @@ Usage:
   trnbench calibrate MEASURED.json... --output PROFILE.json [--device D]
   trnbench validate [--device NAME] [--format table|json|markdown]
                     [--known-gaps FILE]
+  trnbench history ingest FILE... --db URL | show | trend | detect --db URL
+  trnbench merge SHARD.json... --output FILE
 A flag that a command does not use is refused, never ignored.
 
 Examples:
@@ -91,6 +93,18 @@ Baselines and the regression gate:
                          gated metric missing on one side, too few samples
                          for an interval) as not checked, not an error
   --fresh-seeds          use seeds that differ from the baseline's
+  --shard K/N            run shard K of N of the selection (families whole,
+                         balanced by --db's recorded durations, else by
+                         instruction counts); `merge` joins the shards
+
+Run history (docs/history.md):
+  --db URL               an SQLite file or postgresql://USER:PASS@HOST/DB
+  --run-id, --night YYYY-MM-DD, --commit, --branch, --ci-run
+                         what ingest records (defaults: content hash,
+                         today UTC, $GITHUB_SHA or git, $GITHUB_REF_NAME,
+                         $GITHUB_RUN_ID)
+  --nights N             only the last N nights (show, trend, detect)
+  --fdr Q                false-discovery rate across all series (0.05)
   --help                 this text
   --version              the trnbench and model versions
 
@@ -117,7 +131,8 @@ Measurements (docs/import.md):
 Exit codes: 0 success and no regression, 1 a regression was found,
 2 bad usage or bad input (nothing is written).
 Docs: docs/spec-format.md, docs/results-format.md, docs/reports.md,
-docs/baseline-format.md, docs/statistics.md, docs/ci.md, docs/calibration.md.
+docs/baseline-format.md, docs/statistics.md, docs/ci.md, docs/calibration.md,
+docs/history.md.
 )";
 
 }  // namespace

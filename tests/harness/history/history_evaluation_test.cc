@@ -363,15 +363,22 @@ Figures Summarise(const ScenarioFigures& f, int target_delay) {
 }
 
 void Print(const char* title, const EvalResult& r) {
-  std::printf("\n%s\n%-26s %6s %8s %7s %9s %6s %7s %6s\n", title, "scenario",
-              "series", "s-nights", "alarms", "per 1000", "found", "delay50",
-              "spikes");
+  std::printf("\n%s\n| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+              title, "scenario", "series", "series-nights", "false alarms",
+              "per 1,000", "found", "within 2", "within 8", "median delay",
+              "spikes confirmed");
   for (const auto& [label, f] : r.by_label) {
-    const Figures s = Summarise(f, 2);
-    std::printf("%-26s %6d %8lld %7d %9.2f %6d %7.0f %6d\n", label.c_str(),
-                f.series, static_cast<long long>(f.series_nights), f.alarms,
-                s.false_alarms_per_1000, f.found_ever, s.median_delay,
-                f.spikes_confirmed);
+    const Figures s2 = Summarise(f, 2);
+    const Figures s8 = Summarise(f, 8);
+    std::printf(
+        "| %s | %d | %lld | %d | %.2f | %d | %.0f%% | %.0f%% | %s | %d |\n",
+        label.c_str(), f.series, static_cast<long long>(f.series_nights),
+        f.alarms, s2.false_alarms_per_1000, f.found_ever, 100 * s2.within,
+        100 * s8.within,
+        s2.median_delay < 0
+            ? "-"
+            : std::to_string(static_cast<int>(s2.median_delay)).c_str(),
+        f.spikes_confirmed);
   }
   for (bool noisy : {false, true}) {
     const ScenarioFigures t = r.Total(noisy);

@@ -1,0 +1,238 @@
+// `trnbench history ingest|show|trend|detect`: the run history in SQLite or
+// PostgreSQL, its trends and change points (docs/history.md).
+#include <cstdlib>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "harness/baseline_store.h"
+#include "harness/comparison.h"
+#include "harness/history/detection.h"
+#include "harness/history/history_store.h"
+#include "harness/history/run_record.h"
+#include "reports/history_report.h"
+#include "support/input_file.h"
+#include "support/output_transaction.h"
+#include "support/status_macros.h"
+#include "tools/trnbench/command_context.h"
+#include "tools/trnbench/commands.h"
+#include "tools/trnbench/diagnostics.h"
+
+namespace trn {
+namespace {
+
+constexpr std::string_view kFlags[] = {
+    "db",     "run_id",     "night",     "commit", "branch",
+    "ci_run", "device",     "workload",  "nights", "format",
+    "output", "report_dir", "threshold", "fdr"};
+
+// Which flags each subcommand uses; the rest are refused, never ignored.
+struct Sub {
+  std::string_view name;
+  std::vector<std::string_view> flags;
+};
+const std::vector<Sub>& Subs() {
+  static const std::vector<Sub> kSubs = {
+      {"ingest", {"db", "run_id", "night", "commit", "branch", "ci_run"}},
+      {"show", {"db", "device", "workload", "nights", "branch"}},
+      {"trend",
+       {"db", "device", "workload", "nights", "branch", "report_dir",
+        "threshold", "fdr"}},
+      {"detect",
+       {"db", "device", "workload", "nights", "branch", "format", "output",
+        "threshold", "fdr"}},
+  };
+  return kSubs;
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+absl::StatusOr<std::string> ReadResultsFile(const std::string& path) {
+  return ReadInputFile(path, kMaxBaselineBytes,
+                       "results file (written by trnbench --output or "
+                       "trnbench merge)");
+}
+
+history::SeriesFilter FilterFrom(const Options& o) {
+  history::SeriesFilter f;
+  if (o.Given("device")) f.device = o.device;
+  if (!o.workload.empty() && o.workload != "all") f.workloads = {o.workload};
+  // The metrics the gate judges: the evaluation's family, and the ones
+  // people ship decisions on (engine utilisations would only add tests).
+  f.metrics = DefaultGateMetrics();
+  f.branch = o.branch;
+  f.last_nights = static_cast<int>(o.nights);
+  return f;
+}
+
+history::DetectOptions DetectOptionsFrom(const Options& o) {
+  history::DetectOptions d;
+  d.threshold = o.threshold;
+  d.fdr = o.fdr;
+  return d;
+}
+
+// Every file is read and checked before the database is opened, so bad
+// input creates no database and changes none.
+int Ingest(const Options& o, std::ostream& out, std::ostream& err) {
+  const std::vector<std::string> files(o.positional.begin() + 1,
+                                       o.positional.end());
+  if (files.empty()) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "history ingest needs a results file: trnbench "
+                         "history ingest results.json --db URL"));
+  }
+  if (files.size() > 1 && !o.run_id.empty()) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "--run-id names one run; expected one results file "
+                         "with it, or no --run-id (each file's content hash "
+                         "is its id)"));
+  }
+  const std::string now = NowUtcIso8601();
+  history::RunContext context;
+  context.run_id = o.run_id;
+  context.night = o.night.empty() ? now.substr(0, 10) : o.night;
+  context.recorded_at = now;
+  context.commit = o.commit.empty() ? CurrentGitCommit(SourceDir()) : o.commit;
+  context.branch = o.branch.empty() ? Env("GITHUB_REF_NAME") : o.branch;
+  context.ci_run = o.ci_run.empty() ? Env("GITHUB_RUN_ID") : o.ci_run;
+  if (!history::IsNight(context.night)) {
+    return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                         "--night=", context.night,
+                         ": expected a date YYYY-MM-DD, such as 2026-11-30")));
+  }
+  std::vector<history::RunRecord> runs;
+  for (const std::string& path : files) {
+    auto text = ReadResultsFile(path);
+    if (!text.ok()) return Fail(err, text.status());
+    auto run = history::RunRecordFromResults(*text, path, context);
+    if (!run.ok()) return Fail(err, run.status());
+    runs.push_back(*std::move(run));
+  }
+  auto store = history::HistoryStore::Open(o.db);
+  if (!store.ok()) return Fail(err, store.status());
+  for (const auto& run : runs) {
+    auto added = (*store)->Ingest(run);
+    if (!added.ok()) return Fail(err, added.status());
+    out << (*added ? "ingested" : "already in the history:") << " run "
+        << run.run_id << " (" << run.night << ", " << run.workloads.size()
+        << " workloads, " << run.device << ")\n";
+  }
+  return kExitOk;
+}
+
+int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
+  const std::string sub = o.positional.empty() ? "" : o.positional.front();
+  const Sub* found = nullptr;
+  for (const Sub& s : Subs()) {
+    if (s.name == sub) found = &s;
+  }
+  if (found == nullptr) {
+    return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                         "history ", sub.empty() ? "" : sub + " ",
+                         ": expected one of history ingest, show, trend, "
+                         "detect (docs/history.md)")));
+  }
+  for (const std::string& name : o.given) {
+    if (std::find(found->flags.begin(), found->flags.end(), name) ==
+        found->flags.end()) {
+      return Fail(err, absl::InvalidArgumentError(
+                           absl::StrCat(Dashed(name), ": trnbench history ",
+                                        sub, " does not use this flag")));
+    }
+  }
+  if (sub != "ingest" && o.positional.size() > 1) {
+    return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                         "unexpected argument '", o.positional[1],
+                         "'; history ", sub, " takes only flags")));
+  }
+  if (o.db.empty()) {
+    return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                         "history ", sub,
+                         " needs --db: an SQLite file such as history.sqlite "
+                         "or a postgresql://USER:PASSWORD@HOST/DATABASE URL")));
+  }
+  if (sub == "trend" && o.report_dir.empty()) {
+    return Fail(err, absl::InvalidArgumentError(
+                         "history trend needs --report-dir DIR"));
+  }
+  if (sub == "detect" && o.format != "table" && o.format != "json" &&
+      o.format != "markdown") {
+    return Fail(err, absl::InvalidArgumentError(
+                         absl::StrCat("--format=", o.format,
+                                      ": expected table, json or markdown for "
+                                      "history detect")));
+  }
+  // Outputs are checked before the database is touched, and written all
+  // or nothing (support/output_transaction.h).
+  OutputTransaction outputs;
+  if (!absl::StartsWith(o.db, "postgresql://") &&
+      !absl::StartsWith(o.db, "postgres://")) {
+    outputs.AddInput("--db", o.db);
+  }
+  if (sub == "trend") {
+    outputs.PlanFolder("--report-dir", o.report_dir,
+                       {"report.md", "report.html", "plots/"});
+  }
+  if (sub == "detect" && !o.output.empty()) {
+    outputs.PlanFile("--output", o.output);
+  }
+  if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
+  if (sub == "ingest") return Ingest(o, out, err);
+  auto store = history::HistoryStore::Open(o.db);
+  if (!store.ok()) return Fail(err, store.status());
+
+  const history::SeriesFilter filter = FilterFrom(o);
+  auto series = (*store)->LoadSeries(filter);
+  if (!series.ok()) return Fail(err, series.status());
+  if (sub == "show") {
+    auto runs = (*store)->Runs(filter);
+    if (!runs.ok()) return Fail(err, runs.status());
+    out << RenderHistoryTable(*runs, *series, o.nights > 0 ? 0 : 10);
+    return kExitOk;
+  }
+  const history::Detection detection =
+      history::Detect(*series, DetectOptionsFrom(o));
+  if (sub == "trend") {
+    std::vector<OutputFile> files;
+    for (auto& [rel, content] : RenderTrendReport(*series, detection)) {
+      files.push_back({std::move(rel), std::move(content)});
+    }
+    if (auto s = outputs.StageFolder(o.report_dir, files); !s.ok()) {
+      return Fail(err, s);
+    }
+    if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
+    out << RenderDetectionTable(*series, detection);
+    out << "trnbench: wrote the trend report to " << o.report_dir << "\n";
+    return kExitOk;
+  }
+  const std::string json = DetectionToJsonText(
+      *series, detection, DetectReportOptions{o.threshold, o.fdr});
+  if (!o.output.empty()) {
+    if (auto s = outputs.StageFile(o.output, json); !s.ok()) {
+      return Fail(err, s);
+    }
+    if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
+  }
+  if (o.format == "json") {
+    out << json;
+  } else if (o.format == "markdown") {
+    out << RenderDetectionMarkdown(*series, detection);
+  } else {
+    out << RenderDetectionTable(*series, detection);
+  }
+  return detection.NewConfirmedRegression() ? kExitRegression : kExitOk;
+}
+
+}  // namespace
+
+const CommandInfo kHistoryCommand = {"history", RunHistory, kFlags,
+                                     /*takes_positional=*/true};
+
+}  // namespace trn
