@@ -132,7 +132,7 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     }
     MetricResult mr;
     mr.name = name;
-    mr.unit = std::string(info->unit);
+    mr.unit = std::string(UnitSymbol(info->unit));
     mr.lower_is_better = info->lower_is_better;
     mr.samples.reserve(samples->size());
     for (size_t i = 0; i < samples->size(); ++i) {

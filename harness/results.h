@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/statistics.h"
@@ -64,6 +65,11 @@ struct WorkloadResult {
   int64_t dispatches = 0;    // hardware executions per run
   std::vector<MetricResult> metrics;
   std::vector<OpResult> ops;  // sorted by self device time, descending
+  // The spec's tensors and their shapes, in spec order (not written to the
+  // results file): two variants solve the same problem, and a speed-up
+  // between them means something, when every tensor both declare has the
+  // same shape.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tensor_shapes;
   Speedup speedup;
 
   const MetricResult* Find(std::string_view metric) const {

@@ -1,19 +1,18 @@
 // The terminal report: per family a summary table with intervals and
-// speed-ups, NKI benchmark figures, then per-variant op tables.
+// speed-ups, NKI benchmark figures, then per-variant op tables. Tables
+// wider than the terminal fold their columns (text_table.h).
 #ifndef TRNBENCH_REPORTS_CONSOLE_REPORT_H_
 #define TRNBENCH_REPORTS_CONSOLE_REPORT_H_
 
 #include <string>
 
 #include "harness/results.h"
+#include "reports/text_table.h"
 
 namespace trn {
 
-// `color`: bold section headings (callers decide: only on a terminal).
-std::string RenderConsoleReport(const RunResult& run, bool color = false);
-
-// A duration in microseconds, scaled to a readable unit.
-std::string FormatMicros(double us);
+std::string RenderConsoleReport(const RunResult& run,
+                                const ConsoleStyle& style = {});
 
 }  // namespace trn
 

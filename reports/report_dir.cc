@@ -8,9 +8,9 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "support/atomic_file.h"
 #include "reports/csv_report.h"
 #include "reports/json_results.h"
+#include "support/atomic_file.h"
 
 namespace trn {
 namespace fs = std::filesystem;
