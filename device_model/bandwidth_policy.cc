@@ -8,6 +8,13 @@ namespace trn {
 void FairShareHbmPolicy::Assign(std::vector<Flow>& flows, double hbm) const {
   const size_t n = flows.size();
   if (n == 0) return;
+  // The common case: every engine gets its own rate, no sharing to decide.
+  double total = 0;
+  for (const Flow& f : flows) total += f.cap * f.hbm_weight;
+  if (total <= hbm) {
+    for (Flow& f : flows) f.rate = f.cap;
+    return;
+  }
   // A flow's HBM demand at full speed; the smallest demands are met first.
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});

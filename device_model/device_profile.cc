@@ -1,7 +1,6 @@
 #include "device_model/device_profile.h"
 
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "support/hash.h"
 #include "support/input_error.h"
+#include "support/input_file.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -318,22 +318,12 @@ absl::StatusOr<DeviceProfile> ParseDeviceProfile(absl::string_view text,
 }
 
 absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open device profile"));
-  }
-  // One byte past the limit tells a file that is too large, without
-  // reading all of it (it may be /dev/zero).
-  std::string text(static_cast<size_t>(kMaxProfileBytes) + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (static_cast<int64_t>(text.size()) > kMaxProfileBytes) {
-    return Err(path, "/",
-               absl::StrCat("the file is larger than 1 MiB; a device profile "
-                            "may be at most 1 MiB (",
-                            kMaxProfileBytes, " bytes)"));
-  }
+  TRN_ASSIGN_OR_RETURN(
+      const std::string text,
+      ReadInputFile(path, kMaxProfileBytes, "device profile",
+                    absl::StrCat("the file is larger than 1 MiB; a device "
+                                 "profile may be at most 1 MiB (",
+                                 kMaxProfileBytes, " bytes)")));
   return ParseDeviceProfile(text, path);
 }
 

@@ -90,6 +90,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
           static_cast<uint32_t>(i));
     } else {
       SplitTransfer(in, profile, pieces_);
+      piece_owner_.resize(pieces_.size(), static_cast<uint32_t>(i));
     }
     for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
       ++rdeg[kernel.deps[d] + 1];
@@ -243,11 +244,6 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       activate(eng);
     }
   };
-  // Which instruction owns a piece: binary search in the CSR.
-  auto owner = [&](uint32_t p) {
-    auto it = std::upper_bound(piece_begin_.begin(), piece_begin_.end(), p);
-    return static_cast<uint32_t>(it - piece_begin_.begin() - 1);
-  };
 
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
   for (size_t i = 0; i < n; ++i) {
@@ -301,7 +297,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     for (size_t e = 0; e < engines; ++e) {
       if (active[e] == kNone || remaining[e] > 1e-6) continue;
       const uint32_t p = active[e];
-      const uint32_t i = owner(p);
+      const uint32_t i = piece_owner_[p];
       active[e] = kNone;
       rate[e] = 0;
       rates_dirty = true;

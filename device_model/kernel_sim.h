@@ -55,6 +55,7 @@ class KernelSim {
   std::vector<std::vector<uint32_t>> lane_instrs_;  // per compute engine
   std::vector<uint32_t> piece_begin_;               // CSR over instructions
   std::vector<DmaPiece> pieces_;
+  std::vector<uint32_t> piece_owner_;  // the DMA instruction of each piece
 };
 
 }  // namespace trn

@@ -6,17 +6,22 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
+#include "harness/import/measurement_json.h"
+#include "harness/measured_metrics.h"
+#include "harness/samples_checksum.h"
 #include "harness/summary_json.h"
 #include "nlohmann/json.hpp"
-#include "support/atomic_file.h"
 #include "support/input_error.h"
+#include "support/input_file.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -29,6 +34,65 @@ using nlohmann::ordered_json;
 
 constexpr char kBaselineSchema[] = "trnbench.baseline";
 constexpr char kResultsSchema[] = "trnbench.results";
+
+// What the reader uses of a baseline or results file; everything else (the
+// stored summaries, op tables, a comparison, fields of later versions) is
+// parsed but never stored, so memory follows what is read, not what the
+// file holds.
+const JsonShape kScalar{.scalar = true};
+const JsonShape kSamples{.elements = &kScalar};
+const JsonShape kMetric{{{"unit", &kScalar},
+                         {"lower_is_better", &kScalar},
+                         {"samples", &kSamples},
+                         {"samples_checksum", &kScalar},
+                         // A measured summary without samples (import).
+                         {"percentiles", nullptr}}};
+const JsonShape kMetrics{.any_key = true, .any = &kMetric};
+const JsonShape kSchedule{
+    {{"wait", &kScalar}, {"warmup", &kScalar}, {"repeat", &kScalar}}};
+const JsonShape kDevice{{{"name", &kScalar}, {"content_hash", &kScalar}}};
+const JsonShape kProvenance{{{"spec_file", &kScalar},
+                             {"spec_hash", &kScalar},
+                             {"trnbench_version", &kScalar},
+                             {"model_version", &kScalar},
+                             {"seed", &kScalar},
+                             {"schedule", &kSchedule},
+                             {"created", &kScalar},
+                             {"git_commit", &kScalar},
+                             {"noise_threshold", &kScalar}}};
+const JsonShape kWorkload{{{"name", &kScalar},
+                           {"family", &kScalar},
+                           {"mode", &kScalar},
+                           {"spec_file", &kScalar},
+                           {"spec_hash", &kScalar},
+                           {"noise_threshold", &kScalar},
+                           {"metrics", &kMetrics}}};
+const JsonShape kWorkloads{.elements = &kWorkload};
+const JsonShape kDocument{{{"schema", &kScalar},
+                           {"source", &kScalar},
+                           {"measurement", nullptr},
+                           {"schema_version", &kScalar},
+                           {"workload", &kScalar},
+                           {"family", &kScalar},
+                           {"mode", &kScalar},
+                           {"device", &kDevice},
+                           {"provenance", &kProvenance},
+                           {"metrics", &kMetrics},
+                           {"trnbench_version", &kScalar},
+                           {"model_version", &kScalar},
+                           {"seed", &kScalar},
+                           {"schedule", &kSchedule},
+                           {"workloads", &kWorkloads}}};
+
+// Times and rates that every run of a workload has: a sample of 0 or less
+// is no measurement (and the gate compares them as logarithms). The other
+// metrics (busy times of idle engines, bytes, shares) may be 0, never
+// negative.
+bool MustBePositive(std::string_view metric) {
+  return metric == "device_time_us" || metric == "wall_time_us" ||
+         metric == "ncl_us" || metric == "latency_us" ||
+         metric == "throughput_per_s";
+}
 absl::Status Bad(absl::string_view label, absl::string_view path,
                  absl::string_view what) {
   return InputError(std::string_view(label.data(), label.size()),
@@ -92,6 +156,26 @@ class Reader {
   absl::string_view label_;
 };
 
+// Workload names reach file names (`<name>.json` under --save-baseline) and
+// one-line messages. trnbench writes spec names ([a-z][a-z0-9_]*), sweep
+// points (`name[tensor=dims]`) and imported names (letters, digits, '_',
+// '-', '.'), so anything else in a file was not written by it.
+absl::Status CheckWorkloadName(const Reader& r, absl::string_view path,
+                               const std::string& name) {
+  constexpr size_t kMaxName = 256;
+  bool ok = !name.empty() && name.size() <= kMaxName && name[0] != '.';
+  for (char c : name) {
+    // Printable ASCII apart from space, '/' and '\\'.
+    ok = ok && c > ' ' && c < 0x7f && c != '/' && c != '\\';
+  }
+  if (ok) return absl::OkStatus();
+  return Bad(r.label(), path,
+             absl::StrCat("workload name \"", EscapeControl(name),
+                          "\" is not one trnbench writes; expected 1 to 256 "
+                          "printable ASCII characters, no space, '/' or "
+                          "'\\', not starting with '.'"));
+}
+
 absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
                                       const std::string& path) {
   TRN_ASSIGN_OR_RETURN(const json* s, r.Field(obj, path, "schedule"));
@@ -105,8 +189,25 @@ absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
   return out;
 }
 
+// Optional: files of specs without a noise_threshold (and files written
+// before it was recorded) have none.
+absl::StatusOr<double> ReadThreshold(const Reader& r, const json& obj,
+                                     const std::string& path) {
+  const auto it = obj.find("noise_threshold");
+  if (it == obj.end()) return std::numeric_limits<double>::quiet_NaN();
+  if (!it->is_number() || !(it->get<double>() >= 0.0) ||
+      !(it->get<double>() < 1.0)) {
+    return Bad(r.label(), path + "/noise_threshold",
+               "expected a number in [0, 1)");
+  }
+  return it->get<double>();
+}
+
+// A measured file's metrics each hold their own samples (any count), or no
+// samples and the "percentiles" of a summary without samples; the model's
+// hold schedule.repeat samples.
 absl::Status ReadMetrics(const Reader& r, const json& obj,
-                         const std::string& path, int64_t repeat,
+                         const std::string& path, int64_t repeat, bool measured,
                          double confidence, std::vector<MetricResult>& out) {
   TRN_ASSIGN_OR_RETURN(const json* ms, r.Field(obj, path, "metrics"));
   const std::string mp = path + "/metrics";
@@ -115,7 +216,7 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
   }
   for (const auto& [name, m] : ms->items()) {
     const std::string p = absl::StrCat(mp, "/", name);
-    const MetricInfo* info = FindMetric(name);
+    const MetricInfo* info = FindAnyMetric(name);
     if (info == nullptr) {
       return Bad(r.label(), p,
                  "unknown metric (this trnbench does not know it)");
@@ -124,29 +225,93 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     if (!samples->is_array()) {
       return Bad(r.label(), p + "/samples", "expected an array of numbers");
     }
-    if (static_cast<int64_t>(samples->size()) != repeat) {
+    std::vector<std::pair<double, double>> percentiles;
+    if (auto pc = m.find("percentiles"); measured && pc != m.end()) {
+      TRN_ASSIGN_OR_RETURN(
+          percentiles,
+          import::PercentilesFromJson(*pc, r.label(), p + "/percentiles"));
+    }
+    if (measured && samples->empty() && percentiles.empty()) {
+      return Bad(r.label(), p + "/samples",
+                 "expected at least one sample, or the percentiles of a "
+                 "summary without samples");
+    }
+    if (!measured && static_cast<int64_t>(samples->size()) != repeat) {
       return Bad(
           r.label(), p + "/samples",
           absl::StrCat("expected ", repeat,
                        " samples (schedule.repeat), found ", samples->size()));
+    }
+    // Checked when given (trnbench always writes it): a file that says "ms"
+    // is refused rather than read as microseconds.
+    const auto unit = m.is_object() ? m.find("unit") : m.end();
+    if (unit != m.end() &&
+        (!unit->is_string() || *unit != std::string(UnitSymbol(info->unit)))) {
+      return Bad(
+          r.label(), p + "/unit",
+          absl::StrCat("expected \"", std::string(UnitSymbol(info->unit)),
+                       "\" (the unit of ", name, "), found ", unit->dump()));
     }
     MetricResult mr;
     mr.name = name;
     mr.unit = std::string(UnitSymbol(info->unit));
     mr.lower_is_better = info->lower_is_better;
     mr.samples.reserve(samples->size());
+    const bool positive = MustBePositive(name);
     for (size_t i = 0; i < samples->size(); ++i) {
       const json& x = (*samples)[i];
       if (!x.is_number() || !std::isfinite(x.get<double>())) {
         return Bad(r.label(), absl::StrCat(p, "/samples/", i),
                    "expected a finite number");
       }
-      mr.samples.push_back(x.get<double>());
+      const double v = x.get<double>();
+      if (positive ? !(v > 0) : !(v >= 0)) {
+        return Bad(r.label(), absl::StrCat(p, "/samples/", i),
+                   absl::StrCat(positive ? "expected a number > 0 (a time or "
+                                           "rate), found "
+                                         : "expected a number >= 0, found ",
+                                x.dump()));
+      }
+      mr.samples.push_back(v);
+    }
+    // Written since the checksum exists; files written before have none
+    // and are read as they always were.
+    if (auto sum = m.find("samples_checksum"); sum != m.end()) {
+      const std::string computed = SamplesChecksum(mr.samples);
+      if (!sum->is_string() || *sum != computed) {
+        return Bad(r.label(), p + "/samples",
+                   absl::StrCat(
+                       "the samples do not match samples_checksum (",
+                       sum->is_string() ? sum->get<std::string>() : sum->dump(),
+                       " recorded, ", computed,
+                       " computed): the file is corrupt or was "
+                       "edited; restore it or save it again"));
+      }
     }
     // The stored summary is for people; comparisons use the samples.
-    mr.summary = stats::Summarize(mr.samples, confidence);
+    mr.percentiles = std::move(percentiles);
+    mr.summary = mr.samples.empty()
+                     ? import::SummaryFromPercentiles(mr.percentiles)
+                     : stats::Summarize(mr.samples, confidence);
     out.push_back(std::move(mr));
   }
+  return absl::OkStatus();
+}
+
+// "source" and, for a measurement, its "measurement" provenance. A file
+// written before measurements could be imported has neither: the model.
+absl::Status ReadSource(const Reader& r, const json& j, Baseline& b) {
+  auto it = j.find("source");
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_string() || (it->get<std::string>() != kSourceModel &&
+                           it->get<std::string>() != kSourceMeasured)) {
+    return Bad(r.label(), "/source", "expected \"model\" or \"measured\"");
+  }
+  b.source = it->get<std::string>();
+  if (!b.measured()) return absl::OkStatus();
+  TRN_ASSIGN_OR_RETURN(const json* m, r.Field(j, "", "measurement"));
+  TRN_ASSIGN_OR_RETURN(b.measurement, import::MeasurementFromJson(
+                                          *m, r.label(), "/measurement"));
   return absl::OkStatus();
 }
 
@@ -156,6 +321,7 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   Baseline b;
   b.schema_version = kBaselineSchemaVersion;
   TRN_ASSIGN_OR_RETURN(b.workload, r.String(j, "", "workload"));
+  TRN_RETURN_IF_ERROR(CheckWorkloadName(r, "/workload", b.workload));
   TRN_ASSIGN_OR_RETURN(b.family, r.String(j, "", "family"));
   TRN_ASSIGN_OR_RETURN(b.mode, r.String(j, "", "mode"));
   TRN_ASSIGN_OR_RETURN(const json* dev, r.Field(j, "", "device"));
@@ -166,6 +332,7 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   const std::string pp = "/provenance";
   TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(*prov, pp, "spec_file"));
   TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(*prov, pp, "spec_hash"));
+  TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, *prov, pp));
   TRN_ASSIGN_OR_RETURN(b.trnbench_version,
                        r.String(*prov, pp, "trnbench_version"));
   TRN_ASSIGN_OR_RETURN(b.model_version, r.String(*prov, pp, "model_version"));
@@ -178,8 +345,9 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   } else if (!commit->is_null()) {
     return Bad(r.label(), pp + "/git_commit", "expected a string or null");
   }
-  TRN_RETURN_IF_ERROR(
-      ReadMetrics(r, j, "", b.schedule.repeat, confidence, b.metrics));
+  TRN_RETURN_IF_ERROR(ReadSource(r, j, b));
+  TRN_RETURN_IF_ERROR(ReadMetrics(r, j, "", b.schedule.repeat, b.measured(),
+                                  confidence, b.metrics));
   b.file = std::string(r.label());
   return std::vector<Baseline>{std::move(b)};
 }
@@ -198,6 +366,7 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
   TRN_ASSIGN_OR_RETURN(common.seed, r.Uint(j, "", "seed"));
   TRN_ASSIGN_OR_RETURN(common.schedule, ReadSchedule(r, j, ""));
   common.file = std::string(r.label());
+  TRN_RETURN_IF_ERROR(ReadSource(r, j, common));
   TRN_ASSIGN_OR_RETURN(const json* ws, r.Field(j, "", "workloads"));
   if (!ws->is_array()) return Bad(r.label(), "/workloads", "expected an array");
   // trnbench never writes an empty one; read as "nothing to compare", it
@@ -207,23 +376,26 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
                "expected at least one workload, found an empty array");
   }
   std::vector<Baseline> out;
+  out.reserve(ws->size());
+  absl::flat_hash_set<std::string> names;
   for (size_t i = 0; i < ws->size(); ++i) {
     const std::string p = absl::StrCat("/workloads/", i);
     const json& w = (*ws)[i];
     Baseline b = common;
     TRN_ASSIGN_OR_RETURN(b.workload, r.String(w, p, "name"));
+    TRN_RETURN_IF_ERROR(CheckWorkloadName(r, p + "/name", b.workload));
     TRN_ASSIGN_OR_RETURN(b.family, r.String(w, p, "family"));
     TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
     TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
     TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
-    TRN_RETURN_IF_ERROR(
-        ReadMetrics(r, w, p, b.schedule.repeat, confidence, b.metrics));
-    for (const auto& prev : out) {
-      if (prev.workload == b.workload) {
-        return Bad(r.label(), p + "/name",
-                   absl::StrCat("workload ", b.workload, " appears twice"));
-      }
+    TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, w, p));
+    TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
+                                    confidence, b.metrics));
+    if (!names.insert(b.workload).second) {
+      return Bad(r.label(), p + "/name",
+                 absl::StrCat("workload ", b.workload, " appears twice"));
     }
+    b.pointer = p;
     out.push_back(std::move(b));
   }
   return out;
@@ -251,6 +423,7 @@ std::vector<Baseline> BaselinesFromRun(const RunResult& run,
     b.device_hash = run.device_hash;
     b.spec_file = w.spec_file;
     b.spec_hash = w.spec_hash;
+    b.noise_threshold = w.noise_threshold;
     b.trnbench_version = run.trnbench_version;
     b.model_version = run.model_version;
     b.seed = run.seed;
@@ -258,6 +431,8 @@ std::vector<Baseline> BaselinesFromRun(const RunResult& run,
     b.created = created;
     b.git_commit = git_commit;
     b.metrics = w.metrics;
+    b.source = run.source;
+    b.measurement = run.measurement;
     out.push_back(std::move(b));
   }
   return out;
@@ -274,6 +449,9 @@ std::string BaselineToJsonText(const Baseline& b) {
   ordered_json prov;
   prov["spec_file"] = b.spec_file;
   prov["spec_hash"] = b.spec_hash;
+  if (std::isfinite(b.noise_threshold)) {
+    prov["noise_threshold"] = b.noise_threshold;
+  }
   prov["trnbench_version"] = b.trnbench_version;
   prov["model_version"] = b.model_version;
   prov["seed"] = b.seed;
@@ -284,6 +462,12 @@ std::string BaselineToJsonText(const Baseline& b) {
   prov["git_commit"] =
       b.git_commit.empty() ? ordered_json(nullptr) : ordered_json(b.git_commit);
   j["provenance"] = std::move(prov);
+  // Only a measurement says where it came from: baselines of the model
+  // keep the bytes they had before measurements could be imported.
+  if (b.measured()) {
+    j["source"] = b.source;
+    j["measurement"] = import::MeasurementToJson(b.measurement);
+  }
   ordered_json ms = ordered_json::object();
   for (const auto& m : b.metrics) {
     ordered_json mj;
@@ -293,6 +477,10 @@ std::string BaselineToJsonText(const Baseline& b) {
     ordered_json samples = ordered_json::array();
     for (double x : m.samples) samples.push_back(JsonNumber(x));
     mj["samples"] = std::move(samples);
+    if (!m.percentiles.empty()) {
+      mj["percentiles"] = import::PercentilesToJson(m.percentiles);
+    }
+    mj["samples_checksum"] = SamplesChecksum(m.samples);
     ms[m.name] = std::move(mj);
   }
   j["metrics"] = std::move(ms);
@@ -309,7 +497,8 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
   TRN_ASSIGN_OR_RETURN(
       const json j,
       ParseStrictJson(std::string_view(text.data(), text.size()),
-                      std::string_view(label.data(), label.size())));
+                      std::string_view(label.data(), label.size()), {},
+                      &kDocument));
   if (!j.is_object()) return Bad(label, "/", "expected a JSON object");
   Reader r(label);
   TRN_ASSIGN_OR_RETURN(std::string schema, r.String(j, "", "schema"));
@@ -333,31 +522,9 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
 
 absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
     const std::string& path, double confidence) {
-  std::error_code ec;
-  // Not only regular files: `compare <(git show REV:file) file` reads a pipe.
-  if (!std::filesystem::exists(path, ec) ||
-      std::filesystem::is_directory(path, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": no such baseline or results file"));
-  }
-  auto size = std::filesystem::file_size(path, ec);
-  if (!ec && static_cast<int64_t>(size) > kMaxBaselineBytes) {
-    return Bad(
-        path, "/",
-        absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read"));
-  }
-  // Read at most one byte past the limit, so a huge pipe cannot exhaust
-  // memory before the size check.
-  std::string text;
-  char chunk[1 << 16];
-  while (in && static_cast<int64_t>(text.size()) <= kMaxBaselineBytes) {
-    in.read(chunk, sizeof(chunk));
-    text.append(chunk, static_cast<size_t>(in.gcount()));
-  }
+  TRN_ASSIGN_OR_RETURN(
+      const std::string text,
+      ReadInputFile(path, kMaxBaselineBytes, "baseline or results file"));
   return ParseBaselineOrResults(text, path, confidence);
 }
 
@@ -386,48 +553,47 @@ bool SameBaselineApartFromWhenAndWhere(const std::string& old_text,
 
 }  // namespace
 
+std::vector<std::string> BaselineFileNames(
+    const std::vector<Baseline>& baselines) {
+  std::vector<std::string> names;
+  names.reserve(baselines.size());
+  for (const auto& b : baselines) names.push_back(b.workload + ".json");
+  return names;
+}
+
 absl::Status StageBaselines(const std::vector<Baseline>& baselines,
-                            const std::string& dir, StagedFiles& files,
+                            const std::string& dir, OutputTransaction& out,
                             int* unchanged) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir,
-                     ": cannot create the baseline folder (expected a folder "
-                     "or a path where one can be made): ",
-                     ec.message()));
-  }
+  std::vector<OutputFile> files;
+  files.reserve(baselines.size());
   for (const auto& b : baselines) {
-    const std::string path = BaselinePath(dir, b.workload);
-    const std::string text = BaselineToJsonText(b);
+    std::string text = BaselineToJsonText(b);
     // Never write a baseline that the gate would refuse to read.
     if (static_cast<int64_t>(text.size()) > kMaxBaselineBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": the baseline would be ", text.size() >> 20,
-                       " MiB; expected at most ", kMaxBaselineBytes >> 20,
-                       " MiB, which the gate can read back: lower --repeat"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          BaselinePath(dir, b.workload), ": the baseline would be ",
+          text.size() >> 20, " MiB; expected at most ", kMaxBaselineBytes >> 20,
+          " MiB, which the gate can read back: lower --repeat"));
     }
-    if (std::error_code exists_ec;
-        std::filesystem::is_regular_file(path, exists_ec)) {
-      std::ifstream in(path, std::ios::binary);
-      std::ostringstream old_text;
-      old_text << in.rdbuf();
-      if (in && SameBaselineApartFromWhenAndWhere(old_text.str(), text)) {
-        if (unchanged != nullptr) ++*unchanged;
-        continue;
-      }
+    // Read with the limits of any input: the old file may be anything.
+    if (auto old_text = ReadInputFile(BaselinePath(dir, b.workload),
+                                      kMaxBaselineBytes, "baseline file");
+        old_text.ok() && SameBaselineApartFromWhenAndWhere(*old_text, text)) {
+      if (unchanged != nullptr) ++*unchanged;
+      continue;
     }
-    TRN_RETURN_IF_ERROR(files.Stage(path, text));
+    files.push_back({b.workload + ".json", std::move(text)});
   }
-  return absl::OkStatus();
+  return out.StageFolder(dir, files);
 }
 
 absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
                            const std::string& dir) {
-  StagedFiles files;
-  TRN_RETURN_IF_ERROR(StageBaselines(baselines, dir, files));
-  return files.Commit();
+  OutputTransaction out;
+  out.PlanFolder("baseline folder", dir, BaselineFileNames(baselines));
+  TRN_RETURN_IF_ERROR(out.Check());
+  TRN_RETURN_IF_ERROR(StageBaselines(baselines, dir, out));
+  return out.Commit();
 }
 
 std::string NowUtcIso8601() {

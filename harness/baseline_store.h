@@ -3,6 +3,7 @@
 #ifndef TRNBENCH_HARNESS_BASELINE_STORE_H_
 #define TRNBENCH_HARNESS_BASELINE_STORE_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "harness/results.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 
 namespace trn {
 
@@ -29,6 +30,8 @@ struct Baseline {
   std::string device_hash;
   std::string spec_file;
   std::string spec_hash;
+  // The spec's noise_threshold when it set one, else NaN.
+  double noise_threshold = NAN;
   std::string trnbench_version;
   std::string model_version;
   uint64_t seed = 0;
@@ -37,6 +40,15 @@ struct Baseline {
   std::string git_commit;             // empty when unknown
   std::vector<MetricResult> metrics;  // summaries recomputed from samples
   std::string file;                   // where it was read from
+  // "model", or "measured" for an imported measurement (its provenance in
+  // `measurement`); a file without the field was written by the model.
+  std::string source{kSourceModel};
+  Measurement measurement;
+
+  bool measured() const { return source == kSourceMeasured; }
+  // The JSON pointer of the workload in `file`: "" for a baseline file,
+  // "/workloads/<i>" in a results file.
+  std::string pointer;
 
   const MetricResult* Find(absl::string_view metric) const;
 };
@@ -50,7 +62,11 @@ std::string BaselineToJsonText(const Baseline& b);
 
 // Reads a baseline file, or a results file (one baseline per workload), so
 // `trnbench compare` takes either. Every defect is an InvalidArgument error
-// naming `label`, the JSON path and what was expected.
+// naming `label`, the JSON path and what was expected: besides the shape,
+// a unit other than the metric's, a time or rate sample that is not > 0,
+// any negative sample, and samples that do not match their
+// samples_checksum. Time and memory are linear in the size of `text`:
+// fields the reader does not use are never stored.
 absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
     absl::string_view text, absl::string_view label, double confidence);
 absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
@@ -58,18 +74,23 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
 
 std::string BaselinePath(const std::string& dir, const std::string& workload);
 
+// The file names of `baselines` in their folder, for an output plan.
+std::vector<std::string> BaselineFileNames(
+    const std::vector<Baseline>& baselines);
+
 // Writes one file per workload under `dir` (created if missing), all or
-// none (see StagedFiles): a failure leaves every old baseline as it was, and
-// a crash or a concurrent writer never leaves a partial or mixed file.
+// none (see OutputTransaction): a failure leaves every old baseline as it
+// was, and a crash or a concurrent writer never leaves a partial or mixed
+// file.
 absl::Status SaveBaselines(const std::vector<Baseline>& baselines,
                            const std::string& dir);
-// The staging half of SaveBaselines, so that the caller can commit the
-// baselines together with its other files. A baseline whose file already
-// says the same but for `created` and `git_commit` is not rewritten (a
-// no-op refresh leaves the folder as it was); `unchanged`, when given,
-// counts them.
+// The staging half of SaveBaselines, so that the caller commits the
+// baselines with its other outputs; `dir` must be planned as a folder of
+// `out`. A baseline whose file already says the same but for `created` and
+// `git_commit` is not rewritten (a no-op refresh leaves the folder as it
+// was); `unchanged`, when given, counts them.
 absl::Status StageBaselines(const std::vector<Baseline>& baselines,
-                            const std::string& dir, StagedFiles& files,
+                            const std::string& dir, OutputTransaction& out,
                             int* unchanged = nullptr);
 
 // The current time as ISO 8601 UTC, and the source tree's git commit (or the

@@ -9,6 +9,7 @@
 
 #include "harness/baseline_store.h"
 #include "harness/results.h"
+#include "harness/serial_dependence.h"
 #include "harness/statistics.h"
 
 namespace trn {
@@ -24,6 +25,7 @@ std::string_view VerdictName(Verdict v);
 
 // The metrics a gate judges by default: the ones people ship decisions on.
 const std::vector<std::string>& DefaultGateMetrics();
+bool IsGatedMetric(std::string_view metric);
 
 struct CompareOptions {
   double threshold = 0.02;   // relative change below which nothing is called
@@ -31,6 +33,10 @@ struct CompareOptions {
   double confidence = 0.95;  // level of the change's interval
   std::vector<std::string> metrics = DefaultGateMetrics();
   bool allow_missing = false;
+  // A gated metric one side lacks, or a comparison whose interval cannot
+  // be computed, is reported as inconclusive ("not checked") instead of
+  // refused (harness/gate_inputs.h).
+  bool allow_unchecked = false;
   std::string source;  // what the baselines are called in reports
 };
 
@@ -49,11 +55,29 @@ struct MetricComparison {
   // Relative change of the median, current / baseline - 1, with interval.
   double change = 0;
   stats::Interval change_interval;
-  std::string rank_test;  // "mann-whitney-u" or "wilcoxon-signed-rank"
+  // Independent samples: the rank test whose inversion is the interval
+  // ("mann-whitney-u" or "wilcoxon-signed-rank") and a t test on log times
+  // ("welch-t-log" or "paired-t-log"). When a series is autocorrelated the
+  // rank tests' null distributions do not hold: rank_test is empty, p_rank
+  // NaN, and the t test allows for the correlation ("welch-t-log-ar1" or
+  // "paired-t-log-ar1"; see serial_dependence.h).
+  std::string rank_test;
   double p_rank = 1;
-  std::string t_test;  // "welch-t-log" or "paired-t-log"
+  std::string t_test;
   double p_t = 1;
+  // The test behind the verdict, whose inversion is change_interval, and
+  // its raw p-value: the one Holm adjusts (p_rank, or p_t when
+  // autocorrelated). NaN when nothing could be computed; such a row is not
+  // counted in Holm's m.
+  std::string test;
+  double p_value = 1;
   double p_adjusted = 1;  // Holm over every comparison of the run
+  // What the order of each side's samples says (and, when paired, of the
+  // per-repeat log ratios).
+  stats::SeriesDiagnostics baseline_series;
+  stats::SeriesDiagnostics current_series;
+  stats::SeriesDiagnostics paired_series;
+  bool autocorrelation_adjusted = false;
   Verdict verdict = Verdict::kUnchanged;
   std::string reason;
   int64_t repeats_to_resolve = 0;  // for inconclusive verdicts
@@ -65,11 +89,24 @@ struct ComparisonReport {
   double threshold = 0.02;
   double alpha = 0.05;
   double confidence = 0.95;
-  int64_t comparisons = 0;  // the m of Holm's correction
+  // The m of Holm's correction: rows with a p-value (a row whose samples
+  // could not be compared has none and takes no part).
+  int64_t comparisons = 0;
   std::vector<MetricComparison> rows;
 
   bool AnyRegression() const;
 };
+
+// "±2.00%" when every row uses one threshold, else the report's threshold
+// and the rows that differ: "±2.00% (±10.00% for rmsnorm_fused)". For the
+// header of every rendering, so it says what was applied.
+std::string ThresholdText(const ComparisonReport& report);
+
+// The threshold a comparison applies, one rule for runs and files: the
+// current side's recorded spec noise_threshold, else the baseline's, else
+// `flag` (--threshold). NaN means "not recorded".
+double ApplicableThreshold(double current_spec, double baseline_spec,
+                           double flag);
 
 // The comparison of one metric's samples, before multiple-testing
 // correction and verdict (exposed for tests and experiments).
@@ -82,7 +119,6 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
 // when it is reported as `new`. A baseline of another device is an error.
 absl::StatusOr<ComparisonReport> CompareWithBaselines(
     const RunResult& run, const std::vector<Baseline>& baselines,
-    const std::vector<double>& thresholds_per_workload,
     const CompareOptions& options);
 
 // Offline: compares two loaded files workload by workload (those present in

@@ -12,8 +12,8 @@
 #include "boost/math/distributions/normal.hpp"
 #include "boost/math/distributions/students_t.hpp"
 #include "boost/math/special_functions/log1p.hpp"
-#include "support/counter_rng.h"
 #include "harness/boost_policy.h"
+#include "support/counter_rng.h"
 
 namespace trn::stats {
 namespace {
@@ -181,6 +181,29 @@ OrderRank NormalOrderRank(size_t count, double sigma, double confidence) {
   return out;
 }
 
+// The null distribution of S = #{pairwise quantities > delta} at the true
+// shift, shared by an interval and the test it inverts: exact (a pmf over
+// 0..count) or normal with standard deviation sigma.
+struct RankNull {
+  size_t count = 0;
+  std::vector<double> pmf;  // empty: normal approximation
+  double sigma = NAN;
+  bool exact() const { return !pmf.empty(); }
+};
+
+double RankNullP(const RankNull& null, double s) {
+  if (null.exact()) return ExactTwoSidedP(null.pmf, s);
+  return NormalApproximation(s, static_cast<double>(null.count) / 2.0,
+                             null.sigma)
+      .p_value;
+}
+
+OrderRank RankNullOrder(const RankNull& null, double confidence) {
+  if (!ValidConfidence(confidence)) return OrderRank{};
+  return null.exact() ? ExactOrderRank(null.pmf, confidence)
+                      : NormalOrderRank(null.count, null.sigma, confidence);
+}
+
 // First index c in [lo, hi) with !pred(c), for pred true-then-false.
 template <typename Pred>
 size_t PartitionPoint(size_t lo, size_t hi, const Pred& pred) {
@@ -299,10 +322,17 @@ double SelectKth(const Matrix& m, size_t k, size_t materialize_at) {
 }
 
 // Median (type 7, so the same number QuantileSorted would give on the
-// materialised values) and order-rank interval of an implicit row-sorted
-// multiset of `count` values.
+// materialised values), order-rank interval and the p-value of the test the
+// interval inverts, for an implicit row-sorted multiset of `count` values.
+// At delta = 0 the statistic S = #{values > delta} is #{values > 0} just
+// above 0 and #{values >= 0} just below; values equal to 0 (cross-sample
+// ties, zero paired differences) make these differ, and the p-value is the
+// largest over that range, so that 0 lies in the interval exactly when
+// 1 - p < confidence (the interval's own coverage rule, see ExactOrderRank).
+// Without such values S is the usual U or W+ and p is the textbook (and R's)
+// p-value.
 template <typename Matrix>
-ShiftEstimate ShiftFromMatrix(const Matrix& m, const OrderRank& rank,
+ShiftEstimate ShiftFromMatrix(const Matrix& m, const RankNull& null,
                               double confidence) {
   ShiftEstimate out;
   const size_t count = m.count();
@@ -313,6 +343,24 @@ ShiftEstimate ShiftFromMatrix(const Matrix& m, const OrderRank& rank,
     const double lower = SelectKth(m, count / 2 - 1, kMaterializeAt);
     out.estimate = upper - (upper - lower) * 0.5;
   }
+  std::vector<size_t> lo = m.RowBegins();
+  const std::vector<size_t> hi = m.RowEnds();
+  size_t below = 0;
+  size_t zero = 0;
+  for (size_t r = 0; r < lo.size(); ++r) {
+    const size_t lt =
+        PartitionPoint(lo[r], hi[r], [&](size_t c) { return m(r, c) < 0.0; });
+    const size_t le =
+        PartitionPoint(lt, hi[r], [&](size_t c) { return m(r, c) <= 0.0; });
+    below += lt - lo[r];
+    zero += le - lt;
+  }
+  const size_t s_low = count - below - zero;
+  const size_t s_high = count - below;
+  out.statistic = static_cast<double>(std::clamp(count / 2, s_low, s_high));
+  out.exact = null.exact();
+  out.p_value = RankNullP(null, out.statistic);
+  const OrderRank rank = RankNullOrder(null, confidence);
   if (rank.k == 0) return out;
   out.interval.low = SelectKth(m, rank.k - 1, kMaterializeAt);
   out.interval.high = SelectKth(m, count - rank.k, kMaterializeAt);
@@ -476,21 +524,19 @@ ShiftEstimate HodgesLehmannShift(std::span<const double> a,
   const size_t n2 = sb.size();
   const size_t count = n1 * n2;
 
-  OrderRank rank;
-  if (ValidConfidence(confidence)) {
-    const double ties = TieTerm(sa) + TieTerm(sb);
-    if (ties == 0.0 && SmallEnoughForExact(n1) && SmallEnoughForExact(n2)) {
-      rank = ExactOrderRank(MannWhitneyNullPmf(n1, n2), confidence);
-    } else {
-      const auto dn1 = static_cast<double>(n1);
-      const auto dn2 = static_cast<double>(n2);
-      const double n = dn1 + dn2;
-      const double sigma =
-          std::sqrt((dn1 * dn2 / 12.0) * ((n + 1.0) - ties / (n * (n - 1.0))));
-      rank = NormalOrderRank(count, sigma, confidence);
-    }
+  RankNull null;
+  null.count = count;
+  const double ties = TieTerm(sa) + TieTerm(sb);
+  if (ties == 0.0 && SmallEnoughForExact(n1) && SmallEnoughForExact(n2)) {
+    null.pmf = MannWhitneyNullPmf(n1, n2);
+  } else {
+    const auto dn1 = static_cast<double>(n1);
+    const auto dn2 = static_cast<double>(n2);
+    const double n = dn1 + dn2;
+    null.sigma =
+        std::sqrt((dn1 * dn2 / 12.0) * ((n + 1.0) - ties / (n * (n - 1.0))));
   }
-  return ShiftFromMatrix(PairwiseDifference{sa, sb}, rank, confidence);
+  return ShiftFromMatrix(PairwiseDifference{sa, sb}, null, confidence);
 }
 
 ShiftEstimate WalshAverageShift(std::span<const double> diffs,
@@ -500,19 +546,17 @@ ShiftEstimate WalshAverageShift(std::span<const double> diffs,
   const size_t n = sd.size();
   const size_t count = n * (n + 1) / 2;
 
-  OrderRank rank;
-  if (ValidConfidence(confidence)) {
-    const double ties = TieTerm(sd);
-    if (ties == 0.0 && SmallEnoughForExact(n)) {
-      rank = ExactOrderRank(SignedRankNullPmf(n), confidence);
-    } else {
-      const auto dn = static_cast<double>(n);
-      const double sigma =
-          std::sqrt(dn * (dn + 1.0) * (2.0 * dn + 1.0) / 24.0 - ties / 48.0);
-      rank = NormalOrderRank(count, sigma, confidence);
-    }
+  RankNull null;
+  null.count = count;
+  const double ties = TieTerm(sd);
+  if (ties == 0.0 && SmallEnoughForExact(n)) {
+    null.pmf = SignedRankNullPmf(n);
+  } else {
+    const auto dn = static_cast<double>(n);
+    null.sigma =
+        std::sqrt(dn * (dn + 1.0) * (2.0 * dn + 1.0) / 24.0 - ties / 48.0);
   }
-  return ShiftFromMatrix(WalshAverage{sd}, rank, confidence);
+  return ShiftFromMatrix(WalshAverage{sd}, null, confidence);
 }
 
 std::vector<double> HolmAdjust(std::span<const double> p_values) {

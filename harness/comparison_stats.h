@@ -69,6 +69,17 @@ struct ShiftEstimate {
   // probability, or its normal approximation); at least interval.level, NaN
   // when the interval is undefined.
   double coverage = NAN;
+  // The two-sided p-value of the rank test this interval inverts, at zero
+  // shift, and its statistic S = #{pairwise differences (or Walsh
+  // averages) > 0}. Where some of them equal 0 exactly (ties across the two
+  // samples, zero paired differences) S ranges over #{> 0}..#{>= 0} and p
+  // is the largest over that range: 0 is inside the interval exactly when
+  // 1 - p < confidence, whatever the ties. Without such zeros, p equals
+  // MannWhitneyU's (R's wilcox.test) or WilcoxonSignedRank's. NaN only for
+  // an empty sample.
+  double p_value = NAN;
+  double statistic = NAN;
+  bool exact = false;
 };
 
 // Hodges-Lehmann shift of b relative to a: the median of the n1 n2 pairwise

@@ -3,8 +3,10 @@
 #ifndef TRNBENCH_HARNESS_RESULTS_H_
 #define TRNBENCH_HARNESS_RESULTS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +34,10 @@ struct MetricResult {
   bool lower_is_better = true;
   std::vector<double> samples;  // in repeat order
   stats::Summary summary;
+  // A measured summary without samples (nki.benchmark's table, neuron-bench
+  // info.json): (percent, value) pairs, ascending; `samples` is then empty
+  // and `summary` holds these percentiles where it has a field for them.
+  std::vector<std::pair<double, double>> percentiles;
 };
 
 // Per-op averages per recorded iteration, like key_averages() / steps.
@@ -43,10 +49,10 @@ struct OpResult {
   double calls = 0;
 };
 
-// Speed-up of a variant over the first variant of its family: the ratio of
-// median device times, with a bootstrap interval.
+// Speed-up of a variant over the first variant of its family of the same
+// size: the ratio of median device times, with a bootstrap interval.
 struct Speedup {
-  std::string baseline;  // empty when this is the family's first variant
+  std::string baseline;  // empty when no earlier variant has the same size
   std::string metric;
   double ratio = 1.0;
   stats::Interval interval;
@@ -61,6 +67,9 @@ struct WorkloadResult {
   std::string description;
   std::string spec_file;
   std::string spec_hash;
+  // The spec's noise_threshold, NaN when the spec sets none: recorded so
+  // that `compare OLD NEW` applies the same threshold as the run did.
+  double noise_threshold = NAN;
   int64_t instructions = 0;  // per run
   int64_t dispatches = 0;    // hardware executions per run
   std::vector<MetricResult> metrics;
@@ -80,6 +89,23 @@ struct WorkloadResult {
   }
 };
 
+// Where a measured results document came from (docs/results-format.md).
+struct MeasuredInput {
+  std::string file;     // as given on the command line
+  std::string fnv1a64;  // of its bytes, hex
+  int64_t bytes = 0;
+};
+struct Measurement {
+  std::string format;         // as `trnbench import --format` names it
+  std::string tool;           // the tool that measured
+  std::string tool_version;   // empty when the files do not say
+  std::string instance_type;  // empty when the files do not say
+  std::vector<MeasuredInput> inputs;
+};
+
+inline constexpr std::string_view kSourceModel = "model";
+inline constexpr std::string_view kSourceMeasured = "measured";
+
 struct RunResult {
   int schema_version = kResultsSchemaVersion;
   std::string trnbench_version;
@@ -93,6 +119,11 @@ struct RunResult {
   Schedule schedule;
   double confidence = 0.95;
   std::vector<WorkloadResult> workloads;
+  // "model" (the timing model ran) or "measured" (`trnbench import`).
+  std::string source{kSourceModel};
+  Measurement measurement;  // only for measured results
+
+  bool measured() const { return source == kSourceMeasured; }
 };
 
 }  // namespace trn

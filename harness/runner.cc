@@ -58,6 +58,7 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   r.description = spec.description;
   r.spec_file = spec.file;
   r.spec_hash = spec.content_hash;
+  r.noise_threshold = spec.noise_threshold.value_or(NAN);
   r.instructions = program.InstructionCount();
   r.dispatches = static_cast<int64_t>(program.dispatches.size());
   for (const TensorDecl& t : spec.tensors) {

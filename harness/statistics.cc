@@ -9,8 +9,8 @@
 
 #include "boost/math/distributions/binomial.hpp"
 #include "boost/math/distributions/students_t.hpp"
-#include "support/counter_rng.h"
 #include "harness/boost_policy.h"
+#include "support/counter_rng.h"
 
 namespace trn::stats {
 namespace {
@@ -74,6 +74,30 @@ Interval StudentInterval(const Moments& m, size_t n, double confidence) {
   return Interval{.low = m.mean - half_width,
                   .high = m.mean + half_width,
                   .level = confidence};
+}
+
+// The summary's intervals for an autocorrelated series: the standard
+// error and the binomial count's spread both inflated by the AR(1)
+// variance inflation, with Student t quantiles at the series' dof.
+void DependentIntervals(std::span<const double> sorted, const Moments& m,
+                        const SeriesDiagnostics& series, double confidence,
+                        Summary& s) {
+  const auto n = static_cast<double>(sorted.size());
+  const boost::math::students_t_distribution<double, NoThrowPolicy> t_dist(
+      series.dof);
+  const double q = boost::math::quantile(t_dist, (1.0 + confidence) / 2.0);
+  const double se = m.stddev * std::sqrt(series.variance_inflation / n);
+  s.mean_ci = Interval{
+      .low = m.mean - q * se, .high = m.mean + q * se, .level = confidence};
+  const double count_sd = std::sqrt(n * series.variance_inflation) / 2.0;
+  const double j = std::floor(n / 2.0 - q * count_sd);
+  if (!(j >= 1.0)) return;
+  const auto lo = static_cast<size_t>(j);
+  s.median_ci = Interval{.low = sorted[lo - 1],
+                         .high = sorted[sorted.size() - lo],
+                         .level = confidence};
+  s.median_ci_coverage =
+      1.0 - 2.0 * boost::math::cdf(t_dist, (j - 0.5 - n / 2.0) / count_sd);
 }
 
 }  // namespace
@@ -154,8 +178,13 @@ Summary Summarize(std::span<const double> samples, double confidence) {
   std::sort(deviations.begin(), deviations.end());
   s.mad = QuantileSorted(deviations, 0.5);
 
-  s.mean_ci = StudentInterval(m, xs.size(), confidence);
-  s.median_ci = MedianInterval(xs, confidence, &s.median_ci_coverage);
+  s.series = DiagnoseSeries(samples);
+  if (s.series.autocorrelated && ValidConfidence(confidence)) {
+    DependentIntervals(xs, m, s.series, confidence, s);
+  } else {
+    s.mean_ci = StudentInterval(m, xs.size(), confidence);
+    s.median_ci = MedianInterval(xs, confidence, &s.median_ci_coverage);
+  }
 
   const double low_mild_fence = s.p25 - 1.5 * s.iqr;
   const double low_severe_fence = s.p25 - 3.0 * s.iqr;

@@ -10,15 +10,10 @@
 #include <span>
 #include <vector>
 
-namespace trn::stats {
+#include "harness/interval.h"
+#include "harness/serial_dependence.h"
 
-// A confidence interval. Every field is NaN when the interval is undefined
-// (too few samples, bad confidence), so callers need one check: isnan(low).
-struct Interval {
-  double low = NAN;
-  double high = NAN;
-  double level = NAN;
-};
+namespace trn::stats {
 
 // Tukey-fence outlier counts. Outliers are counted, never dropped: a
 // benchmark's tail is part of what it measures.
@@ -53,8 +48,16 @@ struct Summary {
   Interval mean_ci;    // Student t; NaN for n < 2.
   Interval median_ci;  // Order statistics; NaN when no pair reaches the level.
   // Exact coverage of the order statistics chosen for median_ci; at least
-  // the requested confidence, NaN when median_ci is undefined.
+  // the requested confidence, NaN when median_ci is undefined. When the
+  // series is autocorrelated, the normal-approximation coverage instead.
   double median_ci_coverage = NAN;
+  // Serial correlation, drift and bimodality of the samples in the order
+  // they were given. When autocorrelated, mean_ci uses the AR(1)-inflated
+  // standard error with series.dof degrees of freedom, and median_ci the
+  // order statistics n/2 -+ t sqrt(n * inflation) / 2 (the binomial
+  // count's variance inflated the same way: conservative, as the
+  // indicators' correlation is below the values').
+  SeriesDiagnostics series;
   // Tukey fences on p25/p75: mild is beyond 1.5 IQR but not beyond 3 IQR,
   // severe is beyond 3 IQR ("beyond" is strict, so a fence value itself is
   // not an outlier and all-equal samples have none).
@@ -65,9 +68,10 @@ struct Summary {
 // Returns NaN if `sorted` is empty or p is outside [0, 1].
 double QuantileSorted(std::span<const double> sorted, double p);
 
-// `samples` must be finite; confidence in (0, 1). n == 0 gives a Summary
-// with n = 0 and NaN everywhere. The result does not depend on the order of
-// `samples` (sums run over the sorted copy).
+// `samples` must be finite, in the order they were taken; confidence in
+// (0, 1). n == 0 gives a Summary with n = 0 and NaN everywhere. Only
+// `series` (and the intervals, when it finds autocorrelation) depends on
+// the order of `samples`: sums run over the sorted copy.
 Summary Summarize(std::span<const double> samples, double confidence);
 
 // Student t interval for the mean: mean +- t_{(1+c)/2, n-1} * s / sqrt(n).

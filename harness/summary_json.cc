@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "harness/serial_dependence.h"
+
 namespace trn {
 namespace {
 
@@ -100,7 +102,23 @@ nlohmann::ordered_json SummaryToJson(const stats::Summary& s) {
        [std::string(f.key.substr(slash + 1))] = FieldValue(f, s);
     }
   }
+  // The series diagnostics are not figures in the metric's unit (booleans,
+  // notes): they follow the table's fields.
+  j["series"] = SeriesToJson(s.series);
   return j;
+}
+
+nlohmann::ordered_json SeriesToJson(const stats::SeriesDiagnostics& d) {
+  return {{"lag1", JsonNumber(d.lag1)},
+          {"rho", JsonNumber(d.rho)},
+          {"p_autocorrelation", JsonNumber(d.p_autocorrelation)},
+          {"autocorrelated", d.autocorrelated},
+          {"effective_n", JsonNumber(d.effective_n)},
+          {"drift", JsonNumber(d.drift)},
+          {"p_drift", JsonNumber(d.p_drift)},
+          {"drifting", d.drifting},
+          {"bimodal", d.bimodal},
+          {"notes", stats::DiagnosticNotes(d)}};
 }
 
 nlohmann::ordered_json ScheduleToJson(const Schedule& s) {
@@ -117,6 +135,11 @@ void SetWorkloadIdentity(const WorkloadResult& w, nlohmann::ordered_json& j) {
   j["description"] = w.description;
   j["spec_file"] = w.spec_file;
   j["spec_hash"] = w.spec_hash;
+  // Only when the spec sets one, so files of specs without it keep their
+  // exact bytes.
+  if (std::isfinite(w.noise_threshold)) {
+    j["noise_threshold"] = w.noise_threshold;
+  }
 }
 
 }  // namespace trn

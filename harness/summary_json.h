@@ -43,8 +43,13 @@ std::string CsvColumnName(const SummaryField& field);
 // JSON has no NaN or infinity: an undefined statistic is written as null.
 nlohmann::ordered_json JsonNumber(double x);
 
-// A summary's fields, as documented in docs/results-format.md.
+// A summary's fields, as documented in docs/results-format.md: the table's
+// fields, then "series".
 nlohmann::ordered_json SummaryToJson(const stats::Summary& s);
+
+// The summary's "series" object: lag1, rho, p_autocorrelation,
+// autocorrelated, effective_n, drift, p_drift, drifting, bimodal, notes.
+nlohmann::ordered_json SeriesToJson(const stats::SeriesDiagnostics& d);
 
 // The schedule object of results and profile files: wait, warmup, repeat
 // and first_active_index.

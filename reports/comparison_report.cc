@@ -16,12 +16,11 @@ std::string RenderComparisonReport(const ComparisonReport& r,
   std::string out = "\n";
   out += WrapText(
       absl::StrFormat(
-          "comparison with %s \xC2\xB7 threshold \xC2\xB1%s \xC2\xB7 "
+          "comparison with %s \xC2\xB7 threshold %s \xC2\xB7 "
           "false-alarm rate %.2f (Holm over %d comparisons) \xC2\xB7 %s "
           "intervals",
           r.baseline_source.empty() ? "baseline" : r.baseline_source,
-          FormatPercent(r.threshold), r.alpha, r.comparisons,
-          FormatLevel(r.confidence)),
+          ThresholdText(r), r.alpha, r.comparisons, FormatLevel(r.confidence)),
       style.width);
   std::vector<const MetricComparison*> rows;
   for (const auto& c : r.rows) rows.push_back(&c);
@@ -72,6 +71,8 @@ nlohmann::ordered_json ComparisonRowToJson(const MetricComparison& c) {
   row["p_rank"] = JsonNumber(c.p_rank);
   row["t_test"] = c.t_test;
   row["p_t"] = JsonNumber(c.p_t);
+  row["test"] = c.test;
+  row["p"] = JsonNumber(c.p_value);
   row["p_adjusted"] = JsonNumber(c.p_adjusted);
   row["verdict"] = std::string(VerdictName(c.verdict));
   row["reason"] = c.reason;

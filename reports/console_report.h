@@ -1,5 +1,7 @@
 // The terminal report: per family a summary table with intervals and
-// speed-ups, NKI benchmark figures, then per-variant op tables. Tables
+// speed-ups, NKI benchmark figures and series notes, then per-variant op
+// tables; a measured run shows every metric of each workload instead of the
+// family tables. Tables
 // wider than the terminal fold their columns (text_table.h).
 #ifndef TRNBENCH_REPORTS_CONSOLE_REPORT_H_
 #define TRNBENCH_REPORTS_CONSOLE_REPORT_H_

@@ -21,11 +21,14 @@ constexpr char kEol[] = "\r\n";  // RFC 4180 records end with CRLF
 // The speed-up object's fields and the comparison row's, in summary.csv:
 // each column is the results document's key (prefixed with its object for
 // the speed-up), its value the same number in the same unit.
+constexpr std::string_view kSeriesKeys[] = {
+    "lag1",  "rho",     "p_autocorrelation", "autocorrelated", "effective_n",
+    "drift", "p_drift", "drifting",          "bimodal",        "notes"};
 constexpr std::string_view kSpeedupKeys[] = {"baseline", "ratio", "ci_low",
                                              "ci_high"};
 constexpr std::string_view kComparisonKeys[] = {
-    "baseline_median", "change",  "change_ci_low",
-    "change_ci_high",  "p_rank",  "p_t",
+    "baseline_median", "change",  "change_ci_low", "change_ci_high",
+    "p_rank",          "p_t",     "test",          "p",
     "p_adjusted",      "verdict", "reason"};
 
 void AppendRow(std::string& out, const std::vector<std::string>& fields) {
@@ -37,9 +40,17 @@ void AppendRow(std::string& out, const std::vector<std::string>& fields) {
 }
 
 // A JSON value as a CSV field: numbers as the shortest round trip, null
-// (undefined) as an empty field.
+// (undefined) as an empty field, a list of strings (notes) joined by "; ".
 std::string Field(const ordered_json& v) {
   if (v.is_null()) return "";
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& x : v) {
+      if (!out.empty()) out += "; ";
+      out += Field(x);
+    }
+    return out;
+  }
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_integer()) return v.dump();
@@ -55,6 +66,9 @@ std::string SummaryCsv(const RunResult& run,
                                      "metric",   "unit",   "lower_is_better"};
   for (const SummaryField& f : SummaryFields()) {
     header.push_back(CsvColumnName(f));
+  }
+  for (std::string_view k : kSeriesKeys) {
+    header.push_back("series_" + std::string(k));
   }
   for (std::string_view k : kSpeedupKeys) {
     header.push_back("speedup_" + std::string(k));
@@ -73,6 +87,10 @@ std::string SummaryCsv(const RunResult& run,
         row.push_back(f.unit == SummaryUnit::kCount && std::isfinite(v)
                           ? absl::StrCat(static_cast<int64_t>(v))
                           : ShortestDouble(v));
+      }
+      const ordered_json series = SeriesToJson(m.summary.series);
+      for (std::string_view k : kSeriesKeys) {
+        row.push_back(Field(series.at(std::string(k))));
       }
       // The speed-up is of one metric; the other rows leave it empty.
       for (std::string_view k : kSpeedupKeys) {

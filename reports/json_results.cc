@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "harness/import/measurement_json.h"
+#include "harness/samples_checksum.h"
 #include "harness/summary_json.h"
 #include "reports/comparison_report.h"
 
@@ -31,6 +33,9 @@ ordered_json ResultsToJson(const RunResult& run,
   j["schema_version"] = run.schema_version;
   j["trnbench_version"] = run.trnbench_version;
   j["model_version"] = run.model_version;
+  j["source"] = run.source;
+  if (run.measured())
+    j["measurement"] = import::MeasurementToJson(run.measurement);
   j["device"] = {{"name", run.device},
                  {"content_hash", run.device_hash},
                  {"calibrated", run.device_calibrated}};
@@ -51,6 +56,10 @@ ordered_json ResultsToJson(const RunResult& run,
       ordered_json samples = ordered_json::array();
       for (double x : m.samples) samples.push_back(Num(x));
       mj["samples"] = std::move(samples);
+      if (!m.percentiles.empty()) {
+        mj["percentiles"] = import::PercentilesToJson(m.percentiles);
+      }
+      mj["samples_checksum"] = SamplesChecksum(m.samples);
       ms[m.name] = std::move(mj);
     }
     wj["metrics"] = std::move(ms);

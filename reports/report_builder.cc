@@ -6,7 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
+#include "harness/comparison.h"
+#include "harness/serial_dependence.h"
 #include "reports/forest_plot.h"
+#include "reports/measurement_text.h"
 #include "reports/number_format.h"
 #include "reports/report_tables.h"
 #include "reports/svg_plot.h"
@@ -183,9 +186,9 @@ std::vector<DocBlock> VerdictBlocks(const ComparisonReport& c) {
       StrongText(RegressionCount(c)) + PlainText(" with ") +
       CodeText(c.baseline_source.empty() ? "baseline" : c.baseline_source) +
       PlainText(absl::StrFormat(
-          " \xC2\xB7 noise threshold \xC2\xB1%s \xC2\xB7 false-alarm rate "
+          " \xC2\xB7 noise threshold %s \xC2\xB7 false-alarm rate "
           "%.2f (Holm) \xC2\xB7 %s intervals",
-          FormatPercent(c.threshold), c.alpha, FormatLevel(c.confidence)));
+          ThresholdText(c), c.alpha, FormatLevel(c.confidence)));
   DocFigure forest;
   forest.file = kForestPlotFile;
   forest.caption =
@@ -224,22 +227,30 @@ ReportDoc BuildReport(const ReportInputs& in) {
   const std::string level = FormatLevel(run.confidence);
   ReportDoc doc;
   doc.title = "trnbench report";
-  doc.blocks.push_back(Paragraph(
-      PlainText(absl::StrFormat("trnbench %s \xC2\xB7 timing model %s "
-                                "\xC2\xB7 device ",
-                                run.trnbench_version, run.model_version)) +
-      CodeText(run.device) +
-      PlainText(absl::StrFormat(
-          " (profile %s) \xC2\xB7 seed %d \xC2\xB7 wait %d / warmup %d / "
-          "repeat %d \xC2\xB7 %s intervals",
-          run.device_hash, run.seed, run.schedule.wait, run.schedule.warmup,
-          run.schedule.repeat, level))));
-  doc.blocks.push_back(Paragraph(PlainText(
-      "Figures come from the NeuronCore timing model. Intervals of a median "
-      "are distribution-free (order statistics); speed-ups are ratios of "
-      "median device times of variants of the same size, with "
-      "percentile-bootstrap intervals; outliers (Tukey fences) are counted, "
-      "never dropped. The raw samples are in results.json and samples.csv.")));
+  if (run.measured()) {
+    doc.blocks.push_back(Paragraph(PlainText(
+        absl::StrFormat("trnbench %s \xC2\xB7 %s \xC2\xB7 %s intervals",
+                        run.trnbench_version, MeasurementLine(run), level))));
+    doc.blocks.push_back(Paragraph(PlainText(MeasurementNote(run))));
+  } else {
+    doc.blocks.push_back(Paragraph(
+        PlainText(absl::StrFormat("trnbench %s \xC2\xB7 timing model %s "
+                                  "\xC2\xB7 device ",
+                                  run.trnbench_version, run.model_version)) +
+        CodeText(run.device) +
+        PlainText(absl::StrFormat(
+            " (profile %s) \xC2\xB7 seed %d \xC2\xB7 wait %d / warmup %d / "
+            "repeat %d \xC2\xB7 %s intervals",
+            run.device_hash, run.seed, run.schedule.wait, run.schedule.warmup,
+            run.schedule.repeat, level))));
+    doc.blocks.push_back(Paragraph(PlainText(
+        "Figures come from the NeuronCore timing model. Intervals of a median "
+        "are distribution-free (order statistics); speed-ups are ratios of "
+        "median device times of variants of the same size, with "
+        "percentile-bootstrap intervals; outliers (Tukey fences) are counted, "
+        "never dropped. The raw samples are in results.json and "
+        "samples.csv.")));
+  }
   if (in.comparison != nullptr) {
     for (auto& b : VerdictBlocks(*in.comparison)) {
       doc.blocks.push_back(std::move(b));
@@ -263,6 +274,19 @@ ReportDoc BuildReport(const ReportInputs& in) {
     doc.blocks.push_back(Paragraph(std::move(intro)));
     doc.blocks.push_back(
         TableBlock(FamilySummaryTable(ws, run.confidence, in.comparison)));
+    std::vector<Text> series_notes;
+    for (const WorkloadResult* w : ws) {
+      for (const auto& m : w->metrics) {
+        if (!IsGatedMetric(m.name)) continue;  // the tables' metrics
+        for (const auto& n : stats::DiagnosticNotes(m.summary.series)) {
+          series_notes.push_back(CodeText(w->name) +
+                                 PlainText(absl::StrCat(" ", m.name, " ", n)));
+        }
+      }
+    }
+    if (!series_notes.empty()) {
+      doc.blocks.push_back(List(std::move(series_notes)));
+    }
     const ReportTable nki = NkiBenchmarkTable(ws, run.confidence);
     if (!nki.rows.empty()) {
       doc.blocks.push_back(

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device_model/metrics.h"
+#include "harness/measured_metrics.h"
 #include "harness/summary_json.h"
 #include "reports/number_format.h"
 
@@ -224,7 +225,7 @@ ReportTable ComparisonTable(std::span<const MetricComparison* const> rows,
               "p adjusted (Holm)"};
   AlignAll(t, {0, 1, 2});
   for (const MetricComparison* c : rows) {
-    const MetricInfo* info = FindMetric(c->metric);
+    const MetricInfo* info = FindAnyMetric(c->metric);
     const Unit unit = info == nullptr ? Unit::kCount : info->unit;
     t.rows.push_back(
         {Name(c->workload), Name(c->metric), VerdictCell(c->verdict),
@@ -257,6 +258,33 @@ ReportTable AllMetricsTable(const WorkloadGroup& family, double confidence) {
       }
       t.rows.push_back(std::move(row));
     }
+  }
+  return t;
+}
+
+ReportTable MeasuredMetricsTable(const WorkloadResult& w, double confidence) {
+  ReportTable t;
+  t.header = {
+      "metric",        Label("n"),
+      Label("median"), absl::StrCat(FormatLevel(confidence), " interval"),
+      Label("p01"),    Label("p50"),
+      Label("p99"),    Label("cv"),
+      "outliers"};
+  AlignAll(t, {0});
+  for (const MetricResult& m : w.metrics) {
+    const Unit unit = MetricUnit(m);
+    const stats::Summary& s = m.summary;
+    const bool summary_only = m.samples.empty();
+    std::vector<TableCell> row = {Name(m.name),
+                                  Text(summary_only ? "-" : Stat(s, "n", unit)),
+                                  Text(Stat(s, "median", unit)),
+                                  Text(summary_only ? "none: percentiles only"
+                                                    : MedianInterval(s, unit))};
+    for (const char* key : {"p01", "p50", "p99", "cv"}) {
+      row.push_back(Text(Stat(s, key, unit)));
+    }
+    row.push_back(Text(summary_only ? "-" : Outliers(s.outliers)));
+    t.rows.push_back(std::move(row));
   }
   return t;
 }

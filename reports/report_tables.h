@@ -61,6 +61,12 @@ ReportTable ComparisonTable(std::span<const MetricComparison* const> rows,
 // Every metric of every variant: median, interval, p1 / p50 / p99, CV.
 ReportTable AllMetricsTable(const WorkloadGroup& family, double confidence);
 
+// Every metric of one measured workload: n, median and its interval, p1 /
+// p50 / p99, CV, outliers. A metric the tool summarised without samples
+// shows its percentiles and no interval ("none: percentiles only").
+ReportTable MeasuredMetricsTable(const WorkloadResult& workload,
+                                 double confidence);
+
 // The per-op averages of one run, like torch.profiler's key_averages().
 ReportTable OpTable(const WorkloadResult& workload);
 // Its caption: hardware executions and instructions per run.

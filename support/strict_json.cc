@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "support/message_text.h"
@@ -47,32 +48,53 @@ class StrictTreeBuilder {
   using string_t = Json::string_t;
   using binary_t = Json::binary_t;
 
-  StrictTreeBuilder(std::string_view label, std::string_view depth_note)
-      : label_(label), depth_note_(depth_note) {}
+  StrictTreeBuilder(std::string_view label, std::string_view depth_note,
+                    const JsonShape* shape)
+      : label_(label), depth_note_(depth_note), shape_(shape) {}
 
-  bool null() { return Add(nullptr); }
-  bool boolean(bool v) { return Add(v); }
-  bool number_integer(number_integer_t v) { return Add(v); }
-  bool number_unsigned(number_unsigned_t v) { return Add(v); }
-  bool number_float(number_float_t v, const string_t& /*unused*/) {
-    return Add(v);
+  bool null() { return skipping_ ? SkipScalar() : Add(nullptr); }
+  bool boolean(bool v) { return skipping_ ? SkipScalar() : Add(v); }
+  bool number_integer(number_integer_t v) {
+    return skipping_ ? SkipScalar() : Add(v);
   }
-  bool string(string_t& v) { return Add(std::move(v)); }
-  bool binary(binary_t& v) { return Add(Json::binary(std::move(v))); }
-  bool start_object(std::size_t /*unused*/) { return Open(Json::object()); }
-  bool start_array(std::size_t /*unused*/) { return Open(Json::array()); }
-  bool end_object() { return Close(); }
-  bool end_array() { return Close(); }
+  bool number_unsigned(number_unsigned_t v) {
+    return skipping_ ? SkipScalar() : Add(v);
+  }
+  bool number_float(number_float_t v, const string_t& /*unused*/) {
+    return skipping_ ? SkipScalar() : Add(v);
+  }
+  bool string(string_t& v) {
+    return skipping_ ? SkipScalar() : Add(std::move(v));
+  }
+  bool binary(binary_t& v) {
+    return skipping_ ? SkipScalar() : Add(Json::binary(std::move(v)));
+  }
+  bool start_object(std::size_t /*unused*/) {
+    return skipping_ ? SkipOpen() : Open(Json::object());
+  }
+  bool start_array(std::size_t /*unused*/) {
+    return skipping_ ? SkipOpen() : Open(Json::array());
+  }
+  bool end_object() { return skipping_ ? SkipClose() : Close(); }
+  bool end_array() { return skipping_ ? SkipClose() : Close(); }
 
   bool key(string_t& k) {
+    if (skipping_) return true;  // inside a value that is not kept
     Frame& f = frames_.back();
     f.key = k;
+    if (f.shape != nullptr) {
+      const JsonShape* child = nullptr;
+      if (!f.shape->Find(k, child)) {
+        // Not stored, but still once per object: a second copy could be
+        // read differently by another tool.
+        if (!f.skipped.insert(k).second) return Duplicate(k);
+        skipping_ = true;
+        return true;
+      }
+      f.child_shape = child;
+    }
     if (f.node->contains(k)) {
-      status_ = Refuse(label_, Path(),
-                       absl::StrFormat("duplicate key \"%s\"; each key may "
-                                       "appear once in an object",
-                                       k));
-      return false;
+      return Duplicate(k);
     }
     return true;
   }
@@ -93,10 +115,44 @@ class StrictTreeBuilder {
   // open, and elements are added only to the innermost container, so these
   // pointers stay valid.
   struct Frame {
-    Json* node;
+    Json* node = nullptr;
     std::string key;     // objects: the key of the value being read
     int64_t index = -1;  // arrays: the index of the value being read
+    // What is kept below (nullptr: everything), and of the value under
+    // `key`.
+    const JsonShape* shape = nullptr;
+    const JsonShape* child_shape = nullptr;
+    absl::flat_hash_set<std::string> skipped;  // keys of values not kept
   };
+
+  bool Duplicate(const std::string& k) {
+    status_ = Refuse(label_, Path(),
+                     absl::StrFormat("duplicate key \"%s\"; each key may "
+                                     "appear once in an object",
+                                     k));
+    return false;
+  }
+
+  // A value that is not kept is parsed, so it must be valid JSON within
+  // the depth limit, but never stored.
+  bool SkipScalar() {
+    if (skip_open_ == 0) skipping_ = false;
+    return true;
+  }
+  bool SkipOpen() {
+    if (frames_.size() + skip_open_ >= static_cast<size_t>(kMaxJsonDepth)) {
+      status_ = Refuse(
+          label_, Path(),
+          absl::StrFormat("JSON nested deeper than %d levels", kMaxJsonDepth));
+      return false;
+    }
+    ++skip_open_;
+    return true;
+  }
+  bool SkipClose() {
+    if (--skip_open_ == 0) skipping_ = false;
+    return true;
+  }
 
   // Where the next value goes: the root, the end of the open array, or the
   // open object under the last key.
@@ -133,8 +189,29 @@ class StrictTreeBuilder {
       status_ = Refuse(label_, Path(), what);
       return false;
     }
+    const JsonShape* shape = shape_;
+    if (!frames_.empty()) {
+      const Frame& parent = frames_.back();
+      if (parent.shape == nullptr) {
+        shape = nullptr;
+      } else {
+        shape = parent.node->is_object() ? parent.child_shape
+                                         : parent.shape->elements;
+      }
+    }
+    if (shape != nullptr && shape->scalar) {
+      // A container where a scalar belongs: stored as null (the reader
+      // says what it expected) and its content skipped.
+      Put(nullptr);
+      skipping_ = true;
+      skip_open_ = 1;
+      return true;
+    }
     Json* node = Put(std::move(container));
-    frames_.push_back(Frame{node, "", -1});
+    Frame frame;
+    frame.node = node;
+    frame.shape = shape;
+    frames_.push_back(std::move(frame));
     return true;
   }
 
@@ -157,6 +234,9 @@ class StrictTreeBuilder {
 
   std::string label_;
   std::string depth_note_;
+  const JsonShape* shape_;
+  bool skipping_ = false;
+  size_t skip_open_ = 0;
   Json root_;
   std::vector<Frame> frames_;
   absl::Status status_;
@@ -178,10 +258,22 @@ std::string EscapeJsonPointerToken(std::string_view token) {
   return out;
 }
 
+bool JsonShape::Find(std::string_view key, const JsonShape*& child) const {
+  for (const auto& [name, shape] : fields) {
+    if (name == key) {
+      child = shape;
+      return true;
+    }
+  }
+  child = any;
+  return any_key;
+}
+
 absl::StatusOr<Json> ParseStrictJson(std::string_view text,
                                      std::string_view label,
-                                     std::string_view depth_note) {
-  StrictTreeBuilder builder(label, depth_note);
+                                     std::string_view depth_note,
+                                     const JsonShape* shape) {
+  StrictTreeBuilder builder(label, depth_note, shape);
   if (!Json::sax_parse(text, &builder)) {
     if (!builder.status().ok()) return builder.status();
     return Refuse(label, "", "malformed JSON");

@@ -10,6 +10,7 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
+#include "workloads/published_figure.h"
 
 namespace trn {
 
@@ -104,6 +105,9 @@ struct WorkloadSpec {
   // The regression gate's noise threshold for this workload (a fraction);
   // unset: the command line's --threshold.
   std::optional<double> noise_threshold;
+  // Measurements of this workload on hardware, for the validation suite
+  // (docs/validation.md); empty for most specs.
+  std::vector<PublishedFigure> published;
   std::string file;          // where it was read from
   std::string content_hash;  // FNV-1a 64 of the file bytes, hex
 

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <span>
@@ -19,12 +18,16 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
+#include "device_model/metrics.h"
 #include "nlohmann/json.hpp"
 #include "support/hash.h"
 #include "support/input_error.h"
+#include "support/input_file.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
+#include "workloads/published_figure.h"
+#include "workloads/shape_override.h"
 #include "workloads/spec_validator.h"
 
 namespace trn {
@@ -33,6 +36,8 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+// As --repeat: more runs than this is a mistake, not a measurement.
+constexpr int64_t kMaxPublishedRuns = 1'000'000;
 constexpr std::string_view kDimConstraint =
     "a positive integer no larger than 2^40 (1099511627776)";
 
@@ -103,8 +108,8 @@ class SpecReader {
     }
     spec.schema_version = static_cast<int>(v);
     static constexpr std::string_view kTopKeys[] = {
-        "schema_version", "name", "family", "description",    "mode",
-        "tensors",        "ops",  "kernel", "noise_threshold"};
+        "schema_version", "name", "family", "description",     "mode",
+        "tensors",        "ops",  "kernel", "noise_threshold", "published"};
     TRN_RETURN_IF_ERROR(CheckKeys(root, "", kTopKeys, "a spec"));
     TRN_ASSIGN_OR_RETURN(spec.name, RequiredString(root, "", "name"));
     TRN_ASSIGN_OR_RETURN(spec.family, RequiredString(root, "", "family"));
@@ -152,6 +157,10 @@ class SpecReader {
         TRN_ASSIGN_OR_RETURN(TorchOp op, Op((*ops)[i], Child("/ops", i)));
         spec.ops.push_back(std::move(op));
       }
+    }
+    // Last: a figure's "line" names an op of the kernel.
+    if (const Json* published = Optional(root, "published")) {
+      TRN_ASSIGN_OR_RETURN(spec.published, Published(*published, spec));
     }
     return spec;
   }
@@ -455,6 +464,160 @@ class SpecReader {
 
   // The keys each NKI op kind takes (docs/spec-format.md), in the order the
   // docs list them. An empty or unknown kind gets all of them.
+  // The optional "published" array: measurements of this workload on real
+  // hardware, for the validation suite (docs/validation.md).
+  absl::StatusOr<std::vector<PublishedFigure>> Published(
+      const Json& v, const WorkloadSpec& spec) const {
+    TRN_RETURN_IF_ERROR(ExpectArray(v, "/published"));
+    std::vector<PublishedFigure> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+      TRN_ASSIGN_OR_RETURN(PublishedFigure f,
+                           Figure(v[i], Child("/published", i), spec));
+      out.push_back(std::move(f));
+    }
+    return out;
+  }
+
+  absl::StatusOr<PublishedFigure> Figure(const Json& v, const std::string& path,
+                                         const WorkloadSpec& spec) const {
+    static constexpr std::string_view kKeys[] = {
+        "metric", "statistic", "line",  "runs",   "figure",
+        "unit",   "tolerance", "range", "device", "hardware",
+        "method", "source",    "url",   "order",  "shape"};
+    TRN_RETURN_IF_ERROR(CheckKeys(v, path, kKeys, "a published figure"));
+    PublishedFigure f;
+    f.json_path = path;
+    TRN_ASSIGN_OR_RETURN(f.metric, RequiredString(v, path, "metric"));
+    const std::string metric_unit = MetricUnit(f.metric);
+    if (metric_unit.empty()) {
+      std::vector<std::string_view> names;
+      for (const MetricInfo& m : AllMetrics()) names.push_back(m.name);
+      for (std::string_view m : kEventMetrics) names.push_back(m);
+      return Error(Child(path, "metric"),
+                   absl::StrFormat("unknown metric \"%s\"; expected one of %s",
+                                   f.metric, Join(names)));
+    }
+    TRN_ASSIGN_OR_RETURN(f.statistic, RequiredString(v, path, "statistic"));
+    if (!ParseStatistic(f.statistic).has_value()) {
+      return Error(Child(path, "statistic"),
+                   absl::StrFormat("unknown statistic \"%s\"; expected "
+                                   "\"mean\" or \"pN\" with N from 0 to 100 "
+                                   "(\"p50\" is the median)",
+                                   f.statistic));
+    }
+    if (const Json* line = Optional(v, "line")) {
+      if (!IsEventMetric(f.metric)) {
+        return Error(Child(path, "line"),
+                     absl::StrFormat("key \"line\" applies only to the event "
+                                     "metrics (%s), not to \"%s\"",
+                                     Join(kEventMetrics), f.metric));
+      }
+      TRN_ASSIGN_OR_RETURN(int64_t n, Int(*line, Child(path, "line"), 1,
+                                          kInt32Max, "a positive integer"));
+      f.line = static_cast<int>(n);
+      if (!spec.kernel.has_value() || !HasLine(spec.kernel->loops, f.line)) {
+        return Error(
+            Child(path, "line"),
+            absl::StrFormat("no op of the kernel has line %d", f.line));
+      }
+    } else if (IsEventMetric(f.metric)) {
+      return Error(Child(path, "line"),
+                   absl::StrFormat("required key \"line\" is missing: event "
+                                   "metric \"%s\" measures the events of one "
+                                   "kernel source line",
+                                   f.metric));
+    }
+    if (const Json* runs = Optional(v, "runs")) {
+      TRN_ASSIGN_OR_RETURN(f.runs,
+                           Int(*runs, Child(path, "runs"), 1, kMaxPublishedRuns,
+                               "an integer from 1 to 1000000"));
+    }
+    TRN_ASSIGN_OR_RETURN(f.unit, RequiredString(v, path, "unit"));
+    TRN_ASSIGN_OR_RETURN(const Json* figure, Require(v, path, "figure"));
+    if (!figure->is_number() || !(figure->get<double>() > 0) ||
+        !std::isfinite(figure->get<double>())) {
+      return TypeError(Child(path, "figure"), "a positive number", *figure);
+    }
+    f.figure = figure->get<double>();
+    if (!UnitFactor(f.unit, metric_unit).has_value()) {
+      return Error(Child(path, "unit"),
+                   absl::StrFormat("unit \"%s\" does not fit metric \"%s\" "
+                                   "(in %s); expected one of %s",
+                                   f.unit, f.metric, metric_unit,
+                                   UnitsFor(metric_unit)));
+    }
+    const Json* tolerance = Optional(v, "tolerance");
+    const Json* range = Optional(v, "range");
+    if ((tolerance == nullptr) == (range == nullptr)) {
+      return Error(Child(path, tolerance == nullptr ? "tolerance" : "range"),
+                   "expected exactly one of \"tolerance\" (a fraction of the "
+                   "figure, 0.15 for ±15%) and \"range\" ([low, high] in the "
+                   "figure's unit)");
+    }
+    if (tolerance != nullptr) {
+      if (!tolerance->is_number() || !(tolerance->get<double>() > 0) ||
+          !(tolerance->get<double>() <= 1)) {
+        return TypeError(Child(path, "tolerance"),
+                         "a number in (0, 1], such as 0.15 for ±15%",
+                         *tolerance);
+      }
+      f.tolerance = tolerance->get<double>();
+    } else {
+      const std::string at = Child(path, "range");
+      if (!range->is_array() || range->size() != 2 ||
+          !(*range)[0].is_number() || !(*range)[1].is_number() ||
+          !((*range)[0].get<double>() >= 0) ||
+          !((*range)[0].get<double>() <= (*range)[1].get<double>()) ||
+          !std::isfinite((*range)[1].get<double>())) {
+        return TypeError(at, "[low, high] with 0 <= low <= high", *range);
+      }
+      f.range = {(*range)[0].get<double>(), (*range)[1].get<double>()};
+    }
+    TRN_ASSIGN_OR_RETURN(f.device, RequiredString(v, path, "device"));
+    TRN_ASSIGN_OR_RETURN(f.hardware, RequiredString(v, path, "hardware"));
+    TRN_ASSIGN_OR_RETURN(f.method, RequiredString(v, path, "method"));
+    TRN_ASSIGN_OR_RETURN(f.source, RequiredString(v, path, "source"));
+    for (auto [key, out] : {std::pair{"device", &f.device},
+                            {"hardware", &f.hardware},
+                            {"method", &f.method},
+                            {"source", &f.source}}) {
+      if (out->empty()) {
+        return Error(Child(path, key), "expected a non-empty string");
+      }
+    }
+    if (const Json* url = Optional(v, "url")) {
+      TRN_ASSIGN_OR_RETURN(f.url, String(*url, Child(path, "url")));
+    }
+    if (const Json* order = Optional(v, "order")) {
+      TRN_ASSIGN_OR_RETURN(f.order, String(*order, Child(path, "order")));
+    }
+    if (const Json* shape = Optional(v, "shape")) {
+      TRN_ASSIGN_OR_RETURN(f.shape, StringArray(*shape, Child(path, "shape")));
+      for (size_t i = 0; i < f.shape.size(); ++i) {
+        auto parsed = ParseShapeOverride(f.shape[i]);
+        if (!parsed.ok()) {
+          return Error(Child(Child(path, "shape"), i),
+                       std::string(parsed.status().message()));
+        }
+        if (parsed->shapes.size() != 1) {
+          return Error(Child(Child(path, "shape"), i),
+                       "expected one shape: a published figure is measured at "
+                       "one point");
+        }
+      }
+    }
+    return f;
+  }
+
+  static bool HasLine(const std::vector<NkiLoop>& loops, int line) {
+    for (const NkiLoop& loop : loops) {
+      for (const NkiOp& op : loop.body) {
+        if (op.source_line == line || HasLine(op.loop, line)) return true;
+      }
+    }
+    return false;
+  }
+
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
     static constexpr std::string_view kAll[] = {
         "id",         "op",        "engine",
@@ -645,35 +808,23 @@ absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
                                           const MemoryLimits& limits) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) {
-    return absl::NotFoundError(absl::StrFormat("%s: no such spec file", path));
-  }
-  if (fs::is_directory(st)) {
+  // Missing, unreadable, a pipe or a device: ReadInputFile says which.
+  if (fs::is_directory(fs::status(path, ec))) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: is a directory, not a spec file", path));
   }
-  const uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > static_cast<uintmax_t>(kMaxSpecBytes)) {
+  if (const uintmax_t size = fs::file_size(path, ec);
+      !ec && size > static_cast<uintmax_t>(kMaxSpecBytes)) {
     return MakeError(path, "",
                      absl::StrFormat("the file is %d bytes; a spec may be at "
                                      "most 1 MiB (%d bytes)",
                                      size, kMaxSpecBytes));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: cannot be read", path));
-  }
-  // One byte over the cap is enough for ParseSpec to reject a file that grew
-  // after the size check, without reading all of it.
-  std::string text(static_cast<size_t>(kMaxSpecBytes) + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: cannot be read", path));
-  }
-  text.resize(static_cast<size_t>(in.gcount()));
+  TRN_ASSIGN_OR_RETURN(
+      const std::string text,
+      ReadInputFile(path, kMaxSpecBytes, "spec file",
+                    absl::StrFormat("a spec may be at most 1 MiB (%d bytes)",
+                                    kMaxSpecBytes)));
   return ParseSpec(text, path, limits);
 }
 

@@ -1,5 +1,6 @@
 #include "device_model/simulator.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -407,6 +408,255 @@ TEST(SimulatorTest, RefusesAForwardDependency) {
   p.dispatches.push_back(d);
   const DeviceProfile prof = Profile();
   EXPECT_FALSE(Simulator::Create(p, prof).ok());
+}
+
+// ------------------------------------------------------ host drivers
+
+void ExpectEvent(const Event& e, double start, double end) {
+  EXPECT_NEAR(e.start_us, start, kTol);
+  EXPECT_NEAR(e.end_us, end, kTol);
+}
+
+Dispatch VectorDispatch(const std::string& name) {
+  Dispatch d;
+  d.name = name;
+  d.kernel.name = name;
+  // One vector instruction of 2 us: 3800 elements at 2 per cycle is
+  // 1900 cycles, plus the 100-cycle static overhead, at 1 GHz.
+  AddCompute(d.kernel, Engine::kVector, CostRule::kStream, 3800);
+  return d;
+}
+
+std::vector<const Event*> OnLane(const Timeline& tl, uint32_t lane) {
+  std::vector<const Event*> out;
+  for (const Event& e : tl.events) {
+    if (e.lane == lane) out.push_back(&e);
+  }
+  return out;
+}
+
+Simulator MustCreate(const Program& program, const DeviceProfile& p) {
+  auto s = Simulator::Create(program, p);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *std::move(s);
+}
+
+TEST(SimulatorTest, EagerDispatchesRunAheadOnTheHost) {
+  // dispatch 3 us, runtime 2 us, op overhead 10 us, kernel 2 us.
+  // d0: framework [0, 3], runtime [3, 5], hardware [5, 17] (10 + 2), its
+  //     vector op at [15, 17].
+  // d1: framework [3, 6] (the host does not wait), runtime [6, 8],
+  //     hardware waits for d0: [17, 29], vector op at [27, 29].
+  // synchronize: framework [6, 29].
+  const DeviceProfile p = Profile();
+  Program prog;
+  prog.name = "eager2";
+  prog.mode = ExecMode::kEager;
+  prog.dispatches = {VectorDispatch("aten::mul"), VectorDispatch("aten::add")};
+  Simulator sim = MustCreate(prog, p);
+  Timeline tl = sim.Run(1, 0);
+  EXPECT_EQ(tl.program, "eager2");
+  EXPECT_EQ(tl.mode, ExecMode::kEager);
+  EXPECT_EQ(tl.lanes.size(), StandardLanes(4).size());
+  EXPECT_EQ(tl.dispatch_names,
+            (std::vector<std::string>{"aten::mul", "aten::add"}));
+
+  auto fw = OnLane(tl, kFrameworkLane);
+  auto rt = OnLane(tl, kRuntimeLane);
+  auto hw = OnLane(tl, kHardwareLane);
+  auto vec = OnLane(tl, EngineLane(Engine::kVector));
+  ASSERT_EQ(fw.size(), 3u);
+  ASSERT_EQ(rt.size(), 2u);
+  ASSERT_EQ(hw.size(), 2u);
+  ASSERT_EQ(vec.size(), 2u);
+  EXPECT_TRUE(OnLane(tl, kHostToDeviceLane).empty());
+
+  EXPECT_EQ(tl.str(fw[0]->name), "aten::mul");
+  EXPECT_EQ(tl.str(fw[1]->name), "aten::add");
+  EXPECT_EQ(tl.str(fw[2]->name), "torch.neuron.synchronize");
+  ExpectEvent(*fw[0], 0, 3);
+  ExpectEvent(*fw[1], 3, 6);
+  ExpectEvent(*fw[2], 6, 29);
+  EXPECT_EQ(fw[2]->dispatch, -1);
+
+  EXPECT_EQ(tl.str(rt[0]->name), "nrta_execute_schedule");
+  ExpectEvent(*rt[0], 3, 5);
+  ExpectEvent(*rt[1], 6, 8);
+
+  EXPECT_EQ(tl.str(hw[0]->name), "nc_exec_running");
+  EXPECT_EQ(tl.str(hw[0]->detail), "aten::mul");
+  EXPECT_EQ(tl.str(hw[1]->detail), "aten::add");
+  ExpectEvent(*hw[0], 5, 17);
+  ExpectEvent(*hw[1], 17, 29);
+  EXPECT_EQ(hw[0]->dispatch, 0);
+  EXPECT_EQ(hw[1]->dispatch, 1);
+  ExpectEvent(*vec[0], 15, 17);
+  ExpectEvent(*vec[1], 27, 29);
+
+  // The host runs ahead: op 2 is created before execution 1 ends.
+  EXPECT_LT(fw[1]->start_us, hw[0]->end_us);
+  // Hardware executions never overlap; back to back they share one double.
+  EXPECT_EQ(hw[0]->end_us, hw[1]->start_us);
+}
+
+TEST(SimulatorTest, HostCopyDelaysAnIdleDevice) {
+  // A 4000 B copy: latency 4 + 4000 / 1e3 = 8 us.
+  // framework: aten::copy_ [0, 3], aten::add [3, 6]; host_to_device
+  // [3, 11]; runtime [6, 8]; hardware waits for the copy: [11, 23].
+  // Without the copy: aten::add [0, 3], runtime [3, 5], hardware [5, 17].
+  const DeviceProfile p = Profile();
+  Program prog;
+  prog.name = "copy";
+  prog.dispatches = {VectorDispatch("aten::add")};
+  prog.dispatches[0].host_copies.push_back({"epsilon", 4000});
+  Simulator sim = MustCreate(prog, p);
+  Timeline tl = sim.Run(1, 0);
+  auto fw = OnLane(tl, kFrameworkLane);
+  auto h2d = OnLane(tl, kHostToDeviceLane);
+  auto hw = OnLane(tl, kHardwareLane);
+  ASSERT_EQ(fw.size(), 3u);  // copy_, add, synchronize
+  ASSERT_EQ(h2d.size(), 1u);
+  ASSERT_EQ(hw.size(), 1u);
+  EXPECT_EQ(tl.str(fw[0]->name), "aten::copy_");
+  EXPECT_EQ(tl.str(fw[0]->detail), "epsilon");
+  EXPECT_EQ(fw[0]->bytes, 4000);
+  EXPECT_EQ(fw[0]->dispatch, 0);
+  ExpectEvent(*fw[0], 0, 3);
+  ExpectEvent(*fw[1], 3, 6);
+  EXPECT_EQ(tl.str(h2d[0]->name), "host_to_device_copy");
+  EXPECT_EQ(h2d[0]->bytes, 4000);
+  ExpectEvent(*h2d[0], 3, 11);
+  ExpectEvent(*hw[0], 11, 23);
+
+  prog.dispatches[0].host_copies.clear();
+  Simulator plain = MustCreate(prog, p);
+  Timeline tl2 = plain.Run(1, 0);
+  auto hw2 = OnLane(tl2, kHardwareLane);
+  ASSERT_EQ(hw2.size(), 1u);
+  ExpectEvent(*hw2[0], 5, 17);
+}
+
+TEST(SimulatorTest, HostCopyHiddenBehindABusyDevice) {
+  // d0 as in EagerDispatchesRunAhead: hardware [5, 17].
+  // d1: copy_ [3, 6], copy lands [6, 14], add [6, 9], runtime [9, 11];
+  // hardware starts when d0 ends (17 > 14): [17, 29].
+  const DeviceProfile p = Profile();
+  Program prog;
+  prog.name = "copy2";
+  prog.dispatches = {VectorDispatch("aten::mul"), VectorDispatch("aten::add")};
+  prog.dispatches[1].host_copies.push_back({"epsilon", 4000});
+  Simulator sim = MustCreate(prog, p);
+  Timeline tl = sim.Run(1, 0);
+  auto h2d = OnLane(tl, kHostToDeviceLane);
+  auto hw = OnLane(tl, kHardwareLane);
+  auto rt = OnLane(tl, kRuntimeLane);
+  ASSERT_EQ(h2d.size(), 1u);
+  ASSERT_EQ(hw.size(), 2u);
+  ASSERT_EQ(rt.size(), 2u);
+  ExpectEvent(*h2d[0], 6, 14);
+  ExpectEvent(*rt[1], 9, 11);
+  ExpectEvent(*hw[0], 5, 17);
+  ExpectEvent(*hw[1], 17, 29);
+}
+
+TEST(SimulatorTest, ModesUseTheirOwnExecutionOverhead) {
+  // fused_op: op overhead 10 -> hardware [5, 17]; compiled: graph
+  // overhead 5 -> hardware [5, 12].
+  const DeviceProfile p = Profile();
+  Program prog;
+  prog.name = "one";
+  prog.dispatches = {VectorDispatch("Torch-Compiled Region")};
+  prog.mode = ExecMode::kFusedOp;
+  {
+    Simulator sim = MustCreate(prog, p);
+    const Timeline tl = sim.Run(1, 0);
+    auto hw = OnLane(tl, kHardwareLane);
+    ASSERT_EQ(hw.size(), 1u);
+    ExpectEvent(*hw[0], 5, 17);
+  }
+  prog.mode = ExecMode::kCompiled;
+  {
+    Simulator sim = MustCreate(prog, p);
+    Timeline tl = sim.Run(1, 0);
+    EXPECT_EQ(tl.mode, ExecMode::kCompiled);
+    auto hw = OnLane(tl, kHardwareLane);
+    ASSERT_EQ(hw.size(), 1u);
+    ExpectEvent(*hw[0], 5, 12);
+  }
+}
+
+TEST(SimulatorTest, NkiLaunchThenKernelThenLoopGap) {
+  // runtime: launch [0, 30]; hardware [30, 32] with the kernel inside;
+  // framework: benchmark-loop gap [32, 132].
+  // Metrics: ncl = 2, latency = host 30 + kernel 2 = 32,
+  // throughput = 1e6 / 132 per second.
+  const DeviceProfile p = Profile();
+  Program prog;
+  prog.name = "exp_tiled";
+  prog.mode = ExecMode::kNki;
+  prog.dispatches = {VectorDispatch("exp_tiled")};
+  prog.dispatches[0].kernel.source_file = "exp_tiled.py";
+  Simulator sim = MustCreate(prog, p);
+  Timeline tl = sim.Run(1, 0);
+  EXPECT_EQ(tl.source_file, "exp_tiled.py");
+  auto rt = OnLane(tl, kRuntimeLane);
+  auto hw = OnLane(tl, kHardwareLane);
+  auto fw = OnLane(tl, kFrameworkLane);
+  auto vec = OnLane(tl, EngineLane(Engine::kVector));
+  ASSERT_EQ(rt.size(), 1u);
+  ASSERT_EQ(hw.size(), 1u);
+  ASSERT_EQ(fw.size(), 1u);
+  ASSERT_EQ(vec.size(), 1u);
+  EXPECT_EQ(tl.str(rt[0]->name), "nrta_execute_schedule");
+  ExpectEvent(*rt[0], 0, 30);
+  ExpectEvent(*hw[0], 30, 32);
+  ExpectEvent(*vec[0], 30, 32);
+  ExpectEvent(*fw[0], 32, 132);
+
+  auto metrics = ComputeMetrics(tl);
+  auto get = [&](const std::string& name) {
+    for (const auto& m : metrics) {
+      if (m.name == name) return m.value;
+    }
+    ADD_FAILURE() << "no metric " << name;
+    return -1.0;
+  };
+  EXPECT_NEAR(get("ncl_us"), 2.0, kTol);
+  EXPECT_NEAR(get("device_time_us"), 2.0, kTol);
+  EXPECT_NEAR(get("latency_us"), 32.0, kTol);
+  EXPECT_NEAR(get("wall_time_us"), 132.0, kTol);
+  EXPECT_NEAR(get("throughput_per_s"), 1e6 / 132.0, 1e-6);
+}
+
+// ---------------------------------------------------------- determinism
+
+// Every run is keyed by (seed, program, index): replaying one index alone
+// gives the same events as running it in sequence, and another index (or
+// seed) draws other latencies.
+TEST(SimulatorTest, RunsAreKeyedAndReplayable) {
+  auto j = TestProfile();
+  auto& lat = j["parameters"]["dma_latency_us"];
+  lat.erase("value");
+  lat["quantiles"] = {{0, 1}, {0.5, 2}, {1, 3}};
+  const DeviceProfile prof = Parse(j);
+  const Program p = NkiProgram();
+  auto sim = Simulator::Create(p, prof);
+  ASSERT_TRUE(sim.ok());
+  std::vector<Timeline> seq;
+  for (uint64_t i = 0; i < 3; ++i) seq.push_back(sim->Run(5, i));
+  const Timeline alone = sim->Run(5, 2);
+  ASSERT_EQ(alone.events.size(), seq[2].events.size());
+  for (size_t e = 0; e < alone.events.size(); ++e) {
+    EXPECT_EQ(alone.events[e].start_us, seq[2].events[e].start_us);
+    EXPECT_EQ(alone.events[e].end_us, seq[2].events[e].end_us);
+  }
+  const auto end = [](const Timeline& tl) {
+    double t = 0;
+    for (const Event& e : tl.events) t = std::max(t, e.end_us);
+    return t;
+  };
+  EXPECT_NE(end(seq[0]), end(seq[1]));
+  EXPECT_NE(end(sim->Run(6, 2)), end(seq[2]));
 }
 
 // --------------------------------------------- the published small figures

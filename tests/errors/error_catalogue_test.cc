@@ -22,6 +22,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."
@@ -232,6 +233,96 @@ void FolderInPlaceOfBaseline(const Sandbox& box) {
   fs::create_directories(box.out / "bl/exp_tiled.json");
 }
 
+// A baseline folder the unprivileged run cannot read: refused as such, not
+// reported as "no baseline for workload ...".
+void UnreadableBaselineFolder(const Sandbox& box) {
+  OldBaseline(box.in / "locked");
+  fs::permissions(box.in / "locked", fs::perms::owner_all);
+}
+
+void ReportFolderInOut(const Sandbox& box) {
+  fs::create_directories(box.out / "rep");
+}
+
+void AFifo(const Sandbox& box) { mkfifo((box.in / "fifo").c_str(), 0600); }
+
+// Files this trnbench writes itself (with their samples' checksums), made
+// by the binary under test: $IN/saved/exp_tiled.json (--repeat 4),
+// $IN/saved2/exp_tiled.json (--repeat 2) and $IN/results.json.
+void Saved(const std::string& flags) {
+  const std::string cmd = std::string(TRNBENCH_BINARY) +
+                          " --workload exp_tiled " + flags + " >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+nlohmann::json SavedBaseline(const Sandbox& box) {
+  Saved("--repeat 4 --save-baseline " + (box.in / "saved").string());
+  return nlohmann::json::parse(Slurp(box.in / "saved/exp_tiled.json"));
+}
+void WriteSaved(const Sandbox& box, const nlohmann::json& j) {
+  WriteFile(box.in / "saved/exp_tiled.json", j.dump(2));
+}
+
+void BaselineWithoutGatedMetrics(const Sandbox& box) {
+  nlohmann::json j = SavedBaseline(box);
+  for (const char* m :
+       {"device_time_us", "ncl_us", "latency_us", "throughput_per_s"}) {
+    j["metrics"].erase(m);
+  }
+  WriteSaved(box, j);
+}
+
+void ResultsWithoutGatedMetrics(const Sandbox& box) {
+  Saved("--repeat 4 --output " + (box.in / "results.json").string());
+  nlohmann::json j = nlohmann::json::parse(Slurp(box.in / "results.json"));
+  for (const char* m :
+       {"device_time_us", "ncl_us", "latency_us", "throughput_per_s"}) {
+    j["workloads"][0]["metrics"].erase(m);
+  }
+  WriteFile(box.in / "results.json", j.dump(2));
+}
+
+void BaselineNegativeThroughput(const Sandbox& box) {
+  nlohmann::json j = SavedBaseline(box);
+  j["metrics"]["throughput_per_s"]["samples"][1] = -4969.27;
+  WriteSaved(box, j);
+}
+
+void BaselineZeroTime(const Sandbox& box) {
+  nlohmann::json j = SavedBaseline(box);
+  j["metrics"]["ncl_us"]["samples"][2] = 0;
+  WriteSaved(box, j);
+}
+
+void BaselineUnitMs(const Sandbox& box) {
+  nlohmann::json j = SavedBaseline(box);
+  j["metrics"]["device_time_us"]["unit"] = "ms";
+  WriteSaved(box, j);
+}
+
+// One flipped digit in a sample: still a plausible number, caught only by
+// the checksum.
+void BaselineFlippedDigit(const Sandbox& box) {
+  nlohmann::json j = SavedBaseline(box);
+  nlohmann::json& x = j["metrics"]["ncl_us"]["samples"][3];
+  x = x.get<double>() + 1.0;
+  WriteSaved(box, j);
+}
+
+void BaselineOfTwoRuns(const Sandbox& box) {
+  Saved("--repeat 2 --save-baseline " + (box.in / "saved2").string());
+}
+
+void OldAndNewBaseline(const Sandbox& box) {
+  SavedBaseline(box);
+  fs::copy_file(box.in / "saved/exp_tiled.json", box.in / "old.json");
+}
+
+void SpecCopy(const Sandbox& box) {
+  fs::copy_file(
+      fs::path(TRNBENCH_SOURCE_DIR) / "workloads/specs/exp_tiled.json",
+      box.in / "k.json");
+}
+
 // clang-format off
 const Case kCases[] = {
     // ---- flags and their values ----
@@ -303,8 +394,15 @@ const Case kCases[] = {
     {"flags/baseline_missing", "--workload exp_tiled --baseline $IN/nope", "--baseline $IN/nope", "no such folder or file"},
     {"flags/compare_one_file", "compare $SRC/baselines/trn1/exp_tiled.json", "compare", "needs two files"},
     {"flags/compare_missing_file", "compare $IN/old.json $SRC/baselines/trn1/exp_tiled.json", "$IN/old.json", "no such baseline or results file"},
-    {"flags/compare_a_folder", "compare $SRC/baselines/trn1 $SRC/baselines/trn1/exp_tiled.json", "$SRC/baselines/trn1", "no such baseline or results file"},
-    {"flags/compare_dev_zero", "compare /dev/zero $SRC/baselines/trn1/exp_tiled.json", "/dev/zero", "larger than 64 MiB"},
+    {"flags/compare_a_folder", "compare $SRC/baselines/trn1 $SRC/baselines/trn1/exp_tiled.json", "$SRC/baselines/trn1", "is a folder; expected a regular baseline or results file"},
+    {"flags/compare_dev_zero", "compare /dev/zero $SRC/baselines/trn1/exp_tiled.json", "/dev/zero", "is a device; expected a regular baseline or results file"},
+    {"flags/threshold_without_baseline", "--workload exp_tiled --repeat 2 --threshold 0.05", "--threshold", "only means something with a baseline; add --baseline DIR|FILE"},
+    {"flags/allow_missing_without_baseline", "--workload exp_tiled --repeat 2 --allow-missing", "--allow-missing", "only means something with a baseline"},
+    {"flags/trace_repeat_without_trace", "--workload exp_tiled --repeat 2 --trace-repeat 1", "--trace-repeat", "only means something with --trace FILE"},
+    {"flags/baseline_folder_unreadable", "--workload exp_tiled --repeat 2 --baseline $IN/locked", "--baseline $IN/locked", "cannot read the folder: Permission denied", UnreadableBaselineFolder, Start::kUnprivileged, false},
+    {"flags/compare_a_fifo", "compare $IN/fifo $SRC/baselines/trn1/exp_tiled.json", "$IN/fifo", "is a named pipe (FIFO); expected a regular baseline or results file", AFifo},
+    {"flags/baseline_a_fifo", "--workload exp_tiled --repeat 2 --baseline $IN/fifo", "$IN/fifo", "is a named pipe (FIFO); expected a regular baseline or results file", AFifo},
+    {"flags/spec_a_fifo", "--spec $IN/fifo", "$IN/fifo", "is a named pipe (FIFO); expected a regular spec file", AFifo},
     {"flags/compare_nothing_in_common", "compare $SRC/baselines/trn1/exp_tiled.json $SRC/baselines/trn1/rmsnorm_fused.json", "$SRC/baselines/trn1/rmsnorm_fused.json: no workload in common with $SRC/baselines/trn1/exp_tiled.json", "expected the same workload on both sides (old: exp_tiled; new: rmsnorm_fused)"},
     {"flags/profile_with_report_dir", "profile --workload exp_tiled --report-dir $OUT/report", "--report-dir", "trnbench profile does not use this flag; it takes --workload"},
     {"flags/compare_with_trace", "compare $SRC/baselines/trn1/exp_tiled.json $SRC/baselines/trn1/exp_tiled.json --trace $OUT/t.json", "--trace", "trnbench compare does not use this flag; it takes --format"},
@@ -315,11 +413,18 @@ const Case kCases[] = {
     {"outputs/output_is_a_folder", "--workload exp_tiled --repeat 2 --output $IN/a_folder", "$IN/a_folder", "is a folder; expected a file name", AFolder, Start::kPlain, false},
     {"outputs/output_under_a_file", "--workload exp_tiled --repeat 2 --output $IN/a_file/results.json", "$IN/a_file/results.json", "cannot create a file in", AFileInTheWay, Start::kPlain, false},
     {"outputs/output_full_disk", "--workload exp_tiled --repeat 2 --output $OUT/results.json", "$OUT/results.json", "write failed (is the disk full?), the old file is kept: File too large", OldResultsInOut, Start::kFullDisk, false},
-    {"outputs/save_baseline_under_a_file", "--workload exp_tiled --repeat 2 --save-baseline $IN/a_file/bl", "$IN/a_file/bl", "cannot create the baseline folder", AFileInTheWay},
+    {"outputs/save_baseline_under_a_file", "--workload exp_tiled --repeat 2 --save-baseline $IN/a_file/bl", "--save-baseline $IN/a_file/bl: cannot create the folder: $IN/a_file", "is not a folder", AFileInTheWay},
     {"outputs/save_baseline_folder_in_the_way", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "is a folder; expected a file name", FolderInPlaceOfBaseline},
     {"outputs/save_baseline_full_disk", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl", "$OUT/bl/exp_tiled.json", "write failed (is the disk full?), the old file is kept: File too large", OldBaselineInOut, Start::kFullDisk, false},
     {"outputs/save_baseline_read_only_folder", "--workload exp_tiled --repeat 2 --save-baseline $OUT/ro", "$OUT/ro/exp_tiled.json", "expected an existing folder that can be written): Permission denied", ReadOnlyBaselineFolder, Start::kUnprivileged, false},
     {"outputs/report_dir_under_a_file", "--workload exp_tiled --repeat 2 --report-dir $IN/a_file/report", "--report-dir $IN/a_file/report", "is not a folder", AFileInTheWay},
+    {"outputs/output_a_folder_beside_a_trace_and_a_report", "--workload exp_tiled --repeat 2 --output $IN/a_folder --trace $OUT/t.json --report-dir $OUT/rep", "--output $IN/a_folder", "is a folder; expected a file name", AFolder, Start::kPlain, false},
+    {"outputs/save_baseline_folder_in_the_way_beside_a_report", "--workload exp_tiled --repeat 2 --save-baseline $OUT/bl --trace $OUT/t.json --report-dir $OUT/rep", "--save-baseline $OUT/bl/exp_tiled.json", "is a folder; expected a file name", FolderInPlaceOfBaseline, Start::kPlain, false},
+    {"outputs/save_baseline_new_folder_full_disk", "--workload exp_tiled --repeat 2 --save-baseline $OUT/new/bl", "--save-baseline $OUT/new/bl", "write of exp_tiled.json failed (is the disk full?), nothing is written: File too large", nullptr, Start::kFullDisk, false},
+    {"outputs/output_and_trace_one_file", "--workload exp_tiled --repeat 2 --output $OUT/x.json --trace $OUT/x.json", "--trace $OUT/x.json: --output writes $OUT/x.json too", "expected a different place for each output", nullptr, Start::kPlain, false},
+    {"outputs/output_in_the_report_folder", "--workload exp_tiled --repeat 2 --output $OUT/rep/results.json --report-dir $OUT/rep", "--output $OUT/rep/results.json: --report-dir writes $OUT/rep/results.json too", "expected a different place for each output", ReportFolderInOut, Start::kPlain, false},
+    {"outputs/compare_output_is_an_input", "compare $IN/old.json $IN/saved/exp_tiled.json --output $IN/old.json", "--output $IN/old.json: would overwrite $IN/old.json, which is the input compare $IN/old.json", "expected an output that is not read by this command", OldAndNewBaseline, Start::kPlain, false},
+    {"outputs/output_is_the_spec", "--spec $IN/k.json --repeat 2 --output $IN/k.json", "--output $IN/k.json: would overwrite $IN/k.json, which is the input --spec $IN/k.json", "expected an output that is not read by this command", SpecCopy, Start::kPlain, false},
     {"outputs/report_dir_read_only", "--workload exp_tiled --repeat 2 --report-dir $OUT/ro/report", "--report-dir $OUT/ro/report", "cannot create a folder in", ReadOnlyReportFolder, Start::kUnprivileged, false},
 
     // ---- spec files (tests/errors/specs; the rules are in bad_specs below) ----
@@ -356,7 +461,7 @@ const Case kCases[] = {
     {"specs/unknown_engine_pe", "--spec $ERR/specs/unknown_engine_pe.json", "$ERR/specs/unknown_engine_pe.json: /kernel/loops/0/body/1/engine: ", "unknown engine \"pe\"; expected one of tensor, vector, scalar, gpsimd"},
     {"specs/not_a_spec", "--spec $ERR/specs/not_a_spec.json", "$ERR/specs/not_a_spec.json: /schema: ", "unknown key \"schema\" in a spec"},
     {"specs/over_1_mib", "--spec $IN/big.json", "$IN/big.json: /: ", "a spec may be at most 1 MiB (1048576 bytes)", SpecOverOneMib},
-    {"specs/dev_zero", "--spec /dev/zero", "/dev/zero: /: ", "a spec may be at most 1 MiB (1048576 bytes)"},
+    {"specs/dev_zero", "--spec /dev/zero", "/dev/zero", "is a device; expected a regular spec file"},
     {"specs/megabyte_key", "--spec $IN/key.json", "$IN/key.json: /kkkk", "in a spec; allowed keys: schema_version", SpecMegabyteKey},
     {"specs/megabyte_op_name", "--spec $IN/op.json", "$IN/op.json: /ops/0/op: unknown op \"aten::eeee", "; supported ops: aten::", SpecMegabyteOpName},
     {"specs/nested_100000_levels", "--spec $IN/deep.json", "$IN/deep.json: /0/0/0", "JSON nested deeper than 64 levels", SpecDeepNesting},
@@ -411,22 +516,64 @@ const Case kCases[] = {
     {"baselines/no_metrics", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/no_metrics.json", "$ERR/baselines/no_metrics.json: /metrics: ", "expected a non-empty object of metrics"},
     {"baselines/device_missing", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/device_missing.json", "$ERR/baselines/device_missing.json: /device: ", "missing"},
     {"baselines/workload_not_a_string", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/workload_not_a_string.json", "$ERR/baselines/workload_not_a_string.json: /workload: ", "expected a string"},
+    {"baselines/noise_threshold_too_big", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/noise_threshold_too_big.json", "$ERR/baselines/noise_threshold_too_big.json: /provenance/noise_threshold: ", "expected a number in [0, 1)"},
     {"baselines/commit_a_number", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/commit_a_number.json", "$ERR/baselines/commit_a_number.json: /provenance/git_commit: ", "expected a string or null"},
     {"baselines/duplicate_samples", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/duplicate_samples.json", "$ERR/baselines/duplicate_samples.json: /metrics/device_time_us/samples: ", "duplicate key \"samples\"; each key may appear once"},
     {"baselines/truncated", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/truncated.json", "$ERR/baselines/truncated.json: /: ", "malformed JSON: parse error at line"},
     {"baselines/empty", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/empty.json", "$ERR/baselines/empty.json: /: ", "malformed JSON"},
     {"baselines/not_an_object", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/not_an_object.json", "$ERR/baselines/not_an_object.json: /: ", "expected a JSON object"},
-    {"baselines/deep_nesting", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/deep_nesting.json", "$ERR/baselines/deep_nesting.json: /provenance/git_commit/0/0", "JSON nested deeper than 64 levels"},
+    {"baselines/deep_nesting", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/deep_nesting.json", "$ERR/baselines/deep_nesting.json: /provenance/git_commit", "JSON nested deeper than 64 levels"},
     {"baselines/newline_in_metric", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/newline_in_metric.json", "$ERR/baselines/newline_in_metric.json: /metrics/ncl_us\\nFAKE: all good: ", "unknown metric"},
     {"baselines/workload_not_its_file_name", "--workload exp_tiled --repeat 2 --baseline $ERR/baselines/dir_workload_mismatch", "$ERR/baselines/dir_workload_mismatch/exp_tiled.json: /workload: ", "expected exp_tiled (the file's name), found exp_tiled_v2"},
+    {"baselines/results_workload_name_path", "compare $ERR/baselines/results_workload_name_path.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_workload_name_path.json: /workloads/0/name: workload name \"../escape\" ", "not starting with '.'"},
     {"baselines/results_duplicate_workload", "compare $ERR/baselines/results_duplicate_workload.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_duplicate_workload.json: /workloads/4/name: ", "appears twice"},
     {"baselines/results_fewer_samples", "compare $SRC/tests/fuzz/corpus/results/all_repeat3_min.json $ERR/baselines/results_fewer_samples.json", "$ERR/baselines/results_fewer_samples.json: /workloads/1/metrics/device_time_us/samples: ", "expected 3 samples (schedule.repeat), found 2"},
     {"baselines/results_schema_version_2", "compare $ERR/baselines/results_schema_version_2.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_schema_version_2.json: /schema_version: ", "unknown schema version 2; this trnbench reads version 1"},
     {"baselines/results_no_workloads", "compare $ERR/baselines/results_no_workloads.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_no_workloads.json: /workloads: ", "expected at least one workload, found an empty array"},
     {"baselines/results_workloads_not_array", "compare $ERR/baselines/results_workloads_not_array.json $SRC/tests/fuzz/corpus/results/all_repeat3_min.json", "$ERR/baselines/results_workloads_not_array.json: /workloads: ", "expected an array"},
+    {"gate/baseline_without_gated_metrics", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json --set dma_latency_us=4.5", "$IN/saved/exp_tiled.json: /metrics/device_time_us: ", "missing; the gate judges device_time_us of a nki workload and the run has it", BaselineWithoutGatedMetrics},
+    {"gate/results_without_gated_metrics", "gate --workload exp_tiled --repeat 4 --baseline $IN/results.json", "$IN/results.json: /workloads/0/metrics/device_time_us: ", "missing; the gate judges device_time_us", ResultsWithoutGatedMetrics},
+    {"gate/negative_throughput_sample", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/throughput_per_s/samples/1: ", "expected a number > 0 (a time or rate), found -4969.27", BaselineNegativeThroughput},
+    {"gate/zero_time_sample", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/ncl_us/samples/2: ", "expected a number > 0 (a time or rate), found 0", BaselineZeroTime},
+    {"gate/unit_ms", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/device_time_us/unit: ", "expected \"us\" (the unit of device_time_us), found \"ms\"", BaselineUnitMs},
+    {"gate/flipped_digit", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/ncl_us/samples: ", "the samples do not match samples_checksum", BaselineFlippedDigit},
+    {"gate/too_few_samples_for_an_interval", "gate --workload exp_tiled --repeat 2 --baseline $IN/saved2/exp_tiled.json", "$IN/saved2/exp_tiled.json: /metrics/device_time_us: ", "no interval of the change could be computed from 2 baseline and 2 new samples", BaselineOfTwoRuns},
     {"baselines/over_64_mib", "--workload exp_tiled --repeat 2 --baseline $IN/big.json", "$IN/big.json: /: ", "file is larger than 64 MiB", BaselineOver64Mib},
     {"baselines/megabyte_metric_name", "--workload exp_tiled --repeat 2 --baseline $IN/metric.json", "$IN/metric.json: /metrics/mmmm", "unknown metric", BaselineMegabyteMetricName},
     {"baselines/nested_100000_levels", "--workload exp_tiled --repeat 2 --baseline $IN/deep.json", "$IN/deep.json: /0/0/0", "JSON nested deeper than 64 levels", BaselineDeepNesting},
+
+    {"baselines/results_source_unknown", "compare $ERR/baselines/results_source_unknown.json $ERR/baselines/results_source_unknown.json", "results_source_unknown.json: /source", "expected \"model\" or \"measured\""},
+    {"baselines/results_measured_no_measurement", "compare $ERR/baselines/results_measured_no_measurement.json $ERR/baselines/results_measured_no_measurement.json", "results_measured_no_measurement.json: /measurement", "missing"},
+    {"baselines/results_measured_no_samples", "compare $ERR/baselines/results_measured_no_samples.json $ERR/baselines/results_measured_no_samples.json", "results_measured_no_samples.json: /workloads/0/metrics/wall_time_us/samples", "expected at least one sample, or the percentiles of a summary without samples"},
+    {"baselines/results_measured_percentiles_decreasing", "compare $ERR/baselines/results_measured_percentiles_decreasing.json $ERR/baselines/results_measured_percentiles_decreasing.json", "/workloads/0/metrics/wall_time_us/percentiles", "expected percentiles that do not decrease"},
+
+    // ---- measured files (trnbench import, docs/import.md; tests/errors/measured) ----
+    {"import/no_files", "import", "import needs measured files", "trnbench import FILE..."},
+    {"import/missing_file", "import $IN/nope.json", "$IN/nope.json", "no such measured file"},
+    {"import/a_folder", "import $ERR/measured", "$ERR/measured", "is a folder; expected a measured file"},
+    {"import/from_unknown", "import $ERR/measured/unknown.json --from csv", "--from=csv", "expected one of kineto, neuron-bench"},
+    {"import/format_gbench_json", "import $ERR/measured/gbench_two.json --format gbench-json", "--format=gbench-json", "import writes --format table or json"},
+    {"import/trace_flag", "import $ERR/measured/gbench_two.json --trace $OUT/t.json", "--trace", "trnbench import does not use this flag"},
+    {"import/unknown_content", "import $ERR/measured/unknown.json", "unknown.json: /", "expected a measured file trnbench imports"},
+    {"import/mixed_formats", "import $ERR/measured/gbench_two.json $ERR/measured/hyperfine_all_failed.json", "hyperfine_all_failed.json: /", "import one format at a time"},
+    {"import/truncated_gzip", "import $ERR/measured/truncated.json.gz", "truncated.json.gz: /", "gzip"},
+    {"import/gbench_no_times", "import $ERR/measured/gbench_no_times.json", "gbench_no_times.json: /benchmarks/0/real_time", "missing"},
+    {"import/gbench_workload_of_many", "import $ERR/measured/gbench_two.json --workload mine", "--workload mine", "keep their own names"},
+    {"import/kineto_no_steps", "import $ERR/measured/kineto_no_steps.json", "kineto_no_steps.json: /traceEvents", "expected ProfilerStep#N spans"},
+    {"import/kineto_span_absent", "import $ERR/measured/kineto_no_steps.json --span train", "kineto_no_steps.json: /traceEvents", "expected spans named \"train\" (--span)"},
+    {"import/kineto_string_ts", "import $ERR/measured/kineto_string_ts.json", "kineto_string_ts.json: /traceEvents/1/ts", "expected a finite number"},
+    {"import/hyperfine_exit_codes_mismatch", "import $ERR/measured/hyperfine_exit_codes_mismatch.json", "/results/0/exit_codes", "expected an array of 2 exit codes, one per time"},
+    {"import/hyperfine_all_failed", "import $ERR/measured/hyperfine_all_failed.json", "hyperfine_all_failed.json: /results/0/exit_codes", "expected at least one run with exit code 0"},
+    {"import/hyperfine_name_collision", "import $ERR/measured/hyperfine_name_collision.json", "hyperfine_name_collision.json: two workloads become the name a_b", "expected names that differ"},
+    {"import/neuron_bench_two_summaries", "import $ERR/measured/info_run1.json $ERR/measured/info_run2.json", "info_run2.json: /nc_latency", "the percentiles of several runs cannot be pooled"},
+    {"import/summary_percent_above_one", "import $ERR/measured/summary_percent_above_one.json", "/neff_node_1/vector_engine_active_time_percent", "expected a fraction from 0 to 1"},
+    {"import/nki_not_a_number", "import $ERR/measured/nki_not_a_number.txt", "nki_not_a_number.txt: line 2", "expected a number of at least 0 in column NCL(50)"},
+
+    // ---- the model against measurements (validate --measured, calibrate) ----
+    {"validate/model_results", "validate --measured $SRC/baselines/trn1/exp_tiled.json", "exp_tiled.json: /source", "expected a measured results file"},
+    {"validate/no_spec_of_that_name", "validate --measured $ERR/measured/measured_no_spec.json", "workload nothing_like_it", "expected a spec of that name"},
+    {"calibrate/no_files", "calibrate", "calibrate needs measured results files", "trnbench calibrate MEASURED.json"},
+    {"calibrate/no_output", "calibrate $ERR/measured/measured_no_spec.json", "calibrate needs --output PROFILE.json", "the fitted device profile", nullptr, Start::kPlain, false},
 
     // ---- every rule of the spec format: tests/workloads/bad_specs ----
     {"bad_specs/malformed_json", "--spec $BAD/malformed_json.json", "$BAD/malformed_json.json: /: ", "malformed JSON: parse error at line 4, column 1"},
@@ -514,7 +661,7 @@ std::vector<std::string> CatalogueFiles() {
   std::vector<std::string> out;
   const fs::path src(TRNBENCH_SOURCE_DIR);
   for (const char* dir : {"tests/errors/specs", "tests/errors/profiles",
-                          "tests/errors/baselines"}) {
+                          "tests/errors/baselines", "tests/errors/measured"}) {
     for (const auto& e : fs::directory_iterator(src / dir)) {
       out.push_back(fs::relative(e.path(), src).string());
     }

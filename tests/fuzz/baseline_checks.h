@@ -4,6 +4,7 @@
 #ifndef TRNBENCH_TESTS_FUZZ_BASELINE_CHECKS_H_
 #define TRNBENCH_TESTS_FUZZ_BASELINE_CHECKS_H_
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -47,6 +48,31 @@ inline void CheckBaselineOrResults(const uint8_t* data, size_t size,
               "a round trip keeps every sample", b.metrics[i].name);
     }
   }
+  // What the reader promises the gate: every accepted sample is finite and
+  // not negative, and the times and rates it compares as logarithms are
+  // > 0 (a 0 or a negative sample once silenced a metric).
+  for (const Baseline& b : *parsed) {
+    for (const MetricResult& m : b.metrics) {
+      const bool log_scale = m.name == "device_time_us" ||
+                             m.name == "wall_time_us" || m.name == "ncl_us" ||
+                             m.name == "latency_us" ||
+                             m.name == "throughput_per_s";
+      for (double x : m.samples) {
+        Require(std::isfinite(x) && x >= 0 && (!log_scale || x > 0),
+                "accepted samples are finite, >= 0, and > 0 for times and "
+                "rates",
+                m.name);
+      }
+    }
+  }
+  // With --allow-unchecked a file compared with itself is always a report:
+  // the same metrics on both sides, so nothing can be missing.
+  CompareOptions lenient;
+  lenient.allow_unchecked = true;
+  absl::StatusOr<ComparisonReport> lenient_report =
+      CompareFiles(*parsed, *parsed, lenient);
+  Require(lenient_report.ok(), "a file compared with itself is a report",
+          lenient_report.ok() ? "" : lenient_report.status().ToString());
   // A file compared with itself is never a regression, whatever its
   // samples; and the report of any comparison renders, also as JSON.
   CompareOptions options;

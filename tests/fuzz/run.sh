@@ -7,7 +7,9 @@
 # Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS] [TARGET...]
 #   SECONDS  per target (default 30); TARGETs default to all four.
 # Environment: FUZZ_RUNS=N stops each target after N executions instead;
-#   FUZZ_WORK=DIR keeps the corpora and logs there (default: a temp folder).
+#   FUZZ_WORK=DIR keeps the corpora and logs there (default: a temp folder);
+#   FUZZ_SEED=N fixes libFuzzer's random seed (CI does, so that a run of
+#   FUZZ_RUNS executions is the same search on every machine).
 set -euo pipefail
 build=${1:?usage: tests/fuzz/run.sh BUILD_DIR [SECONDS] [TARGET...]}
 seconds=${2:-30}
@@ -29,6 +31,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/$t/corpus"
   limit=(-max_total_time="$seconds")
   [[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS")
+  [[ -n ${FUZZ_SEED:-} ]] && limit+=(-seed="$FUZZ_SEED")
   log="$work/$t/log"
   if "$build/fuzz/${t}_fuzzer" "${limit[@]}" -timeout=25 -rss_limit_mb=2560 \
       -max_len="$max_len" -dict="$src/tests/fuzz/json.dict" \

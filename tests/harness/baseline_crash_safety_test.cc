@@ -2,14 +2,17 @@
 // any moment, several processes saving into one folder, a full disk, a
 // read-only folder. Afterwards every baseline is the old file or the new
 // one, whole and readable, never a mix; a failed save changes nothing.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -363,6 +366,59 @@ TEST(BaselineCrashSafetyTest, FolderInTheWayIsFoundBeforeAnyRename) {
   for (const auto& e : fs::directory_iterator(dir)) {
     EXPECT_FALSE(IsTemporary(e.path().filename().string())) << e.path();
   }
+}
+
+// A shared sticky folder (like /tmp) where one baseline belongs to another
+// user: the save is refused before anything is renamed, naming that file;
+// before, it replaced the first baseline and then failed on the second.
+TEST(BaselineCrashSafetyTest,
+     AnotherUsersBaselineInAStickyFolderChangesNothing) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to make a second user's file";
+  const fs::path dir = FreshDir("crash_sticky");
+  fs::permissions(dir, fs::perms::all | fs::perms::sticky_bit);
+  ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 1), dir.string()).ok());
+  ASSERT_EQ(chown((dir / "wl0.json").c_str(), 65534, 65534), 0);
+  for (fs::path p = dir; p != p.parent_path(); p = p.parent_path()) {
+    fs::permissions(p, fs::perms::others_exec, fs::perm_options::add);
+  }
+  const auto before = Files(dir);
+  const fs::path message = fs::path(::testing::TempDir()) / "sticky_msg";
+  std::ofstream(message) << "";
+  fs::permissions(message, fs::perms::all);
+  const int code = InChild([&] {
+    if (setgid(65534) != 0 || setuid(65534) != 0) return 3;
+    const absl::Status s = SaveBaselines(MakeBaselines(2, 20, 2), dir.string());
+    std::ofstream(message) << s.message();
+    return s.ok() ? 0 : 1;
+  });
+  ASSERT_NE(code, 3) << "could not become user nobody";
+  ASSERT_EQ(code, 1) << "the save should have been refused";
+  EXPECT_THAT(Slurp(message),
+              HasSubstr((dir / "wl1.json").string() +
+                        ": belongs to another user in the sticky folder"));
+  EXPECT_EQ(Files(dir), before) << "not one baseline may be replaced";
+}
+
+// Temporaries left by killed savers are removed by the next save into the
+// folder once they are older than a minute, so they never pile up.
+TEST(BaselineCrashSafetyTest, TemporariesOfKilledSavesAreCleanedByTheNextSave) {
+  const fs::path dir = FreshDir("crash_cleanup");
+  ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 1), dir.string()).ok());
+  for (const char* name : {".wl0.json.tmp.k1ll3d", ".wl1.json.tmp.k1ll3d",
+                           ".wl1.json.tmp.fr35h1"}) {
+    std::ofstream(dir / name) << "partial";
+  }
+  const std::time_t old = std::time(nullptr) - 120;
+  const timespec times[2] = {{old, 0}, {old, 0}};
+  for (const char* name : {".wl0.json.tmp.k1ll3d", ".wl1.json.tmp.k1ll3d"}) {
+    ASSERT_EQ(utimensat(AT_FDCWD, (dir / name).c_str(), times, 0), 0);
+  }
+  ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 2), dir.string()).ok());
+  std::vector<std::string> names;
+  for (const auto& [name, bytes] : Files(dir)) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{".wl1.json.tmp.fr35h1", "wl0.json",
+                                             "wl1.json"}))
+      << "the stale temporaries go, the fresh one (a saver at work) stays";
 }
 
 // A baseline the gate could not read back (over kMaxBaselineBytes) is

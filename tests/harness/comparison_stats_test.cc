@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "support/counter_rng.h"
 #include "gtest/gtest.h"
+#include "support/counter_rng.h"
 
 namespace trn::stats {
 namespace {
@@ -473,6 +473,128 @@ TEST(WilcoxonSignedRankTest, AllZeroAndEmpty) {
   EXPECT_EQ(r.statistic, 0.0);
   const std::vector<double> empty;
   EXPECT_TRUE(std::isnan(WilcoxonSignedRank(empty).p_value));
+}
+
+// ------------------------------------- the p-value an interval inverts
+
+TEST(ShiftPValueTest, EqualsTheRankTestsWithoutZeroDifferences) {
+  // Continuous samples: no difference is exactly 0, so S is U (or W+) and
+  // the p-value is R's wilcox.test one, bit for bit, exact and normal.
+  for (auto [n1, n2] : {std::pair{5, 7}, std::pair{20, 30}, std::pair{49, 49},
+                        std::pair{60, 75}}) {
+    const std::vector<double> a = Uniforms(200 + n1, n1, 0.0, 1.0);
+    const std::vector<double> b = Uniforms(300 + n2, n2, 0.1, 1.1);
+    const ShiftEstimate s = HodgesLehmannShift(a, b, 0.95);
+    const TestResult u = MannWhitneyU(a, b);
+    EXPECT_EQ(s.exact, u.exact) << n1;
+    EXPECT_EQ(s.statistic, n1 * n2 - u.statistic) << n1;
+    EXPECT_EQ(s.p_value, u.p_value) << n1;
+  }
+  for (int n : {6, 20, 49, 80}) {
+    const std::vector<double> d = Uniforms(400 + n, n, -0.8, 1.0);
+    const ShiftEstimate s = WalshAverageShift(d, 0.95);
+    const TestResult w = WilcoxonSignedRank(d);
+    EXPECT_EQ(s.exact, w.exact) << n;
+    EXPECT_EQ(s.statistic, w.statistic) << n;
+    EXPECT_EQ(s.p_value, w.p_value) << n;
+  }
+}
+
+TEST(ShiftPValueTest, ZeroPairedDifferencesAgreeWithTheInterval) {
+  // Issue 12's case: 12 pairs identical, 8 slower. The signed-rank test
+  // drops the zeros (8 of 8 positive: p = 2/256 = 0.0078, R's value) but
+  // the Walsh interval keeps them and contains 0. The comparison's p is
+  // the one the interval inverts: 78 Walsh averages are 0 (pairs of
+  // zeros), 132 positive, so S ranges over 132..210 of 210; the value
+  // nearest the centre 105 is 132. The zeros tie: sigma^2 = 20*21*41/24 -
+  // (12^3 - 12)/48 = 717.5 - 35.75 = 681.75, z = (132 - 105 - 0.5)/sigma
+  // = 1.015, p = 0.31.
+  std::vector<double> d(12, 0.0);
+  for (int i = 1; i <= 8; ++i) d.push_back(0.01 * i);
+  EXPECT_EQ(WilcoxonSignedRank(d).p_value, 2.0 / 256.0);
+  const ShiftEstimate s = WalshAverageShift(d, 0.95);
+  EXPECT_GT(s.estimate, 0.0);  // 132 of 210 Walsh averages are positive
+  EXPECT_LE(s.interval.low, 0.0);
+  EXPECT_GE(s.interval.high, 0.0);
+  EXPECT_EQ(s.statistic, 132.0);
+  EXPECT_FALSE(s.exact);
+  EXPECT_NEAR(s.p_value, std::erfc(26.5 / std::sqrt(681.75) / std::sqrt(2.0)),
+              1e-14);
+  EXPECT_GT(s.p_value, 0.05);
+}
+
+TEST(ShiftPValueTest, CrossSampleTiesUseTheIntervalsExactNull) {
+  // a = {1, 2, 3}, b = {3, 4, 5, 6} (CrossSampleTiesKeepExactRanks): the
+  // interval is exact; MannWhitneyU switches to the normal approximation
+  // because of the tie at 3. D = b - a has one 0 and 11 positives, so S
+  // ranges over 11..12 of 12; the exact null of U for 3 x 4 (35 equally
+  // likely rank sets) gives P(U <= 1) = 2/35, so p = max(2 * 2/35,
+  // 2 * 1/35) = 4/35.
+  const std::vector<double> a = {1, 2, 3};
+  const std::vector<double> b = {3, 4, 5, 6};
+  const ShiftEstimate s = HodgesLehmannShift(a, b, 0.8);
+  EXPECT_TRUE(s.exact);
+  EXPECT_FALSE(MannWhitneyU(a, b).exact);
+  EXPECT_EQ(s.statistic, 11.0);
+  EXPECT_NEAR(s.p_value, 4.0 / 35.0, 1e-15);
+  // 80%: the interval [1, 4] excludes 0 and p = 0.114 <= 0.2.
+  EXPECT_LE(s.p_value, 0.2);
+  EXPECT_GT(s.interval.low, 0.0);
+}
+
+TEST(ShiftPValueTest, ZeroInsideTheIntervalExactlyWhenPIsAboveAlpha) {
+  // Tie-heavy samples (small integers), paired and not, every size from 2
+  // to 14 and several levels: the interval holds 0 iff 1 - p < confidence.
+  int checked = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    CounterRng sizes(CounterRng::KeyFor(seed, 11, 0));
+    const int n1 = 2 + static_cast<int>(sizes.NextBelow(13));
+    const int n2 = 2 + static_cast<int>(sizes.NextBelow(13));
+    const std::vector<double> a = SmallIntegers(seed, n1, 6);
+    std::vector<double> b = SmallIntegers(seed + 1000, n2, 6);
+    for (double& x : b) x += static_cast<double>(seed % 3);
+    std::vector<double> d;
+    for (int i = 0; i < std::min(n1, n2); ++i) d.push_back(b[i] - a[i] - 1);
+    for (double conf : {0.8, 0.9, 0.95, 0.99}) {
+      for (const ShiftEstimate& s :
+           {HodgesLehmannShift(a, b, conf), WalshAverageShift(d, conf)}) {
+        if (std::isnan(s.interval.low)) continue;
+        const bool inside = s.interval.low <= 0.0 && 0.0 <= s.interval.high;
+        // "1 - p < conf" is how the interval's coverage rule reads it;
+        // "p > 1 - conf" can differ in the last bit (p = 0.2 at 80%).
+        EXPECT_EQ(inside, 1.0 - s.p_value < conf)
+            << "seed " << seed << " conf " << conf << " p " << s.p_value << " ["
+            << s.interval.low << ", " << s.interval.high << "]";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 1500);
+}
+
+TEST(ShiftPValueTest, SmallestSamplesThatGiveAnInterval) {
+  // docs/statistics.md's table. Independent: the exact U null puts
+  // 2 / C(n1 + n2, n1) on its two extremes, which must be <= 5%.
+  auto unpaired_ok = [](int n1, int n2) {
+    return !std::isnan(
+        HodgesLehmannShift(Uniforms(1, n1, 0, 1), Uniforms(2, n2, 0, 1), 0.95)
+            .interval.low);
+  };
+  EXPECT_FALSE(unpaired_ok(3, 3));   // 2/20
+  EXPECT_TRUE(unpaired_ok(4, 4));    // 2/70
+  EXPECT_FALSE(unpaired_ok(3, 4));   // 2/35
+  EXPECT_TRUE(unpaired_ok(3, 5));    // 2/56
+  EXPECT_FALSE(unpaired_ok(2, 7));   // 2/36
+  EXPECT_TRUE(unpaired_ok(2, 8));    // 2/45
+  EXPECT_FALSE(unpaired_ok(1, 38));  // 2/39
+  EXPECT_TRUE(unpaired_ok(1, 39));   // 2/40
+  // Paired: 2 / 2^n <= 5% from n = 6.
+  auto paired_ok = [](int n) {
+    return !std::isnan(
+        WalshAverageShift(Uniforms(3, n, -1, 1), 0.95).interval.low);
+  };
+  EXPECT_FALSE(paired_ok(5));
+  EXPECT_TRUE(paired_ok(6));
 }
 
 // ---------------------------------------------------------- Hodges-Lehmann

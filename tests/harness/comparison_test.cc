@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "support/counter_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/counter_rng.h"
 
 namespace trn {
 namespace {
@@ -52,7 +52,7 @@ MetricComparison Decided(std::vector<double> base, std::vector<double> cur,
   b.metrics.push_back(bm);
   CompareOptions o;
   o.threshold = threshold;
-  auto r = CompareWithBaselines(run, {b}, {}, o);
+  auto r = CompareWithBaselines(run, {b}, o);
   EXPECT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->rows.size(), 1u);
   return r->rows.front();
@@ -139,6 +139,7 @@ Baseline OneBaseline(const std::string& workload, const std::string& device,
   b.schedule.repeat = static_cast<int64_t>(samples.size());
   MetricResult m;
   m.name = "device_time_us";
+  m.unit = "us";  // what a baseline file must say of this metric
   m.samples = std::move(samples);
   b.metrics.push_back(m);
   return b;
@@ -166,13 +167,13 @@ TEST(ComparisonTest, MissingBaselineIsAnErrorUnlessAllowed) {
   RunResult run = TwoWorkloadRun();
   std::vector<Baseline> only_a = {
       OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5))};
-  auto refused = CompareWithBaselines(run, only_a, {}, CompareOptions{});
+  auto refused = CompareWithBaselines(run, only_a, CompareOptions{});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()),
               HasSubstr("no baseline for workload b"));
   CompareOptions allow;
   allow.allow_missing = true;
-  auto r = CompareWithBaselines(run, only_a, {}, allow);
+  auto r = CompareWithBaselines(run, only_a, allow);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->rows.size(), 2u);
   EXPECT_EQ(r->rows[1].workload, "b");
@@ -186,7 +187,7 @@ TEST(ComparisonTest, AnotherDeviceIsRefused) {
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn2", Noisy(100, 0.02, 50, 5)),
                             OneBaseline("b", "trn2", Noisy(100, 0.02, 50, 6))},
-                           {}, CompareOptions{});
+                           CompareOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(
       std::string(r.status().message()),
@@ -199,7 +200,7 @@ TEST(ComparisonTest, ChangedSpecIsNotedNotRefusedAndHolmCountsEveryComparison) {
       CompareWithBaselines(run,
                            {OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5)),
                             OneBaseline("b", "trn1", Noisy(100, 0.02, 50, 6))},
-                           {}, CompareOptions{});
+                           CompareOptions{});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->comparisons, 2);
   for (const auto& c : r->rows) {
@@ -207,6 +208,131 @@ TEST(ComparisonTest, ChangedSpecIsNotedNotRefusedAndHolmCountsEveryComparison) {
                 ::testing::Contains("spec changed since the baseline"));
     EXPECT_GE(c.p_adjusted, c.p_rank);
   }
+}
+
+TEST(ComparisonTest, HolmCountsOnlyTheComparisonsItAdjusts) {
+  // Workload b's baseline holds a 0 (no log ratio exists): its row has no
+  // p-value, so it is not one of Holm's m and a's p is adjusted with m = 1.
+  RunResult run = TwoWorkloadRun();
+  std::vector<double> broken = Noisy(100, 0.02, 50, 6);
+  broken[3] = 0.0;
+  // Without --allow-unchecked the gate refuses a row it cannot compute
+  // (gate_inputs.h); with it, the row stays in the report as unchecked.
+  EXPECT_FALSE(
+      CompareWithBaselines(run,
+                           {OneBaseline("a", "trn1", Noisy(104, 0.02, 50, 5)),
+                            OneBaseline("b", "trn1", broken)},
+                           CompareOptions{})
+          .ok());
+  CompareOptions unchecked;
+  unchecked.allow_unchecked = true;
+  auto r =
+      CompareWithBaselines(run,
+                           {OneBaseline("a", "trn1", Noisy(104, 0.02, 50, 5)),
+                            OneBaseline("b", "trn1", broken)},
+                           unchecked);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->comparisons, 1);
+  EXPECT_EQ(r->rows[0].p_adjusted, r->rows[0].p_value);
+  EXPECT_EQ(r->rows[0].p_value, r->rows[0].p_rank);
+  EXPECT_TRUE(std::isnan(r->rows[1].p_value));
+  EXPECT_TRUE(std::isnan(r->rows[1].p_adjusted));
+  EXPECT_EQ(r->rows[1].verdict, Verdict::kInconclusive);
+}
+
+TEST(ComparisonTest, RepeatsToResolveAreBoundedAndExplained) {
+  // The current side is 2% slower: the interval's centre sits on the 2%
+  // threshold and 1/sqrt(n) extrapolation would ask for ~10^5 repeats.
+  std::vector<double> base = Noisy(100, 0.05, 20, 1);
+  std::vector<double> cur;
+  for (double x : Noisy(100, 0.05, 20, 2)) cur.push_back(x);
+  const MetricComparison probe = Decided(base, cur);
+  // Scale so the interval's centre is on the threshold: a log shift s
+  // moves [lo, hi] to [(1 + lo) e^s - 1, (1 + hi) e^s - 1].
+  const double factor =
+      2.04 / (2.0 + probe.change_interval.low + probe.change_interval.high);
+  for (double& x : cur) x *= factor;
+  const MetricComparison c = Decided(base, cur);
+  ASSERT_EQ(c.verdict, Verdict::kInconclusive) << c.reason;
+  EXPECT_EQ(c.repeats_to_resolve, 10000);
+  EXPECT_THAT(c.reason, HasSubstr("more than 10000 repeats per side"));
+  EXPECT_THAT(c.reason, HasSubstr("about the size of the threshold"));
+}
+
+TEST(ComparisonTest, TheRecordedSpecThresholdIsAppliedAndShown) {
+  // compare OLD NEW: the new side's recorded noise_threshold (10%) applies
+  // to its workload, the flag's 2% to the other; the header says both.
+  std::vector<Baseline> old_side = {
+      OneBaseline("a", "trn1", Noisy(100, 0.01, 50, 1)),
+      OneBaseline("b", "trn1", Noisy(100, 0.01, 50, 2))};
+  std::vector<Baseline> new_side = {
+      OneBaseline("a", "trn1", Noisy(106, 0.01, 50, 3)),
+      OneBaseline("b", "trn1", Noisy(100, 0.01, 50, 4))};
+  new_side[0].noise_threshold = 0.10;
+  new_side[0].seed = new_side[1].seed = 2;
+  auto r = CompareFiles(old_side, new_side, CompareOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->rows[0].threshold, 0.10);
+  EXPECT_EQ(r->rows[0].verdict, Verdict::kUnchanged) << r->rows[0].reason;
+  EXPECT_EQ(r->rows[1].threshold, 0.02);
+  EXPECT_EQ(ThresholdText(*r), "±2.00% (±10.00% for a)");
+  // Recorded only on the old side: still applied (baseline's spec).
+  std::swap(new_side[0].noise_threshold, old_side[0].noise_threshold);
+  r = CompareFiles(old_side, new_side, CompareOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->rows[0].threshold, 0.10);
+  // One threshold for every row: the header shows it alone.
+  new_side.pop_back();
+  r = CompareFiles(old_side, new_side, CompareOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ThresholdText(*r), "±10.00%");
+  EXPECT_EQ(ApplicableThreshold(NAN, NAN, 0.03), 0.03);
+  EXPECT_EQ(ApplicableThreshold(0.05, 0.07, 0.03), 0.05);
+}
+
+TEST(ComparisonTest, TheSpecThresholdSurvivesABaselineFile) {
+  Baseline b = OneBaseline("a", "trn1", Noisy(100, 0.01, 8, 1));
+  b.noise_threshold = 0.125;
+  auto read = ParseBaselineOrResults(BaselineToJsonText(b), "a.json", 0.95);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front().noise_threshold, 0.125);
+  b.noise_threshold = NAN;  // a spec without one: nothing is written
+  const std::string text = BaselineToJsonText(b);
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("noise_threshold")));
+  read = ParseBaselineOrResults(text, "a.json", 0.95);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_TRUE(std::isnan(read->front().noise_threshold));
+}
+
+TEST(ComparisonTest, AutocorrelatedSamplesAreComparedWithAnAr1TTest) {
+  // Each side a slow random walk around 100 (AR(1) with rho 0.95): the
+  // rank test would call a difference of the walks' levels significant.
+  auto walk = [](uint64_t key) {
+    CounterRng rng(CounterRng::KeyFor(key, 5, 0));
+    std::vector<double> x;
+    double e = 0.0;
+    for (int i = 0; i < 100; ++i) {
+      const double u = rng.NextUniform() + rng.NextUniform() +
+                       rng.NextUniform() - 1.5;  // sd 0.5
+      e = 0.95 * e + u;
+      x.push_back(100.0 * std::exp(0.01 * e));
+    }
+    return x;
+  };
+  const MetricComparison c = Decided(walk(1), walk(2));
+  EXPECT_TRUE(c.autocorrelation_adjusted);
+  EXPECT_TRUE(c.baseline_series.autocorrelated);
+  EXPECT_EQ(c.test, "welch-t-log-ar1");
+  EXPECT_EQ(c.t_test, "welch-t-log-ar1");
+  EXPECT_TRUE(c.rank_test.empty());
+  EXPECT_TRUE(std::isnan(c.p_rank));
+  EXPECT_EQ(c.p_value, c.p_t);
+  EXPECT_THAT(c.notes, ::testing::Contains(HasSubstr(
+                           "device_time_us baseline autocorrelated: ")));
+  EXPECT_THAT(c.notes, ::testing::Contains(HasSubstr("no rank test")));
+  const bool inside = c.change_interval.low <= 0 && 0 <= c.change_interval.high;
+  EXPECT_EQ(inside, c.p_value > 0.05);
 }
 
 TEST(ComparisonTest, VerdictNames) {

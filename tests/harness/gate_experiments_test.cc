@@ -104,7 +104,7 @@ TEST(GateExperiments, AaFalseAlarmRateAndMinimumDetectableChange) {
     // Seeds 1000.. never equal the baselines' seed 1: independent samples.
     RunResult run =
         RunAll(f.profile, AllSpecs(), 1000 + static_cast<uint64_t>(k));
-    auto report = CompareWithBaselines(run, f.baselines, {}, CompareOptions{});
+    auto report = CompareWithBaselines(run, f.baselines, CompareOptions{});
     ASSERT_TRUE(report.ok()) << report.status();
     comparisons = static_cast<int>(report->comparisons);
     suite_alarms += report->AnyRegression();
@@ -197,8 +197,7 @@ TEST(GateExperiments, PowerAgainstAFivePercentSlowdown) {
     int caught = 0;
     for (int k = 0; k < kRuns; ++k) {
       RunResult run = RunAll(slow, {spec}, 5000 + static_cast<uint64_t>(k));
-      auto report =
-          CompareWithBaselines(run, f.baselines, {}, CompareOptions{});
+      auto report = CompareWithBaselines(run, f.baselines, CompareOptions{});
       ASSERT_TRUE(report.ok()) << report.status();
       for (const auto& c : report->rows) {
         if (c.metric == inj.metric) caught += c.verdict == Verdict::kRegression;

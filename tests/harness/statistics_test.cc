@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "support/counter_rng.h"
 #include "gtest/gtest.h"
+#include "support/counter_rng.h"
 
 namespace trn::stats {
 namespace {

@@ -199,6 +199,14 @@ TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
   auto same = [](const nlohmann::ordered_json& v, const std::string& cell) {
     if (v.is_null()) return cell.empty();
     if (v.is_string()) return cell == v.get<std::string>();
+    if (v.is_boolean()) return cell == (v.get<bool>() ? "true" : "false");
+    if (v.is_array()) {  // notes: joined by "; "
+      std::string joined;
+      for (const auto& x : v) {
+        joined += (joined.empty() ? "" : "; ") + x.get<std::string>();
+      }
+      return cell == joined;
+    }
     return !cell.empty() && std::stod(cell) == v.get<double>();
   };
   size_t row = 1;
@@ -209,7 +217,11 @@ TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
       const auto& cells = csv[row++];
       EXPECT_EQ(cells[col("metric")], metric);
       for (const auto& [key, v] : m.items()) {
-        if (key == "samples" || key == "lower_is_better") continue;
+        // The samples (and their checksum) are samples.csv's.
+        if (key == "samples" || key == "samples_checksum" ||
+            key == "lower_is_better") {
+          continue;
+        }
         if (v.is_object()) {
           for (const auto& [inner, x] : v.items()) {
             EXPECT_TRUE(same(x, cells[col(key + "_" + inner)]))
@@ -229,9 +241,9 @@ TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
       for (const auto& r : doc["comparison"]["rows"]) {
         if (r["workload"] != w["name"] || r["metric"] != metric) continue;
         ++compared;
-        for (const char* key :
-             {"baseline_median", "change", "change_ci_low", "change_ci_high",
-              "p_rank", "p_t", "p_adjusted", "verdict", "reason"}) {
+        for (const char* key : {"baseline_median", "change", "change_ci_low",
+                                "change_ci_high", "p_rank", "p_t", "test", "p",
+                                "p_adjusted", "verdict", "reason"}) {
           EXPECT_TRUE(same(r[key], cells[col(key)])) << key;
         }
       }

@@ -238,7 +238,9 @@ TEST(HtmlReportTest, RendersInHeadlessChromium) {
   in.baselines = &baselines;
   const std::string dir = report_test::FreshDir("chromium");
   const std::string report = dir + "/report";
-  ASSERT_TRUE(WriteReportDir(report, RenderReportFiles(in).files).ok());
+  ASSERT_TRUE(
+      WriteFolderAtomic("--report-dir", report, RenderReportFiles(in).files)
+          .ok());
 
   const std::string page = Screenshot(
       chromium, "file://" + report + "/report.html", dir, "1200,2000");

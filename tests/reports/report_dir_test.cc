@@ -71,12 +71,12 @@ TEST(ReportDirTest, FreshFolderAppearsWhole) {
   const std::string root = report_test::FreshDir("fresh");
   const std::string dir = root + "/a/b/report";  // missing ancestors too
   const std::vector<OutputFile> files = {{"x.txt", "x"}, {"sub/y.txt", "y"}};
-  ASSERT_TRUE(WriteReportDir(dir, files).ok());
+  ASSERT_TRUE(WriteFolderAtomic("--report-dir", dir, files).ok());
   EXPECT_EQ(Slurp(dir + "/x.txt"), "x");
   EXPECT_EQ(Slurp(dir + "/sub/y.txt"), "y");
   EXPECT_FALSE(AnyStaging(root));
   // Trailing slash names the same folder.
-  ASSERT_TRUE(WriteReportDir(root + "/c/", files).ok());
+  ASSERT_TRUE(WriteFolderAtomic("--report-dir", root + "/c/", files).ok());
   EXPECT_EQ(Slurp(root + "/c/x.txt"), "x");
 }
 
@@ -84,7 +84,9 @@ TEST(ReportDirTest, ExistingFolderKeepsOtherFiles) {
   const std::string dir = report_test::FreshDir("existing");
   std::ofstream(dir + "/notes.txt") << "mine";
   std::ofstream(dir + "/x.txt") << "old";
-  ASSERT_TRUE(WriteReportDir(dir, {{"x.txt", "new"}, {"p/z.svg", "z"}}).ok());
+  ASSERT_TRUE(WriteFolderAtomic("--report-dir", dir,
+                                {{"x.txt", "new"}, {"p/z.svg", "z"}})
+                  .ok());
   EXPECT_EQ(Slurp(dir + "/notes.txt"), "mine");
   EXPECT_EQ(Slurp(dir + "/x.txt"), "new");
   EXPECT_EQ(Slurp(dir + "/p/z.svg"), "z");
@@ -95,16 +97,17 @@ TEST(ReportDirTest, UnusablePathsAreRefusedAndNothingIsWritten) {
   const std::string root = report_test::FreshDir("unusable");
   const std::string file = root + "/plain_file";
   std::ofstream(file) << "keep";
-  auto s = WriteReportDir(file, {{"x.txt", "x"}});
+  auto s = WriteFolderAtomic("--report-dir", file, {{"x.txt", "x"}});
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr(file));
   EXPECT_EQ(Slurp(file), "keep");
-  s = WriteReportDir(file + "/below", {{"x.txt", "x"}});
+  s = WriteFolderAtomic("--report-dir", file + "/below", {{"x.txt", "x"}});
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr(file + "/below"));
   EXPECT_EQ(Tree(root).size(), 1u);
   // Even root cannot make folders in /proc.
-  s = WriteReportDir("/proc/trnbench-report/x", {{"x.txt", "x"}});
+  s = WriteFolderAtomic("--report-dir", "/proc/trnbench-report/x",
+                        {{"x.txt", "x"}});
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("--report-dir /proc/trnbench-report/x"));

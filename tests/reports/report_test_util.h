@@ -120,9 +120,7 @@ inline ComparisonReport MakeComparison(const RunResult& run,
   *baselines = BaselinesFromRun(base, "", "");
   CompareOptions o;
   o.source = "baselines/test";
-  std::vector<double> thresholds(run.workloads.size(),
-                                 std::numeric_limits<double>::quiet_NaN());
-  auto c = CompareWithBaselines(run, *baselines, thresholds, o);
+  auto c = CompareWithBaselines(run, *baselines, o);
   EXPECT_TRUE(c.ok()) << c.status();
   return *c;
 }

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "support/hash.h"
 #include "device_model/memory_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/hash.h"
 #include "workloads/spec.h"
 #include "workloads/spec_validator.h"
 

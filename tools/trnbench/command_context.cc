@@ -1,7 +1,12 @@
 #include "tools/trnbench/command_context.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <ostream>
 
@@ -165,18 +170,34 @@ absl::StatusOr<std::vector<WorkloadSpec>> LoadSelectedSpecs(
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     const std::string& where, const std::vector<WorkloadSpec>& specs,
     double confidence) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  return LoadBaselinesFor(where, names, confidence);
+}
+
+absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
+    const std::string& where, const std::vector<std::string>& workloads,
+    double confidence) {
   std::error_code ec;
   if (std::filesystem::is_directory(where, ec)) {
+    if (access(where.c_str(), R_OK | X_OK) != 0) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("--baseline ", EscapeControl(where),
+                       ": cannot read the folder: ", std::strerror(errno)));
+    }
     std::vector<Baseline> out;
-    for (const auto& s : specs) {
-      const std::string path = BaselinePath(where, s.name);
-      if (!std::filesystem::exists(path, ec)) continue;
+    for (const std::string& name : workloads) {
+      const std::string path = BaselinePath(where, name);
+      // Only a file that is not there is skipped (and then reported as a
+      // workload without a baseline); anything else is read and judged.
+      struct stat st {};
+      if (stat(path.c_str(), &st) != 0 && errno == ENOENT) continue;
       TRN_ASSIGN_OR_RETURN(auto loaded,
                            LoadBaselineOrResults(path, confidence));
       for (auto& b : loaded) {
-        if (b.workload != s.name) {
+        if (b.workload != name) {
           return absl::InvalidArgumentError(
-              absl::StrCat(path, ": /workload: expected ", s.name,
+              absl::StrCat(path, ": /workload: expected ", name,
                            " (the file's name), found ", b.workload));
         }
         out.push_back(std::move(b));
@@ -184,11 +205,15 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     }
     return out;
   }
-  if (!std::filesystem::exists(where, ec)) {
+  if (struct stat st{}; stat(where.c_str(), &st) != 0 && errno == ENOENT) {
     return absl::NotFoundError(absl::StrCat("--baseline ", EscapeControl(where),
                                             ": no such folder or file"));
   }
   return LoadBaselineOrResults(where, confidence);
+}
+
+std::string ProfilePath(const Options& options) {
+  return ProfilesDir(options) + "/" + options.device + ".json";
 }
 
 absl::Status CheckFormat(const Options& options, bool allow_gbench,
@@ -235,6 +260,7 @@ CompareOptions CompareOptionsFrom(const Options& options) {
   c.alpha = options.alpha;
   c.confidence = options.confidence;
   c.allow_missing = options.allow_missing;
+  c.allow_unchecked = options.allow_unchecked;
   return c;
 }
 

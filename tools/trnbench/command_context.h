@@ -43,6 +43,13 @@ absl::StatusOr<std::vector<WorkloadSpec>> LoadAllSpecs(
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     const std::string& where, const std::vector<WorkloadSpec>& specs,
     double confidence);
+// The same for workloads known by name (imported measurements).
+absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
+    const std::string& where, const std::vector<std::string>& workloads,
+    double confidence);
+
+// The file of the profile --device names in --profiles-dir.
+std::string ProfilePath(const Options& options);
 
 // Checks --format against what the command can print.
 absl::Status CheckFormat(const Options& options, bool allow_gbench,

@@ -8,9 +8,9 @@ namespace trn {
 namespace {
 
 // The plain run comes first; the rest in the order `--help` lists them.
-const std::array<const CommandInfo*, 5> kCommands = {
-    &kRunCommand, &kListCommand, &kGateCommand, &kCompareCommand,
-    &kProfileCommand};
+const std::array<const CommandInfo*, 8> kCommands = {
+    &kRunCommand,     &kListCommand,   &kGateCommand,     &kCompareCommand,
+    &kProfileCommand, &kImportCommand, &kValidateCommand, &kCalibrateCommand};
 
 }  // namespace
 

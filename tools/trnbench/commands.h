@@ -33,6 +33,9 @@ extern const CommandInfo kGateCommand;
 extern const CommandInfo kCompareCommand;
 extern const CommandInfo kListCommand;
 extern const CommandInfo kProfileCommand;
+extern const CommandInfo kImportCommand;
+extern const CommandInfo kValidateCommand;
+extern const CommandInfo kCalibrateCommand;
 
 // The command named `name`, or nullptr.
 const CommandInfo* FindCommand(std::string_view name);

@@ -8,7 +8,7 @@
 #include "reports/comparison_report.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
@@ -17,9 +17,9 @@
 namespace trn {
 namespace {
 
-constexpr std::string_view kFlags[] = {"format", "confidence",    "threshold",
-                                       "alpha",  "allow_missing", "output",
-                                       "junit"};
+constexpr std::string_view kFlags[] = {
+    "format",        "confidence",      "threshold", "alpha",
+    "allow_missing", "allow_unchecked", "output",    "junit"};
 
 int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.positional.size() != 2) {
@@ -31,6 +31,14 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
     return Fail(err, s);
   }
   const ReportOutputOptions report_options = ReportOutputOptionsFrom(o);
+  // Every output planned and checked before anything is read
+  // (support/output_transaction.h): neither may overwrite an input.
+  OutputTransaction outputs;
+  outputs.AddInput("compare", o.positional[0]);
+  outputs.AddInput("compare", o.positional[1]);
+  if (!o.output.empty()) outputs.PlanFile("--output", o.output);
+  PlanReportOutputs(report_options, outputs);
+  if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
   auto old_side = LoadBaselineOrResults(o.positional[0], o.confidence);
   if (!old_side.ok()) return Fail(err, old_side.status());
   auto new_side = LoadBaselineOrResults(o.positional[1], o.confidence);
@@ -38,19 +46,18 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   auto c = CompareFiles(*old_side, *new_side, CompareOptionsFrom(o));
   if (!c.ok()) return Fail(err, c.status());
   const std::string json_text = ComparisonToJson(*c).dump(2) + "\n";
-  // As for a run: every file is prepared before the first is put in place.
-  StagedFiles staged;
+  // As for a run: every file is staged before the first is put in place.
   if (!o.output.empty()) {
-    if (auto s = staged.Stage(o.output, json_text); !s.ok()) {
+    if (auto s = outputs.StageFile(o.output, json_text); !s.ok()) {
       return Fail(err, s);
     }
   }
-  if (!report_options.junit_file.empty()) {
-    auto pending = PrepareJunitOutput(report_options, *c);
-    if (!pending.ok()) return Fail(err, pending.status());
-    if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
+  if (auto s =
+          StageReportOutputs(PrepareJunitOutput(report_options, *c), outputs);
+      !s.ok()) {
+    return Fail(err, s);
   }
-  if (auto s = staged.Commit(); !s.ok()) return Fail(err, s);
+  if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   if (o.format == "json") {
     out << json_text;
   } else {

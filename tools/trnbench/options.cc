@@ -197,7 +197,30 @@ const std::vector<FlagDef>& Flags() {
                &Options::profiles_dir),
       PathFlag("baseline", "a baseline folder or file", &Options::baseline),
       BoolFlag("allow_missing", &Options::allow_missing),
+      BoolFlag("allow_unchecked", &Options::allow_unchecked),
       BoolFlag("fresh_seeds", &Options::fresh_seeds),
+      {"from", Kind::kText,
+       "kineto, neuron-bench, neuron-profile, nki-benchmark, gbench or "
+       "hyperfine",
+       [](Options& o, const std::string& v) {
+         o.from = v;
+         return absl::OkStatus();
+       }},
+      {"span", Kind::kText, "the name of a record_function span",
+       [](Options& o, const std::string& v) {
+         o.span = v;
+         return absl::OkStatus();
+       }},
+      {"device_categories", Kind::kText,
+       "trace event categories, comma-separated, such as kernel,gpu_memcpy",
+       [](Options& o, const std::string& v) {
+         o.device_categories = v;
+         return absl::OkStatus();
+       }},
+      PathFlag("measured", "a measured results file (trnbench import --output)",
+               &Options::measured),
+      PathFlag("known_gaps", "a file of figure keys, one per line",
+               &Options::known_gaps),
   };
   return flags;
 }

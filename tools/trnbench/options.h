@@ -53,7 +53,16 @@ struct Options {
   double threshold = 0.02;
   double alpha = 0.05;
   bool allow_missing = false;
+  bool allow_unchecked = false;
   bool fresh_seeds = false;
+
+  // Measurements (docs/import.md).
+  std::string from;  // import: the files' format; empty: detected
+  std::string span;  // import: Kineto span of one iteration
+  std::string device_categories = "kernel,gpu_memcpy,gpu_memset";
+  std::string measured;  // validate: a measured results file
+  // validate: figures the model is known to miss (docs/validation.md).
+  std::string known_gaps;
 
   // The flags given, by their canonical name (report_dir), in order.
   std::vector<std::string> given;

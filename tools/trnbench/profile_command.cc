@@ -6,7 +6,7 @@
 #include "harness/profile_analysis.h"
 #include "harness/runner.h"
 #include "reports/profile_report.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
@@ -27,6 +27,11 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   if (!profile.ok()) return Fail(err, profile.status());
   auto specs = LoadSelectedSpecs(o, *profile, "");
   if (!specs.ok()) return Fail(err, specs.status());
+  // The output is checked before anything runs.
+  OutputTransaction outputs;
+  for (const auto& path : o.specs) outputs.AddInput("--spec", path);
+  if (!o.output.empty()) outputs.PlanFile("--output", o.output);
+  if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
   WarnIfUncalibrated(*profile, err);
   const RunOptions run = RunOptionsFrom(o, {});
 
@@ -47,9 +52,10 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   }
   const std::string json = ProfileToJsonText(report);
   if (!o.output.empty()) {
-    if (auto s = WriteFileAtomic(o.output, json); !s.ok()) {
+    if (auto s = outputs.StageFile(o.output, json); !s.ok()) {
       return Fail(err, s);
     }
+    if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   }
   out << (o.format == "json" ? json : RenderProfileText(report));
   return kExitOk;

@@ -1,12 +1,11 @@
 // The command line's report outputs beyond stdout and --output: the report
-// folder, the Chrome trace, JUnit XML and the GitHub step summary. Rendered
-// in memory and checked first, written last, so that bad input or an
-// unwritable path fails before any file is touched.
+// folder, the Chrome trace, JUnit XML and the GitHub step summary. Planned
+// (and checked) before anything runs, rendered in memory after the run, and
+// written with every other output of the command in one transaction.
 #ifndef TRNBENCH_TOOLS_TRNBENCH_REPORT_OUTPUTS_H_
 #define TRNBENCH_TOOLS_TRNBENCH_REPORT_OUTPUTS_H_
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "harness/comparison.h"
 #include "harness/results.h"
 #include "reports/report_dir.h"
+#include "support/output_transaction.h"
 #include "workloads/spec.h"
 
 namespace trn {
@@ -39,28 +39,32 @@ struct ReportOutputOptions {
 absl::Status ValidateReportOutputs(const ReportOutputOptions& options,
                                    int64_t repeat, bool have_baseline);
 
+// Adds the report outputs (and the step summary, appended when a report
+// folder is written) to the command's output plan, before anything runs.
+void PlanReportOutputs(const ReportOutputOptions& options,
+                       OutputTransaction& out);
+
 struct PendingOutputs {
   ReportOutputOptions options;
   ReportFiles report;
-  std::unique_ptr<StagedReportDir> staged;  // the report folder, if any
   std::string trace;
   std::string junit;
 };
 
-// Renders every requested output (replaying the traced run), checks that
-// each destination can be written and stages the report folder where no
-// reader sees it, so that only renames remain. `specs` are the run's specs
-// in the order of run.workloads. Dropping the result undoes the staging.
+// Renders every requested output (replaying the traced run). `specs` are
+// the run's specs in the order of run.workloads.
 absl::StatusOr<PendingOutputs> PrepareReportOutputs(
     const ReportOutputOptions& options, const RunResult& run,
     const ComparisonReport* comparison, const std::vector<Baseline>& baselines,
     const std::vector<WorkloadSpec>& specs, const DeviceProfile& profile);
 
 // JUnit only, for `trnbench compare`.
-absl::StatusOr<PendingOutputs> PrepareJunitOutput(
-    const ReportOutputOptions& options, const ComparisonReport& comparison);
+PendingOutputs PrepareJunitOutput(const ReportOutputOptions& options,
+                                  const ComparisonReport& comparison);
 
-absl::Status CommitReportOutputs(const PendingOutputs& pending);
+// Stages the rendered outputs in `out`, which planned them.
+absl::Status StageReportOutputs(const PendingOutputs& pending,
+                                OutputTransaction& out);
 
 }  // namespace trn
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "harness/baseline_store.h"
 #include "harness/comparison.h"
 #include "harness/runner.h"
@@ -16,7 +17,7 @@
 #include "reports/gbench_json.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"
-#include "support/atomic_file.h"
+#include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
@@ -26,18 +27,31 @@
 namespace trn {
 namespace {
 
-// Each workload's own noise threshold (NaN: the run's --threshold).
-std::vector<double> SpecThresholds(const std::vector<WorkloadSpec>& specs) {
-  std::vector<double> thresholds;
-  for (const auto& spec : specs) {
-    thresholds.push_back(spec.noise_threshold.value_or(
-        std::numeric_limits<double>::quiet_NaN()));
+// A flag that only means something with another one is refused without
+// it, never ignored: `--threshold 0.05` without a baseline would look as if
+// it had judged something.
+absl::Status CheckFlagCombinations(const Options& o) {
+  if (o.baseline.empty()) {
+    for (std::string_view flag : {"threshold", "alpha", "allow_missing",
+                                  "allow_unchecked", "fresh_seeds"}) {
+      if (o.Given(flag)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Dashed(flag),
+            ": only means something with a baseline; add --baseline "
+            "DIR|FILE (or use trnbench gate)"));
+      }
+    }
   }
-  return thresholds;
+  if (o.trace.empty() && o.Given("trace_repeat")) {
+    return absl::InvalidArgumentError(
+        "--trace-repeat: only means something with --trace FILE; add it");
+  }
+  return absl::OkStatus();
 }
 
 int RunOrGate(const Options& o, bool gate, std::ostream& out,
               std::ostream& err) {
+  if (auto s = CheckFlagCombinations(o); !s.ok()) return Fail(err, s);
   if (auto s = CheckFormat(o, /*allow_gbench=*/true, ""); !s.ok()) {
     return Fail(err, s);
   }
@@ -56,6 +70,26 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   if (!profile.ok()) return Fail(err, profile.status());
   auto specs = LoadSelectedSpecs(o, *profile, gate ? "all" : "");
   if (!specs.ok()) return Fail(err, specs.status());
+
+  // Every output of the command, planned and checked before anything runs
+  // (support/output_transaction.h): a folder where a file goes, an output
+  // that is also an input or another output, a place that cannot be
+  // written.
+  const std::string baseline_dir = o.save_baseline_dir.empty()
+                                       ? "baselines/" + profile->name
+                                       : o.save_baseline_dir;
+  OutputTransaction outputs;
+  for (const auto& path : o.specs) outputs.AddInput("--spec", path);
+  // A save may refresh the baselines the run was compared with.
+  outputs.AddInput("--baseline", o.baseline, /*replaceable=*/true);
+  if (!o.output.empty()) outputs.PlanFile("--output", o.output);
+  PlanReportOutputs(report_options, outputs);
+  if (o.save_baseline) {
+    std::vector<std::string> names;
+    for (const auto& s : *specs) names.push_back(s.name + ".json");
+    outputs.PlanFolder("--save-baseline", baseline_dir, std::move(names));
+  }
+  if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
   WarnIfUncalibrated(*profile, err);
 
   // Baselines are read before anything runs, so bad input fails fast.
@@ -87,8 +121,7 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   if (!o.baseline.empty()) {
     CompareOptions copts = CompareOptionsFrom(o);
     copts.source = o.baseline;
-    auto c =
-        CompareWithBaselines(*run, baselines, SpecThresholds(*specs), copts);
+    auto c = CompareWithBaselines(*run, baselines, copts);
     if (!c.ok()) {
       progress.Finish();
       return Fail(err, c.status());
@@ -97,35 +130,29 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   }
   const ComparisonReport* cmp = comparison ? &*comparison : nullptr;
 
-  // Everything is rendered and every destination checked before the first
-  // file is written.
+  // Everything is rendered, then staged, then committed at once.
   auto pending = PrepareReportOutputs(report_options, *run, cmp, baselines,
                                       *specs, *profile);
   progress.Finish();
   if (!pending.ok()) return Fail(err, pending.status());
 
   const std::string json_text = ResultsToJsonText(*run, cmp);
-  // The results file and the baselines are staged (written and flushed
-  // beside their destinations) before any is put in place, so a full disk
-  // or an unwritable folder leaves every old file as it was.
-  StagedFiles staged;
+  if (auto s = StageReportOutputs(*pending, outputs); !s.ok()) {
+    return Fail(err, s);
+  }
   if (!o.output.empty()) {
-    if (auto s = staged.Stage(o.output, json_text); !s.ok()) {
+    if (auto s = outputs.StageFile(o.output, json_text); !s.ok()) {
       return Fail(err, s);
     }
   }
-  const std::string baseline_dir = o.save_baseline_dir.empty()
-                                       ? "baselines/" + profile->name
-                                       : o.save_baseline_dir;
   int unchanged = 0;
   if (o.save_baseline) {
     auto s = StageBaselines(
         BaselinesFromRun(*run, NowUtcIso8601(), CurrentGitCommit(SourceDir())),
-        baseline_dir, staged, &unchanged);
+        baseline_dir, outputs, &unchanged);
     if (!s.ok()) return Fail(err, s);
   }
-  if (auto s = CommitReportOutputs(*pending); !s.ok()) return Fail(err, s);
-  if (auto s = staged.Commit(); !s.ok()) return Fail(err, s);
+  if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   if (o.save_baseline) {
     err << "trnbench: saved " << run->workloads.size() << " baseline"
         << (run->workloads.size() == 1 ? "" : "s") << " in " << baseline_dir;

@@ -15,6 +15,11 @@ Usage:
   trnbench compare OLD.json NEW.json [--format F] [--output FILE] [--junit FILE]
   trnbench list [--device NAME]
   trnbench profile --workload NAME|FAMILY|all [options]
+  trnbench import FILE... [--from FORMAT] [--workload NAME] [options]
+  trnbench validate --measured FILE [--spec S] [--device D] [--format F]
+  trnbench calibrate MEASURED.json... --output PROFILE.json [--device D]
+  trnbench validate [--device NAME] [--format table|json|markdown]
+                    [--known-gaps FILE]
 A flag that a command does not use is refused, never ignored.
 
 Examples:
@@ -28,6 +33,8 @@ Examples:
                                                 what-if: one profile parameter changed
   trnbench compare old.json new.json            two saved results or baselines
   trnbench profile --workload exp_tiled         device summary, roofline, findings
+  trnbench validate --device trn1               published hardware figures vs the
+                                                model (docs/validation.md)
   trnbench --workload exp_tiled --shape in_tensor,out_tensor=1024x512,4096x512
                                                 a size sweep: one row per shape
 
@@ -64,16 +71,48 @@ Reports (docs/reports.md; every file is written atomically):
   --junit FILE         JUnit XML: one test case per baseline comparison,
                        a regression is a failure
 
+Validation (docs/validation.md):
+  validate runs the suite in workloads/validation (another with --specs-dir)
+  and prints published vs model (--format table, json or markdown); without
+  --device every device the suite has figures for. Exit 1 if a figure is
+  out of tolerance.
+  --known-gaps FILE    figures the model is known to miss (one key per
+                       line): reported, not failed; one that is met fails
+
 Baselines and the regression gate:
   --save-baseline [DIR]  save this run as baselines (default baselines/<device>)
   --baseline DIR|FILE    compare with baselines; `gate` implies --workload all
   --threshold T          noise threshold, a fraction (default 0.02 = 2%);
-                         a spec's noise_threshold overrides it
+                         a spec's noise_threshold (recorded in results
+                         and baselines, so compare applies it too) overrides it
   --alpha A              false-alarm rate of one gate run (default 0.05)
   --allow-missing        report a workload without a baseline as new
+  --allow-unchecked      report a comparison the gate cannot compute (a
+                         gated metric missing on one side, too few samples
+                         for an interval) as not checked, not an error
   --fresh-seeds          use seeds that differ from the baseline's
   --help                 this text
   --version              the trnbench and model versions
+
+Measurements (docs/import.md):
+  import FILE...       measured files -> results marked "source": "measured";
+                       --output, --baseline, --save-baseline, --report-dir
+                       and --junit work as for a run
+  --from FORMAT        kineto, neuron-bench, neuron-profile, nki-benchmark,
+                       gbench or hyperfine (default: detected from content)
+  --workload NAME      the one workload of a trace or a Neuron tool's files
+                       (default: the first file's name)
+  --device NAME        where it ran (default: from the files' instance type)
+  --span NAME          Kineto: the span of one iteration (ProfilerStep#N)
+  --device-categories C[,C...]
+                       Kineto: event categories counted as device time
+                       (default kernel,gpu_memcpy,gpu_memset)
+  validate --measured FILE
+                       the model beside a measurement of the same workload:
+                       both distributions, the error with its interval and
+                       what dominates the model
+  calibrate FILE...    fit the profile's fitted parameters to measurements;
+                       the new profile goes to --output
 
 Exit codes: 0 success and no regression, 1 a regression was found,
 2 bad usage or bad input (nothing is written).

@@ -1,0 +1,76 @@
+// `trnbench calibrate MEASURED.json... --output PROFILE.json`: the device
+// profile's fitted parameters fitted to measurements (docs/import.md).
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "harness/measured_validation.h"
+#include "reports/measured_validation_report.h"
+#include "support/input_file.h"
+#include "support/output_transaction.h"
+#include "support/status_macros.h"
+#include "tools/trnbench/command_context.h"
+#include "tools/trnbench/commands.h"
+#include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/measured_inputs.h"
+
+namespace trn {
+namespace {
+
+constexpr std::string_view kFlags[] = {
+    "spec",   "device", "profiles_dir", "specs_dir", "repeat",
+    "warmup", "seed",   "format",       "output",    "confidence"};
+
+absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
+  if (o.positional.empty()) {
+    return absl::InvalidArgumentError(
+        "calibrate needs measured results files: trnbench calibrate "
+        "MEASURED.json... --output PROFILE.json");
+  }
+  if (o.output.empty()) {
+    return absl::InvalidArgumentError(
+        "calibrate needs --output PROFILE.json: the fitted device profile "
+        "is written there (use it with --profiles-dir and --device)");
+  }
+  TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "calibrate"));
+  TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
+  // The fitted profile is the file's own text with the fitted values
+  // replaced, so it is read as text too, within the profile reader's limits.
+  TRN_ASSIGN_OR_RETURN(
+      std::string text,
+      ReadInputFile(ProfilePath(o), kMaxProfileBytes, "device profile"));
+  TRN_ASSIGN_OR_RETURN(MeasuredInputs in,
+                       LoadMeasuredInputs(o.positional, o, profile));
+  std::vector<CalibrationTarget> targets;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < in.measured.size(); ++i) {
+    targets.push_back({&in.specs[i], &in.measured[i]});
+    names.push_back(in.measured[i].workload);
+  }
+  TRN_ASSIGN_OR_RETURN(CalibrationResult result,
+                       Calibrate(targets, profile, RunOptionsFrom(o, {})));
+  const std::string fitted_to =
+      absl::StrCat("measurements of ", absl::StrJoin(names, ", "), " (",
+                   absl::StrJoin(o.positional, ", "), ")");
+  TRN_ASSIGN_OR_RETURN(std::string new_profile,
+                       CalibratedProfileText(text, result, fitted_to));
+  TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, new_profile));
+  out << (o.format == "json" ? CalibrationToJson(result).dump(2) + "\n"
+                             : RenderCalibration(result));
+  return absl::OkStatus();
+}
+
+int RunCalibrate(const Options& o, std::ostream& out, std::ostream& err) {
+  if (auto s = CalibrateProfile(o, out); !s.ok()) return Fail(err, s);
+  return kExitOk;
+}
+
+}  // namespace
+
+const CommandInfo kCalibrateCommand = {"calibrate", RunCalibrate, kFlags,
+                                       /*takes_positional=*/true};
+
+}  // namespace trn

@@ -1,0 +1,158 @@
+// `trnbench validate`: the validation suite's published hardware figures
+// beside the model's (docs/validation.md), or with --measured FILE the model
+// beside a measurement of the same workload (docs/import.md).
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "harness/measured_validation.h"
+#include "harness/validation.h"
+#include "reports/measured_validation_report.h"
+#include "reports/validation_report.h"
+#include "support/message_text.h"
+#include "support/output_transaction.h"
+#include "support/status_macros.h"
+#include "tools/trnbench/command_context.h"
+#include "tools/trnbench/commands.h"
+#include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/measured_inputs.h"
+#include "workloads/spec_catalog.h"
+
+namespace trn {
+namespace {
+
+// The suite's flags, and --measured's (with --spec, --set, --warmup and
+// --confidence for the model's side of a measurement).
+constexpr std::string_view kFlags[] = {
+    "device", "profiles_dir", "specs_dir",  "format",   "output",
+    "seed",   "repeat",       "known_gaps", "measured", "spec",
+    "set",    "warmup",       "confidence"};
+
+absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
+    const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(
+        "--known-gaps ", EscapeControl(path),
+        ": cannot read the file; expected a text file with one figure key "
+        "per line"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseKnownGaps(text.str(), path);
+}
+
+// The suite's specs, named relative to the source tree like the shipped
+// specs, and the profile of every device it has figures for (under
+// --device, that one).
+absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
+                       ProfileSet& profiles) {
+  const std::string dir =
+      o.specs_dir.empty() ? SourceDir() + "/workloads/validation" : o.specs_dir;
+  // Read with the limits of the named (or first) device; each figure's run
+  // checks its spec again against its own device.
+  TRN_ASSIGN_OR_RETURN(DeviceProfile first, LoadProfile(o));
+  TRN_ASSIGN_OR_RETURN(suite, LoadSpecDir(dir, first.memory));
+  const std::string root = SourceDir() + "/";
+  for (WorkloadSpec& s : suite) {
+    if (absl::StartsWith(s.file, root)) s.file = s.file.substr(root.size());
+  }
+  const std::string device = o.Given("device") ? o.device : "";
+  const std::vector<std::string> devices = SuiteDevices(suite, device);
+  if (devices.empty()) {
+    const std::vector<std::string> all = SuiteDevices(suite, "");
+    return absl::InvalidArgumentError(
+        all.empty()
+            ? absl::StrCat(EscapeControl(dir),
+                           ": no spec with published figures; "
+                           "expected the validation suite's folder")
+            : absl::StrCat("--device ", EscapeControl(device),
+                           ": no figure of the suite ", EscapeControl(dir),
+                           " is for this device; it has figures "
+                           "for ",
+                           absl::StrJoin(all, ", ")));
+  }
+  for (const std::string& name : devices) {
+    if (name == first.name) {
+      profiles.emplace(name, first);
+      continue;
+    }
+    Options named = o;
+    named.device = name;
+    TRN_ASSIGN_OR_RETURN(DeviceProfile p, LoadProfile(named));
+    profiles.emplace(name, std::move(p));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
+  TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "validate"));
+  TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
+  TRN_ASSIGN_OR_RETURN(MeasuredInputs in,
+                       LoadMeasuredInputs({o.measured}, o, profile));
+  const RunOptions run = RunOptionsFrom(o, {});
+  std::vector<MeasuredValidation> validations;
+  for (size_t i = 0; i < in.measured.size(); ++i) {
+    TRN_ASSIGN_OR_RETURN(
+        MeasuredValidation v,
+        ValidateMeasured(in.measured[i], in.specs[i], profile, run));
+    validations.push_back(std::move(v));
+  }
+  const std::string json = MeasuredValidationToJson(validations).dump(2) + "\n";
+  if (!o.output.empty()) TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, json));
+  out << (o.format == "json" ? json : RenderMeasuredValidation(validations));
+  return absl::OkStatus();
+}
+
+int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.Given("measured")) {
+    if (auto s = ValidateMeasuredFile(o, out); !s.ok()) return Fail(err, s);
+    return kExitOk;
+  }
+  if (o.format != "table" && o.format != "json" && o.format != "markdown") {
+    return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                         "--format=", EscapeControl(o.format),
+                         ": validate writes --format table, json or "
+                         "markdown")));
+  }
+  ValidationOptions validation;
+  validation.seed = o.seed;
+  validation.repeat = o.repeat;
+  if (o.Given("device")) validation.device = o.device;
+  if (!o.known_gaps.empty()) {
+    auto gaps = ReadKnownGaps(o.known_gaps);
+    if (!gaps.ok()) return Fail(err, gaps.status());
+    validation.known_gaps = *std::move(gaps);
+  }
+  std::vector<WorkloadSpec> suite;
+  ProfileSet profiles;
+  if (auto s = LoadSuite(o, suite, profiles); !s.ok()) return Fail(err, s);
+  auto result = RunValidation(suite, profiles, validation);
+  if (!result.ok()) return Fail(err, result.status());
+  const std::string json = ValidationJsonText(*result);
+  if (!o.output.empty()) {
+    if (auto s = WriteFileAtomic(o.output, json); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (o.format == "json") {
+    out << json;
+  } else if (o.format == "markdown") {
+    out << ValidationMarkdown(*result);
+  } else {
+    out << ValidationTable(*result);
+  }
+  return result->passed ? kExitOk : kExitRegression;
+}
+
+}  // namespace
+
+const CommandInfo kValidateCommand = {"validate", RunValidate, kFlags};
+
+}  // namespace trn
