@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "device_model/timeline.h"
+#include "device_model/unit.h"
 
 namespace trn {
 
 struct MetricInfo {
   std::string_view name;
-  std::string_view unit;
+  Unit unit;
   bool lower_is_better;
   std::string_view description;
 };

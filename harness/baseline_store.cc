@@ -245,15 +245,16 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     // Checked when given (trnbench always writes it): a file that says "ms"
     // is refused rather than read as microseconds.
     const auto unit = m.is_object() ? m.find("unit") : m.end();
-    if (unit != m.end() && (!unit->is_string() || *unit != info->unit)) {
+    if (unit != m.end() &&
+        (!unit->is_string() || *unit != std::string(UnitSymbol(info->unit)))) {
       return Bad(
           r.label(), p + "/unit",
-          absl::StrCat("expected \"", std::string(info->unit),
+          absl::StrCat("expected \"", std::string(UnitSymbol(info->unit)),
                        "\" (the unit of ", name, "), found ", unit->dump()));
     }
     MetricResult mr;
     mr.name = name;
-    mr.unit = std::string(info->unit);
+    mr.unit = std::string(UnitSymbol(info->unit));
     mr.lower_is_better = info->lower_is_better;
     mr.samples.reserve(samples->size());
     const bool positive = MustBePositive(name);

@@ -4,14 +4,14 @@ namespace trn {
 
 const std::vector<MetricInfo>& MeasuredOnlyMetrics() {
   static const std::vector<MetricInfo> kMetrics = {
-      {"cpu_time_us", "us", true,
+      {"cpu_time_us", Unit::kMicroseconds, true,
        "measured: CPU time of the measuring process per iteration"},
-      {"mfu", "fraction", false,
+      {"mfu", Unit::kFraction, false,
        "measured: model FLOPs utilisation of TensorE (neuron-profile)"},
-      {"mbu", "fraction", false,
+      {"mbu", Unit::kFraction, false,
        "measured: HBM bandwidth utilisation (neuron-profile)"},
-      {"hbm_read_bytes", "B", true, "measured: bytes read from HBM"},
-      {"hbm_write_bytes", "B", true, "measured: bytes written to HBM"},
+      {"hbm_read_bytes", Unit::kBytes, true, "measured: bytes read from HBM"},
+      {"hbm_write_bytes", Unit::kBytes, true, "measured: bytes written to HBM"},
   };
   return kMetrics;
 }

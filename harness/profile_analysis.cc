@@ -8,10 +8,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "device_model/metrics.h"
-#include "harness/unit_text.h"
 #include "support/status_macros.h"
 #include "workloads/lowering.h"
 #include "workloads/nki_loops.h"
@@ -19,55 +18,6 @@
 
 namespace trn {
 namespace {
-
-// Findings are read by people: times get a unit that keeps 3-4 digits.
-std::string Time(double us) {
-  if (std::fabs(us) >= 1e3) return absl::StrFormat("%.3f ms", us / 1e3);
-  if (std::fabs(us) >= 100) return absl::StrFormat("%.1f μs", us);
-  return absl::StrFormat("%.2f μs", us);
-}
-
-std::string Pct(double fraction) {
-  const double p = fraction * 100;
-  if (p != 0 && std::fabs(p) < 0.1) return absl::StrFormat("%.2g%%", p);
-  return absl::StrFormat("%.1f%%", p);
-}
-
-std::string SignedPct(double fraction) {
-  // U+2212, the minus sign, as in "-5%" typeset.
-  const double p = fraction * 100;
-  return p < 0 ? absl::StrFormat("\u2212%.1f%%", -p)
-               : absl::StrFormat("+%.1f%%", p);
-}
-
-std::string Flops(double per_s) {
-  if (per_s >= 1e12) return absl::StrFormat("%.2f TFLOP/s", per_s / 1e12);
-  if (per_s >= 1e9) return absl::StrFormat("%.2f GFLOP/s", per_s / 1e9);
-  return absl::StrFormat("%.2f MFLOP/s", per_s / 1e6);
-}
-
-std::string EngineTitle(Engine e) {
-  switch (e) {
-    case Engine::kTensor:
-      return "TensorE";
-    case Engine::kVector:
-      return "VectorE";
-    case Engine::kScalar:
-      return "ScalarE";
-    case Engine::kGpSimd:
-      return "GpSimdE";
-  }
-  return "?";
-}
-
-std::string EngineList(const std::vector<Engine>& engines) {
-  std::vector<std::string> names;
-  for (Engine e : engines) names.push_back(EngineTitle(e));
-  if (names.size() <= 1) return absl::StrJoin(names, "");
-  const std::string last = names.back();
-  names.pop_back();
-  return absl::StrFormat("%s and %s", absl::StrJoin(names, ", "), last);
-}
 
 double MedianOf(const WorkloadResult& r, const std::string& metric) {
   const MetricResult* m = r.Find(metric);
@@ -136,96 +86,74 @@ const WhatIf* FindWhatIf(const WorkloadProfile& p, const std::string& id) {
   return nullptr;
 }
 
-std::string Prediction(const WhatIf& w, const std::string& how) {
-  if (!w.feasible) {
-    return absl::StrFormat("; %s would not fit: %s", how, w.why_not);
-  }
-  return absl::StrFormat("; %s the model predicts %s (%s)", how,
-                         Time(w.time_us), SignedPct(w.relative));
+Finding MakeFinding(std::string id, std::vector<FindingFigure> figures) {
+  Finding f;
+  f.id = std::move(id);
+  f.figures = std::move(figures);
+  return f;
 }
 
-std::vector<Finding> MakeFindings(const WorkloadSpec& spec,
-                                  const WorkloadProfile& p,
+std::vector<Finding> MakeFindings(const WorkloadProfile& p,
                                   const DeviceProfile& profile,
                                   const DevicePeaks& peaks) {
   std::vector<Finding> out;
   const DeviceSummary& s = p.summary;
   const Roofline& r = p.roofline;
+  constexpr Unit kUs = Unit::kMicroseconds;
+  constexpr Unit kFrac = Unit::kFraction;
 
   // Where the roofline puts it.
-  Finding bound;
   if (r.memory_bound) {
-    bound.id = "memory_bound";
-    bound.text = absl::StrFormat(
-        "Memory-bound: %.3g FLOP per HBM byte is below the ridge point of "
-        "%.3g FLOP/B, so HBM bandwidth would limit it before compute; it "
-        "moves %s at %.3g GB/s, %s of the %.0f GB/s the DMA queues can draw "
-        "from HBM.",
-        r.arithmetic_intensity, r.ridge_point, BytesText(r.hbm_bytes),
-        r.hbm_bytes / (p.time_us * 1e3),
-        Pct(r.hbm_bytes / (p.time_us * 1e-6) / peaks.dma_bytes_per_s),
-        peaks.dma_bytes_per_s / 1e9);
+    const double bytes_per_s = r.hbm_bytes / (p.time_us * 1e-6);
+    out.push_back(MakeFinding(
+        "memory_bound",
+        {{"arithmetic_intensity", r.arithmetic_intensity, Unit::kFlopsPerByte},
+         {"ridge_point", r.ridge_point, Unit::kFlopsPerByte},
+         {"hbm_bytes", r.hbm_bytes, Unit::kBytes},
+         {"bandwidth", bytes_per_s / 1e9, Unit::kGigabytesPerSecond},
+         {"bandwidth_share", bytes_per_s / peaks.dma_bytes_per_s, kFrac},
+         {"dma_peak", peaks.dma_bytes_per_s / 1e9, Unit::kGigabytesPerSecond},
+         {"attained_fraction", r.attained_fraction, kFrac}}));
   } else {
-    bound.id = "compute_bound";
-    bound.text = absl::StrFormat(
-        "Compute-bound: %.3g FLOP per HBM byte is above the ridge point of "
-        "%.3g FLOP/B; it reaches %s, %s of the %s TensorE bf16 peak and %s "
-        "of the %s its engines allow.",
-        r.arithmetic_intensity, r.ridge_point, Flops(r.achieved_flops_per_s),
-        Pct(r.achieved_flops_per_s / r.device_peak_flops_per_s),
-        Flops(r.device_peak_flops_per_s), Pct(r.attained_fraction),
-        Flops(r.compute_roof_flops_per_s));
+    out.push_back(MakeFinding(
+        "compute_bound",
+        {{"arithmetic_intensity", r.arithmetic_intensity, Unit::kFlopsPerByte},
+         {"ridge_point", r.ridge_point, Unit::kFlopsPerByte},
+         {"achieved", r.achieved_flops_per_s, Unit::kFlopsPerSecond},
+         {"peak_share", r.achieved_flops_per_s / r.device_peak_flops_per_s,
+          kFrac},
+         {"device_peak", r.device_peak_flops_per_s, Unit::kFlopsPerSecond},
+         {"compute_roof", r.compute_roof_flops_per_s, Unit::kFlopsPerSecond},
+         {"attained_fraction", r.attained_fraction, kFrac}}));
   }
-  if (r.attained_fraction < 0.25) {
-    bound.text += absl::StrFormat(
-        " At %s of what the roofline allows, fixed costs set its time "
-        "rather than either roof.",
-        Pct(r.attained_fraction));
-  }
-  out.push_back(std::move(bound));
 
   // Launch overhead: the seed's eager-versus-fused story.
   if (s.launch_overhead_us > 0.5 * s.total_us && s.hardware_executions > 0) {
-    std::string text = absl::StrFormat(
-        "Fixed execution overhead: %s of the %s device time (%s) is the cost "
-        "of launching %d hardware execution%s, not kernel work",
-        Time(s.launch_overhead_us), Time(s.total_us),
-        Pct(s.launch_overhead_us / s.total_us), s.hardware_executions,
-        s.hardware_executions == 1 ? "" : "s");
-    if (const WhatIf* w = FindWhatIf(p, "compile_graph")) {
-      text += Prediction(*w, "compiled into one graph");
-    }
-    out.push_back({"launch_overhead", text + "."});
+    Finding f = MakeFinding(
+        "launch_overhead",
+        {{"launch_overhead", s.launch_overhead_us, kUs},
+         {"total_time", s.total_us, kUs},
+         {"share", s.launch_overhead_us / s.total_us, kFrac},
+         {"hardware_executions", static_cast<double>(s.hardware_executions),
+          Unit::kCount}});
+    if (FindWhatIf(p, "compile_graph") != nullptr) f.what_if = "compile_graph";
+    out.push_back(std::move(f));
   }
 
   // DMA against compute.
-  const bool has_compute = s.compute_active_us > 0;
-  if (s.dma.active_us > 0 && has_compute) {
-    if (s.dma_compute_overlap < 0.01) {
-      std::string text = absl::StrFormat(
-          "DMA and compute never overlap (%s of DMA time): every tile is "
-          "loaded whole before it is computed",
-          Pct(s.dma_compute_overlap));
-      if (const WhatIf* w = FindWhatIf(p, "double_buffering")) {
-        text += Prediction(*w, "with 2 buffers");
-        if (w->feasible) {
-          text += absl::StrFormat(
-              ", with DMA overlapping compute for %s of "
-              "DMA time",
-              Pct(w->dma_compute_overlap));
-        }
-      }
-      out.push_back({"no_dma_compute_overlap", text + "."});
-    } else {
-      std::string text = absl::StrFormat(
-          "DMA overlaps compute for %s of DMA time (%s of %s)",
-          Pct(s.dma_compute_overlap), Time(s.dma_compute_overlap_us),
-          Time(s.dma.active_us));
-      if (const WhatIf* w = FindWhatIf(p, "double_buffering")) {
-        text += Prediction(*w, "double-buffering its single-buffered loops");
-      }
-      out.push_back({"dma_compute_overlap", text + "."});
+  if (s.dma.active_us > 0 && s.compute_active_us > 0) {
+    const bool none = s.dma_compute_overlap < 0.01;
+    Finding f =
+        none ? MakeFinding("no_dma_compute_overlap",
+                           {{"overlap", s.dma_compute_overlap, kFrac}})
+             : MakeFinding("dma_compute_overlap",
+                           {{"overlap", s.dma_compute_overlap, kFrac},
+                            {"overlap_time", s.dma_compute_overlap_us, kUs},
+                            {"dma_active", s.dma.active_us, kUs}});
+    if (FindWhatIf(p, "double_buffering") != nullptr) {
+      f.what_if = "double_buffering";
     }
+    out.push_back(std::move(f));
   }
 
   // Engines taking turns.
@@ -236,21 +164,17 @@ std::vector<Finding> MakeFindings(const WorkloadSpec& spec,
     }
   }
   if (used.size() >= 2) {
-    if (s.engines_concurrent_us <= 0) {
-      out.push_back(
-          {"engines_take_turns",
-           absl::StrFormat("%s are busy one at a time: no two engines ever "
-                           "compute together (compute active %s of %s).",
-                           EngineList(used), Time(s.compute_active_us),
-                           Time(s.total_us))});
-    } else {
-      out.push_back({"engines_overlap",
-                     absl::StrFormat(
-                         "%s compute concurrently for %s of the time at "
-                         "least one of them is busy.",
-                         EngineList(used),
-                         Pct(s.engines_concurrent_us / s.compute_active_us))});
-    }
+    Finding f =
+        s.engines_concurrent_us <= 0
+            ? MakeFinding("engines_take_turns",
+                          {{"compute_active", s.compute_active_us, kUs},
+                           {"total_time", s.total_us, kUs}})
+            : MakeFinding(
+                  "engines_overlap",
+                  {{"concurrent_share",
+                    s.engines_concurrent_us / s.compute_active_us, kFrac}});
+    f.engines = used;
+    out.push_back(std::move(f));
   }
 
   // DMA fixed latency: the queues serve one transfer at a time, latency
@@ -261,17 +185,18 @@ std::vector<Finding> MakeFindings(const WorkloadSpec& spec,
     const double share = std::min(
         1.0, static_cast<double>(s.dma.chunks) * latency / s.dma.queue_busy_us);
     if (share > 0.5) {
-      out.push_back(
-          {"dma_latency_bound",
-           absl::StrFormat(
-               "DMA is latency-bound: %s of the queues' busy time is the "
-               "fixed ~%s cost of each of %d transfers (%d pieces averaging "
-               "%s), so they average %.1f GB/s while active; fewer, larger "
-               "transfers would move the same bytes in less time.",
-               Pct(share), Time(latency), p.cost.dma_transfers, s.dma.chunks,
-               BytesText(static_cast<double>(s.dma.bytes) /
-                         static_cast<double>(s.dma.chunks)),
-               s.dma.bandwidth_gbps)});
+      out.push_back(MakeFinding(
+          "dma_latency_bound",
+          {{"latency_share", share, kFrac},
+           {"latency", latency, kUs},
+           {"transfers", static_cast<double>(p.cost.dma_transfers),
+            Unit::kCount},
+           {"pieces", static_cast<double>(s.dma.chunks), Unit::kCount},
+           {"piece_bytes",
+            static_cast<double>(s.dma.bytes) /
+                static_cast<double>(s.dma.chunks),
+            Unit::kBytes},
+           {"bandwidth", s.dma.bandwidth_gbps, Unit::kGigabytesPerSecond}}));
     }
   }
 
@@ -283,16 +208,15 @@ std::vector<Finding> MakeFindings(const WorkloadSpec& spec,
     // the run, not two tiny mask instructions.
     if (total > 0 && c.overhead_us / total > 0.25 && c.instructions >= 2 &&
         c.overhead_us > 0.05 * s.total_us) {
-      out.push_back(
-          {absl::StrFormat("%s_issue_overhead", EngineName(e)),
-           absl::StrFormat("%s spends %s of its instruction time on the fixed "
-                           "issue overhead of its %d instructions; larger "
-                           "tiles would amortise it.",
-                           EngineList({e}), Pct(c.overhead_us / total),
-                           c.instructions)});
+      Finding f =
+          MakeFinding(std::string(EngineName(e)) + "_issue_overhead",
+                      {{"overhead_share", c.overhead_us / total, kFrac},
+                       {"instructions", static_cast<double>(c.instructions),
+                        Unit::kCount}});
+      f.engines = {e};
+      out.push_back(std::move(f));
     }
   }
-  (void)spec;
   return out;
 }
 
@@ -371,7 +295,7 @@ absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
                   profile, options, p.time_metric, p.median_us));
     p.what_ifs.push_back(std::move(w));
   }
-  p.findings = MakeFindings(spec, p, profile, peaks);
+  p.findings = MakeFindings(p, profile, peaks);
   return p;
 }
 

@@ -1,17 +1,19 @@
 // `trnbench profile`: a neuron-profile-style device summary of a workload's
-// median run, its roofline, and findings in plain words, each with its
-// figure and, where the model can predict the fix, the predicted time.
+// median run, its roofline, and findings, each with its figures and, where
+// the model can predict the fix, the what-if that predicts it.
 #ifndef TRNBENCH_HARNESS_PROFILE_ANALYSIS_H_
 #define TRNBENCH_HARNESS_PROFILE_ANALYSIS_H_
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
 #include "device_model/device_summary.h"
 #include "device_model/roofline.h"
+#include "device_model/unit.h"
 #include "harness/results.h"
 #include "harness/runner.h"
 #include "workloads/spec.h"
@@ -29,9 +31,30 @@ struct WhatIf {
   double dma_compute_overlap = 0;  // median, for the overlap it buys
 };
 
+// One figure a finding rests on, in its unit.
+struct FindingFigure {
+  std::string key;  // stable within the finding, e.g. "overlap"
+  double value = 0;
+  Unit unit = Unit::kCount;
+};
+
+// A finding is data: what was found and the figures that show it. The
+// sentence people read is written by reports/ (FindingText), so the
+// harness never decides how a number is printed (docs/profile.md lists the
+// ids and their figures).
 struct Finding {
-  std::string id;    // stable key, e.g. "no_dma_compute_overlap"
-  std::string text;  // one sentence or two, with the figure
+  std::string id;  // stable key, e.g. "no_dma_compute_overlap"
+  std::vector<FindingFigure> figures;
+  std::vector<Engine> engines;  // the engines it is about, if any
+  std::string what_if;          // id of the what-if whose prediction it quotes
+
+  // The figure `key`, or nullptr when the finding has none of that name.
+  const FindingFigure* Find(std::string_view key) const {
+    for (const FindingFigure& f : figures) {
+      if (f.key == key) return &f;
+    }
+    return nullptr;
+  }
 };
 
 struct WorkloadProfile {

@@ -50,10 +50,10 @@ struct OpResult {
   double calls = 0;
 };
 
-// Speed-up of a variant over the first variant of its family: the ratio of
-// median device times, with a bootstrap interval.
+// Speed-up of a variant over the first variant of its family of the same
+// size: the ratio of median device times, with a bootstrap interval.
 struct Speedup {
-  std::string baseline;  // empty when this is the family's first variant
+  std::string baseline;  // empty when no earlier variant has the same size
   std::string metric;
   double ratio = 1.0;
   stats::Interval interval;
@@ -75,6 +75,11 @@ struct WorkloadResult {
   int64_t dispatches = 0;    // hardware executions per run
   std::vector<MetricResult> metrics;
   std::vector<OpResult> ops;  // sorted by self device time, descending
+  // The spec's tensors and their shapes, in spec order (not written to the
+  // results file): two variants solve the same problem, and a speed-up
+  // between them means something, when every tensor both declare has the
+  // same shape.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> tensor_shapes;
   Speedup speedup;
 
   const MetricResult* Find(std::string_view metric) const {

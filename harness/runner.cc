@@ -61,6 +61,9 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   r.noise_threshold = spec.noise_threshold.value_or(NAN);
   r.instructions = program.InstructionCount();
   r.dispatches = static_cast<int64_t>(program.dispatches.size());
+  for (const TensorDecl& t : spec.tensors) {
+    r.tensor_shapes.emplace_back(t.name, t.shape);
+  }
 
   // The model keeps no state between runs, so the skipped and warm-up runs
   // change nothing; they are simulated anyway so that a future stateful
@@ -82,7 +85,7 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
         const MetricInfo* info = FindMetric(v.name);
         MetricResult m;
         m.name = v.name;
-        m.unit = std::string(info->unit);
+        m.unit = std::string(UnitSymbol(info->unit));
         m.lower_is_better = info->lower_is_better;
         m.samples.reserve(static_cast<size_t>(s.repeat));
         r.metrics.push_back(std::move(m));
@@ -118,6 +121,23 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   return r;
 }
 
+namespace {
+
+bool SameProblem(const WorkloadResult& a, const WorkloadResult& b) {
+  bool shared = false;
+  for (const auto& [name, shape] : a.tensor_shapes) {
+    for (const auto& [other, other_shape] : b.tensor_shapes) {
+      if (name != other) continue;
+      if (shape != other_shape) return false;
+      shared = true;
+    }
+  }
+  // Results read back from files carry no shapes: the family decides.
+  return shared || (a.tensor_shapes.empty() && b.tensor_shapes.empty());
+}
+
+}  // namespace
+
 absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
                                  const DeviceProfile& profile,
                                  const RunOptions& options,
@@ -142,9 +162,12 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
 void ComputeSpeedups(RunResult& run, std::string_view metric) {
   for (size_t i = 0; i < run.workloads.size(); ++i) {
     WorkloadResult& w = run.workloads[i];
+    // The reference is the family's first variant of the same size: a size
+    // sweep's points are not variants of one another.
     const WorkloadResult* first = nullptr;
     for (size_t j = 0; j < i && first == nullptr; ++j) {
-      if (run.workloads[j].family == w.family) first = &run.workloads[j];
+      const WorkloadResult& o = run.workloads[j];
+      if (o.family == w.family && SameProblem(o, w)) first = &o;
     }
     w.speedup = Speedup{};
     w.speedup.metric = std::string(metric);

@@ -56,8 +56,11 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
                                  const RunOptions& options,
                                  const std::string& trnbench_version);
 
-// Fills each workload's speed-up over the first variant of its family (in
-// the order of `run.workloads`) on `metric`.
+// Fills each workload's speed-up over the first variant of its family of
+// the same size (in the order of `run.workloads`) on `metric`: the first
+// earlier workload of the family whose shared tensors all have the same
+// shapes. A workload with none is a reference itself, so the points of a
+// size sweep never get "speed-ups" over one another.
 void ComputeSpeedups(RunResult& run, std::string_view metric);
 
 // Replays one run alone: the timeline of repeat `repeat_index`.

@@ -7,13 +7,18 @@
 
 #include "harness/comparison.h"
 #include "nlohmann/json.hpp"
+#include "reports/text_table.h"
 
 namespace trn {
 
-// `color`: ANSI colours for verdicts (callers decide: only on a terminal).
+// The table of comparisons, the reason of every verdict that is not
+// `unchanged`, the notes (each once) and the result line.
 std::string RenderComparisonReport(const ComparisonReport& report,
-                                   bool color = false);
+                                   const ConsoleStyle& style = {});
+
 nlohmann::ordered_json ComparisonToJson(const ComparisonReport& report);
+// One row of the comparison's "rows" (docs/results-format.md).
+nlohmann::ordered_json ComparisonRowToJson(const MetricComparison& row);
 
 }  // namespace trn
 

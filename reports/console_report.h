@@ -1,22 +1,20 @@
 // The terminal report: per family a summary table with intervals and
-// speed-ups, NKI benchmark figures, then per-variant op tables.
+// speed-ups, NKI benchmark figures and series notes, then per-variant op
+// tables; a measured run shows every metric of each workload instead of the
+// family tables. Tables
+// wider than the terminal fold their columns (text_table.h).
 #ifndef TRNBENCH_REPORTS_CONSOLE_REPORT_H_
 #define TRNBENCH_REPORTS_CONSOLE_REPORT_H_
 
 #include <string>
 
 #include "harness/results.h"
+#include "reports/text_table.h"
 
 namespace trn {
 
-// `color`: bold section headings (callers decide: only on a terminal).
-std::string RenderConsoleReport(const RunResult& run, bool color = false);
-
-// A duration in microseconds, scaled to a readable unit.
-std::string FormatMicros(double us);
-// A value in its metric's unit: microseconds scaled, fractions as percents,
-// rates per second, other units as "<value> <unit>".
-std::string FormatInUnit(const std::string& unit, double x);
+std::string RenderConsoleReport(const RunResult& run,
+                                const ConsoleStyle& style = {});
 
 }  // namespace trn
 

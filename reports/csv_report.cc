@@ -1,20 +1,35 @@
 #include "reports/csv_report.h"
 
 #include <cmath>
+#include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "harness/summary_json.h"
+#include "reports/comparison_report.h"
+#include "reports/json_results.h"
 #include "reports/text_escape.h"
 
 namespace trn {
 namespace {
 
+using nlohmann::ordered_json;
+
 constexpr char kEol[] = "\r\n";  // RFC 4180 records end with CRLF
 
-std::string Num(double x) { return ShortestDouble(x); }
-std::string Percent(double fraction) {
-  return std::isfinite(fraction) ? ShortestDouble(fraction * 100) : "";
-}
+// The speed-up object's fields and the comparison row's, in summary.csv:
+// each column is the results document's key (prefixed with its object for
+// the speed-up), its value the same number in the same unit.
+constexpr std::string_view kSeriesKeys[] = {
+    "lag1",  "rho",     "p_autocorrelation", "autocorrelated", "effective_n",
+    "drift", "p_drift", "drifting",          "bimodal",        "notes"};
+constexpr std::string_view kSpeedupKeys[] = {"baseline", "ratio", "ci_low",
+                                             "ci_high"};
+constexpr std::string_view kComparisonKeys[] = {
+    "baseline_median", "change",  "change_ci_low", "change_ci_high",
+    "p_rank",          "p_t",     "test",          "p",
+    "p_adjusted",      "verdict", "reason"};
 
 void AppendRow(std::string& out, const std::vector<std::string>& fields) {
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -24,100 +39,64 @@ void AppendRow(std::string& out, const std::vector<std::string>& fields) {
   out += kEol;
 }
 
+// A JSON value as a CSV field: numbers as the shortest round trip, null
+// (undefined) as an empty field, a list of strings (notes) joined by "; ".
+std::string Field(const ordered_json& v) {
+  if (v.is_null()) return "";
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& x : v) {
+      if (!out.empty()) out += "; ";
+      out += Field(x);
+    }
+    return out;
+  }
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return v.dump();
+  if (v.is_number()) return ShortestDouble(v.get<double>());
+  return v.dump();
+}
+
 }  // namespace
 
 std::string SummaryCsv(const RunResult& run,
                        const ComparisonReport* comparison) {
+  std::vector<std::string> header = {"workload", "family", "mode",
+                                     "metric",   "unit",   "lower_is_better"};
+  for (const SummaryField& f : SummaryFields()) {
+    header.push_back(CsvColumnName(f));
+  }
+  for (std::string_view k : kSeriesKeys) {
+    header.push_back("series_" + std::string(k));
+  }
+  for (std::string_view k : kSpeedupKeys) {
+    header.push_back("speedup_" + std::string(k));
+  }
+  for (std::string_view k : kComparisonKeys) header.emplace_back(k);
   std::string out;
-  AppendRow(out, {"workload",
-                  "family",
-                  "mode",
-                  "metric",
-                  "unit",
-                  "lower_is_better",
-                  "n",
-                  "mean",
-                  "median",
-                  "median_ci_low",
-                  "median_ci_high",
-                  "median_ci_coverage",
-                  "mean_ci_low",
-                  "mean_ci_high",
-                  "stddev",
-                  "cv_pct",
-                  "min",
-                  "p01",
-                  "p05",
-                  "p25",
-                  "p50",
-                  "p75",
-                  "p95",
-                  "p99",
-                  "max",
-                  "mad",
-                  "iqr",
-                  "outliers_low_severe",
-                  "outliers_low_mild",
-                  "outliers_high_mild",
-                  "outliers_high_severe",
-                  "speedup_over",
-                  "speedup_x",
-                  "speedup_ci_low_x",
-                  "speedup_ci_high_x",
-                  "baseline_median",
-                  "change_pct",
-                  "change_ci_low_pct",
-                  "change_ci_high_pct",
-                  "p_rank",
-                  "p_t",
-                  "p_adjusted",
-                  "verdict",
-                  "reason"});
+  AppendRow(out, header);
   for (const WorkloadResult& w : run.workloads) {
+    const ordered_json speedup = SpeedupToJson(w.speedup);
     for (const MetricResult& m : w.metrics) {
-      const stats::Summary& s = m.summary;
       std::vector<std::string> row = {
-          w.name,
-          w.family,
-          w.mode,
-          m.name,
-          m.unit,
-          m.lower_is_better ? "true" : "false",
-          absl::StrCat(s.n),
-          Num(s.mean),
-          Num(s.median),
-          Num(s.median_ci.low),
-          Num(s.median_ci.high),
-          Num(s.median_ci_coverage),
-          Num(s.mean_ci.low),
-          Num(s.mean_ci.high),
-          Num(s.stddev),
-          Percent(s.cv),
-          Num(s.min),
-          Num(s.p01),
-          Num(s.p05),
-          Num(s.p25),
-          Num(s.p50),
-          Num(s.p75),
-          Num(s.p95),
-          Num(s.p99),
-          Num(s.max),
-          Num(s.mad),
-          Num(s.iqr),
-          absl::StrCat(s.outliers.low_severe),
-          absl::StrCat(s.outliers.low_mild),
-          absl::StrCat(s.outliers.high_mild),
-          absl::StrCat(s.outliers.high_severe),
-      };
-      if (m.name == w.speedup.metric && !w.speedup.baseline.empty()) {
-        row.insert(row.end(),
-                   {w.speedup.baseline, Num(w.speedup.ratio),
-                    Num(w.speedup.interval.low), Num(w.speedup.interval.high)});
-      } else if (m.name == w.speedup.metric) {
-        // The family's reference variant: 1x by definition.
-        row.insert(row.end(), {"", "1", "", ""});
-      } else {
-        row.insert(row.end(), 4, "");
+          w.name, w.family, w.mode,
+          m.name, m.unit,   m.lower_is_better ? "true" : "false"};
+      for (const SummaryField& f : SummaryFields()) {
+        const double v = f.get(m.summary);
+        row.push_back(f.unit == SummaryUnit::kCount && std::isfinite(v)
+                          ? absl::StrCat(static_cast<int64_t>(v))
+                          : ShortestDouble(v));
+      }
+      const ordered_json series = SeriesToJson(m.summary.series);
+      for (std::string_view k : kSeriesKeys) {
+        row.push_back(Field(series.at(std::string(k))));
+      }
+      // The speed-up is of one metric; the other rows leave it empty.
+      for (std::string_view k : kSpeedupKeys) {
+        row.push_back(m.name == w.speedup.metric
+                          ? Field(speedup.at(std::string(k)))
+                          : "");
       }
       const MetricComparison* c = nullptr;
       if (comparison != nullptr) {
@@ -125,15 +104,10 @@ std::string SummaryCsv(const RunResult& run,
           if (r.workload == w.name && r.metric == m.name) c = &r;
         }
       }
-      if (c != nullptr) {
-        row.insert(
-            row.end(),
-            {Num(c->baseline_median), Percent(c->change),
-             Percent(c->change_interval.low), Percent(c->change_interval.high),
-             Num(c->p_rank), Num(c->p_t), Num(c->p_adjusted),
-             std::string(VerdictName(c->verdict)), c->reason});
-      } else {
-        row.insert(row.end(), 9, "");
+      const ordered_json cj =
+          c != nullptr ? ComparisonRowToJson(*c) : ordered_json::object();
+      for (std::string_view k : kComparisonKeys) {
+        row.push_back(c != nullptr ? Field(cj.at(std::string(k))) : "");
       }
       AppendRow(out, row);
     }
@@ -150,8 +124,8 @@ std::string SamplesCsv(const RunResult& run) {
     for (const MetricResult& m : w.metrics) {
       const std::string prefix = absl::StrCat(name, ",", CsvField(m.name), ",");
       for (size_t k = 0; k < m.samples.size(); ++k) {
-        absl::StrAppend(&out, prefix, k, ",", seed, ",", Num(m.samples[k]),
-                        kEol);
+        absl::StrAppend(&out, prefix, k, ",", seed, ",",
+                        ShortestDouble(m.samples[k]), kEol);
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "device_model/unit.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {
@@ -26,7 +27,18 @@ constexpr Aggregate kAggregates[] = {
     {"cv", "percentage", [](const stats::Summary& s) { return s.cv; }},
 };
 
-bool IsTimeMetric(const MetricResult& m) { return m.unit == "us"; }
+bool IsTimeMetric(const MetricResult& m) {
+  return UnitFromSymbol(m.unit) == Unit::kMicroseconds;
+}
+
+// A time metric that is zero in every run (an engine the workload never
+// uses) is no benchmark: nothing ran.
+bool NeverRan(const MetricResult& m) {
+  for (double x : m.samples) {
+    if (x != 0) return false;
+  }
+  return true;
+}
 
 void AddCounters(ordered_json& j, const WorkloadResult& w, size_t k) {
   for (const MetricResult& m : w.metrics) {
@@ -77,7 +89,7 @@ std::string GbenchJson(const RunResult& run) {
   for (const WorkloadResult& w : run.workloads) {
     int instance = 0;
     for (const MetricResult& m : w.metrics) {
-      if (!IsTimeMetric(m)) continue;
+      if (!IsTimeMetric(m) || NeverRan(m)) continue;
       const std::string name = absl::StrCat(w.name, "/", m.name);
       const bool counters = m.name == kCounterHost;
       const auto reps = static_cast<int64_t>(m.samples.size());
@@ -92,7 +104,9 @@ std::string GbenchJson(const RunResult& run) {
       };
       for (int64_t k = 0; k < reps; ++k) {
         const double v = m.samples[static_cast<size_t>(k)];
-        if (!std::isfinite(v)) continue;
+        // compare.py's overall geometric mean is over every iteration's
+        // time: one zero makes it zero, and compare.py drops the row.
+        if (!std::isfinite(v) || v <= 0) continue;
         ordered_json j;
         common(j, name, "iteration");
         j["repetition_index"] = k;

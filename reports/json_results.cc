@@ -16,6 +16,16 @@ ordered_json Num(double x) { return JsonNumber(x); }
 
 }  // namespace
 
+ordered_json SpeedupToJson(const Speedup& s) {
+  return {{"baseline", s.baseline},
+          {"metric", s.metric},
+          {"ratio", Num(s.ratio)},
+          {"ci_low", Num(s.interval.low)},
+          {"ci_high", Num(s.interval.high)},
+          {"resamples", s.resamples},
+          {"bootstrap_seed", s.bootstrap_seed}};
+}
+
 ordered_json ResultsToJson(const RunResult& run,
                            const ComparisonReport* comparison) {
   ordered_json j;
@@ -62,13 +72,7 @@ ordered_json ResultsToJson(const RunResult& run,
                      {"calls", Num(op.calls)}});
     }
     wj["ops"] = std::move(ops);
-    wj["speedup"] = {{"baseline", w.speedup.baseline},
-                     {"metric", w.speedup.metric},
-                     {"ratio", Num(w.speedup.ratio)},
-                     {"ci_low", Num(w.speedup.interval.low)},
-                     {"ci_high", Num(w.speedup.interval.high)},
-                     {"resamples", w.speedup.resamples},
-                     {"bootstrap_seed", w.speedup.bootstrap_seed}};
+    wj["speedup"] = SpeedupToJson(w.speedup);
     ws.push_back(std::move(wj));
   }
   j["workloads"] = std::move(ws);

@@ -10,6 +10,9 @@
 
 namespace trn {
 
+// A workload's "speedup" object.
+nlohmann::ordered_json SpeedupToJson(const Speedup& speedup);
+
 // `comparison`, when given, is included as the top-level "comparison".
 nlohmann::ordered_json ResultsToJson(
     const RunResult& run, const ComparisonReport* comparison = nullptr);

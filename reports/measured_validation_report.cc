@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/summary_json.h"
-#include "reports/console_report.h"
+#include "reports/number_format.h"
 #include "reports/text_table.h"
 
 namespace trn {
@@ -17,6 +17,11 @@ std::string Signed(double x) {
 
 std::string Share(double x) {
   return std::isfinite(x) ? absl::StrFormat("%.0f%%", x * 100) : "n/a";
+}
+
+// A value in its metric's unit; an unknown symbol reads as a plain number.
+std::string InUnit(const std::string& unit, double x) {
+  return FormatQuantity(x, UnitFromSymbol(unit).value_or(Unit::kCount));
 }
 
 }  // namespace
@@ -42,12 +47,12 @@ std::string RenderMeasuredValidation(
               ? absl::StrCat("[", Signed(m.error_interval.low), ", ",
                              Signed(m.error_interval.high), "]")
               : (m.measured_has_samples ? "n/a" : "none: percentiles only");
-      t.AddRow({m.metric, FormatInUnit(m.unit, m.model.median),
-                absl::StrCat(FormatInUnit(m.unit, m.model.p01), " - ",
-                             FormatInUnit(m.unit, m.model.p99)),
-                FormatInUnit(m.unit, m.measured.median),
-                absl::StrCat(FormatInUnit(m.unit, m.measured.p01), " - ",
-                             FormatInUnit(m.unit, m.measured.p99)),
+      t.AddRow({m.metric, InUnit(m.unit, m.model.median),
+                absl::StrCat(InUnit(m.unit, m.model.p01), " - ",
+                             InUnit(m.unit, m.model.p99)),
+                InUnit(m.unit, m.measured.median),
+                absl::StrCat(InUnit(m.unit, m.measured.p01), " - ",
+                             InUnit(m.unit, m.measured.p99)),
                 m.measured_has_samples ? absl::StrCat(m.measured.n) : "-",
                 Signed(m.error), iv});
     }
@@ -57,12 +62,14 @@ std::string RenderMeasuredValidation(
                       "  what dominates the model's device time (median):\n");
       TextTable parts({"part", "time", "share of device time"});
       for (const ModelPart& p : v.engines) {
-        parts.AddRow({p.name, FormatMicros(p.us), Share(p.share)});
+        parts.AddRow({p.name, FormatQuantity(p.us, Unit::kMicroseconds),
+                      Share(p.share)});
       }
       size_t shown = 0;
       for (const ModelPart& p : v.ops) {
         if (shown++ == 5) break;
-        parts.AddRow({"op " + p.name, FormatMicros(p.us), Share(p.share)});
+        parts.AddRow({"op " + p.name, FormatQuantity(p.us, Unit::kMicroseconds),
+                      Share(p.share)});
       }
       out += parts.Render("    ");
     }

@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/summary_json.h"
-#include "harness/unit_text.h"
-#include "reports/console_report.h"
+#include "reports/finding_text.h"
+#include "reports/number_format.h"
 #include "reports/text_table.h"
 
 namespace trn {
@@ -17,32 +17,18 @@ using nlohmann::ordered_json;
 
 ordered_json Num(double x) { return JsonNumber(x); }
 
-std::string Pct(double fraction) {
-  if (!std::isfinite(fraction)) return "n/a";
-  const double p = fraction * 100;
-  if (p != 0 && std::fabs(p) < 0.1) return absl::StrFormat("%.2g%%", p);
-  return absl::StrFormat("%.1f%%", p);
-}
-
-std::string Count(double x) {
-  if (x >= 1e9) return absl::StrFormat("%.3g G", x / 1e9);
-  if (x >= 1e6) return absl::StrFormat("%.3g M", x / 1e6);
-  if (x >= 1e4) return absl::StrFormat("%.3g k", x / 1e3);
-  return absl::StrFormat("%.0f", x);
-}
-
+std::string Time(double us) { return FormatQuantity(us, Unit::kMicroseconds); }
+std::string Pct(double fraction) { return FormatPercent(fraction); }
 std::string Rate(double flops_per_s) {
-  if (!std::isfinite(flops_per_s)) return "n/a";
-  if (flops_per_s >= 1e12)
-    return absl::StrFormat("%.2f TFLOP/s", flops_per_s / 1e12);
-  if (flops_per_s >= 1e9)
-    return absl::StrFormat("%.2f GFLOP/s", flops_per_s / 1e9);
-  return absl::StrFormat("%.3g MFLOP/s", flops_per_s / 1e6);
+  return FormatQuantity(flops_per_s, Unit::kFlopsPerSecond);
 }
-
-std::string Intensity(double ai) {
-  if (!std::isfinite(ai)) return "inf";
-  return absl::StrFormat("%.3g", ai);
+std::string Flops(double flops) { return FormatQuantity(flops, Unit::kFlops); }
+std::string Bytes(double bytes) { return FormatQuantity(bytes, Unit::kBytes); }
+std::string Bandwidth(double bytes_per_s) {
+  return FormatQuantity(bytes_per_s / 1e9, Unit::kGigabytesPerSecond);
+}
+std::string Intensity(double flops_per_byte) {
+  return FormatQuantity(flops_per_byte, Unit::kFlopsPerByte);
 }
 
 const char* Bound(const Roofline& r) {
@@ -66,19 +52,18 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
   if (m != nullptr) {
     absl::StrAppendFormat(
         &out, "  %s %s; over %d runs median %s, p1 %s, p99 %s\n",
-        MetricLabel(p.time_metric), FormatMicros(p.time_us),
-        rep.schedule.repeat, FormatMicros(m->summary.median),
-        FormatMicros(m->summary.p01), FormatMicros(m->summary.p99));
+        MetricLabel(p.time_metric), Time(p.time_us), rep.schedule.repeat,
+        Time(m->summary.median), Time(m->summary.p01), Time(m->summary.p99));
   }
 
   const DeviceSummary& s = p.summary;
   absl::StrAppend(&out, "\n  Device summary\n");
   absl::StrAppendFormat(&out, "    total time   %s (%d hardware execution%s",
-                        FormatMicros(s.total_us), s.hardware_executions,
+                        Time(s.total_us), s.hardware_executions,
                         s.hardware_executions == 1 ? "" : "s");
   if (s.launch_overhead_us > 0) {
     absl::StrAppendFormat(&out, ", %s of it launch overhead",
-                          FormatMicros(s.launch_overhead_us));
+                          Time(s.launch_overhead_us));
   }
   absl::StrAppend(&out, ")\n");
   TextTable t({"engine", "active", "active %", "instructions",
@@ -90,27 +75,24 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
                         : 0.0;
     const double peak = rep.peaks.flops_per_s[static_cast<size_t>(e)];
     t.AddRow(
-        {std::string(EngineName(static_cast<Engine>(e))),
-         FormatMicros(a.active_us), Pct(a.active_fraction),
-         absl::StrFormat("%d", a.instructions), FormatMicros(a.instruction_us),
-         Count(static_cast<double>(a.flops)), a.flops > 0 ? Rate(rate) : "-",
-         a.flops > 0 ? Pct(rate / peak) : "-"});
+        {std::string(EngineName(static_cast<Engine>(e))), Time(a.active_us),
+         Pct(a.active_fraction), absl::StrFormat("%d", a.instructions),
+         Time(a.instruction_us), Flops(static_cast<double>(a.flops)),
+         a.flops > 0 ? Rate(rate) : "-", a.flops > 0 ? Pct(rate / peak) : "-"});
   }
   out += t.Render("    ");
   absl::StrAppendFormat(
       &out,
       "    DMA          %d transfers in %d pieces on %d queues, %s, active "
-      "%s (%s), %.1f GB/s while active\n",
+      "%s (%s), %s while active\n",
       p.cost.dma_transfers, s.dma.chunks, s.dma.queues_used,
-      BytesText(static_cast<double>(s.dma.bytes)),
-      FormatMicros(s.dma.active_us),
+      Bytes(static_cast<double>(s.dma.bytes)), Time(s.dma.active_us),
       Pct(s.total_us > 0 ? s.dma.active_us / s.total_us : 0.0),
-      s.dma.bandwidth_gbps);
+      FormatQuantity(s.dma.bandwidth_gbps, Unit::kGigabytesPerSecond));
   absl::StrAppendFormat(&out,
-                        "    memory-bandwidth utilisation  %s of %.0f GB/s "
-                        "HBM\n",
+                        "    memory-bandwidth utilisation  %s of %s HBM\n",
                         Pct(p.memory_bandwidth_utilisation),
-                        rep.peaks.hbm_bytes_per_s / 1e9);
+                        Bandwidth(rep.peaks.hbm_bytes_per_s));
   absl::StrAppendFormat(&out,
                         "    FLOP utilisation              %s of %s (TensorE "
                         "bf16 peak)\n",
@@ -118,24 +100,24 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
                         Rate(p.roofline.device_peak_flops_per_s));
   absl::StrAppendFormat(
       &out, "    DMA/compute overlap           %s of DMA time (%s)\n",
-      Pct(s.dma_compute_overlap), FormatMicros(s.dma_compute_overlap_us));
+      Pct(s.dma_compute_overlap), Time(s.dma_compute_overlap_us));
   absl::StrAppendFormat(
       &out, "    engines concurrent            %s (two or more computing)\n",
-      FormatMicros(s.engines_concurrent_us));
+      Time(s.engines_concurrent_us));
 
   const Roofline& r = p.roofline;
   absl::StrAppend(&out, "\n  Roofline\n");
   absl::StrAppendFormat(
       &out,
-      "    %s FLOP over %s of HBM traffic: arithmetic intensity %s FLOP/B; "
-      "ridge point %s FLOP/B\n",
-      Count(r.flops), BytesText(r.hbm_bytes), Intensity(r.arithmetic_intensity),
+      "    %s over %s of HBM traffic: arithmetic intensity %s; ridge point "
+      "%s\n",
+      Flops(r.flops), Bytes(r.hbm_bytes), Intensity(r.arithmetic_intensity),
       Intensity(r.ridge_point));
   absl::StrAppendFormat(
       &out,
       "    roofs: compute %s (the peaks of the engines doing its arithmetic), "
-      "memory %.0f GB/s\n",
-      Rate(r.compute_roof_flops_per_s), r.memory_roof_bytes_per_s / 1e9);
+      "memory %s\n",
+      Rate(r.compute_roof_flops_per_s), Bandwidth(r.memory_roof_bytes_per_s));
   absl::StrAppendFormat(
       &out, "    attainable %s, achieved %s (%s of attainable): %s-bound\n",
       Rate(r.attainable_flops_per_s), Rate(r.achieved_flops_per_s),
@@ -145,9 +127,9 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
     absl::StrAppend(&out, "\n  What-ifs (same seed and runs)\n");
     for (const WhatIf& wi : p.what_ifs) {
       if (wi.feasible) {
-        absl::StrAppendFormat(&out, "    %s: median %s %s (%+.1f%%)\n",
-                              wi.change, MetricLabel(p.time_metric),
-                              FormatMicros(wi.time_us), wi.relative * 100);
+        absl::StrAppendFormat(&out, "    %s: median %s %s (%s)\n", wi.change,
+                              MetricLabel(p.time_metric), Time(wi.time_us),
+                              FormatSignedPercent(wi.relative));
       } else {
         absl::StrAppendFormat(&out, "    %s: does not fit: %s\n", wi.change,
                               wi.why_not);
@@ -157,7 +139,8 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
 
   absl::StrAppend(&out, "\n  Findings\n");
   for (size_t i = 0; i < p.findings.size(); ++i) {
-    absl::StrAppendFormat(&out, "    %d. %s\n", i + 1, p.findings[i].text);
+    absl::StrAppendFormat(&out, "    %d. %s\n", i + 1,
+                          FindingText(p.findings[i], p));
   }
 }
 
@@ -200,11 +183,12 @@ std::string RenderProfileText(const ProfileReport& rep) {
       rep.schedule.wait, rep.schedule.warmup, rep.schedule.repeat);
   absl::StrAppendFormat(
       &out,
-      "peaks: TensorE %s bf16, VectorE %s, ScalarE %s, GpSimdE %s; HBM %.0f "
-      "GB/s, DMA %.0f GB/s\n",
+      "peaks: TensorE %s bf16, VectorE %s, ScalarE %s, GpSimdE %s; HBM %s, "
+      "DMA %s\n",
       Rate(rep.peaks.flops_per_s[0]), Rate(rep.peaks.flops_per_s[1]),
       Rate(rep.peaks.flops_per_s[2]), Rate(rep.peaks.flops_per_s[3]),
-      rep.peaks.hbm_bytes_per_s / 1e9, rep.peaks.dma_bytes_per_s / 1e9);
+      Bandwidth(rep.peaks.hbm_bytes_per_s),
+      Bandwidth(rep.peaks.dma_bytes_per_s));
   for (const auto& p : rep.workloads) RenderWorkload(rep, p, out);
   if (rep.workloads.size() > 1) {
     absl::StrAppend(&out, "\nRoofline, one row per workload\n");
@@ -212,8 +196,8 @@ std::string RenderProfileText(const ProfileReport& rep) {
                  "attainable", "achieved", "of attainable", "bound"});
     for (const auto& p : rep.workloads) {
       const Roofline& r = p.roofline;
-      t.AddRow({p.result.name, FormatMicros(p.time_us), Count(r.flops),
-                BytesText(r.hbm_bytes), Intensity(r.arithmetic_intensity),
+      t.AddRow({p.result.name, Time(p.time_us), Flops(r.flops),
+                Bytes(r.hbm_bytes), Intensity(r.arithmetic_intensity),
                 Rate(r.attainable_flops_per_s), Rate(r.achieved_flops_per_s),
                 Pct(r.attained_fraction), Bound(r)});
     }
@@ -313,7 +297,19 @@ ordered_json ProfileToJson(const ProfileReport& rep) {
     wj["what_ifs"] = what_ifs;
     ordered_json findings = ordered_json::array();
     for (const Finding& f : p.findings) {
-      findings.push_back({{"id", f.id}, {"text", f.text}});
+      ordered_json fj;
+      fj["id"] = f.id;
+      ordered_json figures = ordered_json::object();
+      for (const FindingFigure& x : f.figures) figures[x.key] = Num(x.value);
+      fj["figures"] = std::move(figures);
+      if (!f.engines.empty()) {
+        ordered_json names = ordered_json::array();
+        for (Engine e : f.engines) names.push_back(std::string(EngineName(e)));
+        fj["engines"] = std::move(names);
+      }
+      if (!f.what_if.empty()) fj["what_if"] = f.what_if;
+      fj["text"] = FindingText(f, p);
+      findings.push_back(std::move(fj));
     }
     wj["findings"] = findings;
     ws.push_back(std::move(wj));

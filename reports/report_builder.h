@@ -29,9 +29,6 @@ ReportDoc BuildReport(const ReportInputs& inputs);
 // that the name is safe on every file system and in a markdown link.
 std::string PlotFileName(const std::string& family, const std::string& metric);
 
-// A metric value in its unit, readable: 2.389 ms, 41.20%, 5132.3 /s.
-std::string FormatMetricValue(double value, const std::string& unit);
-
 }  // namespace trn
 
 #endif  // TRNBENCH_REPORTS_REPORT_BUILDER_H_

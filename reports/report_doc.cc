@@ -220,7 +220,7 @@ void HtmlBlocks(const std::vector<DocBlock>& blocks, std::string& out) {
 
 constexpr char kHtmlStyle[] =
     "body{font-family:'DejaVu Sans',Arial,Helvetica,sans-serif;"
-    "color:#1f2328;background:#fff;margin:2em auto;max-width:1120px;"
+    "color:#1f2328;background:#fff;margin:2em auto;max-width:1280px;"
     "padding:0 1em;line-height:1.45}\n"
     "h1,h2,h3,h4{line-height:1.25}\n"
     "h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:1.6em}"

@@ -7,14 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/statistics.h"
-#include "reports/text_escape.h"
+#include "reports/svg_canvas.h"
 
 namespace trn {
 namespace {
 
 constexpr double kWidth = 760;
 constexpr double kTop = 58;
-constexpr char kFont[] = "DejaVu Sans, Arial, Helvetica, sans-serif";
 
 struct Style {
   const char* fill;
@@ -68,70 +67,24 @@ struct Scale {
   std::string label;
 };
 
-Scale ChooseScale(const std::string& unit, double max_abs) {
-  if (unit == "us") {
-    if (max_abs >= 1e6) return {1e6, "s"};
-    if (max_abs >= 1e3) return {1e3, "ms"};
-    return {1, "\xCE\xBCs"};
+Scale ChooseScale(Unit unit, double max_abs) {
+  switch (unit) {
+    case Unit::kMicroseconds:
+      if (max_abs >= 1e6) return {1e6, "s"};
+      if (max_abs >= 1e3) return {1e3, "ms"};
+      return {1, "\xCE\xBCs"};
+    case Unit::kBytes:  // decimal, like every byte size trnbench prints
+      if (max_abs >= 1e9) return {1e9, "GB"};
+      if (max_abs >= 1e6) return {1e6, "MB"};
+      if (max_abs >= 1e3) return {1e3, "kB"};
+      return {1, "B"};
+    case Unit::kFraction:
+      return {0.01, "%"};
+    case Unit::kPerSecond:
+      return {1, "/s"};
+    default:
+      return {1, std::string(UnitSymbol(unit))};
   }
-  if (unit == "B") {
-    if (max_abs >= 1e9) return {1e9, "GB"};
-    if (max_abs >= 1e6) return {1e6, "MB"};
-    if (max_abs >= 1e3) return {1e3, "kB"};
-    return {1, "B"};
-  }
-  if (unit == "fraction") return {0.01, "%"};
-  return {1, unit};
-}
-
-// 1, 2 or 5 times a power of ten, at least `raw`.
-double NiceStep(double raw) {
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  const double f = raw / p;
-  if (f <= 1) return p;
-  if (f <= 2) return 2 * p;
-  if (f <= 5) return 5 * p;
-  return 10 * p;
-}
-
-struct Axis {
-  double lo = 0;  // in display units
-  double hi = 1;
-  double step = 1;
-  int decimals = 0;
-};
-
-Axis ChooseAxis(double lo, double hi) {
-  if (!(hi > lo)) {
-    // All samples equal: a window around the value, so it sits mid-plot;
-    // all zero (an idle engine) starts at zero, as counts and times do.
-    if (lo == 0) {
-      hi = 1;
-    } else {
-      const double pad = std::fabs(lo) * 0.05;
-      lo -= pad;
-      hi += pad;
-    }
-  }
-  Axis a;
-  a.step = NiceStep((hi - lo) / 5);
-  a.lo = std::floor(lo / a.step) * a.step;
-  a.hi = std::ceil(hi / a.step) * a.step;
-  a.decimals = a.step >= 1 ? 0
-                           : std::min(9, static_cast<int>(std::ceil(
-                                             -std::log10(a.step) - 1e-9)));
-  return a;
-}
-
-std::string F(double x) { return absl::StrFormat("%.1f", x); }
-
-std::string Text(double x, double y, std::string_view s, const char* anchor,
-                 int size, const char* fill = "#1f2328",
-                 const char* weight = "normal") {
-  return absl::StrFormat(
-      "<text x=\"%s\" y=\"%s\" text-anchor=\"%s\" font-size=\"%d\" "
-      "fill=\"%s\" font-weight=\"%s\">%s</text>\n",
-      F(x), F(y), anchor, size, fill, weight, XmlEscape(s));
 }
 
 // A deterministic spread of the dots across the box's height (golden-ratio
@@ -201,17 +154,8 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
   const double axis_y = plot_bottom + (free_axes ? 0 : 6);
   const double height = axis_y + (free_axes ? 30 : 50);
 
-  std::string out = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" "
-      "viewBox=\"0 0 %s %s\" font-family=\"%s\" role=\"img\" "
-      "aria-label=\"%s\">\n",
-      F(kWidth), F(height), F(kWidth), F(height), kFont, XmlEscape(plot.title));
-  absl::StrAppend(&out, "<title>", XmlEscapeText(plot.title), "</title>\n");
-  absl::StrAppendFormat(&out,
-                        "<rect x=\"0\" y=\"0\" width=\"%s\" height=\"%s\" "
-                        "fill=\"#ffffff\"/>\n",
-                        F(kWidth), F(height));
-  out += Text(12, 22, plot.title, "start", 15, "#1f2328", "bold");
+  std::string out = SvgBegin(kWidth, height, plot.title);
+  out += SvgText(12, 22, plot.title, "start", 15, kInk, "bold");
   std::string subtitle =
       "box: p25\xE2\x80\x93p75 \xC2\xB7 bar: median \xC2\xB7 whiskers: "
       "1.5 IQR \xC2\xB7 dots: ";
@@ -221,7 +165,7 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
                   : absl::StrCat("1 in ", stride, " samples"),
       max_n > 0 ? absl::StrCat(" (n \xE2\x89\xA4 ", max_n, ")") : "",
       free_axes ? " \xC2\xB7 each row on its own axis" : "");
-  out += Text(12, 41, subtitle, "start", 11, "#57606a");
+  out += SvgText(12, 41, subtitle, "start", 11, kMuted);
   if (two) {
     // The baseline's source, shortened from the left: its end (folder or
     // file name) is the part that tells sources apart.
@@ -243,8 +187,8 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
                             "<rect x=\"%s\" y=\"12\" width=\"12\" "
                             "height=\"10\" fill=\"%s\" fill-opacity=\"0.35\" "
                             "stroke=\"%s\"/>\n",
-                            F(lx), style.fill, style.stroke);
-      out += Text(lx + 16, 21, name, "start", 11);
+                            SvgNumber(lx), style.fill, style.stroke);
+      out += SvgText(lx + 16, 21, name, "start", 11);
       lx += 210;
     }
   }
@@ -252,45 +196,25 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
   // Ticks and grid lines of `axis` over [top, bottom], labels at label_y.
   auto draw_axis = [&](const Axis& axis, double top, double bottom,
                        double label_y, const std::string& suffix) {
-    const int ticks =
-        static_cast<int>(std::lround((axis.hi - axis.lo) / axis.step));
-    for (int t = 0; t <= ticks; ++t) {
-      double v = axis.lo + axis.step * t;
-      if (std::fabs(v) < axis.step * 1e-9) v = 0;  // no "-0"
-      const double x = x0 + (v - axis.lo) / (axis.hi - axis.lo) * (x1 - x0);
-      absl::StrAppendFormat(&out,
-                            "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-                            "stroke=\"#d8dee4\" stroke-width=\"1\"/>\n",
-                            F(x), F(top), F(x), F(bottom));
-      out +=
-          Text(x, label_y,
-               absl::StrCat(absl::StrFormat("%.*f", axis.decimals, v), suffix),
-               "middle", 11, "#57606a");
-    }
-    absl::StrAppendFormat(&out,
-                          "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-                          "stroke=\"#57606a\" stroke-width=\"1\"/>\n",
-                          F(x0), F(bottom), F(x1), F(bottom));
+    out += SvgAxis(axis, x0, x1, top, bottom, label_y, [&](double v) {
+      return absl::StrCat(absl::StrFormat("%.*f", axis.decimals, v), suffix);
+    });
   };
 
   auto draw_series = [&](const Axis& axis, const Scale& row_scale,
                          std::span<const double> samples, double cy,
                          double box_h, const Style& style) {
     auto X = [&](double v) {
-      const double d = v / row_scale.divisor;
-      return x0 + (d - axis.lo) / (axis.hi - axis.lo) * (x1 - x0);
+      return axis.Position(v / row_scale.divisor, x0, x1);
     };
     const Box b = ComputeBox(samples);
     if (b.n == 0) {
-      out += Text(x0 + 8, cy + 4, "not measured", "start", 11, "#57606a");
+      out += SvgText(x0 + 8, cy + 4, "not measured", "start", 11, kMuted);
       return;
     }
     const double top = cy - box_h / 2;
     auto line = [&](double xa, double ya, double xb, double yb, double w) {
-      absl::StrAppendFormat(&out,
-                            "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-                            "stroke=\"%s\" stroke-width=\"%s\"/>\n",
-                            F(xa), F(ya), F(xb), F(yb), style.stroke, F(w));
+      out += SvgLine(xa, ya, xb, yb, style.stroke, w);
     };
     line(X(b.whisker_low), cy, X(b.q1), cy, 1.2);
     line(X(b.q3), cy, X(b.whisker_high), cy, 1.2);
@@ -304,13 +228,15 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
         &out,
         "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
         "fill-opacity=\"0.3\" stroke=\"%s\" stroke-width=\"1.2\"/>\n",
-        F(bx), F(top), F(bw), F(box_h), style.fill, style.stroke);
+        SvgNumber(bx), SvgNumber(top), SvgNumber(bw), SvgNumber(box_h),
+        style.fill, style.stroke);
     absl::StrAppendFormat(&out, "<g fill=\"%s\" fill-opacity=\"0.55\">\n",
                           style.dots);
     for (size_t i = 0; i < samples.size(); i += stride) {
       if (!std::isfinite(samples[i])) continue;
       absl::StrAppendFormat(&out, "<circle cx=\"%s\" cy=\"%s\" r=\"2.2\"/>\n",
-                            F(X(samples[i])), F(cy + Jitter(i) * (box_h - 4)));
+                            SvgNumber(X(samples[i])),
+                            SvgNumber(cy + Jitter(i) * (box_h - 4)));
     }
     out += "</g>\n";
     line(X(b.median), top - 2, X(b.median), top + box_h + 2, 2.5);
@@ -322,7 +248,8 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
       absl::StrAppendFormat(&out,
                             "<rect x=\"4\" y=\"%s\" width=\"%s\" height=\"%s\" "
                             "fill=\"#f6f8fa\"/>\n",
-                            F(y), F(kWidth - 8), F(row_h));
+                            SvgNumber(y), SvgNumber(kWidth - 8),
+                            SvgNumber(row_h));
     }
   }
   if (!free_axes) draw_axis(shared, kTop, axis_y, axis_y + 16, "");
@@ -345,14 +272,14 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
       draw_axis(axis, row_top + 2, row_top + band_h, row_top + band_h + 14,
                 row_scale.label == "%" ? "%" : " " + row_scale.label);
     }
-    out += Text(12, row_top + band_h / 2 + 4, r.label, "start", 12, "#1f2328",
-                "bold");
+    out += SvgText(12, row_top + band_h / 2 + 4, r.label, "start", 12, kInk,
+                   "bold");
     if (two) {
-      out += Text(x0 - 8, row_top + 19, "baseline", "end", 10, "#57606a");
-      out += Text(x0 - 8, row_top + 45, "current", "end", 10, "#57606a");
+      out += SvgText(x0 - 8, row_top + 19, "baseline", "end", 10, kMuted);
+      out += SvgText(x0 - 8, row_top + 45, "current", "end", 10, kMuted);
       if (r.baseline.empty()) {
         out +=
-            Text(x0 + 8, row_top + 19, "no baseline", "start", 11, "#57606a");
+            SvgText(x0 + 8, row_top + 19, "no baseline", "start", 11, kMuted);
       } else {
         draw_series(axis, row_scale, r.baseline, row_top + 15, 18,
                     kBaselineStyle);
@@ -363,7 +290,7 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
                   kCurrentStyle);
     }
   }
-  out += Text(
+  out += SvgText(
       (x0 + x1) / 2, height - 10,
       free_axes ? plot.metric : absl::StrCat(plot.metric, ", in ", scale.label),
       "middle", 12);

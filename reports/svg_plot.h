@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "device_model/unit.h"
+
 namespace trn {
 
 struct PlotRow {
@@ -23,8 +25,8 @@ struct PlotRow {
 
 struct DistributionPlot {
   std::string title;
-  std::string metric;  // e.g. device_time_us
-  std::string unit;    // the metric's unit: us, B, fraction, 1/s, GB/s
+  std::string metric;               // e.g. device_time_us
+  Unit unit = Unit::kMicroseconds;  // the metric's unit
   // Draw a baseline sub-row under every row, and a legend.
   bool with_baseline = false;
   std::string baseline_label = "baseline";

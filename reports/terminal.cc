@@ -1,5 +1,6 @@
 #include "reports/terminal.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <iostream>
 #include <ostream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 
 namespace trn {
@@ -29,6 +31,24 @@ bool ShouldUseColor(bool is_terminal, const char* no_color_env,
 bool ShouldUseColor(const std::ostream& stream) {
   return ShouldUseColor(IsTerminal(stream), std::getenv("NO_COLOR"),
                         std::getenv("TERM"));
+}
+
+size_t TerminalWidth(const std::ostream& stream) {
+  int fd = -1;
+  if (&stream == &std::cout) fd = STDOUT_FILENO;
+  if (&stream == &std::cerr || &stream == &std::clog) fd = STDERR_FILENO;
+  if (fd < 0 || isatty(fd) != 1) return 0;
+  struct winsize ws {};
+  if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  // A terminal that does not say its size: COLUMNS, else the classic 80.
+  size_t n = 0;
+  const char* columns = std::getenv("COLUMNS");
+  if (columns != nullptr && absl::SimpleAtoi(columns, &n) && n > 0) return n;
+  return 80;
+}
+
+ConsoleStyle ConsoleStyleFor(const std::ostream& stream) {
+  return {ShouldUseColor(stream), TerminalWidth(stream)};
 }
 
 std::string Colorize(std::string_view text, Color color, bool enabled) {

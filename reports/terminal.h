@@ -5,6 +5,7 @@
 #define TRNBENCH_REPORTS_TERMINAL_H_
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -21,6 +22,18 @@ bool IsTerminal(const std::ostream& stream);
 bool ShouldUseColor(bool is_terminal, const char* no_color_env,
                     const char* term_env);
 bool ShouldUseColor(const std::ostream& stream);
+
+// The width of the terminal behind `stream` (its window size; COLUMNS or
+// 80 when the terminal does not say), or 0 when `stream` is not a terminal:
+// a pipe or a file keeps whole lines, for grep, diff and CI logs.
+size_t TerminalWidth(const std::ostream& stream);
+
+// How text goes to a stream: colour, and the width to fit (0: none).
+struct ConsoleStyle {
+  bool color = false;
+  size_t width = 0;
+};
+ConsoleStyle ConsoleStyleFor(const std::ostream& stream);
 
 enum class Color : uint8_t { kRed, kGreen, kYellow, kCyan, kBold, kDim };
 

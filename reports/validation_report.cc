@@ -28,7 +28,7 @@ std::string Allowed(const PublishedFigure& f) {
                          Num(f.range->second), f.unit);
 }
 
-std::string Verdict(bool ok, bool known_gap) {
+std::string VerdictWord(bool ok, bool known_gap) {
   if (ok) return known_gap ? "within (listed as a gap)" : "within";
   return known_gap ? "OUT (known gap)" : "OUT";
 }
@@ -97,7 +97,7 @@ std::string ValidationTable(const ValidationResult& res) {
     const PublishedFigure& f = r.published;
     t.AddRow({r.workload, f.device, f.metric, f.statistic, Num(f.figure),
               Num(r.model), f.unit, Percent(r.error), Allowed(f),
-              Verdict(r.within, r.known_gap)});
+              VerdictWord(r.within, r.known_gap)});
   }
   std::string out =
       absl::StrCat("published hardware figures vs the timing model (",
@@ -130,7 +130,7 @@ std::string ValidationMarkdown(const ValidationResult& res) {
         absl::StrCat(Num(r.model), " ", f.unit),
         Percent(r.error),
         Allowed(f),
-        Verdict(r.within, r.known_gap),
+        VerdictWord(r.within, r.known_gap),
         f.hardware,
         f.method,
         source};

@@ -42,8 +42,10 @@ std::string RenderWorkloadList(std::span<const WorkloadSpec> specs,
   std::string family;
   for (const WorkloadSpec& s : specs) {
     if (s.family != family || out.empty()) {
+      // A blank line between families, none before the first.
+      absl::StrAppendFormat(&out, "%sfamily %s\n", out.empty() ? "" : "\n",
+                            s.family);
       family = s.family;
-      absl::StrAppendFormat(&out, "\nfamily %s\n", family);
     }
     absl::StrAppendFormat(&out, "  %-*s  %-*s  %s\n",
                           static_cast<int>(name_width), s.name,

@@ -39,7 +39,7 @@ bool IsEventMetric(std::string_view metric) {
 std::string MetricUnit(std::string_view metric) {
   if (IsEventMetric(metric)) return "us";
   if (const MetricInfo* info = FindMetric(metric)) {
-    return std::string(info->unit);
+    return std::string(UnitSymbol(info->unit));
   }
   return "";
 }

@@ -14,7 +14,7 @@ MetricResult MeasuredMetric(absl::string_view name,
   m.name = std::string(name);
   if (const MetricInfo* info =
           FindAnyMetric(std::string_view(name.data(), name.size()))) {
-    m.unit = std::string(info->unit);
+    m.unit = std::string(UnitSymbol(info->unit));
     m.lower_is_better = info->lower_is_better;
   }
   m.samples = std::move(samples);

@@ -206,7 +206,8 @@ TEST(ComputeMetricsTest, EagerMetricsFollowAllMetricsOrder) {
 TEST(MetricInfoTest, FindMetric) {
   const MetricInfo* d = FindMetric("device_time_us");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->unit, "us");
+  EXPECT_EQ(d->unit, Unit::kMicroseconds);
+  EXPECT_EQ(UnitSymbol(d->unit), "us");
   EXPECT_TRUE(d->lower_is_better);
   const MetricInfo* t = FindMetric("throughput_per_s");
   ASSERT_NE(t, nullptr);

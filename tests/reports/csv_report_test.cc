@@ -9,6 +9,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "reports/json_results.h"
 #include "reports/text_escape.h"
 #include "tests/reports/report_test_util.h"
 
@@ -147,11 +149,11 @@ TEST(SummaryCsvTest, QuotingSurvivesAStrictReader) {
   EXPECT_EQ(records[1][col("family")], "fam \"quoted\"");
   EXPECT_EQ(records[1][col("reason")], "higher, \"worse\"\nsecond line");
   EXPECT_EQ(records[1][col("verdict")], "regression");
-  EXPECT_EQ(records[1][col("change_pct")], "5");
+  EXPECT_EQ(records[1][col("change")], "0.05");
   EXPECT_EQ(records[1][col("median")], "2.25");
   // Undefined statistics are empty cells, never "nan".
   EXPECT_EQ(records[2][col("stddev")], "");
-  EXPECT_EQ(records[2][col("cv_pct")], "");
+  EXPECT_EQ(records[2][col("cv")], "");
   EXPECT_EQ(records[2][col("verdict")], "");
   EXPECT_EQ(text.find("nan"), std::string::npos);
   EXPECT_EQ(text.find("inf"), std::string::npos);
@@ -166,11 +168,7 @@ TEST(SummaryCsvTest, HeaderIsStableAndCarriesUnits) {
   const auto with = ParseCsv(SummaryCsv(run, &c));
   ASSERT_FALSE(without.empty());
   EXPECT_EQ(without[0], with[0]) << "the header must not depend on a baseline";
-  for (const char* unit_col :
-       {"cv_pct", "speedup_x", "change_pct", "change_ci_low_pct",
-        "change_ci_high_pct", "unit"}) {
-    EXPECT_THAT(with[0], Contains(unit_col));
-  }
+  EXPECT_THAT(with[0], Contains("unit"));
   // One row per workload x metric.
   EXPECT_EQ(with.size(), 1 + run.workloads[0].metrics.size());
   const size_t verdict =
@@ -179,6 +177,80 @@ TEST(SummaryCsvTest, HeaderIsStableAndCarriesUnits) {
   for (size_t r = 1; r < with.size(); ++r)
     compared += !with[r][verdict].empty();
   EXPECT_EQ(compared, 4);  // device time, NCL, latency, throughput
+}
+
+// One name and one unit per figure: every CSV column of a statistic, a
+// speed-up or a comparison is the results document's key (objects joined
+// with '_') and holds the same number.
+TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
+  const RunResult run = report_test::MakeRun("exp", 5);
+  std::vector<Baseline> baselines;
+  const ComparisonReport c = report_test::MakeComparison(
+      run, report_test::MakeRun("exp", 5, 2), &baselines);
+  const auto csv = ParseCsv(SummaryCsv(run, &c));
+  const nlohmann::ordered_json doc =
+      nlohmann::ordered_json::parse(ResultsToJsonText(run, &c));
+  const auto& header = csv[0];
+  auto col = [&](const std::string& name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<size_t>(it - header.begin());
+  };
+  auto same = [](const nlohmann::ordered_json& v, const std::string& cell) {
+    if (v.is_null()) return cell.empty();
+    if (v.is_string()) return cell == v.get<std::string>();
+    if (v.is_boolean()) return cell == (v.get<bool>() ? "true" : "false");
+    if (v.is_array()) {  // notes: joined by "; "
+      std::string joined;
+      for (const auto& x : v) {
+        joined += (joined.empty() ? "" : "; ") + x.get<std::string>();
+      }
+      return cell == joined;
+    }
+    return !cell.empty() && std::stod(cell) == v.get<double>();
+  };
+  size_t row = 1;
+  int compared = 0;
+  for (const auto& w : doc["workloads"]) {
+    for (const auto& [metric, m] : w["metrics"].items()) {
+      ASSERT_LT(row, csv.size());
+      const auto& cells = csv[row++];
+      EXPECT_EQ(cells[col("metric")], metric);
+      for (const auto& [key, v] : m.items()) {
+        // The samples (and their checksum) are samples.csv's.
+        if (key == "samples" || key == "samples_checksum" ||
+            key == "lower_is_better") {
+          continue;
+        }
+        if (v.is_object()) {
+          for (const auto& [inner, x] : v.items()) {
+            EXPECT_TRUE(same(x, cells[col(key + "_" + inner)]))
+                << metric << " " << key << "_" << inner;
+          }
+        } else {
+          EXPECT_TRUE(same(v, cells[col(key)])) << metric << " " << key;
+        }
+      }
+      if (metric == w["speedup"]["metric"]) {
+        for (const char* key : {"baseline", "ratio", "ci_low", "ci_high"}) {
+          EXPECT_TRUE(same(w["speedup"][key],
+                           cells[col(std::string("speedup_") + key)]))
+              << key;
+        }
+      }
+      for (const auto& r : doc["comparison"]["rows"]) {
+        if (r["workload"] != w["name"] || r["metric"] != metric) continue;
+        ++compared;
+        for (const char* key : {"baseline_median", "change", "change_ci_low",
+                                "change_ci_high", "p_rank", "p_t", "test", "p",
+                                "p_adjusted", "verdict", "reason"}) {
+          EXPECT_TRUE(same(r[key], cells[col(key)])) << key;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(row, csv.size());
+  EXPECT_EQ(compared, 8);  // two workloads x four gated metrics
 }
 
 TEST(SamplesCsvTest, LongFormatWithExactValues) {

@@ -129,9 +129,13 @@ TEST(GbenchJsonTest, MirrorsGoogleBenchmarkFields) {
   }
   EXPECT_EQ(aggregates,
             (std::set<std::string>{"mean", "median", "stddev", "cv"}));
+  // Time metrics that are zero in every run (engines the workload never
+  // uses) are no benchmarks and are left out.
   int time_metrics = 0;
   for (const auto& w : run.workloads) {
-    for (const auto& m : w.metrics) time_metrics += m.unit == "us";
+    for (const auto& m : w.metrics) {
+      time_metrics += m.unit == "us" && m.summary.max > 0;
+    }
   }
   EXPECT_EQ(iterations, 7 * time_metrics);
   // Families and instances index like Google Benchmark's: per workload, per
@@ -234,6 +238,41 @@ TEST(GbenchJsonTest, CommandLinePrintsItAndIsDeterministic) {
   EXPECT_EQ(a.out, b.out);
   const json doc = json::parse(a.out);
   EXPECT_EQ(doc["benchmarks"][0]["name"], "exp_tiled/device_time_us");
+}
+
+}  // namespace
+}  // namespace trn
+
+namespace trn {
+namespace {
+
+// Google Benchmark's compare.py prints an OVERALL_GEOMEAN row only when the
+// geometric mean of every iteration's real_time (and cpu_time) is above 0:
+// a single 0 (an engine a workload never runs) drops the row. Every
+// workload together, the way CI runs it.
+TEST(GbenchJsonTest, EveryIterationCountsTowardsCompareGeomean) {
+  const auto o = report_test::RunTrnbench(
+      "--workload all --repeat 3 --format gbench-json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json doc = json::parse(o.out);
+  double log_sum = 0;
+  int iterations = 0;
+  std::set<std::string> names;
+  for (const json& b : doc["benchmarks"]) {
+    names.insert(b["run_name"].get<std::string>());
+    if (b["run_type"] != "iteration") continue;
+    ++iterations;
+    EXPECT_GT(b["real_time"].get<double>(), 0) << b["name"];
+    EXPECT_GT(b["cpu_time"].get<double>(), 0) << b["name"];
+    log_sum += std::log(b["real_time"].get<double>());
+  }
+  ASSERT_GT(iterations, 0);
+  EXPECT_GT(std::exp(log_sum / iterations), 0);
+  // What ran is still there: device time of every workload, and TensorE
+  // busy time of the matmul, which uses it.
+  EXPECT_EQ(names.count("rmsnorm_naive/device_time_us"), 1u);
+  EXPECT_EQ(names.count("matmul_bf16_2048/tensor_busy_us"), 1u);
+  EXPECT_EQ(names.count("rmsnorm_naive/tensor_busy_us"), 0u);
 }
 
 }  // namespace

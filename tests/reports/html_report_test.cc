@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -266,6 +268,90 @@ TEST(HtmlReportTest, RendersInHeadlessChromium) {
   EXPECT_GT(page.size(), 60000u);
   EXPECT_GT(plot.size(), 8000u);
 #endif
+}
+
+}  // namespace
+}  // namespace trn
+
+namespace trn {
+namespace {
+
+// The gate's page in a real browser window of 1400 and 1920 pixels: the
+// change, its interval and the verdict of every table are inside the
+// visible part of their table's box, so no one has to scroll sideways to
+// see what moved. A script appended to a copy of the page (the report has
+// none) measures the laid-out columns; Chromium prints the resulting DOM.
+TEST(HtmlReportTest, VerdictColumnsNeedNoHorizontalScroll) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium is not installed (apt-get install chromium; "
+                    ".ci/run installs it), so the layout test cannot run";
+  }
+  const RunResult run = report_test::MakeRun("rmsnorm_llm,exp", 20, 11);
+  std::vector<Baseline> baselines;
+  const ComparisonReport c = report_test::MakeComparison(
+      run, report_test::MakeRun("rmsnorm_llm,exp", 20, 12), &baselines);
+  ReportInputs in;
+  in.run = &run;
+  in.comparison = &c;
+  in.baselines = &baselines;
+  std::string html;
+  for (const OutputFile& f : RenderReportFiles(in).files) {
+    if (f.path == "report.html") html = f.content;
+  }
+  ASSERT_FALSE(html.empty());
+  const std::string probe = R"js(<script>
+const bad = [];
+let checked = 0;
+for (const table of document.querySelectorAll('table')) {
+  const box = table.closest('div').getBoundingClientRect();
+  for (const th of table.querySelectorAll('th')) {
+    const name = th.textContent;
+    if (!['change', 'change interval', 'verdict', '95% interval']
+             .includes(name)) continue;
+    if (name === '95% interval' &&
+        ![...table.querySelectorAll('th')].some(h => h.textContent === 'verdict'))
+      continue;
+    ++checked;
+    const r = th.getBoundingClientRect();
+    if (r.right > box.right + 0.5 || r.right > window.innerWidth)
+      bad.push(name + ' ends at ' + Math.round(r.right) + ' of ' +
+               Math.round(Math.min(box.right, window.innerWidth)));
+  }
+}
+document.body.setAttribute('data-layout',
+    'checked=' + checked + ';hidden=' + bad.join('|'));
+</script>
+</body>)js";
+  const size_t end = html.rfind("</body>");
+  ASSERT_NE(end, std::string::npos);
+  html.replace(end, 7, probe);
+  const std::string dir = report_test::FreshDir("html_layout");
+  std::ofstream(dir + "/page.html", std::ios::binary) << html;
+  for (const char* width : {"1400", "1920"}) {
+    const std::string profile = dir + "/chromium-profile";
+    std::filesystem::remove_all(profile);
+    const std::string cmd =
+        "timeout 120 " + chromium +
+        " --headless --no-sandbox --disable-gpu --user-data-dir=" + profile +
+        " --disable-background-networking --disable-component-update"
+        " --disable-sync --no-first-run --hide-scrollbars --window-size=" +
+        width + ",1000 --dump-dom file://" + dir + "/page.html >" + dir +
+        "/dom.html 2>" + dir + "/chromium.log";
+    ASSERT_EQ(std::system(cmd.c_str()), 0)
+        << cmd << "\n"
+        << report_test::Slurp(dir + "/chromium.log");
+    const std::string dom = report_test::Slurp(dir + "/dom.html");
+    const std::regex result(
+        R"re(data-layout="checked=([0-9]+);hidden=([^"]*)")re");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(dom, m, result)) << width << "\n"
+                                                   << dom.substr(0, 300);
+    // Per family: change, change interval, verdict in the summary; verdict,
+    // change, 95% interval in the comparison table.
+    EXPECT_GE(std::stoi(m[1]), 12) << width;
+    EXPECT_EQ(m[2], "") << "at " << width << " px";
+  }
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
-// --junit: well-formed JUnit XML, one test case per workload x metric
-// comparison, a regression as a <failure> carrying the verdict's reason, and
-// everything XML-escaped.
+// --junit: well-formed JUnit XML that Jenkins' junit-10.xsd accepts, one
+// test case per workload x metric comparison, a regression as a <failure>
+// carrying the verdict's reason, and everything XML-escaped.
 #include "reports/junit_report.h"
 
 #include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,118 @@ class XmlReader {
   size_t i_ = 0;
 };
 
+// What Jenkins' junit-10.xsd (jenkinsci/xunit-plugin,
+// src/main/resources/org/jenkinsci/plugins/xunit/types/model/xsd/
+// junit-10.xsd) allows, element by element: required and optional
+// attributes and the child elements each may hold. Checked by hand so the
+// test needs no schema tool; every rule below is one of that file's.
+struct ElementRule {
+  std::set<std::string> required;
+  std::set<std::string> optional;
+  std::set<std::string> children;
+  bool text = false;  // character content (mixed or a string type)
+};
+
+const std::map<std::string, ElementRule>& Junit10Rules() {
+  static const auto* rules = new std::map<std::string, ElementRule>{
+      {"testsuites",
+       {{}, {"name", "time", "tests", "failures", "errors"}, {"testsuite"}}},
+      {"testsuite",
+       {{"name", "tests", "failures", "errors"},
+        {"group", "time", "skipped", "timestamp", "hostname", "id", "package",
+         "file", "log", "url"},
+        {"testsuite", "properties", "testcase", "system-out", "system-err"}}},
+      {"properties", {{}, {}, {"property"}}},
+      {"property", {{"name", "value"}, {}, {}}},
+      {"testcase",
+       {{"name"},
+        {"time", "classname", "group"},
+        {"skipped", "error", "failure", "rerunFailure", "rerunError",
+         "flakyFailure", "flakyError", "system-out", "system-err"}}},
+      {"failure", {{}, {"type", "message"}, {}, true}},
+      {"error", {{}, {"type", "message"}, {}, true}},
+      {"skipped", {{}, {"type", "message"}, {}, true}},
+      {"system-out", {{}, {}, {}, true}},
+      {"system-err", {{}, {}, {}, true}},
+  };
+  return *rules;
+}
+
+// Every violation of junit-10.xsd in `e` and below, one line each.
+void CheckJunit10(const XmlElement& e, const std::string& path,
+                  std::vector<std::string>& errors) {
+  const auto& rules = Junit10Rules();
+  const auto rule = rules.find(e.name);
+  if (rule == rules.end()) {
+    errors.push_back(path + ": element not in the schema");
+    return;
+  }
+  for (const auto& [name, value] : e.attrs) {
+    if (!rule->second.required.count(name) &&
+        !rule->second.optional.count(name)) {
+      errors.push_back(path + ": attribute " + name + " not allowed");
+    }
+    if (name == "time") {
+      // SUREFIRE_TIME: digits, optionally grouped by commas, and decimals.
+      static const std::regex kTime(
+          R"((([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?)");
+      if (!std::regex_match(value, kTime)) {
+        errors.push_back(path + ": time \"" + value + "\" is not a number");
+      }
+    }
+  }
+  for (const std::string& name : rule->second.required) {
+    if (!e.attrs.count(name)) {
+      errors.push_back(path + ": required attribute " + name + " missing");
+    }
+  }
+  if (!rule->second.text &&
+      e.text.find_first_not_of(" \t\r\n") != std::string::npos) {
+    errors.push_back(path + ": text content not allowed");
+  }
+  for (const XmlElement& child : e.children) {
+    const std::string child_path = path + "/" + child.name;
+    if (!rule->second.children.count(child.name)) {
+      errors.push_back(child_path + ": not allowed inside " + e.name);
+      continue;
+    }
+    CheckJunit10(child, child_path, errors);
+  }
+}
+
+// Empty when `xml` is valid under junit-10.xsd; the violations otherwise.
+std::vector<std::string> Junit10Violations(const std::string& xml) {
+  const XmlElement root = XmlReader(xml).Document();
+  std::vector<std::string> errors;
+  if (root.name != "testsuites" && root.name != "testsuite") {
+    errors.push_back("root element " + root.name);
+  }
+  CheckJunit10(root, "/" + root.name, errors);
+  return errors;
+}
+
+TEST(Junit10SchemaTest, TheCheckRejectsWhatTheSchemaRejects) {
+  // The output of trnbench before this check: `skipped` on <testsuites>.
+  EXPECT_THAT(
+      Junit10Violations(
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites tests=\"1\" skipped=\"1\"><testsuite "
+          "name=\"s\" tests=\"1\" failures=\"0\" errors=\"0\" "
+          "skipped=\"1\"><testcase name=\"c\"><skipped "
+          "message=\"m\"/></testcase></testsuite></testsuites>\n"),
+      ::testing::ElementsAre("/testsuites: attribute skipped not allowed"));
+  EXPECT_THAT(Junit10Violations("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                                "<testsuites><testsuite name=\"s\" tests=\"1\" "
+                                "failures=\"0\"><testcase name=\"c\" "
+                                "time=\"1s\"><bogus/></testcase></testsuite>"
+                                "</testsuites>\n"),
+              ::testing::UnorderedElementsAre(
+                  "/testsuites/testsuite: required attribute errors missing",
+                  "/testsuites/testsuite/testcase: time \"1s\" is not a number",
+                  "/testsuites/testsuite/testcase/bogus: not allowed inside "
+                  "testcase"));
+}
+
 MetricComparison Row(std::string workload, std::string metric, Verdict v,
                      std::string reason) {
   MetricComparison c;
@@ -167,12 +281,15 @@ TEST(JunitReportTest, WellFormedWithAFailurePerRegression) {
           "straddles; need ~400 repeats"),
       Row("w2", "latency_us", Verdict::kImprovement, "lower")};
   const std::string xml = JunitXml(r);
+  EXPECT_THAT(Junit10Violations(xml), ::testing::IsEmpty());
   XmlElement root = XmlReader(xml).Document();
   EXPECT_EQ(root.name, "testsuites");
   EXPECT_EQ(root.attrs["tests"], "4");
   EXPECT_EQ(root.attrs["failures"], "1");
-  EXPECT_EQ(root.attrs["skipped"], "1");
   EXPECT_EQ(root.attrs["errors"], "0");
+  // Skipped test cases are counted per suite, where the schema allows it.
+  EXPECT_EQ(root.attrs.count("skipped"), 0u);
+  EXPECT_EQ(root.children[1].attrs.at("skipped"), "1");
   ASSERT_EQ(root.children.size(), 2u);
   const XmlElement& w1 = root.children[0];
   EXPECT_EQ(w1.name, "testsuite");
@@ -224,6 +341,7 @@ TEST(JunitReportTest, GateWritesItAndARegressionFails) {
       " --set op_exec_overhead_us=410 --junit " + file);
   ASSERT_EQ(o.code, 1) << o.err;
   const std::string xml = report_test::Slurp(file);
+  EXPECT_THAT(Junit10Violations(xml), ::testing::IsEmpty());
   XmlElement root = XmlReader(xml).Document();
   EXPECT_EQ(root.attrs["tests"], "7");
   EXPECT_EQ(root.attrs["failures"], "2");
@@ -248,6 +366,8 @@ TEST(JunitReportTest, GateWritesItAndARegressionFails) {
                                baselines + "/rmsnorm_naive.json --junit " +
                                file);
   ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(Junit10Violations(report_test::Slurp(file)),
+              ::testing::IsEmpty());
   root = XmlReader(report_test::Slurp(file)).Document();
   EXPECT_EQ(root.attrs["failures"], "0");
 }

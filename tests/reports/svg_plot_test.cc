@@ -29,7 +29,7 @@ TEST(SvgPlotTest, StandaloneAndOneDotPerSample) {
   DistributionPlot p;
   p.title = "rmsnorm \xC2\xB7 device_time_us";
   p.metric = "device_time_us";
-  p.unit = "us";
+  p.unit = Unit::kMicroseconds;
   p.rows = {{"rmsnorm_fused", a, {}}, {"rmsnorm_compiled", b, {}}};
   const std::string svg = RenderDistributionSvg(p);
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
@@ -54,7 +54,7 @@ TEST(SvgPlotTest, BaselineBesideCurrent) {
   DistributionPlot p;
   p.title = "t";
   p.metric = "ncl_us";
-  p.unit = "us";
+  p.unit = Unit::kMicroseconds;
   p.with_baseline = true;
   p.baseline_label = "baselines/trn1";
   p.rows = {{"w", cur, base}, {"new_one", cur, {}}};
@@ -71,7 +71,7 @@ TEST(SvgPlotTest, ManySamplesAreThinnedButStated) {
   DistributionPlot p;
   p.title = "t";
   p.metric = "m";
-  p.unit = "us";
+  p.unit = Unit::kMicroseconds;
   p.rows = {{"w", many, {}}};
   const std::string svg = RenderDistributionSvg(p);
   EXPECT_EQ(Count(svg, "<circle"), 1000);
@@ -84,7 +84,7 @@ TEST(SvgPlotTest, DegenerateInputsStillDraw) {
   DistributionPlot p;
   p.title = "t <&> \"q\"";
   p.metric = "tensor_util";
-  p.unit = "fraction";
+  p.unit = Unit::kFraction;
   p.rows = {{"zeros", same, {}}, {"one", one, {}}, {"none", {}, {}}};
   const std::string svg = RenderDistributionSvg(p);
   EXPECT_THAT(svg, HasSubstr(">not measured</text>"));
@@ -101,7 +101,7 @@ TEST(SvgPlotTest, VariantsOfVeryDifferentSizeGetTheirOwnAxes) {
   DistributionPlot p;
   p.title = "t";
   p.metric = "device_time_us";
-  p.unit = "us";
+  p.unit = Unit::kMicroseconds;
   p.rows = {{"naive", slow, {}}, {"compiled", fast, {}}};
   const std::string svg = RenderDistributionSvg(p);
   EXPECT_THAT(svg, HasSubstr("each row on its own axis"));

@@ -42,6 +42,8 @@ TEST(WorkloadListTest, ShippedSpecsFitOneAlignedLineEach) {
   const std::vector<WorkloadSpec> specs = report_test::Specs("all", trn1);
   const std::string list = RenderWorkloadList(specs, 100);
   EXPECT_THAT(list, HasSubstr("\nfamily rmsnorm\n"));
+  // It starts with the first family, not an empty line.
+  EXPECT_EQ(list.rfind("family ", 0), 0u) << list.substr(0, 40);
   size_t rows = 0;
   size_t mode_column = std::string::npos;
   for (absl::string_view line : absl::StrSplit(list, '\n')) {

@@ -31,7 +31,7 @@ TEST(CliProfileTest, ProfilePrintsTheSummaryRooflineAndFindings) {
         "instructions", "instruction time", "transfers", "GB/s while active",
         "memory-bandwidth utilisation", "FLOP utilisation",
         "DMA/compute overlap", "Roofline", "memory-bound", "Findings",
-        "DMA and compute never overlap (0.0% of DMA time)",
+        "DMA and compute never overlap (0.00% of DMA time)",
         "with 2 buffers the model predicts"}) {
     EXPECT_THAT(o.out, HasSubstr(s));
   }

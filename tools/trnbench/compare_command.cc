@@ -61,7 +61,7 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.format == "json") {
     out << json_text;
   } else {
-    out << RenderComparisonReport(*c, ShouldUseColor(out));
+    out << RenderComparisonReport(*c, ConsoleStyleFor(out));
   }
   return c->AnyRegression() ? kExitRegression : kExitOk;
 }

@@ -134,9 +134,9 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
   if (o.format == "json") {
     out << json_text;
   } else {
-    const bool color = ShouldUseColor(out);
-    out << RenderConsoleReport(run, color);
-    if (comparison) out << RenderComparisonReport(*comparison, color);
+    const ConsoleStyle style = ConsoleStyleFor(out);
+    out << RenderConsoleReport(run, style);
+    if (comparison) out << RenderComparisonReport(*comparison, style);
   }
   return comparison && comparison->AnyRegression() ? kExitRegression : kExitOk;
 }

@@ -187,9 +187,9 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   } else if (o.format == "gbench-json") {
     out << GbenchJson(*run);
   } else {
-    const bool color = ShouldUseColor(out);
-    if (!gate) out << RenderConsoleReport(*run, color);
-    if (comparison) out << RenderComparisonReport(*comparison, color);
+    const ConsoleStyle style = ConsoleStyleFor(out);
+    if (!gate) out << RenderConsoleReport(*run, style);
+    if (comparison) out << RenderComparisonReport(*comparison, style);
   }
   return comparison && comparison->AnyRegression() ? kExitRegression : kExitOk;
 }
