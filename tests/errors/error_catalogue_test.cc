@@ -410,6 +410,7 @@ const Case kCases[] = {
     {"flags/set_without_value", "--workload exp_tiled --set dma_latency_us", "--set dma_latency_us", "expected KEY=VALUE with a number"},
     {"flags/set_negative", "--workload exp_tiled --set dma_latency_us=-1", "--set dma_latency_us=-1", "expected a finite number >= 0"},
     {"flags/set_huge_latency", "--workload exp_tiled --set dma_latency_us=1e308", "--set dma_latency_us", "expected values from 0 to 1e+09"},
+    {"flags/set_specs_do_not_fit", "--workload all --set partitions=1", "--set partitions=1: the selected specs fit the device as its profile has it, but not with this value", "expected a value the selected specs fit"},
     {"flags/set_zero_rate", "--workload exp_tiled --set hbm_gbps=0", "--set hbm_gbps", "expected a rate greater than 0"},
     {"flags/set_fractional_count", "--workload exp_tiled --set partitions=0.5", "--set partitions=0.5", "expected a finite positive integer"},
     {"flags/set_billion_dma_queues", "--workload exp_tiled --set dma_queues=1e9", "--set dma_queues", "expected values from 0 to 1024"},

@@ -1,5 +1,7 @@
 // End-to-end tests of `trnbench validate` (docs/validation.md) on small
 // suites written here: exit codes, formats, known gaps and refusals.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -131,6 +133,12 @@ TEST(CliValidateTest, RefusesBadInputWithOneLine) {
   spec["published"][0]["metric"] = "speed";
   std::ofstream(suite + "/rmsnorm_fused.json") << spec.dump(2);
   const std::string ok = Suite("ok2");
+  // A named pipe nobody writes: refused, not waited for.
+  const std::string fifo =
+      (fs::path(::testing::TempDir()) / "gaps.fifo").string();
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string gaps = WriteFile("gaps.txt", "");
   struct Case {
     std::string args;
     std::string message;
@@ -141,7 +149,11 @@ TEST(CliValidateTest, RefusesBadInputWithOneLine) {
        "--format=gbench-json: validate writes --format table, json or "
        "markdown"},
       {"validate --known-gaps /nonexistent/gaps.txt --specs-dir " + ok,
-       "--known-gaps /nonexistent/gaps.txt: cannot read the file"},
+       "/nonexistent/gaps.txt: no such file for --known-gaps"},
+      {"validate --known-gaps " + fifo + " --specs-dir " + ok, "gaps.fifo: "},
+      {"validate --known-gaps " + gaps + " --output " + gaps + " --specs-dir " +
+           ok,
+       "--output"},
       {"validate --known-gaps " +
            WriteFile("typo.txt", "rmsnorm ncl_us p50 trn1\n") +
            " --specs-dir " + ok,

@@ -283,4 +283,33 @@ TEST(CalibrateTest, FitsTheFittedParametersToMeasurements) {
 }
 
 }  // namespace
+// The fitted profile must not replace what it was fitted from: refused
+// before anything runs, with the flag named and both files untouched.
+TEST(CalibrateTest, RefusesAnOutputThatIsOneOfItsInputs) {
+  const std::string dir = Fresh("calibrate_inputs");
+  const std::string m = dir + "/m.json";
+  std::ofstream(dir + "/exec.json") << "{\"node\": {\"total_time\": 0.00045, "
+                                       "\"instance_type\": \"trn1.2xlarge\"}}";
+  auto o = RunTrnbench("import " + dir +
+                       "/exec.json --workload rmsnorm_compiled --output " + m);
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string measured = Slurp(m);
+  o = RunTrnbench("calibrate " + m + " --repeat 5 --output " + m);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--output"));
+  EXPECT_EQ(Slurp(m), measured);
+  // The profile it starts from, named by --profiles-dir and --device.
+  fs::create_directories(dir + "/profiles");
+  fs::copy_file(
+      std::string(TRNBENCH_SOURCE_DIR) + "/device_model/profiles/trn1.json",
+      dir + "/profiles/trn1.json");
+  const std::string profile = Slurp(dir + "/profiles/trn1.json");
+  o = RunTrnbench("calibrate " + m + " --repeat 5 --profiles-dir " + dir +
+                  "/profiles --device trn1 --output " + dir +
+                  "/profiles/trn1.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--output"));
+  EXPECT_EQ(Slurp(dir + "/profiles/trn1.json"), profile);
+}
+
 }  // namespace trn

@@ -36,6 +36,17 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
         "is written there (use it with --profiles-dir and --device)");
   }
   TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "calibrate"));
+  // The fitted profile must not replace what it was fitted from: the
+  // profile it starts from (often the same --device), a measured file, a
+  // spec. Checked before anything runs (support/output_transaction.h).
+  OutputTransaction outputs;
+  outputs.AddInput("--device", ProfilePath(o));
+  for (const std::string& path : o.positional) {
+    outputs.AddInput("calibrate", path);
+  }
+  for (const std::string& path : o.specs) outputs.AddInput("--spec", path);
+  outputs.PlanFile("--output", o.output);
+  TRN_RETURN_IF_ERROR(outputs.Check());
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
   // The fitted profile is the file's own text with the fitted values
   // replaced, so it is read as text too, within the profile reader's limits.
@@ -57,7 +68,8 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
                    absl::StrJoin(o.positional, ", "), ")");
   TRN_ASSIGN_OR_RETURN(std::string new_profile,
                        CalibratedProfileText(text, result, fitted_to));
-  TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, new_profile));
+  TRN_RETURN_IF_ERROR(outputs.StageFile(o.output, new_profile));
+  TRN_RETURN_IF_ERROR(outputs.Commit());
   out << (o.format == "json" ? CalibrationToJson(result).dump(2) + "\n"
                              : RenderCalibration(result));
   return absl::OkStatus();

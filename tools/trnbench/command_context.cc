@@ -127,7 +127,9 @@ absl::StatusOr<std::vector<WorkloadSpec>> LoadAllSpecs(
   return specs;
 }
 
-absl::StatusOr<std::vector<WorkloadSpec>> LoadSelectedSpecs(
+namespace {
+
+absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
     const Options& options, const DeviceProfile& profile,
     const std::string& default_selector) {
   std::vector<WorkloadSpec> specs;
@@ -165,6 +167,37 @@ absl::StatusOr<std::vector<WorkloadSpec>> LoadSelectedSpecs(
   TRN_RETURN_IF_ERROR(
       CheckRunSize(static_cast<int64_t>(specs.size()), planned));
   return specs;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<WorkloadSpec>> LoadSelectedSpecs(
+    const Options& options, const DeviceProfile& profile,
+    const std::string& default_selector) {
+  auto specs = SelectSpecs(options, profile, default_selector);
+  if (specs.ok() || options.sets.empty() ||
+      specs.status().code() != absl::StatusCode::kInvalidArgument) {
+    return specs;
+  }
+  // Specs that fit the profile on disk but not the one --set makes (say
+  // --set partitions=1): the flag is at fault, not every spec file, so the
+  // message names it once, with the first spec's complaint as the example.
+  auto as_on_disk = LoadNamedProfile(options);
+  if (!as_on_disk.ok() ||
+      !SelectSpecs(options, *as_on_disk, default_selector).ok()) {
+    return specs;
+  }
+  std::string sets;
+  for (const auto& [key, value] : options.sets) {
+    absl::StrAppend(&sets, sets.empty() ? "" : ",", key, "=", value);
+  }
+  const absl::string_view message = specs.status().message();
+  const absl::string_view first = message.substr(0, message.find('\n'));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--set ", sets,
+      ": the selected specs fit the device as its profile has it, but not "
+      "with this value; for example ",
+      std::string(first), "; expected a value the selected specs fit"));
 }
 
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(

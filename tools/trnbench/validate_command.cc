@@ -1,9 +1,7 @@
 // `trnbench validate`: the validation suite's published hardware figures
 // beside the model's (docs/validation.md), or with --measured FILE the model
 // beside a measurement of the same workload (docs/import.md).
-#include <fstream>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include "harness/validation.h"
 #include "reports/measured_validation_report.h"
 #include "reports/validation_report.h"
+#include "support/input_file.h"
 #include "support/message_text.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
@@ -36,16 +35,35 @@ constexpr std::string_view kFlags[] = {
 
 absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
     const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "--known-gaps ", EscapeControl(path),
-        ": cannot read the file; expected a text file with one figure key "
-        "per line"));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseKnownGaps(text.str(), path);
+  // A list of figure keys: a few KiB. Bounded like every input, so a FIFO
+  // or a huge file is refused rather than waited for.
+  constexpr int64_t kMaxKnownGapsBytes = int64_t{1} << 20;
+  TRN_ASSIGN_OR_RETURN(
+      std::string text,
+      ReadInputFile(path, kMaxKnownGapsBytes,
+                    "file for --known-gaps (one figure key per line)"));
+  return ParseKnownGaps(text, path);
+}
+
+// --output must not replace what validate reads.
+absl::Status CheckOutput(const Options& o) {
+  if (o.output.empty()) return absl::OkStatus();
+  OutputTransaction outputs;
+  if (!o.known_gaps.empty()) outputs.AddInput("--known-gaps", o.known_gaps);
+  if (o.Given("measured")) outputs.AddInput("--measured", o.measured);
+  for (const std::string& path : o.specs) outputs.AddInput("--spec", path);
+  outputs.AddInput("--device", ProfilePath(o));
+  outputs.PlanFile("--output", o.output);
+  return outputs.Check();
+}
+
+// Writes `text` to --output, all or nothing.
+absl::Status WriteOutput(const Options& o, const std::string& text) {
+  if (o.output.empty()) return absl::OkStatus();
+  OutputTransaction outputs;
+  outputs.PlanFile("--output", o.output);
+  TRN_RETURN_IF_ERROR(outputs.StageFile(o.output, text));
+  return outputs.Commit();
 }
 
 // The suite's specs, named relative to the source tree like the shipped
@@ -93,6 +111,7 @@ absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
 
 absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
   TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "validate"));
+  TRN_RETURN_IF_ERROR(CheckOutput(o));
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
   TRN_ASSIGN_OR_RETURN(MeasuredInputs in,
                        LoadMeasuredInputs({o.measured}, o, profile));
@@ -105,7 +124,7 @@ absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
     validations.push_back(std::move(v));
   }
   const std::string json = MeasuredValidationToJson(validations).dump(2) + "\n";
-  if (!o.output.empty()) TRN_RETURN_IF_ERROR(WriteFileAtomic(o.output, json));
+  TRN_RETURN_IF_ERROR(WriteOutput(o, json));
   out << (o.format == "json" ? json : RenderMeasuredValidation(validations));
   return absl::OkStatus();
 }
@@ -121,6 +140,7 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
                          ": validate writes --format table, json or "
                          "markdown")));
   }
+  if (auto s = CheckOutput(o); !s.ok()) return Fail(err, s);
   ValidationOptions validation;
   validation.seed = o.seed;
   validation.repeat = o.repeat;
@@ -136,11 +156,7 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   auto result = RunValidation(suite, profiles, validation);
   if (!result.ok()) return Fail(err, result.status());
   const std::string json = ValidationJsonText(*result);
-  if (!o.output.empty()) {
-    if (auto s = WriteFileAtomic(o.output, json); !s.ok()) {
-      return Fail(err, s);
-    }
-  }
+  if (auto s = WriteOutput(o, json); !s.ok()) return Fail(err, s);
   if (o.format == "json") {
     out << json;
   } else if (o.format == "markdown") {
