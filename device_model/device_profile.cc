@@ -328,17 +328,17 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path) {
 }
 
 absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,
-                           double value) {
+                           double value, absl::string_view by) {
   auto it = profile.params.find(key);
   if (it == profile.params.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--set ", key, ": unknown parameter; expected one of ", KnownKeys()));
+        key, ": unknown parameter; expected one of ", KnownKeys()));
   }
   const ParamSpec* spec = FindParamSpec(key);
   if (!std::isfinite(value) || value < 0 ||
       (spec->integer && (value != std::floor(value) || value < 1))) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--set ", key, "=", value, ": expected a finite ",
+        absl::StrCat(key, "=", value, ": expected a finite ",
                      spec->integer ? "positive integer" : "number >= 0"));
   }
   // Work on a copy so that a value the rebuild rejects (a zero clock)
@@ -352,15 +352,15 @@ absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,
     double median = dist.Median();
     if (median <= 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--set ", key,
+          absl::StrCat(key,
                        ": its distribution has median 0 and cannot be "
                        "rescaled"));
     }
     dist.Scale(value / median);
   }
-  param.source = absl::StrCat(
-      "overridden by --set (the profile said: ", param.source, ")");
-  TRN_RETURN_IF_ERROR(Rebuild(updated, absl::StrCat("--set ", key)));
+  param.source = absl::StrCat("overridden by ", by,
+                              " (the profile said: ", param.source, ")");
+  TRN_RETURN_IF_ERROR(Rebuild(updated, key));
   profile = std::move(updated);
   return absl::OkStatus();
 }

@@ -105,8 +105,11 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path);
 
 // Replaces parameter `key` with `value`: a constant for fixed figures; for a
 // distribution, every quantile is scaled so the median becomes `value`.
+// `by` says who did, in the parameter's source ("--set", "calibrate").
+// Errors start with "<key>: " or "<key>=<value>: "; the caller adds where
+// the value came from (the tool: "--set ").
 absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,
-                           double value);
+                           double value, absl::string_view by);
 
 }  // namespace trn
 

@@ -301,6 +301,12 @@ bool ComparisonReport::AnyRegression() const {
   });
 }
 
+int64_t ComparisonReport::Unchecked() const {
+  int64_t n = 0;
+  for (const auto& row : rows) n += row.unchecked;
+  return n;
+}
+
 MetricComparison CompareSamples(const std::vector<double>& baseline,
                                 const std::vector<double>& current, bool paired,
                                 double confidence) {
@@ -461,11 +467,23 @@ absl::StatusOr<ComparisonReport> CompareFiles(
     const std::vector<Baseline>& old_side,
     const std::vector<Baseline>& new_side, const CompareOptions& options) {
   std::vector<Side> sides;
+  std::vector<std::string> missing;
   absl::flat_hash_map<std::string_view, const Baseline*> old_by_name;
   for (const auto& o : old_side) old_by_name.emplace(o.workload, &o);
   for (const auto& n : new_side) {
-    if (const auto found = old_by_name.find(n.workload);
-        found != old_by_name.end()) {
+    const auto found = old_by_name.find(n.workload);
+    if (found == old_by_name.end() && options.old_side_is_baseline_set) {
+      if (!options.allow_missing) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            options.source.empty() ? "" : options.source + ": ",
+            "no baseline for workload ", n.workload, " of ", n.file,
+            "; save one with --save-baseline, or pass --allow-missing to "
+            "report it as new"));
+      }
+      missing.push_back(n.workload);
+      continue;
+    }
+    if (found != old_by_name.end()) {
       const Baseline& o = *found->second;
       if (o.device != n.device) {
         return absl::InvalidArgumentError(
@@ -479,7 +497,7 @@ absl::StatusOr<ComparisonReport> CompareFiles(
                                            options.threshold)});
     }
   }
-  if (sides.empty()) {
+  if (sides.empty() && missing.empty()) {
     auto names = [](const std::vector<Baseline>& side) {
       std::string out;
       for (const Baseline& b : side) {
@@ -495,8 +513,10 @@ absl::StatusOr<ComparisonReport> CompareFiles(
         "; expected the same workload on both sides (old: ", names(old_side),
         "; new: ", names(new_side), ")"));
   }
-  return CompareCore(sides, {}, options,
-                     old_side.empty() ? "" : old_side.front().file);
+  const std::string source = !options.source.empty() ? options.source
+                             : old_side.empty()      ? ""
+                                                     : old_side.front().file;
+  return CompareCore(sides, missing, options, source);
 }
 
 }  // namespace trn

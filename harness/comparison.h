@@ -38,6 +38,11 @@ struct CompareOptions {
   // refused (harness/gate_inputs.h).
   bool allow_unchecked = false;
   std::string source;  // what the baselines are called in reports
+  // CompareFiles: the old side is a set of baselines (a folder) that should
+  // hold every workload of the new side, as a gate's --baseline does; a
+  // workload without one is refused unless allow_missing (then "new").
+  // Otherwise two files are compared on the workloads they share.
+  bool old_side_is_baseline_set = false;
 };
 
 struct MetricComparison {
@@ -79,6 +84,10 @@ struct MetricComparison {
   stats::SeriesDiagnostics paired_series;
   bool autocorrelation_adjusted = false;
   Verdict verdict = Verdict::kUnchanged;
+  // Inconclusive because --allow-unchecked let a row through that the gate
+  // could not check (a metric one side lacks, no interval computable): the
+  // summary must not read as "no regression" about it.
+  bool unchecked = false;
   std::string reason;
   int64_t repeats_to_resolve = 0;  // for inconclusive verdicts
   std::vector<std::string> notes;  // spec, model, profile changes
@@ -95,6 +104,8 @@ struct ComparisonReport {
   std::vector<MetricComparison> rows;
 
   bool AnyRegression() const;
+  // Rows --allow-unchecked reported as not checked.
+  int64_t Unchecked() const;
 };
 
 // "±2.00%" when every row uses one threshold, else the report's threshold

@@ -22,6 +22,7 @@ MetricComparison Unchecked(const std::string& workload,
   c.workload = workload;
   c.metric = metric;
   c.verdict = Verdict::kInconclusive;
+  c.unchecked = true;
   c.reason = absl::StrCat("not checked: ", what);
   c.change = c.change_interval.low = c.change_interval.high = kNaN;
   c.p_rank = c.p_t = c.p_adjusted = kNaN;
@@ -73,6 +74,7 @@ absl::Status CheckComputed(MetricComparison& c, const Baseline& old_b,
       c.workload, " ", c.metric);
   if (allow_unchecked) {
     c.verdict = Verdict::kInconclusive;
+    c.unchecked = true;
     c.reason = absl::StrCat("not checked: ", what);
     return absl::OkStatus();
   }

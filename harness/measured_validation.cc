@@ -166,7 +166,7 @@ absl::StatusOr<CalibrationResult> Calibrate(
     for (size_t j = 0; j < k; ++j) {
       if (base[j] > 0 && x[j] != 0) {
         TRN_RETURN_IF_ERROR(
-            OverrideParam(p, names[j], base[j] * std::exp(x[j])));
+            OverrideParam(p, names[j], base[j] * std::exp(x[j]), "calibrate"));
       }
     }
     return p;

@@ -74,17 +74,9 @@ struct WorkloadProfile {
   std::vector<Finding> findings;
 };
 
-struct ProfileReport {
-  std::string trnbench_version;
-  std::string model_version{kModelVersion};
-  std::string device;
+struct ProfileReport : RunContext {
   std::string device_description;
-  std::string device_hash;
-  bool device_calibrated = true;
   DevicePeaks peaks;
-  uint64_t seed = 0;
-  Schedule schedule;
-  double confidence = 0.95;
   std::vector<WorkloadProfile> workloads;
 };
 

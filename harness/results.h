@@ -118,8 +118,10 @@ struct ShardInfo {
   std::vector<std::string> workloads;  // this shard's
 };
 
-struct RunResult {
-  int schema_version = kResultsSchemaVersion;
+// Who ran what, where and how: the identity every document of one run
+// carries (the results, the profile), filled in one place (ContextFor in
+// runner.h) so the two cannot disagree.
+struct RunContext {
   std::string trnbench_version;
   std::string model_version{kModelVersion};
   std::string device;
@@ -130,6 +132,10 @@ struct RunResult {
   uint64_t seed = 0;
   Schedule schedule;
   double confidence = 0.95;
+};
+
+struct RunResult : RunContext {
+  int schema_version = kResultsSchemaVersion;
   std::vector<WorkloadResult> workloads;
   // "model" (the timing model ran) or "measured" (`trnbench import`).
   std::string source{kSourceModel};

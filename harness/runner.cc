@@ -138,18 +138,26 @@ bool SameProblem(const WorkloadResult& a, const WorkloadResult& b) {
 
 }  // namespace
 
+RunContext ContextFor(const DeviceProfile& profile, const RunOptions& options,
+                      const std::string& trnbench_version) {
+  RunContext c;
+  c.trnbench_version = trnbench_version;
+  c.device = profile.name;
+  c.device_hash = profile.content_hash;
+  c.device_calibrated = profile.calibrated;
+  c.seed = options.seed;
+  c.schedule = options.schedule;
+  c.confidence = options.confidence;
+  return c;
+}
+
 absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
                                  const DeviceProfile& profile,
                                  const RunOptions& options,
                                  const std::string& trnbench_version) {
   RunResult run;
-  run.trnbench_version = trnbench_version;
-  run.device = profile.name;
-  run.device_hash = profile.content_hash;
-  run.device_calibrated = profile.calibrated;
-  run.seed = options.seed;
-  run.schedule = options.schedule;
-  run.confidence = options.confidence;
+  static_cast<RunContext&>(run) =
+      ContextFor(profile, options, trnbench_version);
   for (const WorkloadSpec& spec : specs) {
     if (options.on_workload) options.on_workload(spec.name);
     TRN_ASSIGN_OR_RETURN(WorkloadResult r, RunWorkload(spec, profile, options));

@@ -48,6 +48,11 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
                                            const RunOptions& options);
 
+// The identity of a run of `options` on `profile`, as every document of
+// the run records it.
+RunContext ContextFor(const DeviceProfile& profile, const RunOptions& options,
+                      const std::string& trnbench_version);
+
 // Runs every spec in order on `profile` and fills the run's identity
 // (versions, device, seed, schedule) and each family's speed-ups on device
 // time. The first workload that fails stops the run.

@@ -44,12 +44,23 @@ std::string RenderComparisonReport(const ComparisonReport& r,
   for (const std::string& n : CollapsedNotes(r)) {
     out += WrapText(absl::StrCat("note: ", n), style.width, "  ");
   }
-  absl::StrAppend(&out, "  result: ",
-                  regressions > 0
-                      ? Colorize(CountOf(regressions, "regression"),
-                                 Color::kRed, style.color)
-                      : Colorize("no regression", Color::kGreen, style.color),
-                  "\n");
+  // A row --allow-unchecked let through was not judged: "no regression"
+  // alone would claim more than the gate checked.
+  const int64_t unchecked = r.Unchecked();
+  const std::string unchecked_text =
+      unchecked > 0 ? absl::StrCat("; ", CountOf(unchecked, "metric"),
+                                   " not checked (--allow-unchecked)")
+                    : "";
+  absl::StrAppend(
+      &out, "  result: ",
+      regressions > 0
+          ? Colorize(CountOf(regressions, "regression"), Color::kRed,
+                     style.color)
+          : Colorize(unchecked > 0 ? "no regression among the checked metrics"
+                                   : "no regression",
+                     unchecked > 0 ? Color::kYellow : Color::kGreen,
+                     style.color),
+      unchecked_text, "\n");
   return out;
 }
 
@@ -90,6 +101,7 @@ nlohmann::ordered_json ComparisonToJson(const ComparisonReport& r) {
   j["comparisons"] = r.comparisons;
   j["correction"] = "holm";
   j["regression"] = r.AnyRegression();
+  j["unchecked"] = r.Unchecked();
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& c : r.rows) rows.push_back(ComparisonRowToJson(c));
   j["rows"] = std::move(rows);

@@ -366,9 +366,13 @@ std::string RegressionCount(const ComparisonReport& report) {
   for (const auto& row : report.rows) {
     regressions += row.verdict == Verdict::kRegression;
   }
+  const int64_t unchecked = report.Unchecked();
   return absl::StrCat(
       regressions > 0 ? CountOf(regressions, "regression") : "No regression",
-      " in ", CountOf(report.comparisons, "comparison"));
+      " in ", CountOf(report.comparisons, "comparison"),
+      unchecked > 0 ? absl::StrCat(", ", CountOf(unchecked, "metric"),
+                                   " not checked (--allow-unchecked)")
+                    : "");
 }
 
 }  // namespace trn

@@ -17,8 +17,7 @@ namespace trn {
 namespace {
 
 absl::Status Bad(std::string_view text, std::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrFormat("--shape %s: %s", text, what));
+  return absl::InvalidArgumentError(absl::StrFormat("%s: %s", text, what));
 }
 
 // Debian's Abseil has its own string_view, which StrSplit and SimpleAtoi
@@ -130,7 +129,7 @@ absl::StatusOr<ShapeOverride> ParseShapeOverride(std::string_view text) {
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
     return Bad(text,
                "expected TENSOR[,TENSOR...]=DIMS[,DIMS...], such as "
-               "--shape in_tensor,out_tensor=1024x512,4096x512");
+               "in_tensor,out_tensor=1024x512,4096x512");
   }
   for (std::string_view name : Split(text.substr(0, eq), ',')) {
     if (name.empty()) return Bad(text, "an empty tensor name");
@@ -194,7 +193,7 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
       const size_t n = overrides[i].shapes.size();
       if (n != 1 && n != points) {
         return Bad(overrides[i].text,
-                   absl::StrFormat("%d shapes, but another --shape for "
+                   absl::StrFormat("%d shapes, but another override for "
                                    "workload %s sweeps %d; sweeps run point "
                                    "by point, so give one shape or %d",
                                    n, spec.name, points, points));
@@ -223,7 +222,7 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
       check.name = spec.name;
       if (absl::Status st = ValidateSpec(check, limits); !st.ok()) {
         return absl::InvalidArgumentError(
-            absl::StrFormat("--shape %s: %s", point, st.message()));
+            absl::StrFormat("%s: %s", point, st.message()));
       }
       out.push_back(std::move(s));
     }

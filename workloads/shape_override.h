@@ -22,6 +22,9 @@ struct ShapeOverride {
   std::vector<std::vector<int64_t>> shapes;  // the sweep, in order
 };
 
+// Errors start with the override's text ("x=1x2: ..."); the caller says
+// where it came from (the tool adds "--shape ", validation the spec's
+// JSON pointer).
 absl::StatusOr<ShapeOverride> ParseShapeOverride(std::string_view text);
 
 // The text of one sweep point of `o`, e.g. "in_tensor,out_tensor=1024x512".

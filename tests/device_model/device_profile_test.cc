@@ -316,7 +316,7 @@ class OverrideParamTest : public ::testing::Test {
 };
 
 TEST_F(OverrideParamTest, SetsAConstant) {
-  ASSERT_TRUE(OverrideParam(profile_, "hbm_gbps", 205).ok());
+  ASSERT_TRUE(OverrideParam(profile_, "hbm_gbps", 205, "--set").ok());
   EXPECT_EQ(profile_.hbm_gbps, 205.0);
   const ProfileParam& param = profile_.params.at("hbm_gbps");
   EXPECT_TRUE(param.dist.IsConstant());
@@ -328,20 +328,20 @@ TEST_F(OverrideParamTest, SetsAConstant) {
             std::count(param.source.begin(), param.source.end(), ')'));
 
   // A clock override reaches the derived engine table.
-  ASSERT_TRUE(OverrideParam(profile_, "vector_clock_ghz", 2.24).ok());
+  ASSERT_TRUE(OverrideParam(profile_, "vector_clock_ghz", 2.24, "--set").ok());
   EXPECT_EQ(profile_.engines[static_cast<int>(Engine::kVector)].clock_ghz,
             2.24);
   EXPECT_DOUBLE_EQ(profile_.ElementsPerUs(Engine::kVector, DType::kBf16),
                    2240.0);
   // An integer parameter.
-  ASSERT_TRUE(OverrideParam(profile_, "dma_queues", 4).ok());
+  ASSERT_TRUE(OverrideParam(profile_, "dma_queues", 4, "--set").ok());
   EXPECT_EQ(profile_.dma_queues, 4);
 }
 
 TEST_F(OverrideParamTest, RescalesADistributionToTheNewMedian) {
   // dma_latency_us: {0: 3.15, 0.01: 3.19, 0.5: 3.25, 0.9: 3.35,
   // 0.99: 3.95, 1: 4.25}. Setting 6.5 doubles every value.
-  ASSERT_TRUE(OverrideParam(profile_, "dma_latency_us", 6.5).ok());
+  ASSERT_TRUE(OverrideParam(profile_, "dma_latency_us", 6.5, "--set").ok());
   EXPECT_FALSE(profile_.dma_latency_us.IsConstant());
   EXPECT_NEAR(profile_.dma_latency_us.Median(), 6.5, 1e-12);
   const auto& pts = profile_.dma_latency_us.points();
@@ -356,7 +356,7 @@ TEST_F(OverrideParamTest, RescalesADistributionToTheNewMedian) {
 }
 
 TEST_F(OverrideParamTest, UnknownKeyListsKnownKeys) {
-  absl::Status s = OverrideParam(profile_, "hbm_bandwidth", 1);
+  absl::Status s = OverrideParam(profile_, "hbm_bandwidth", 1, "--set");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()),
@@ -365,15 +365,15 @@ TEST_F(OverrideParamTest, UnknownKeyListsKnownKeys) {
 }
 
 TEST_F(OverrideParamTest, RejectsBadValues) {
-  absl::Status s = OverrideParam(profile_, "hbm_gbps", -1);
+  absl::Status s = OverrideParam(profile_, "hbm_gbps", -1, "--set");
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("hbm_gbps"));
-  EXPECT_FALSE(OverrideParam(profile_, "dma_latency_us", -0.5).ok());
+  EXPECT_FALSE(OverrideParam(profile_, "dma_latency_us", -0.5, "--set").ok());
   EXPECT_FALSE(OverrideParam(profile_, "hbm_gbps",
-                             std::numeric_limits<double>::quiet_NaN())
+                             std::numeric_limits<double>::quiet_NaN(), "--set")
                    .ok());
-  EXPECT_FALSE(OverrideParam(profile_, "partitions", 1.5).ok());
-  EXPECT_FALSE(OverrideParam(profile_, "partitions", 0).ok());
+  EXPECT_FALSE(OverrideParam(profile_, "partitions", 1.5, "--set").ok());
+  EXPECT_FALSE(OverrideParam(profile_, "partitions", 0, "--set").ok());
   // A rejected value leaves the profile as it was.
   EXPECT_EQ(profile_.hbm_gbps, 410.0);
   EXPECT_EQ(profile_.memory.partitions, 128);
@@ -382,7 +382,7 @@ TEST_F(OverrideParamTest, RejectsBadValues) {
 TEST_F(OverrideParamTest, FailedRebuildLeavesProfileUnchanged) {
   // 0 passes the ">= 0" check but not the positive-clock check of the
   // rebuild; the profile must not be left half-updated.
-  absl::Status s = OverrideParam(profile_, "vector_clock_ghz", 0);
+  absl::Status s = OverrideParam(profile_, "vector_clock_ghz", 0, "--set");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(profile_.engines[static_cast<int>(Engine::kVector)].clock_ghz,
             1.12);

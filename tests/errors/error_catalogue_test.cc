@@ -429,7 +429,7 @@ const Case kCases[] = {
     {"flags/baseline_missing", "--workload exp_tiled --baseline $IN/nope", "--baseline $IN/nope", "no such folder or file"},
     {"flags/compare_one_file", "compare $SRC/baselines/trn1/exp_tiled.json", "compare", "needs two files"},
     {"flags/compare_missing_file", "compare $IN/old.json $SRC/baselines/trn1/exp_tiled.json", "$IN/old.json", "no such baseline or results file"},
-    {"flags/compare_a_folder", "compare $SRC/baselines/trn1 $SRC/baselines/trn1/exp_tiled.json", "$SRC/baselines/trn1", "is a folder; expected a regular baseline or results file"},
+    {"flags/compare_a_folder", "compare $SRC/baselines/trn1/exp_tiled.json $SRC/baselines/trn1", "$SRC/baselines/trn1", "is a folder; expected a regular baseline or results file"},
     {"flags/compare_dev_zero", "compare /dev/zero $SRC/baselines/trn1/exp_tiled.json", "/dev/zero", "is a device; expected a regular baseline or results file"},
     {"flags/threshold_without_baseline", "--workload exp_tiled --repeat 2 --threshold 0.05", "--threshold", "only means something with a baseline; add --baseline DIR|FILE"},
     {"flags/allow_missing_without_baseline", "--workload exp_tiled --repeat 2 --allow-missing", "--allow-missing", "only means something with a baseline"},

@@ -186,12 +186,14 @@ TEST(GateExperiments, PowerAgainstAFivePercentSlowdown) {
     for (int it = 0; it < 30; ++it) {
       double mid = (lo + hi) / 2;
       slow = f.profile;
-      ASSERT_TRUE(OverrideParam(slow, inj.param, median * mid).ok());
+      ASSERT_TRUE(
+          OverrideParam(slow, inj.param, median * mid, "the experiment").ok());
       double change = PairedMedianChange(*spec, f.profile, slow, inj.metric);
       (change < 0.05 ? lo : hi) = mid;
     }
     slow = f.profile;
-    ASSERT_TRUE(OverrideParam(slow, inj.param, median * hi).ok());
+    ASSERT_TRUE(
+        OverrideParam(slow, inj.param, median * hi, "the experiment").ok());
     const double true_change =
         PairedMedianChange(*spec, f.profile, slow, inj.metric);
     int caught = 0;

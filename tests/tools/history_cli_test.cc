@@ -4,11 +4,13 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/run_trnbench.h"
 
 namespace trn {
@@ -63,6 +65,26 @@ TEST(ShardCli, MergedShardsAreTheUnsplitRunByteForByte) {
                   "/shard-3.json --output " + d + "/m3.json");
   EXPECT_EQ(other.code, 2);
   EXPECT_THAT(other.err, HasSubstr("expected every shard run with the same"));
+  // The merged file is gated as one suite against a baseline folder: one
+  // verdict, Holm over every workload of every shard.
+  ASSERT_EQ(RunTrnbench(common + " --save-baseline " + d + "/bl").code, 0);
+  const auto gated =
+      RunTrnbench("compare " + d + "/bl " + d + "/merged.json --format json");
+  ASSERT_EQ(gated.code, 0) << gated.err;
+  const auto report = nlohmann::json::parse(gated.out);
+  const auto full = nlohmann::json::parse(Slurp(d + "/full.json"));
+  std::set<std::string> compared;
+  for (const auto& row : report["rows"]) {
+    compared.insert(row["workload"].get<std::string>());
+  }
+  EXPECT_EQ(compared.size(), full["workloads"].size());
+  EXPECT_GE(report["comparisons"].get<int>(),
+            static_cast<int>(full["workloads"].size()));
+  fs::remove(dir / "bl" / "exp_tiled.json");
+  const auto lacking =
+      RunTrnbench("compare " + d + "/bl " + d + "/merged.json");
+  EXPECT_EQ(lacking.code, 2);
+  EXPECT_THAT(lacking.err, HasSubstr("exp_tiled"));
   // Too many shards for the families of the selection.
   const auto many = RunTrnbench("--workload rmsnorm --repeat 5 --shard 1/2");
   EXPECT_EQ(many.code, 2);

@@ -151,6 +151,13 @@ TEST(ImportCommandTest, PercentilesOnlyAreNeverAVerdict) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_THAT(o.out, HasSubstr("inconclusive"));
   EXPECT_THAT(o.out, HasSubstr("summary without samples"));
+  // The summary says what was not checked instead of "no regression".
+  EXPECT_THAT(o.out, Not(HasSubstr("result: no regression\n")));
+  EXPECT_THAT(o.out, HasSubstr("not checked (--allow-unchecked)"));
+  o = RunTrnbench("compare " + dir + "/a.json " + dir +
+                  "/a.json --allow-unchecked --format json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_GE(nlohmann::json::parse(o.out)["unchecked"].get<int>(), 1);
 }
 
 TEST(ImportCommandTest, BadInputIsOneLineAndWritesNothing) {

@@ -17,6 +17,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 const std::vector<WorkloadSpec>& Shipped() {
   static const auto* specs = [] {
@@ -57,7 +58,7 @@ TEST(ShapeOverrideTest, RejectsMalformedText) {
     auto o = ParseShapeOverride(bad);
     EXPECT_FALSE(o.ok()) << bad;
     EXPECT_THAT(std::string(o.status().message()),
-                HasSubstr(std::string("--shape ") + bad))
+                StartsWith(std::string(bad) + ": "))
         << bad;
   }
 }
@@ -92,8 +93,8 @@ TEST(ShapeOverrideTest, OverridesOfOneSpecSweepTogether) {
       {Parse("x=8x1024,64x1024"), Parse("weight=1024,2048,4096")},
       MemoryLimits{});
   EXPECT_THAT(std::string(bad.status().message()),
-              HasSubstr("--shape x=8x1024,64x1024: 2 shapes, but another "
-                        "--shape for workload rmsnorm_fused sweeps 3"));
+              HasSubstr("x=8x1024,64x1024: 2 shapes, but another "
+                        "override for workload rmsnorm_fused sweeps 3"));
 }
 
 TEST(ShapeOverrideTest, TorchOutputsFollowTheirInputs) {
@@ -133,7 +134,7 @@ TEST(ShapeOverrideTest, EachPointIsValidatedAgain) {
   auto out = ApplyShapeOverrides({Shipped("exp_tiled")},
                                  {Parse("in_tensor=1024x512")}, MemoryLimits{});
   EXPECT_THAT(std::string(out.status().message()),
-              HasSubstr("--shape in_tensor=1024x512: "));
+              StartsWith("in_tensor=1024x512: "));
   EXPECT_THAT(std::string(out.status().message()),
               HasSubstr("must move a tensor with the same dim 0"));
   // A tile that no longer fits SBUF.

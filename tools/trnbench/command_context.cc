@@ -105,7 +105,9 @@ std::string SourceDir() { return TRNBENCH_SOURCE_DIR; }
 absl::StatusOr<DeviceProfile> LoadProfile(const Options& options) {
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadNamedProfile(options));
   for (const auto& [key, value] : options.sets) {
-    TRN_RETURN_IF_ERROR(OverrideParam(profile, key, value));
+    if (absl::Status s = OverrideParam(profile, key, value, "--set"); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--set ", s.message()));
+    }
   }
   if (!options.sets.empty()) {
     // A what-if profile is not the profile on disk: its hash says so, and a
@@ -159,8 +161,12 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
   }
   OrderByFamily(specs);
   if (!options.shapes.empty()) {
-    TRN_ASSIGN_OR_RETURN(
-        specs, ApplyShapeOverrides(specs, options.shapes, profile.memory));
+    auto points = ApplyShapeOverrides(specs, options.shapes, profile.memory);
+    if (!points.ok()) {
+      return absl::Status(points.status().code(),
+                          absl::StrCat("--shape ", points.status().message()));
+    }
+    specs = *std::move(points);
   }
   Schedule planned;
   planned.repeat = options.repeat;
@@ -210,12 +216,12 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
 
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     const std::string& where, const std::vector<std::string>& workloads,
-    double confidence) {
+    double confidence, absl::string_view label) {
   std::error_code ec;
   if (std::filesystem::is_directory(where, ec)) {
     if (access(where.c_str(), R_OK | X_OK) != 0) {
       return absl::PermissionDeniedError(
-          absl::StrCat("--baseline ", EscapeControl(where),
+          absl::StrCat(std::string(label), " ", EscapeControl(where),
                        ": cannot read the folder: ", std::strerror(errno)));
     }
     std::vector<Baseline> out;
@@ -239,7 +245,8 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     return out;
   }
   if (struct stat st{}; stat(where.c_str(), &st) != 0 && errno == ENOENT) {
-    return absl::NotFoundError(absl::StrCat("--baseline ", EscapeControl(where),
+    return absl::NotFoundError(absl::StrCat(std::string(label), " ",
+                                            EscapeControl(where),
                                             ": no such folder or file"));
   }
   return LoadBaselineOrResults(where, confidence);

@@ -43,10 +43,11 @@ absl::StatusOr<std::vector<WorkloadSpec>> LoadAllSpecs(
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     const std::string& where, const std::vector<WorkloadSpec>& specs,
     double confidence);
-// The same for workloads known by name (imported measurements).
+// The same for workloads known by name (imported measurements, the other
+// side of a compare); `label` names where `where` came from in messages.
 absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
     const std::string& where, const std::vector<std::string>& workloads,
-    double confidence);
+    double confidence, absl::string_view label = "--baseline");
 
 // The file of the profile --device names in --profiles-dir.
 std::string ProfilePath(const Options& options);

@@ -1,6 +1,10 @@
-// `trnbench compare OLD NEW`: two saved results or baselines, offline.
+// `trnbench compare OLD NEW`: two saved results or baselines, offline; OLD
+// may be a folder of baselines.
+#include <filesystem>
 #include <ostream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "harness/baseline_store.h"
@@ -25,25 +29,54 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.positional.size() != 2) {
     return Fail(err, absl::InvalidArgumentError(
                          "compare needs two files: trnbench compare OLD.json "
-                         "NEW.json"));
+                         "NEW.json (OLD may be a baseline folder)"));
   }
   if (auto s = CheckFormat(o, /*allow_gbench=*/false, "compare"); !s.ok()) {
     return Fail(err, s);
   }
   const ReportOutputOptions report_options = ReportOutputOptionsFrom(o);
-  // Every output planned and checked before anything is read
-  // (support/output_transaction.h): neither may overwrite an input.
+  const std::string& old_path = o.positional[0];
+  const std::string& new_path = o.positional[1];
+  // OLD may be a baseline folder (baselines/trn1): the baselines of NEW's
+  // workloads, one verdict with Holm over the whole file; this is how the
+  // merged file of a sharded run is gated as one suite (docs/ci.md).
+  std::error_code ec;
+  const bool old_is_folder = std::filesystem::is_directory(old_path, ec);
+  absl::StatusOr<std::vector<Baseline>> new_side;
+  std::vector<std::string> names;
+  if (old_is_folder) {
+    new_side = LoadBaselineOrResults(new_path, o.confidence);
+    if (!new_side.ok()) return Fail(err, new_side.status());
+    for (const Baseline& b : *new_side) names.push_back(b.workload);
+  }
+  // Every output planned and checked before anything is written
+  // (support/output_transaction.h): none may overwrite an input.
   OutputTransaction outputs;
-  outputs.AddInput("compare", o.positional[0]);
-  outputs.AddInput("compare", o.positional[1]);
+  if (old_is_folder) {
+    for (const std::string& name : names) {
+      outputs.AddInput("compare", BaselinePath(old_path, name));
+    }
+  } else {
+    outputs.AddInput("compare", old_path);
+  }
+  outputs.AddInput("compare", new_path);
   if (!o.output.empty()) outputs.PlanFile("--output", o.output);
   PlanReportOutputs(report_options, outputs);
   if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
-  auto old_side = LoadBaselineOrResults(o.positional[0], o.confidence);
+  auto old_side =
+      old_is_folder ? LoadBaselinesFor(old_path, names, o.confidence, "compare")
+                    : LoadBaselineOrResults(old_path, o.confidence);
   if (!old_side.ok()) return Fail(err, old_side.status());
-  auto new_side = LoadBaselineOrResults(o.positional[1], o.confidence);
-  if (!new_side.ok()) return Fail(err, new_side.status());
-  auto c = CompareFiles(*old_side, *new_side, CompareOptionsFrom(o));
+  if (!old_is_folder) {
+    new_side = LoadBaselineOrResults(new_path, o.confidence);
+    if (!new_side.ok()) return Fail(err, new_side.status());
+  }
+  CompareOptions compare = CompareOptionsFrom(o);
+  if (old_is_folder) {
+    compare.old_side_is_baseline_set = true;
+    compare.source = old_path;
+  }
+  auto c = CompareFiles(*old_side, *new_side, compare);
   if (!c.ok()) return Fail(err, c.status());
   const std::string json_text = ComparisonToJson(*c).dump(2) + "\n";
   // As for a run: every file is staged before the first is put in place.

@@ -145,8 +145,13 @@ const std::vector<FlagDef>& Flags() {
        }},
       {"shape", Kind::kList, "TENSOR[,TENSOR...]=DIMS[,DIMS...]",
        [](Options& o, const std::string& v) -> absl::Status {
-         TRN_ASSIGN_OR_RETURN(auto shape, ParseShapeOverride(v));
-         o.shapes.push_back(std::move(shape));
+         auto shape = ParseShapeOverride(v);
+         if (!shape.ok()) {
+           return absl::Status(
+               shape.status().code(),
+               absl::StrCat("--shape ", shape.status().message()));
+         }
+         o.shapes.push_back(*std::move(shape));
          return absl::OkStatus();
        }},
       {"set", Kind::kList, "KEY=VALUE",

@@ -36,15 +36,10 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   const RunOptions run = RunOptionsFrom(o, {});
 
   ProfileReport report;
-  report.trnbench_version = TRNBENCH_VERSION;
-  report.device = profile->name;
+  static_cast<RunContext&>(report) =
+      ContextFor(*profile, run, TRNBENCH_VERSION);
   report.device_description = profile->description;
-  report.device_hash = profile->content_hash;
-  report.device_calibrated = profile->calibrated;
   report.peaks = ComputePeaks(*profile);
-  report.seed = run.seed;
-  report.schedule = run.schedule;
-  report.confidence = run.confidence;
   for (const WorkloadSpec& spec : *specs) {
     auto p = ProfileWorkload(spec, *profile, run);
     if (!p.ok()) return Fail(err, p.status());

@@ -12,7 +12,8 @@ Usage:
   trnbench --workload NAME|FAMILY|all [options]
   trnbench --spec FILE [--spec FILE ...] [options]
   trnbench gate --baseline DIR|FILE [options]
-  trnbench compare OLD.json NEW.json [--format F] [--output FILE] [--junit FILE]
+  trnbench compare OLD.json|BASELINE_DIR NEW.json [--format F] [--output FILE]
+                   [--junit FILE]
   trnbench list [--device NAME]
   trnbench profile --workload NAME|FAMILY|all [options]
   trnbench import FILE... [--from FORMAT] [--workload NAME] [options]
@@ -34,6 +35,8 @@ Examples:
   trnbench gate --baseline baselines/trn1 --set op_exec_overhead_us=410
                                                 what-if: one profile parameter changed
   trnbench compare old.json new.json            two saved results or baselines
+  trnbench compare baselines/trn1 all.json      a (merged) results file against
+                                                the baseline folder, one verdict
   trnbench profile --workload exp_tiled         device summary, roofline, findings
   trnbench validate --device trn1               published hardware figures vs the
                                                 model (docs/validation.md)
