@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <ctime>
@@ -142,14 +143,20 @@ TEST(BaselineCrashSafetyTest, SigkillAtRandomMomentsLeavesOldOrNewNeverAMix) {
   }
   ASSERT_TRUE(SaveBaselines(versions[0], dir.string()).ok());
 
-  // How long one whole save takes here, so that kills spread over it.
-  const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(InChild([&] {
-              return SaveBaselines(versions[1], dir.string()).ok() ? 0 : 1;
-            }),
-            0);
-  double save_seconds = SecondsSince(t0);
-  ASSERT_TRUE(SaveBaselines(versions[0], dir.string()).ok());
+  // How long one whole save takes here (the median of three, so that one
+  // slow start does not set the window), so that kills spread over it.
+  std::vector<double> timed;
+  for (int i = 0; i < 3; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(InChild([&] {
+                return SaveBaselines(versions[1], dir.string()).ok() ? 0 : 1;
+              }),
+              0);
+    timed.push_back(SecondsSince(t0));
+    ASSERT_TRUE(SaveBaselines(versions[0], dir.string()).ok());
+  }
+  std::sort(timed.begin(), timed.end());
+  double save_seconds = timed[1];
 
   Random random(20261129);
   constexpr int kKills = 200;
@@ -200,8 +207,16 @@ TEST(BaselineCrashSafetyTest, SigkillAtRandomMomentsLeavesOldOrNewNeverAMix) {
       (old_files == 0 ? kills_after_all_renames : kills_between_renames)++;
       ASSERT_TRUE(SaveBaselines(versions[0], dir.string()).ok());
     }
-    // A loaded machine saves more slowly than the first measurement.
-    if (k == kKills / 2 && kills_after_all_renames == 0) save_seconds *= 3;
+    // A machine's speed changes under load (parallel tests, sanitizers):
+    // every 20 kills, a window that has not yet reached one side of the
+    // renames moves toward it. The assertions below still demand both.
+    if ((k + 1) % 20 == 0) {
+      if (kills_after_all_renames == 0) {
+        save_seconds *= 2;
+      } else if (kills_before_any_rename == 0) {
+        save_seconds *= 0.5;
+      }
+    }
   }
   // Kills landed on both sides of the renames; otherwise the test proved
   // nothing about saving.
