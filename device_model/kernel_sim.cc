@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -158,6 +159,17 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   std::vector<std::vector<uint32_t>> fifo(engines);
   std::vector<size_t> fifo_head(engines, 0);
   std::vector<uint32_t> active(engines, kNone);  // piece index
+  // The engines with a piece, as bits in engine order: the scans below visit
+  // only those (a DMA engine is idle most of a compute-bound kernel), in the
+  // same order as a scan of all engines, so every sum is the same.
+  std::vector<uint64_t> busy((engines + 63) / 64, 0);
+  auto for_each_busy = [&](auto&& fn) {
+    for (size_t w = 0; w < busy.size(); ++w) {
+      for (uint64_t bits = busy[w]; bits != 0; bits &= bits - 1) {
+        fn(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+      }
+    }
+  };
   std::vector<double> remaining(engines, 0.0);
   std::vector<double> piece_start(engines, 0.0);
   std::vector<Flow> flows;
@@ -201,6 +213,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     if (active[e] != kNone || fifo_head[e] >= fifo[e].size()) return;
     const uint32_t p = fifo[e][fifo_head[e]++];
     active[e] = p;
+    busy[e / 64] |= uint64_t{1} << (e % 64);
     remaining[e] = pieces_[p].work;
     piece_start[e] = t;
     out.BusyStart(DmaLane(static_cast<int>(e)), t);
@@ -255,14 +268,13 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     if (rates_dirty) {
       flows.clear();
       flow_engine.clear();
-      for (size_t e = 0; e < engines; ++e) {
-        if (active[e] == kNone) continue;
+      for_each_busy([&](size_t e) {
         const DmaPiece& pc = pieces_[active[e]];
         flows.push_back(
             {cap, pc.work > 0 ? static_cast<double>(pc.bytes) / pc.work : 0,
              0});
         flow_engine.push_back(e);
-      }
+      });
       policy_->Assign(flows, hbm);
       for (size_t f = 0; f < flows.size(); ++f) {
         rate[flow_engine[f]] = flows[f].rate;
@@ -271,14 +283,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     double next = heap.empty() ? kInf : heap.top().time;
     size_t first_flow = engines;
-    for (size_t e = 0; e < engines; ++e) {
-      if (active[e] == kNone || rate[e] <= 0) continue;
+    for_each_busy([&](size_t e) {
+      if (rate[e] <= 0) return;
       const double tf = t + remaining[e] / rate[e];
       if (tf < next) {
         next = tf;
         first_flow = e;
       }
-    }
+    });
     if (next == kInf) {
       // Simulator::Create checks that program order is topological, so a
       // stuck run is a bug in the model, not bad input.
@@ -288,17 +300,16 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       std::abort();
     }
     const double dt = next - t;
-    for (size_t e = 0; e < engines; ++e) {
-      if (active[e] != kNone) remaining[e] -= rate[e] * dt;
-    }
+    for_each_busy([&](size_t e) { remaining[e] -= rate[e] * dt; });
     if (first_flow < engines) remaining[first_flow] = 0;
     t = next;
     // Finished shares, in engine order; a tolerance absorbs rounding.
-    for (size_t e = 0; e < engines; ++e) {
-      if (active[e] == kNone || remaining[e] > 1e-6) continue;
+    for_each_busy([&](size_t e) {
+      if (remaining[e] > 1e-6) return;
       const uint32_t p = active[e];
       const uint32_t i = piece_owner_[p];
       active[e] = kNone;
+      busy[e / 64] &= ~(uint64_t{1} << (e % 64));
       rate[e] = 0;
       rates_dirty = true;
       out.Busy({DmaLane(static_cast<int>(e)), &k, i, piece_start[e], t,
@@ -308,7 +319,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         data_end[i] = t;
       }
       activate(e);
-    }
+    });
     while (!heap.empty() && heap.top().time <= t) {
       const Ev ev = heap.top();
       heap.pop();
