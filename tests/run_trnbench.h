@@ -27,6 +27,17 @@ inline std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
+// An empty folder under the test temp folder, named `name` and this
+// process's pid (ctest -j runs the tests of one file in parallel).
+inline std::string FreshDir(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) /
+      ("trnbench_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
 struct Outcome {
   int code = -1;
   std::string out;

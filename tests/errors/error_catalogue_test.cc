@@ -326,7 +326,8 @@ void SpecCopy(const Sandbox& box) {
 // A shard of a split run of two, as `--shard K/2 --output` writes it
 // (only what merge and ingest read before refusing).
 std::string ShardDoc(int k, std::string_view commit, std::string_view name) {
-  return std::string(R"({"schema": "trnbench.results", "schema_version": 1, )") +
+  return std::string(
+             R"({"schema": "trnbench.results", "schema_version": 1, )") +
          R"("device": {"name": "trn1", "content_hash": "h"}, "seed": 1, )" +
          R"("workloads": [{"name": ")" + std::string(name) + R"("}], )" +
          R"("shard": {"index": )" + std::to_string(k) +

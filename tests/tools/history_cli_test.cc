@@ -23,12 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 fs::path Fresh(const std::string& name) {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) /
-      ("trnbench_history_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return test::FreshDir("history_" + name);
 }
 
 TEST(ShardCli, MergedShardsAreTheUnsplitRunByteForByte) {

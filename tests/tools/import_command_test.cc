@@ -27,11 +27,7 @@ std::string Data(const std::string& rel) {
 }
 
 std::string Fresh(const std::string& name) {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / "trnbench_import" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
+  return test::FreshDir("import_" + name);
 }
 
 TEST(ImportCommandTest, WritesAMeasuredResultsFile) {

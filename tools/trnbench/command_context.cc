@@ -17,6 +17,7 @@
 #include "support/hash.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
+#include "tools/trnbench/diagnostics.h"
 #include "workloads/shape_override.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_parser.h"
@@ -105,9 +106,8 @@ std::string SourceDir() { return TRNBENCH_SOURCE_DIR; }
 absl::StatusOr<DeviceProfile> LoadProfile(const Options& options) {
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadNamedProfile(options));
   for (const auto& [key, value] : options.sets) {
-    if (absl::Status s = OverrideParam(profile, key, value, "--set"); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("--set ", s.message()));
-    }
+    TRN_RETURN_IF_ERROR(
+        FromFlag("--set", OverrideParam(profile, key, value, "--set")));
   }
   if (!options.sets.empty()) {
     // A what-if profile is not the profile on disk: its hash says so, and a
@@ -162,10 +162,7 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
   OrderByFamily(specs);
   if (!options.shapes.empty()) {
     auto points = ApplyShapeOverrides(specs, options.shapes, profile.memory);
-    if (!points.ok()) {
-      return absl::Status(points.status().code(),
-                          absl::StrCat("--shape ", points.status().message()));
-    }
+    if (!points.ok()) return FromFlag("--shape", points.status());
     specs = *std::move(points);
   }
   Schedule planned;

@@ -3,10 +3,16 @@
 #include <ostream>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "support/message_text.h"
 
 namespace trn {
+
+absl::Status FromFlag(absl::string_view flag, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(flag, " ", status.message()));
+}
 
 int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {

@@ -6,6 +6,7 @@
 #include <iosfwd>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace trn {
 
@@ -19,6 +20,11 @@ inline constexpr int kExitBadInput = 2;
 // A bug in trnbench (absl::StatusCode::kInternal and codes no library
 // should return): never reported as bad input.
 inline constexpr int kExitInternal = 3;
+
+// `status` with its message prefixed by the flag that gave the value
+// ("--set ", "--shape "): the libraries name the parameter, the tool says
+// where it came from.
+absl::Status FromFlag(absl::string_view flag, const absl::Status& status);
 
 // The exit code for a status that is not OK.
 int ExitCodeFor(const absl::Status& status);

@@ -13,6 +13,7 @@
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/commands.h"
+#include "tools/trnbench/diagnostics.h"
 
 namespace trn {
 namespace {
@@ -146,11 +147,7 @@ const std::vector<FlagDef>& Flags() {
       {"shape", Kind::kList, "TENSOR[,TENSOR...]=DIMS[,DIMS...]",
        [](Options& o, const std::string& v) -> absl::Status {
          auto shape = ParseShapeOverride(v);
-         if (!shape.ok()) {
-           return absl::Status(
-               shape.status().code(),
-               absl::StrCat("--shape ", shape.status().message()));
-         }
+         if (!shape.ok()) return FromFlag("--shape", shape.status());
          o.shapes.push_back(*std::move(shape));
          return absl::OkStatus();
        }},

@@ -45,10 +45,10 @@ absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
   return ParseKnownGaps(text, path);
 }
 
-// --output must not replace what validate reads.
-absl::Status CheckOutput(const Options& o) {
+// Plans --output in `outputs` and checks it: it must not replace what
+// validate reads. The same transaction writes it later.
+absl::Status PlanOutput(const Options& o, OutputTransaction& outputs) {
   if (o.output.empty()) return absl::OkStatus();
-  OutputTransaction outputs;
   if (!o.known_gaps.empty()) outputs.AddInput("--known-gaps", o.known_gaps);
   if (o.Given("measured")) outputs.AddInput("--measured", o.measured);
   for (const std::string& path : o.specs) outputs.AddInput("--spec", path);
@@ -58,10 +58,9 @@ absl::Status CheckOutput(const Options& o) {
 }
 
 // Writes `text` to --output, all or nothing.
-absl::Status WriteOutput(const Options& o, const std::string& text) {
+absl::Status WriteOutput(const Options& o, OutputTransaction& outputs,
+                         const std::string& text) {
   if (o.output.empty()) return absl::OkStatus();
-  OutputTransaction outputs;
-  outputs.PlanFile("--output", o.output);
   TRN_RETURN_IF_ERROR(outputs.StageFile(o.output, text));
   return outputs.Commit();
 }
@@ -111,7 +110,8 @@ absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
 
 absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
   TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "validate"));
-  TRN_RETURN_IF_ERROR(CheckOutput(o));
+  OutputTransaction outputs;
+  TRN_RETURN_IF_ERROR(PlanOutput(o, outputs));
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
   TRN_ASSIGN_OR_RETURN(MeasuredInputs in,
                        LoadMeasuredInputs({o.measured}, o, profile));
@@ -124,7 +124,7 @@ absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
     validations.push_back(std::move(v));
   }
   const std::string json = MeasuredValidationToJson(validations).dump(2) + "\n";
-  TRN_RETURN_IF_ERROR(WriteOutput(o, json));
+  TRN_RETURN_IF_ERROR(WriteOutput(o, outputs, json));
   out << (o.format == "json" ? json : RenderMeasuredValidation(validations));
   return absl::OkStatus();
 }
@@ -140,7 +140,8 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
                          ": validate writes --format table, json or "
                          "markdown")));
   }
-  if (auto s = CheckOutput(o); !s.ok()) return Fail(err, s);
+  OutputTransaction outputs;
+  if (auto s = PlanOutput(o, outputs); !s.ok()) return Fail(err, s);
   ValidationOptions validation;
   validation.seed = o.seed;
   validation.repeat = o.repeat;
@@ -156,7 +157,7 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   auto result = RunValidation(suite, profiles, validation);
   if (!result.ok()) return Fail(err, result.status());
   const std::string json = ValidationJsonText(*result);
-  if (auto s = WriteOutput(o, json); !s.ok()) return Fail(err, s);
+  if (auto s = WriteOutput(o, outputs, json); !s.ok()) return Fail(err, s);
   if (o.format == "json") {
     out << json;
   } else if (o.format == "markdown") {
