@@ -366,11 +366,16 @@ struct Iteration {
   Deps gate;         // what its ops with no producer in the body wait for
   Deps all;          // its instructions (nested loops: their completion)
   std::map<std::string, LoweredTile> made;
+  LoweredTile result;  // shape of the tile the loop's id stands for
   const Iteration* prev = nullptr;  // for tiles carried from it
 };
 
 struct LoweredLoop {
   Deps done;  // waiting for these waits for the whole loop
+  // The shape (not the deps) of the tile its id stands for: a block's
+  // element or the accumulator, so that a matmul reading a block of bf16
+  // tiles runs at the bf16 rate.
+  LoweredTile tile;
 };
 
 // Lowers an NKI loop nest. Iterations are emitted in program order, which
@@ -385,8 +390,12 @@ class NkiLowering {
         partitions_(profile.memory.partitions),
         builder_(kernel, profile) {}
 
-  absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry) {
+  // `keep_all`: every iteration keeps its own tiles (KeepsEveryIteration).
+  absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
+                                   bool keep_all) {
     chain_.push_back(&loop);
+    keep_all_.push_back(keep_all);
+    result_index_.push_back(LoopResultIndex(loop));
     const size_t pos = chain_.size() - 1;
     if (pos == 0) {
       // At least one instruction per op and iteration: refuse a huge nest
@@ -427,9 +436,12 @@ class NkiLowering {
         std::any_of(loop.body.begin(), loop.body.end(),
                     [](const NkiOp& op) { return !op.carry.empty(); });
     const bool whole = sequential && !carried;
-    const int64_t distance = whole ? 1 : loop.buffers;
-    const bool pipelined = !whole && loop.buffers >= 2 && trips >= 2 &&
-                           has_prefetch && has_compute;
+    // Iterations that each fill their own slot of a block never reuse one
+    // another's buffers.
+    const int64_t distance =
+        whole ? 1 : (keep_all ? std::max<int64_t>(trips, 1) : loop.buffers);
+    const bool pipelined = !whole && !keep_all && loop.buffers >= 2 &&
+                           trips >= 2 && has_prefetch && has_compute;
     std::vector<Iteration> iters(static_cast<size_t>(trips));
     auto begin = [&](int64_t i) {
       Iteration& it = iters[static_cast<size_t>(i)];
@@ -480,7 +492,13 @@ class NkiLowering {
       const Deps& a = iters[static_cast<size_t>(i)].all;
       out.done.insert(out.done.end(), a.begin(), a.end());
     }
+    if (trips > 0) {
+      out.tile = iters.back().result;
+      out.tile.deps.clear();
+    }
     chain_.pop_back();
+    keep_all_.pop_back();
+    result_index_.pop_back();
     return out;
   }
 
@@ -598,7 +616,10 @@ class NkiLowering {
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
-      TRN_ASSIGN_OR_RETURN(LoweredLoop nested, Loop(op.loop.front(), deps));
+      TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
+                           Loop(op.loop.front(), deps,
+                                KeepsEveryIteration(op, keep_all_.back())));
+      made = std::move(nested.tile);
       made.deps = std::move(nested.done);
     } else if (op.op == "load" || op.op == "store") {
       const TensorDecl& t = *spec_.FindTensor(op.tensor);
@@ -654,6 +675,10 @@ class NkiLowering {
       made.psum = op.buffer == "psum";
     }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
+    if (static_cast<int>(idx) == result_index_.back()) {
+      it.result = made;
+      it.result.deps.clear();
+    }
     if (!op.id.empty()) it.made[op.id] = std::move(made);
     return CheckSize(spec_, builder_.size());
   }
@@ -662,6 +687,8 @@ class NkiLowering {
   const int64_t partitions_;
   KernelBuilder builder_;
   LoopChain chain_;
+  std::vector<bool> keep_all_;      // parallel to chain_
+  std::vector<int> result_index_;   // parallel to chain_
   std::vector<Iteration*> frames_;  // parallel to chain_
 };
 
@@ -678,7 +705,8 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
   // Kernel loops run one after the other.
   Deps previous;
   for (const NkiLoop& loop : spec.kernel->loops) {
-    TRN_ASSIGN_OR_RETURN(LoweredLoop l, lowering.Loop(loop, previous));
+    TRN_ASSIGN_OR_RETURN(LoweredLoop l,
+                         lowering.Loop(loop, previous, /*keep_all=*/false));
     if (!l.done.empty()) previous = std::move(l.done);
   }
   p.dispatches.push_back(std::move(d));

@@ -125,6 +125,34 @@ void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out) {
   }
 }
 
+int LoopResultIndex(const NkiLoop& loop) {
+  for (size_t j = loop.body.size(); j-- > 0;) {
+    const NkiOp& op = loop.body[j];
+    const bool makes_tile = op.op == "loop"
+                                ? LoopResultIndex(op.loop.front()) >= 0
+                                : !op.id.empty();
+    if (makes_tile) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+LoopResultKind LoopResultOf(const NkiLoop& loop) {
+  const int j = LoopResultIndex(loop);
+  if (j < 0) return LoopResultKind::kNone;
+  const NkiOp& op = loop.body[static_cast<size_t>(j)];
+  // An id-less loop in the result position passes on what it makes.
+  if (op.op == "loop" && op.id.empty()) return LoopResultOf(op.loop.front());
+  if (op.op == "matmul" && op.buffer == "psum") {
+    return LoopResultKind::kAccumulator;
+  }
+  return LoopResultKind::kBlock;
+}
+
+bool KeepsEveryIteration(const NkiOp& loop_op, bool in_block) {
+  if (loop_op.id.empty()) return in_block;
+  return LoopResultOf(loop_op.loop.front()) == LoopResultKind::kBlock;
+}
+
 bool IsDataMovementOnly(const NkiOp& op) {
   return op.op == "load" || op.op == "store" || op.op == "iota" ||
          op.op == "tensor_copy" || op.op == "loop" || op.op == "memset" ||

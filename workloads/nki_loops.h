@@ -68,6 +68,32 @@ NkiTile ResolveNkiTileInChain(const WorkloadSpec& spec, const LoopChain& chain,
 // after), in body order, nested loops included.
 void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out);
 
+// What the id of a nested loop stands for, for the ops after it that read
+// it.
+enum class LoopResultKind {
+  kNone,  // no op of its body makes a tile
+  // Its last tile is a matmul into PSUM: one tile that every iteration
+  // accumulates into, as `res_psum += nl.matmul(...)` does in a k loop.
+  kAccumulator,
+  // Every iteration makes its own tile and keeps it after the loop: the
+  // block dimension of an NKI tensor, as `tiles[k] = nl.load(...)` fills
+  // one slot of `tiles` per iteration.
+  kBlock,
+};
+
+// The position in loop.body of the op whose tile the loop's id stands for:
+// the last op that makes one (an op with an id, or a nested loop whose body
+// makes one); -1 if none does.
+int LoopResultIndex(const NkiLoop& loop);
+
+LoopResultKind LoopResultOf(const NkiLoop& loop);
+
+// Whether each iteration of the loop of `loop_op` keeps its own tiles, so
+// that no iteration waits for another's buffers: a loop whose id names a
+// block, and a loop without an id nested in one (it fills part of the
+// block). `in_block` says that of the loop around it.
+bool KeepsEveryIteration(const NkiOp& loop_op, bool in_block);
+
 // Whether an NKI op kind performs no arithmetic (index generation, copies).
 bool IsDataMovementOnly(const NkiOp& op);
 

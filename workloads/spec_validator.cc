@@ -1027,30 +1027,52 @@ class Validator {
 
   absl::Status CheckMemory(const LoopContext& ctx) const {
     MemoryTally tally;
-    return TallyMemory(ctx.chain, ctx.path, 1, tally);
+    return TallyMemory(ctx.chain, ctx.path, {}, /*keep_all=*/false,
+                       /*accumulates=*/false, tally);
   }
 
   // A tile is held once per buffer of its loop and of every loop around it,
   // as an allocator without liveness analysis must reserve it; tiles are
-  // counted in body order, nested loops where they appear.
+  // counted in body order, nested loops where they appear. A loop whose
+  // iterations each keep their tiles (`keep_all`, an NKI block) holds one
+  // copy per iteration; the PSUM tile a loop accumulates into (`accumulates`)
+  // is one tile whatever the loop's own buffers.
   absl::Status TallyMemory(const LoopChain& chain, const std::string& path,
-                           int64_t outer_copies, MemoryTally& tally) const {
+                           const std::vector<int64_t>& outer_factors,
+                           bool keep_all, bool accumulates,
+                           MemoryTally& tally) const {
     const NkiLoop& loop = *chain.back();
-    const int64_t copies = SatMul(outer_copies, loop.buffers);
+    int64_t own = loop.buffers;
+    if (keep_all) {
+      const int64_t extent = LoopExtents(spec_, chain, chain.size() - 1).back();
+      own = std::max(own, (extent + loop.TileSize() - 1) / loop.TileSize());
+    }
+    int64_t outer_copies = 1;
+    for (int64_t f : outer_factors) outer_copies = SatMul(outer_copies, f);
+    const int64_t copies = SatMul(outer_copies, own);
+    std::vector<int64_t> factors = outer_factors;
+    factors.push_back(own);
+    const int result = accumulates ? LoopResultIndex(loop) : -1;
     for (size_t j = 0; j < loop.body.size(); ++j) {
       const NkiOp& op = loop.body[j];
       const std::string op_path = absl::StrFormat("%s/body/%d", path, j);
       if (op.op == "loop") {
         LoopChain inner = chain;
         inner.push_back(&op.loop.front());
-        TRN_RETURN_IF_ERROR(TallyMemory(inner, op_path, copies, tally));
+        TRN_RETURN_IF_ERROR(TallyMemory(
+            inner, op_path, factors, KeepsEveryIteration(op, keep_all),
+            !op.id.empty() &&
+                LoopResultOf(op.loop.front()) == LoopResultKind::kAccumulator,
+            tally));
         continue;
       }
       if (!FindNkiOpRule(op.op)->defines_tile) continue;
       const NkiTile tile =
           ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
+      const int64_t op_copies =
+          static_cast<int>(j) == result ? outer_copies : copies;
       const int64_t bytes =
-          SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), copies);
+          SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), op_copies);
       const bool in_psum = op.buffer == "psum";
       int64_t& total = in_psum ? tally.psum : tally.sbuf;
       total = SatAdd(total, bytes);
@@ -1059,14 +1081,12 @@ class Validator {
       if (total > limit) {
         std::string buffers =
             CountText(static_cast<int>(std::min<int64_t>(
-                          copies, std::numeric_limits<int>::max())),
+                          op_copies, std::numeric_limits<int>::max())),
                       "buffer");
         if (chain.size() > 1) {
-          std::vector<std::string> factors;
-          for (const NkiLoop* l : chain) {
-            factors.push_back(absl::StrFormat("%d", l->buffers));
-          }
-          absl::StrAppend(&buffers, " (", absl::StrJoin(factors, " x "),
+          std::vector<int64_t> shown = factors;
+          if (op_copies != copies) shown.back() = 1;  // the accumulator
+          absl::StrAppend(&buffers, " (", absl::StrJoin(shown, " x "),
                           " through the loop nest)");
         }
         return Error(

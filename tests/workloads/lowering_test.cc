@@ -213,6 +213,98 @@ TEST(LoweringTest, ACopyWaitsForTheWholeContractionLoop) {
   EXPECT_TRUE(DependsOn(k, copy, last_matmul));
 }
 
+// The tutorial's hoisted matmul: the k loop "kl" fills a block of K / 128
+// lhsT tiles (`lhsT_tiles[k] = nl.load(...)`), then "acc" accumulates one
+// matmul per block tile into a PSUM tile, loading a [128, 512] rhs tile per
+// k, with `kbuf` buffers.
+Json HoistedMatmul(int k, int kbuf) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "mm", "family": "mm",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "lhsT", "shape": [512, 128], "dtype": "bf16"},
+      {"name": "rhs", "shape": [512, 512], "dtype": "bf16"},
+      {"name": "result", "shape": [128, 512], "dtype": "bf16"}
+    ],
+    "kernel": {"source_file": "mm.py", "loops": [{
+      "var": "m", "range": "affine", "tensor": "result",
+      "tile_partitions": 128, "body": [
+        {"id": "lhsT_tiles", "op": "loop", "var": "kl", "range": "affine",
+         "tensor": "lhsT", "tile_partitions": 128, "line": 1, "body": [
+          {"id": "lhsT_tile", "op": "load", "tensor": "lhsT",
+           "index": ["kl", "m"], "line": 2}]},
+        {"id": "acc", "op": "loop", "var": "k", "range": "affine",
+         "tensor": "lhsT", "tile_partitions": 128, "line": 4, "body": [
+          {"id": "rhs_tile", "op": "load", "tensor": "rhs",
+           "index": ["k", ":"], "line": 3},
+          {"id": "part", "op": "matmul", "engine": "tensor",
+           "inputs": ["lhsT_tiles", "rhs_tile"], "tile": [128, 512],
+           "dtype": "fp32", "buffer": "psum", "line": 5}]},
+        {"id": "res", "op": "tensor_copy", "engine": "vector",
+         "inputs": ["acc"], "tile": [128, 512], "dtype": "bf16", "line": 6},
+        {"op": "store", "tensor": "result", "inputs": ["res"], "line": 7}]}]}
+  })");
+  j["tensors"][0]["shape"][0] = k;
+  j["tensors"][1]["shape"][0] = k;
+  j["kernel"]["loops"][0]["body"][1]["buffers"] = kbuf;
+  return j;
+}
+
+TEST(BlockLoopTest, AMatmulReadingABlockOfBf16TilesRunsAtTheBf16Rate) {
+  const Program p = LowerOrDie(Parse(HoistedMatmul(512, 1)));
+  int matmuls = 0;
+  for (const Instruction& in : p.dispatches[0].kernel.instrs) {
+    if (in.kind != InstrKind::kCompute || in.engine != Engine::kTensor) {
+      continue;
+    }
+    ++matmuls;
+    // The block's element is a [128, 128] bf16 tile; PSUM's fp32 would
+    // cost four times as much.
+    EXPECT_EQ(in.dtype, DType::kBf16);
+  }
+  EXPECT_EQ(matmuls, 4);
+}
+
+TEST(BlockLoopTest, IterationsFillingABlockDoNotWaitForOneAnother) {
+  const Program p = LowerOrDie(Parse(HoistedMatmul(512, 1)));
+  const Kernel& k = p.dispatches[0].kernel;
+  std::vector<size_t> block_loads;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    if (k.instrs[i].kind == InstrKind::kDma && k.instrs[i].source_line == 2) {
+      block_loads.push_back(i);
+    }
+  }
+  ASSERT_EQ(block_loads.size(), 4u);
+  // Each iteration writes its own slot of lhsT_tiles: with one buffer on
+  // "kl" the loads would otherwise run one after the other.
+  for (size_t a : block_loads) {
+    for (size_t b : block_loads) EXPECT_FALSE(DependsOn(k, a, b)) << a << b;
+  }
+}
+
+TEST(BlockLoopTest, ABlockHoldsEveryIterationsTileInSbuf) {
+  // 769 tiles of [128, 128] bf16 = 769 x 256 B, more than SBUF's 196608 B
+  // per partition; one buffer of one tile would be 256 B.
+  auto s = ParseSpec(HoistedMatmul(769 * 128, 1).dump(), "spec.json",
+                     MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(),
+              ::testing::HasSubstr("\"lhsT_tile\": bf16 [128, 128] x 769 "
+                                   "buffers (1 x 769 through the loop nest) = "
+                                   "196864 B per partition"));
+  EXPECT_TRUE(
+      ParseSpec(HoistedMatmul(512 * 128, 1).dump(), "spec.json", MemoryLimits{})
+          .ok());
+}
+
+TEST(BlockLoopTest, AnAccumulatorIsOnePsumTileWhateverItsLoopsBuffers) {
+  // Nine buffers of a 2 KiB PSUM tile would be 18 KiB of PSUM's 16 KiB; the
+  // tile every iteration accumulates into is one tile.
+  EXPECT_TRUE(
+      ParseSpec(HoistedMatmul(512, 9).dump(), "spec.json", MemoryLimits{})
+          .ok());
+}
+
 TEST(LoweringTest, TorchMatmulFlops) {
   const Json j = Json::parse(R"({
     "schema_version": 1, "name": "mm", "family": "mm", "description": "t",
