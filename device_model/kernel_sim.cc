@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <queue>
+#include <map>
+#include <tuple>
 
 #include "device_model/timeline.h"
 
@@ -80,24 +81,32 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   const size_t n = kernel.instrs.size();
   timing_.assign(n, InstructionTiming{});
   lane_instrs_.resize(kNumEngines);
-  piece_begin_.assign(n + 1, 0);
+  shape_of_.assign(n, 0);
+  shape_begin_.assign(1, 0);
+  // What SplitTransfer reads of an instruction.
+  using Shape = std::tuple<int32_t, int64_t, int64_t, bool>;
+  std::map<Shape, uint32_t> shapes;
   std::vector<uint32_t> rdeg(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     const Instruction& in = kernel.instrs[i];
-    piece_begin_[i] = static_cast<uint32_t>(pieces_.size());
     if (in.kind == InstrKind::kCompute) {
       timing_[i] = ComputeTiming(in, profile);
       lane_instrs_[static_cast<size_t>(in.engine)].push_back(
           static_cast<uint32_t>(i));
     } else {
-      SplitTransfer(in, profile, pieces_);
-      piece_owner_.resize(pieces_.size(), static_cast<uint32_t>(i));
+      const Shape key{in.partitions, in.work, in.aux, in.transpose};
+      auto [it, added] =
+          shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
+      if (added) {
+        SplitTransfer(in, profile, pieces_);
+        shape_begin_.push_back(static_cast<uint32_t>(pieces_.size()));
+      }
+      shape_of_[i] = it->second;
     }
     for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
       ++rdeg[kernel.deps[d] + 1];
     }
   }
-  piece_begin_[n] = static_cast<uint32_t>(pieces_.size());
   for (size_t i = 0; i < n; ++i) rdeg[i + 1] += rdeg[i];
   rdeps_begin_ = rdeg;
   rdeps_.resize(rdeg[n]);
@@ -111,8 +120,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
 }
 
 std::vector<DmaPiece> KernelSim::Pieces(size_t i) const {
-  return {pieces_.begin() + piece_begin_[i],
-          pieces_.begin() + piece_begin_[i + 1]};
+  if (kernel_->instrs[i].kind != InstrKind::kDma) return {};
+  const uint32_t s = shape_of_[i];
+  return {pieces_.begin() + shape_begin_[s],
+          pieces_.begin() + shape_begin_[s + 1]};
 }
 
 double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
@@ -141,10 +152,13 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   std::vector<char> edge_done(rdeps_.size(), 0);
   std::vector<double> data_end(n, 0.0);
 
-  std::priority_queue<Ev, std::vector<Ev>, std::greater<>> heap;
+  // A binary heap under std::greater; Ev's order is total (time, then push
+  // order), so it pops the same sequence as any other heap.
+  std::vector<Ev> heap;
   uint64_t seq = 0;
   auto push = [&](double time, uint32_t what, EvKind kind) {
-    heap.push({time, seq++, what, kind});
+    heap.push_back({time, seq++, what, kind});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
   };
 
   // Compute engines.
@@ -155,10 +169,16 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   open.fill(kNone);
 
   // DMA engines: an in-order queue of pieces each, the head piece moving.
+  // A queued piece is its shape's piece and the transfer it belongs to.
+  struct Queued {
+    uint32_t piece;
+    uint32_t owner;
+  };
   const auto engines = static_cast<size_t>(prof.dma_queues);
-  std::vector<std::vector<uint32_t>> fifo(engines);
+  std::vector<std::vector<Queued>> fifo(engines);
   std::vector<size_t> fifo_head(engines, 0);
   std::vector<uint32_t> active(engines, kNone);  // piece index
+  std::vector<uint32_t> active_owner(engines, kNone);
   // The engines with a piece, as bits in engine order: the scans below visit
   // only those (a DMA engine is idle most of a compute-bound kernel), in the
   // same order as a scan of all engines, so every sum is the same.
@@ -209,15 +229,32 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     push(t + timing_[i].latency_us, i, EvKind::kComplete);
   };
-  auto activate = [&](size_t e) {
-    if (active[e] != kNone || fifo_head[e] >= fifo[e].size()) return;
-    const uint32_t p = fifo[e][fifo_head[e]++];
+  // Engine e (idle) starts piece p of transfer `owner`.
+  auto begin_piece = [&](size_t e, uint32_t p, uint32_t owner) {
     active[e] = p;
+    active_owner[e] = owner;
     busy[e / 64] |= uint64_t{1} << (e % 64);
     remaining[e] = pieces_[p].work;
     piece_start[e] = t;
     out.BusyStart(DmaLane(static_cast<int>(e)), t);
     rates_dirty = true;
+  };
+  auto activate = [&](size_t e) {
+    if (active[e] != kNone || fifo_head[e] >= fifo[e].size()) return;
+    const Queued q = fifo[e][fifo_head[e]++];
+    // A drained queue starts over, so it holds what is in flight, not
+    // every piece the run has queued.
+    if (fifo_head[e] == fifo[e].size()) {
+      fifo[e].clear();
+      fifo_head[e] = 0;
+    } else if (fifo_head[e] >= 4096 && 2 * fifo_head[e] >= fifo[e].size()) {
+      // A queue that never drains drops its consumed half (amortised O(1)).
+      fifo[e].erase(
+          fifo[e].begin(),
+          fifo[e].begin() + static_cast<std::ptrdiff_t>(fifo_head[e]));
+      fifo_head[e] = 0;
+    }
+    begin_piece(e, q.piece, q.owner);
   };
   auto resolve = [&](uint32_t i) {
     ++done;
@@ -243,8 +280,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   };
   auto enqueue = [&](uint32_t i) {
     start[i] = t;
-    const uint32_t b = piece_begin_[i];
-    const uint32_t e = piece_begin_[i + 1];
+    const uint32_t b = shape_begin_[shape_of_[i]];
+    const uint32_t e = shape_begin_[shape_of_[i] + 1];
     pieces_left[i] = e - b;
     if (b == e) {
       data_end[i] = t;
@@ -253,8 +290,12 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     for (uint32_t p = b; p < e; ++p) {
       const auto eng = static_cast<size_t>(pieces_[p].engine);
-      fifo[eng].push_back(p);
-      activate(eng);
+      if (active[eng] == kNone && fifo_head[eng] == fifo[eng].size()) {
+        begin_piece(eng, p, i);  // an idle engine: no need to queue
+      } else {
+        fifo[eng].push_back({p, i});
+        activate(eng);
+      }
     }
   };
 
@@ -281,7 +322,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       }
       rates_dirty = false;
     }
-    double next = heap.empty() ? kInf : heap.top().time;
+    double next = heap.empty() ? kInf : heap.front().time;
     size_t first_flow = engines;
     for_each_busy([&](size_t e) {
       if (rate[e] <= 0) return;
@@ -300,14 +341,15 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       std::abort();
     }
     const double dt = next - t;
-    for_each_busy([&](size_t e) { remaining[e] -= rate[e] * dt; });
-    if (first_flow < engines) remaining[first_flow] = 0;
     t = next;
-    // Finished shares, in engine order; a tolerance absorbs rounding.
+    // Moves every share on, and finishes those done, in engine order; a
+    // tolerance absorbs rounding. One pass: finishing a share touches only
+    // its own engine.
     for_each_busy([&](size_t e) {
+      remaining[e] = e == first_flow ? 0 : remaining[e] - rate[e] * dt;
       if (remaining[e] > 1e-6) return;
       const uint32_t p = active[e];
-      const uint32_t i = piece_owner_[p];
+      const uint32_t i = active_owner[e];
       active[e] = kNone;
       busy[e / 64] &= ~(uint64_t{1} << (e % 64));
       rate[e] = 0;
@@ -320,9 +362,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       }
       activate(e);
     });
-    while (!heap.empty() && heap.top().time <= t) {
-      const Ev ev = heap.top();
-      heap.pop();
+    while (!heap.empty() && heap.front().time <= t) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      const Ev ev = heap.back();
+      heap.pop_back();
       switch (ev.kind) {
         case EvKind::kComplete: {
           const auto e = static_cast<size_t>(k.instrs[ev.what].engine);

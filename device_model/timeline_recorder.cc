@@ -1,5 +1,6 @@
 #include "device_model/timeline_recorder.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace trn {
@@ -12,9 +13,21 @@ void TimelineRecorder::BeginRun(const Program& program, int dma_queues) {
   if (!program.dispatches.empty()) {
     tl_.source_file = program.dispatches.front().kernel.source_file;
   }
+  // Room for the run's events up front (one per compute instruction, at
+  // most one per DMA engine a transfer uses, a few host spans per
+  // dispatch): growing by doubling faulted in fresh pages on every run.
+  size_t expected = 0;
   for (const Dispatch& d : program.dispatches) {
     tl_.dispatch_names.push_back(d.name);
+    expected += 8;
+    for (const Instruction& in : d.kernel.instrs) {
+      expected += in.kind == InstrKind::kCompute
+                      ? 1
+                      : static_cast<size_t>(std::clamp(
+                            in.partitions, 1, std::max(1, dma_queues)));
+    }
   }
+  tl_.events.reserve(expected);
   kernel_ = nullptr;
 }
 

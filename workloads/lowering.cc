@@ -58,6 +58,10 @@ class KernelBuilder {
   KernelBuilder(Kernel& k, const DeviceProfile& profile)
       : k_(k), partitions_(profile.memory.partitions) {}
 
+  // Room for `n` more instructions: growing by doubling would hold up to
+  // twice the program (and both copies while it moves) at 100k tiles.
+  void Reserve(size_t n) { k_.instrs.reserve(k_.instrs.size() + n); }
+
   // One DMA instruction; the DMA unit splits it over its engines by
   // partition, as the NKI DMA guide describes.
   uint32_t Dma(const std::string& opcode, const std::string& label,
@@ -404,6 +408,7 @@ class NkiLowering {
       chain_.pop_back();
       TRN_RETURN_IF_ERROR(
           CheckSize(spec_, builder_.size() + static_cast<size_t>(floor)));
+      builder_.Reserve(static_cast<size_t>(floor));
       chain_.push_back(&loop);
     }
     const TensorDecl& tensor = *spec_.FindTensor(loop.tensor);
