@@ -1,5 +1,6 @@
 // End-to-end tests of the trnbench binary: exit codes, messages, JSON
 // contract, determinism and replay, and golden table output.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -185,6 +186,40 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadCase>& p) {
       return std::string(p.param.name);
     });
+
+// One registry of formats: every command refuses a format it does not
+// write in the same words, naming what it writes, before it runs anything.
+TEST(CliTest, EachCommandNamesTheFormatsItWrites) {
+  const std::string exp =
+      std::string(TRNBENCH_SOURCE_DIR) + "/baselines/trn1/exp_tiled.json";
+  const struct {
+    std::string args;
+    std::string line;
+  } cases[] = {
+      {"--workload exp_tiled --format markdown",
+       "--format=markdown: expected table, json or gbench-json"},
+      {"profile --workload exp_tiled --format markdown",
+       "--format=markdown: profile writes --format table or json"},
+      {"compare " + exp + " " + exp + " --format gbench-json",
+       "--format=gbench-json: compare writes --format table or json; "
+       "gbench-json needs a run"},
+      {"validate --format csv",
+       "--format=csv: validate writes --format table, json or markdown"},
+      {"history detect --db " + ::testing::TempDir() +
+           "/never_made.sqlite --format csv",
+       "--format=csv: history detect writes --format table, json or "
+       "markdown"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o = RunTrnbench(c.args);
+    EXPECT_EQ(o.code, 2) << c.args;
+    EXPECT_THAT(o.err, HasSubstr(c.line)) << c.args;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_THAT(o.out, IsEmpty()) << c.args;
+  }
+  EXPECT_FALSE(
+      std::filesystem::exists(::testing::TempDir() + "/never_made.sqlite"));
+}
 
 TEST(CliTest, UnwritableOutputIsRefused) {
   Outcome o = RunTrnbench(

@@ -16,6 +16,7 @@
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/measured_inputs.h"
+#include "tools/trnbench/output_format.h"
 
 namespace trn {
 namespace {
@@ -35,7 +36,8 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
         "calibrate needs --output PROFILE.json: the fitted device profile "
         "is written there (use it with --profiles-dir and --device)");
   }
-  TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "calibrate"));
+  TRN_ASSIGN_OR_RETURN(const OutputFormat format,
+                       FormatFor(o, kReportFormats, "calibrate"));
   // The fitted profile must not replace what it was fitted from: the
   // profile it starts from (often the same --device), a measured file, a
   // spec. Checked before anything runs (support/output_transaction.h).
@@ -70,8 +72,9 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
                        CalibratedProfileText(text, result, fitted_to));
   TRN_RETURN_IF_ERROR(outputs.StageFile(o.output, new_profile));
   TRN_RETURN_IF_ERROR(outputs.Commit());
-  out << (o.format == "json" ? CalibrationToJson(result).dump(2) + "\n"
-                             : RenderCalibration(result));
+  out << (format == OutputFormat::kJson
+              ? CalibrationToJson(result).dump(2) + "\n"
+              : RenderCalibration(result));
   return absl::OkStatus();
 }
 

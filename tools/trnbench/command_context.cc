@@ -253,23 +253,6 @@ std::string ProfilePath(const Options& options) {
   return ProfilesDir(options) + "/" + options.device + ".json";
 }
 
-absl::Status CheckFormat(const Options& options, bool allow_gbench,
-                         std::string_view command_words) {
-  const std::string& f = options.format;
-  if (f != "table" && f != "json" && f != "gbench-json") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--format=", EscapeControl(f),
-                     ": expected table, json or gbench-json"));
-  }
-  if (f == "gbench-json" && !allow_gbench) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--format=gbench-json: ", std::string(command_words),
-        " writes --format table or json; gbench-json needs a run (trnbench "
-        "--workload ... or gate)"));
-  }
-  return absl::OkStatus();
-}
-
 RunOptions RunOptionsFrom(const Options& options,
                           const std::vector<Baseline>& baselines) {
   RunOptions r;

@@ -52,10 +52,6 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselinesFor(
 // The file of the profile --device names in --profiles-dir.
 std::string ProfilePath(const Options& options);
 
-// Checks --format against what the command can print.
-absl::Status CheckFormat(const Options& options, bool allow_gbench,
-                         std::string_view command_words);
-
 RunOptions RunOptionsFrom(const Options& options,
                           const std::vector<Baseline>& baselines);
 CompareOptions CompareOptionsFrom(const Options& options);

@@ -16,6 +16,7 @@
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/output_format.h"
 #include "tools/trnbench/report_outputs.h"
 
 namespace trn {
@@ -31,9 +32,9 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
                          "compare needs two files: trnbench compare OLD.json "
                          "NEW.json (OLD may be a baseline folder)"));
   }
-  if (auto s = CheckFormat(o, /*allow_gbench=*/false, "compare"); !s.ok()) {
-    return Fail(err, s);
-  }
+  const absl::StatusOr<OutputFormat> format =
+      FormatFor(o, kReportFormats, "compare");
+  if (!format.ok()) return Fail(err, format.status());
   const ReportOutputOptions report_options = ReportOutputOptionsFrom(o);
   const std::string& old_path = o.positional[0];
   const std::string& new_path = o.positional[1];
@@ -91,7 +92,7 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
     return Fail(err, s);
   }
   if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
-  if (o.format == "json") {
+  if (*format == OutputFormat::kJson) {
     out << json_text;
   } else {
     out << RenderComparisonReport(*c, ConsoleStyleFor(out));

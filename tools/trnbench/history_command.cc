@@ -20,6 +20,7 @@
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/output_format.h"
 
 namespace trn {
 namespace {
@@ -162,13 +163,10 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
     return Fail(err, absl::InvalidArgumentError(
                          "history trend needs --report-dir DIR"));
   }
-  if (sub == "detect" && o.format != "table" && o.format != "json" &&
-      o.format != "markdown") {
-    return Fail(err, absl::InvalidArgumentError(
-                         absl::StrCat("--format=", o.format,
-                                      ": expected table, json or markdown for "
-                                      "history detect")));
-  }
+  const absl::StatusOr<OutputFormat> format =
+      sub == "detect" ? FormatFor(o, kDocumentFormats, "history detect")
+                      : OutputFormat::kTable;
+  if (!format.ok()) return Fail(err, format.status());
   // Outputs are checked before the database is touched, and written all
   // or nothing (support/output_transaction.h).
   OutputTransaction outputs;
@@ -220,9 +218,9 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
     }
     if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   }
-  if (o.format == "json") {
+  if (*format == OutputFormat::kJson) {
     out << json;
-  } else if (o.format == "markdown") {
+  } else if (*format == OutputFormat::kMarkdown) {
     out << RenderDetectionMarkdown(*series, detection);
   } else {
     out << RenderDetectionTable(*series, detection);

@@ -22,6 +22,7 @@
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/output_format.h"
 #include "tools/trnbench/report_outputs.h"
 
 namespace trn {
@@ -69,7 +70,8 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
         "import needs measured files: trnbench import FILE... (see "
         "docs/import.md)");
   }
-  TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "import"));
+  TRN_ASSIGN_OR_RETURN(const OutputFormat format,
+                       FormatFor(o, kReportFormats, "import"));
   const ReportOutputOptions report = ReportOutputOptionsFrom(o);
   TRN_RETURN_IF_ERROR(ValidateReportOutputs(report, 1, !o.baseline.empty()));
   TRN_ASSIGN_OR_RETURN(import::ImportRequest request, RequestFrom(o));
@@ -131,7 +133,7 @@ absl::StatusOr<int> Import(const Options& o, std::ostream& out) {
         baseline_dir, outputs));
   }
   TRN_RETURN_IF_ERROR(outputs.Commit());
-  if (o.format == "json") {
+  if (format == OutputFormat::kJson) {
     out << json_text;
   } else {
     const ConsoleStyle style = ConsoleStyleFor(out);

@@ -177,7 +177,7 @@ const std::vector<FlagDef>& Flags() {
          o.device = v;
          return absl::OkStatus();
        }},
-      {"format", Kind::kText, "table, json or gbench-json",
+      {"format", Kind::kText, "table, json, gbench-json or markdown",
        [](Options& o, const std::string& v) {
          o.format = v;
          return absl::OkStatus();

@@ -10,6 +10,7 @@
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/output_format.h"
 
 namespace trn {
 namespace {
@@ -20,9 +21,9 @@ constexpr std::string_view kFlags[] = {
     "specs_dir", "format", "output", "confidence"};
 
 int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
-  if (auto s = CheckFormat(o, /*allow_gbench=*/false, "profile"); !s.ok()) {
-    return Fail(err, s);
-  }
+  const absl::StatusOr<OutputFormat> format =
+      FormatFor(o, kReportFormats, "profile");
+  if (!format.ok()) return Fail(err, format.status());
   auto profile = LoadProfile(o);
   if (!profile.ok()) return Fail(err, profile.status());
   auto specs = LoadSelectedSpecs(o, *profile, "");
@@ -52,7 +53,7 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
     }
     if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   }
-  out << (o.format == "json" ? json : RenderProfileText(report));
+  out << (*format == OutputFormat::kJson ? json : RenderProfileText(report));
   return kExitOk;
 }
 

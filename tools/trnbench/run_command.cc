@@ -22,6 +22,7 @@
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/output_format.h"
 #include "tools/trnbench/report_outputs.h"
 #include "tools/trnbench/shard_selection.h"
 
@@ -53,9 +54,8 @@ absl::Status CheckFlagCombinations(const Options& o) {
 int RunOrGate(const Options& o, bool gate, std::ostream& out,
               std::ostream& err) {
   if (auto s = CheckFlagCombinations(o); !s.ok()) return Fail(err, s);
-  if (auto s = CheckFormat(o, /*allow_gbench=*/true, ""); !s.ok()) {
-    return Fail(err, s);
-  }
+  const absl::StatusOr<OutputFormat> format = FormatFor(o, kRunFormats, "");
+  if (!format.ok()) return Fail(err, format.status());
   // The history's flags mean nothing to a run; --db only balances a split.
   for (std::string_view flag :
        {"run_id", "night", "commit", "branch", "ci_run", "nights", "fdr"}) {
@@ -182,9 +182,9 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
     }
     err << "\n";
   }
-  if (o.format == "json") {
+  if (*format == OutputFormat::kJson) {
     out << json_text;
-  } else if (o.format == "gbench-json") {
+  } else if (*format == OutputFormat::kGbenchJson) {
     out << GbenchJson(*run);
   } else {
     const ConsoleStyle style = ConsoleStyleFor(out);

@@ -21,6 +21,7 @@
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/measured_inputs.h"
+#include "tools/trnbench/output_format.h"
 #include "workloads/spec_catalog.h"
 
 namespace trn {
@@ -109,7 +110,8 @@ absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
 }
 
 absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
-  TRN_RETURN_IF_ERROR(CheckFormat(o, /*allow_gbench=*/false, "validate"));
+  TRN_ASSIGN_OR_RETURN(const OutputFormat format,
+                       FormatFor(o, kReportFormats, "validate --measured"));
   OutputTransaction outputs;
   TRN_RETURN_IF_ERROR(PlanOutput(o, outputs));
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadProfile(o));
@@ -125,7 +127,9 @@ absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
   }
   const std::string json = MeasuredValidationToJson(validations).dump(2) + "\n";
   TRN_RETURN_IF_ERROR(WriteOutput(o, outputs, json));
-  out << (o.format == "json" ? json : RenderMeasuredValidation(validations));
+  out << (format == OutputFormat::kJson
+              ? json
+              : RenderMeasuredValidation(validations));
   return absl::OkStatus();
 }
 
@@ -134,12 +138,9 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
     if (auto s = ValidateMeasuredFile(o, out); !s.ok()) return Fail(err, s);
     return kExitOk;
   }
-  if (o.format != "table" && o.format != "json" && o.format != "markdown") {
-    return Fail(err, absl::InvalidArgumentError(absl::StrCat(
-                         "--format=", EscapeControl(o.format),
-                         ": validate writes --format table, json or "
-                         "markdown")));
-  }
+  const absl::StatusOr<OutputFormat> format =
+      FormatFor(o, kDocumentFormats, "validate");
+  if (!format.ok()) return Fail(err, format.status());
   OutputTransaction outputs;
   if (auto s = PlanOutput(o, outputs); !s.ok()) return Fail(err, s);
   ValidationOptions validation;
@@ -158,9 +159,9 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   if (!result.ok()) return Fail(err, result.status());
   const std::string json = ValidationJsonText(*result);
   if (auto s = WriteOutput(o, outputs, json); !s.ok()) return Fail(err, s);
-  if (o.format == "json") {
+  if (*format == OutputFormat::kJson) {
     out << json;
-  } else if (o.format == "markdown") {
+  } else if (*format == OutputFormat::kMarkdown) {
     out << ValidationMarkdown(*result);
   } else {
     out << ValidationTable(*result);
