@@ -352,9 +352,9 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
   return std::vector<Baseline>{std::move(b)};
 }
 
-absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
-                                                      const json& j,
-                                                      double confidence) {
+// What every workload of a results file shares: all that is read before
+// the workloads.
+absl::StatusOr<Baseline> ReadResultsCommon(const Reader& r, const json& j) {
   Baseline common;
   TRN_ASSIGN_OR_RETURN(const json* dev, r.Field(j, "", "device"));
   TRN_ASSIGN_OR_RETURN(common.device, r.String(*dev, "/device", "name"));
@@ -367,39 +367,151 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
   TRN_ASSIGN_OR_RETURN(common.schedule, ReadSchedule(r, j, ""));
   common.file = std::string(r.label());
   TRN_RETURN_IF_ERROR(ReadSource(r, j, common));
+  return common;
+}
+
+// Workload `i` of a results file; `names` holds the names of the workloads
+// before it.
+absl::StatusOr<Baseline> ReadWorkload(const Reader& r, const json& w, size_t i,
+                                      const Baseline& common, double confidence,
+                                      absl::flat_hash_set<std::string>& names) {
+  const std::string p = absl::StrCat("/workloads/", i);
+  Baseline b = common;
+  TRN_ASSIGN_OR_RETURN(b.workload, r.String(w, p, "name"));
+  TRN_RETURN_IF_ERROR(CheckWorkloadName(r, p + "/name", b.workload));
+  TRN_ASSIGN_OR_RETURN(b.family, r.String(w, p, "family"));
+  TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
+  TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
+  TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
+  TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, w, p));
+  TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
+                                  confidence, b.metrics));
+  if (!names.insert(b.workload).second) {
+    return Bad(r.label(), p + "/name",
+               absl::StrCat("workload ", b.workload, " appears twice"));
+  }
+  b.pointer = p;
+  return b;
+}
+
+// trnbench never writes an empty one; read as "nothing to compare", it
+// would let a gate pass on a file that lost its content.
+absl::Status EmptyWorkloads(const Reader& r) {
+  return Bad(r.label(), "/workloads",
+             "expected at least one workload, found an empty array");
+}
+
+absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
+                                                      const json& j,
+                                                      double confidence) {
+  TRN_ASSIGN_OR_RETURN(const Baseline common, ReadResultsCommon(r, j));
   TRN_ASSIGN_OR_RETURN(const json* ws, r.Field(j, "", "workloads"));
   if (!ws->is_array()) return Bad(r.label(), "/workloads", "expected an array");
-  // trnbench never writes an empty one; read as "nothing to compare", it
-  // would let a gate pass on a file that lost its content.
-  if (ws->empty()) {
-    return Bad(r.label(), "/workloads",
-               "expected at least one workload, found an empty array");
-  }
+  if (ws->empty()) return EmptyWorkloads(r);
   std::vector<Baseline> out;
   out.reserve(ws->size());
   absl::flat_hash_set<std::string> names;
   for (size_t i = 0; i < ws->size(); ++i) {
-    const std::string p = absl::StrCat("/workloads/", i);
-    const json& w = (*ws)[i];
-    Baseline b = common;
-    TRN_ASSIGN_OR_RETURN(b.workload, r.String(w, p, "name"));
-    TRN_RETURN_IF_ERROR(CheckWorkloadName(r, p + "/name", b.workload));
-    TRN_ASSIGN_OR_RETURN(b.family, r.String(w, p, "family"));
-    TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
-    TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
-    TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
-    TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, w, p));
-    TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
-                                    confidence, b.metrics));
-    if (!names.insert(b.workload).second) {
-      return Bad(r.label(), p + "/name",
-                 absl::StrCat("workload ", b.workload, " appears twice"));
-    }
-    b.pointer = p;
+    TRN_ASSIGN_OR_RETURN(
+        Baseline b, ReadWorkload(r, (*ws)[i], i, common, confidence, names));
     out.push_back(std::move(b));
   }
   return out;
 }
+
+// The schema of a parsed file: true for a baseline, false for results.
+absl::StatusOr<bool> ReadSchema(const Reader& r, const json& j) {
+  TRN_ASSIGN_OR_RETURN(std::string schema, r.String(j, "", "schema"));
+  const bool baseline = schema == kBaselineSchema;
+  if (!baseline && schema != kResultsSchema) {
+    return Bad(r.label(), "/schema",
+               absl::StrCat("expected \"", kBaselineSchema, "\" or \"",
+                            kResultsSchema, "\", found \"", schema, "\""));
+  }
+  const int expected =
+      baseline ? kBaselineSchemaVersion : kResultsSchemaVersion;
+  TRN_ASSIGN_OR_RETURN(const json* v, r.Field(j, "", "schema_version"));
+  if (!v->is_number_integer() || v->get<int64_t>() != expected) {
+    return Bad(r.label(), "/schema_version",
+               absl::StrCat("unknown schema version ", v->dump(),
+                            "; this trnbench reads version ", expected));
+  }
+  return baseline;
+}
+
+// The typed reading of a parsed file.
+absl::StatusOr<std::vector<Baseline>> ParseDocument(const Reader& r,
+                                                    const json& j,
+                                                    double confidence) {
+  if (!j.is_object()) return Bad(r.label(), "/", "expected a JSON object");
+  TRN_ASSIGN_OR_RETURN(const bool baseline, ReadSchema(r, j));
+  return baseline ? ParseBaselineDoc(r, j, confidence)
+                  : ParseResultsDoc(r, j, confidence);
+}
+
+// Reads the workloads of a results file one at a time as they are parsed,
+// when what they depend on came before them (trnbench writes them last),
+// with the checks and the messages of ParseResultsDoc.
+class WorkloadStream : public JsonElementSink {
+ public:
+  WorkloadStream(const Reader& r, double confidence)
+      : r_(r), confidence_(confidence) {}
+
+  std::string_view key() const override { return "workloads"; }
+
+  bool Open(const json& root) override {
+    // Anything missing or wrong before the workloads may yet be set right
+    // by a key after them: then the file is read as a whole.
+    const auto baseline = ReadSchema(r_, root);
+    if (!baseline.ok() || *baseline) return false;
+    auto common = ReadResultsCommon(r_, root);
+    if (!common.ok()) return false;
+    common_ = *std::move(common);
+    root_keys_ = root.size();
+    open_ = true;
+    return true;
+  }
+
+  void Element(size_t index, json&& element) override {
+    ++count_;
+    if (status_.ok()) {
+      auto b = ReadWorkload(r_, element, index, common_, confidence_, names_);
+      if (b.ok()) {
+        out_.push_back(*std::move(b));
+      } else {
+        status_ = b.status();
+        out_.clear();
+      }
+    }
+    ReleaseJsonTree(element);
+  }
+
+  // Whether the workloads were read here from `root`, the parsed file:
+  // only if no key came after them, as one could change how they read
+  // (a "source" says they were measured).
+  bool Used(const json& root) const {
+    return open_ && root.size() == root_keys_;
+  }
+  // Whether it took the workloads (the tree has an empty array instead).
+  bool opened() const { return open_; }
+
+  absl::StatusOr<std::vector<Baseline>> Take() {
+    if (count_ == 0) return EmptyWorkloads(r_);
+    if (!status_.ok()) return status_;
+    return std::move(out_);
+  }
+
+ private:
+  const Reader& r_;
+  double confidence_;
+  bool open_ = false;
+  size_t root_keys_ = 0;
+  Baseline common_;
+  size_t count_ = 0;
+  absl::Status status_;
+  absl::flat_hash_set<std::string> names_;
+  std::vector<Baseline> out_;
+};
 
 }  // namespace
 
@@ -494,30 +606,24 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
         label, "/",
         absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
   }
-  TRN_ASSIGN_OR_RETURN(
-      const json j,
-      ParseStrictJson(std::string_view(text.data(), text.size()),
-                      std::string_view(label.data(), label.size()), {},
-                      &kDocument));
-  if (!j.is_object()) return Bad(label, "/", "expected a JSON object");
-  Reader r(label);
-  TRN_ASSIGN_OR_RETURN(std::string schema, r.String(j, "", "schema"));
-  const bool baseline = schema == kBaselineSchema;
-  if (!baseline && schema != kResultsSchema) {
-    return Bad(label, "/schema",
-               absl::StrCat("expected \"", kBaselineSchema, "\" or \"",
-                            kResultsSchema, "\", found \"", schema, "\""));
+  const std::string_view doc(text.data(), text.size());
+  const std::string_view name(label.data(), label.size());
+  const Reader r(label);
+  WorkloadStream stream(r, confidence);
+  TRN_ASSIGN_OR_RETURN(json j,
+                       ParseStrictJson(doc, name, {}, &kDocument, &stream));
+  if (stream.Used(j)) {
+    ReleaseJsonTree(j);
+    return stream.Take();
   }
-  const int expected =
-      baseline ? kBaselineSchemaVersion : kResultsSchemaVersion;
-  TRN_ASSIGN_OR_RETURN(const json* v, r.Field(j, "", "schema_version"));
-  if (!v->is_number_integer() || v->get<int64_t>() != expected) {
-    return Bad(label, "/schema_version",
-               absl::StrCat("unknown schema version ", v->dump(),
-                            "; this trnbench reads version ", expected));
+  if (stream.opened()) {
+    // The workloads were read too early: read the file again, whole.
+    ReleaseJsonTree(j);
+    TRN_ASSIGN_OR_RETURN(j, ParseStrictJson(doc, name, {}, &kDocument));
   }
-  return baseline ? ParseBaselineDoc(r, j, confidence)
-                  : ParseResultsDoc(r, j, confidence);
+  auto out = ParseDocument(r, j, confidence);
+  ReleaseJsonTree(j);
+  return out;
 }
 
 absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(

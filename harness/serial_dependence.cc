@@ -13,6 +13,7 @@
 #include "boost/math/distributions/normal.hpp"
 #include "boost/math/distributions/students_t.hpp"
 #include "harness/boost_policy.h"
+#include "harness/sample_buffer.h"
 #include "harness/statistics.h"
 
 namespace trn::stats {
@@ -61,7 +62,7 @@ double CorrectedRho(std::span<const double> y, double r1) {
 }
 
 double MedianOfCopy(std::span<const double> xs) {
-  std::vector<double> v(xs.begin(), xs.end());
+  SampleBuffer<double> v(xs.begin(), xs.end());
   std::sort(v.begin(), v.end());
   return QuantileSorted(v, 0.5);
 }
@@ -76,10 +77,10 @@ struct KendallS {
 
 KendallS MannKendallS(std::span<const double> y) {
   const size_t n = y.size();
-  std::vector<double> sorted(y.begin(), y.end());
+  SampleBuffer<double> sorted(y.begin(), y.end());
   std::sort(sorted.begin(), sorted.end());
   KendallS out;
-  std::vector<double> distinct;
+  SampleBuffer<double> distinct;
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
     while (j < n && sorted[j] == sorted[i]) ++j;
@@ -88,7 +89,7 @@ KendallS MannKendallS(std::span<const double> y) {
     distinct.push_back(sorted[i]);
     i = j;
   }
-  std::vector<int64_t> tree(distinct.size() + 1, 0);
+  SampleBuffer<int64_t> tree(distinct.size() + 1, 0);
   auto add = [&](size_t pos) {
     for (size_t i = pos; i < tree.size(); i += i & (~i + 1)) ++tree[i];
   };
@@ -133,7 +134,7 @@ double MannKendallP(std::span<const double> y) {
     sxx += dt * dt;
   }
   const double slope = sxy / sxx;
-  std::vector<double> resid(y.size());
+  SampleBuffer<double> resid(y.size());
   for (size_t t = 0; t < y.size(); ++t) {
     resid[t] = y[t] - slope * (static_cast<double>(t) - t_mean);
   }
@@ -158,7 +159,7 @@ struct Bimodality {
 // A Gaussian kernel density on a grid, from linearly binned counts, with
 // Silverman's rule-of-thumb bandwidth: that bandwidth over-smooths
 // multimodal data, so a dip that survives it is real.
-Bimodality FindBimodality(std::vector<double> y) {
+Bimodality FindBimodality(SampleBuffer<double> y) {
   Bimodality out;
   const size_t n = y.size();
   std::sort(y.begin(), y.end());
@@ -257,7 +258,7 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
   d.log_scale = scale == SeriesScale::kAuto &&
                 std::all_of(in_order.begin(), in_order.end(),
                             [](double x) { return x > 0.0; });
-  std::vector<double> y(in_order.begin(), in_order.end());
+  SampleBuffer<double> y(in_order.begin(), in_order.end());
   if (d.log_scale) {
     for (double& v : y) v = std::log(v);
   }

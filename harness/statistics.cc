@@ -10,6 +10,7 @@
 #include "boost/math/distributions/binomial.hpp"
 #include "boost/math/distributions/students_t.hpp"
 #include "harness/boost_policy.h"
+#include "harness/sample_buffer.h"
 #include "support/counter_rng.h"
 
 namespace trn::stats {
@@ -150,7 +151,7 @@ Interval MedianInterval(std::span<const double> sorted, double confidence,
 Summary Summarize(std::span<const double> samples, double confidence) {
   Summary s;
   if (samples.empty()) return s;
-  std::vector<double> sorted(samples.begin(), samples.end());
+  SampleBuffer<double> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end());
   const std::span<const double> xs(sorted);
 
@@ -172,7 +173,7 @@ Summary Summarize(std::span<const double> samples, double confidence) {
   s.median = s.p50;
   s.iqr = s.p75 - s.p25;
 
-  std::vector<double> deviations;
+  SampleBuffer<double> deviations;
   deviations.reserve(xs.size());
   for (double x : xs) deviations.push_back(std::fabs(x - s.median));
   std::sort(deviations.begin(), deviations.end());

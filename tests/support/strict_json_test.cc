@@ -1,6 +1,10 @@
 #include "support/strict_json.h"
 
+#include <cstddef>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
@@ -71,6 +75,62 @@ TEST(StrictJsonTest, MalformedJsonSaysWhereAndWhy) {
               HasSubstr("number overflow parsing '1e400'"));
   EXPECT_THAT(Message(ParseStrictJson("{} {}", "m.json")),
               HasSubstr("malformed JSON"));
+}
+
+// Collects what ParseStrictJson hands it; takes the elements when `take`.
+class RecordingSink : public JsonElementSink {
+ public:
+  explicit RecordingSink(bool take) : take_(take) {}
+  std::string_view key() const override { return "w"; }
+  bool Open(const nlohmann::json& root) override {
+    root_at_open = root;
+    return take_;
+  }
+  void Element(size_t index, nlohmann::json&& element) override {
+    elements.emplace_back(index, element.dump());
+  }
+  nlohmann::json root_at_open;
+  std::vector<std::pair<size_t, std::string>> elements;
+
+ private:
+  bool take_;
+};
+
+TEST(StrictJsonTest, ASinkTakesTheElementsOfItsArrayInOrder) {
+  RecordingSink sink(/*take=*/true);
+  auto r = ParseStrictJson(R"({"a": 1, "w": [{"x": [1, 2]}, 3, []], "b": 2})",
+                           "f", {}, nullptr, &sink);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(sink.root_at_open.dump(), R"({"a":1,"w":null})");
+  EXPECT_THAT(sink.elements,
+              ::testing::ElementsAre(
+                  std::pair<size_t, std::string>(0, R"({"x":[1,2]})"),
+                  std::pair<size_t, std::string>(1, "3"),
+                  std::pair<size_t, std::string>(2, "[]")));
+  EXPECT_EQ(r->dump(), R"({"a":1,"b":2,"w":[]})");
+}
+
+TEST(StrictJsonTest, ASinkThatDeclinesLeavesTheTreeWhole) {
+  RecordingSink sink(/*take=*/false);
+  auto r =
+      ParseStrictJson(R"({"w": [1, {"w": [2]}]})", "f", {}, nullptr, &sink);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(sink.elements.empty());
+  EXPECT_EQ(r->dump(), R"({"w":[1,{"w":[2]}]})");
+}
+
+TEST(StrictJsonTest, AStreamedArrayKeepsItsChecksAndPaths) {
+  RecordingSink sink(/*take=*/true);
+  EXPECT_THAT(Message(ParseStrictJson(R"({"w": [{}, {"k": 1, "k": 2}]})", "f",
+                                      {}, nullptr, &sink)),
+              StartsWith("f: /w/1/k: duplicate key \"k\""));
+}
+
+TEST(StrictJsonTest, ReleaseJsonTreeEmptiesATree) {
+  auto r = ParseStrictJson(R"({"a": [1, {"b": [[], {}]}], "c": "s"})", "f");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ReleaseJsonTree(*r);
+  EXPECT_EQ(r->dump(), "{}");
 }
 
 }  // namespace
