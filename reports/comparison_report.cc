@@ -1,7 +1,10 @@
 #include "reports/comparison_report.h"
 
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/summary_json.h"
@@ -92,7 +95,10 @@ nlohmann::ordered_json ComparisonRowToJson(const MetricComparison& c) {
   return row;
 }
 
-nlohmann::ordered_json ComparisonToJson(const ComparisonReport& r) {
+namespace {
+
+// Every field of ComparisonToJson before its rows.
+nlohmann::ordered_json ComparisonHead(const ComparisonReport& r) {
   nlohmann::ordered_json j;
   j["baseline"] = r.baseline_source;
   j["threshold"] = r.threshold;
@@ -102,10 +108,42 @@ nlohmann::ordered_json ComparisonToJson(const ComparisonReport& r) {
   j["correction"] = "holm";
   j["regression"] = r.AnyRegression();
   j["unchecked"] = r.Unchecked();
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json ComparisonToJson(const ComparisonReport& r) {
+  nlohmann::ordered_json j = ComparisonHead(r);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& c : r.rows) rows.push_back(ComparisonRowToJson(c));
   j["rows"] = std::move(rows);
   return j;
+}
+
+std::string ComparisonJsonText(const ComparisonReport& r) {
+  nlohmann::ordered_json head = ComparisonHead(r);
+  head["rows"] = nlohmann::ordered_json::array();
+  std::string out = head.dump(2);
+  // dump(2) ends the object with `"rows": []` and the closing brace; the
+  // rows go in their place, each indented to its depth in the document.
+  constexpr absl::string_view kEmptyRows = "\"rows\": []\n}";
+  if (r.rows.empty() || !absl::EndsWith(out, kEmptyRows)) {
+    return ComparisonToJson(r).dump(2) + "\n";
+  }
+  out.resize(out.size() - kEmptyRows.size());
+  out += "\"rows\": [\n";
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const std::string row = ComparisonRowToJson(r.rows[i]).dump(2);
+    out += "    ";
+    for (char ch : row) {
+      out += ch;
+      if (ch == '\n') out += "    ";
+    }
+    out += i + 1 < r.rows.size() ? ",\n" : "\n";
+  }
+  out += "  ]\n}\n";
+  return out;
 }
 
 }  // namespace trn

@@ -1,6 +1,8 @@
 #include "reports/junit_report.h"
 
-#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -37,13 +39,19 @@ std::string Details(const MetricComparison& c) {
 }  // namespace
 
 std::string JunitXml(const ComparisonReport& report) {
-  // Suites in the order their workloads first appear.
-  std::vector<std::string> workloads;
+  // Suites in the order their workloads first appear, each with its rows
+  // in order; grouped in one pass, since a merged suite can hold 100k
+  // workloads (a scan per workload took minutes).
+  struct Suite {
+    const std::string* name;
+    std::vector<const MetricComparison*> rows;
+  };
+  std::vector<Suite> suites;
+  std::unordered_map<std::string_view, size_t> suite_of;
   for (const auto& c : report.rows) {
-    if (std::find(workloads.begin(), workloads.end(), c.workload) ==
-        workloads.end()) {
-      workloads.push_back(c.workload);
-    }
+    auto [it, added] = suite_of.try_emplace(c.workload, suites.size());
+    if (added) suites.push_back({&c.workload, {}});
+    suites[it->second].rows.push_back(&c);
   }
   auto is_failure = [](const MetricComparison& c) {
     return c.verdict == Verdict::kRegression;
@@ -60,15 +68,14 @@ std::string JunitXml(const ComparisonReport& report) {
                         "<testsuites name=\"trnbench\" tests=\"%d\" "
                         "failures=\"%d\" errors=\"0\">\n",
                         report.rows.size(), failures);
-  for (const auto& w : workloads) {
-    int64_t tests = 0;
+  for (const Suite& suite : suites) {
+    const std::string& w = *suite.name;
+    const auto tests = static_cast<int64_t>(suite.rows.size());
     int64_t f = 0;
     int64_t s = 0;
-    for (const auto& c : report.rows) {
-      if (c.workload != w) continue;
-      ++tests;
-      f += is_failure(c);
-      s += is_skipped(c);
+    for (const MetricComparison* c : suite.rows) {
+      f += is_failure(*c);
+      s += is_skipped(*c);
     }
     absl::StrAppendFormat(
         &out,
@@ -88,8 +95,8 @@ std::string JunitXml(const ComparisonReport& report) {
                       "\" value=\"", XmlEscape(v), "\"/>\n");
     }
     out += "    </properties>\n";
-    for (const auto& c : report.rows) {
-      if (c.workload != w) continue;
+    for (const MetricComparison* row : suite.rows) {
+      const MetricComparison& c = *row;
       absl::StrAppend(&out, "    <testcase name=\"", XmlEscape(c.metric),
                       "\" classname=\"trnbench.", XmlEscape(c.workload),
                       "\">\n");

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -322,26 +325,27 @@ std::vector<const MetricComparison*> NotableComparisons(
 }
 
 std::vector<std::string> CollapsedNotes(const ComparisonReport& report) {
-  std::vector<std::string> workloads;  // every compared workload, in order
-  std::vector<std::string> notes;      // each note once, in order
-  std::vector<std::vector<std::string>> who;
+  // Hashed lookups: a merged suite can compare 100k workloads, and a scan
+  // of the lists per row took minutes.
+  std::unordered_set<std::string_view> workloads;  // every compared workload
+  std::vector<std::string> notes;                  // each note once, in order
+  std::unordered_map<std::string_view, size_t> note_index;
+  std::vector<std::vector<std::string>> who;  // per note, in order
+  std::vector<std::unordered_set<std::string_view>> who_set;
   for (const auto& row : report.rows) {
-    if (std::find(workloads.begin(), workloads.end(), row.workload) ==
-        workloads.end()) {
-      workloads.push_back(row.workload);
-    }
+    workloads.insert(row.workload);
     for (const auto& n : row.notes) {
       // The paired analysis is said once, where the method is described.
       if (n.rfind("paired", 0) == 0) continue;
-      auto it = std::find(notes.begin(), notes.end(), n);
-      if (it == notes.end()) {
+      auto [it, added] = note_index.try_emplace(n, notes.size());
+      if (added) {
         notes.push_back(n);
         who.emplace_back();
-        it = notes.end() - 1;
+        who_set.emplace_back();
       }
-      auto& names = who[static_cast<size_t>(it - notes.begin())];
-      if (std::find(names.begin(), names.end(), row.workload) == names.end()) {
-        names.push_back(row.workload);
+      const size_t i = it->second;
+      if (who_set[i].insert(row.workload).second) {
+        who[i].push_back(row.workload);
       }
     }
   }

@@ -267,6 +267,23 @@ MetricComparison Row(std::string workload, std::string metric, Verdict v,
   return c;
 }
 
+TEST(JunitReportTest, InterleavedRowsGoToTheirWorkloadsSuiteInOrder) {
+  ComparisonReport r;
+  r.comparisons = 3;
+  r.rows = {Row("w1", "a", Verdict::kUnchanged, "x"),
+            Row("w2", "b", Verdict::kRegression, "y"),
+            Row("w1", "c", Verdict::kUnchanged, "z")};
+  XmlElement root = XmlReader(JunitXml(r)).Document();
+  ASSERT_EQ(root.children.size(), 2u);
+  EXPECT_EQ(root.children[0].attrs.at("name"), "trnbench.w1");
+  EXPECT_EQ(root.children[0].attrs.at("tests"), "2");
+  ASSERT_EQ(root.children[0].children.size(), 3u);
+  EXPECT_EQ(root.children[0].children[1].attrs.at("name"), "a");
+  EXPECT_EQ(root.children[0].children[2].attrs.at("name"), "c");
+  EXPECT_EQ(root.children[1].attrs.at("name"), "trnbench.w2");
+  EXPECT_EQ(root.children[1].attrs.at("failures"), "1");
+}
+
 TEST(JunitReportTest, WellFormedWithAFailurePerRegression) {
   ComparisonReport r;
   r.baseline_source = "baselines/<trn1> & \"co\"";

@@ -79,7 +79,12 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   }
   auto c = CompareFiles(*old_side, *new_side, compare);
   if (!c.ok()) return Fail(err, c.status());
-  const std::string json_text = ComparisonToJson(*c).dump(2) + "\n";
+  // Built only when printed or written: at 100k workloads its tree alone
+  // took ~250 MB.
+  const std::string json_text =
+      *format == OutputFormat::kJson || !o.output.empty()
+          ? ComparisonJsonText(*c)
+          : std::string();
   // As for a run: every file is staged before the first is put in place.
   if (!o.output.empty()) {
     if (auto s = outputs.StageFile(o.output, json_text); !s.ok()) {

@@ -66,7 +66,7 @@ PendingOutputs PrepareJunitOutput(const ReportOutputOptions& options,
                                   const ComparisonReport& comparison) {
   PendingOutputs p;
   p.options.junit_file = options.junit_file;
-  p.junit = JunitXml(comparison);
+  if (!options.junit_file.empty()) p.junit = JunitXml(comparison);
   return p;
 }
 
