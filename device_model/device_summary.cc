@@ -117,6 +117,18 @@ DeviceSummary SummarizeDevice(const Timeline& tl) {
   s.dma_compute_overlap_us = OverlapOf(dma_u, compute_u);
   s.dma_compute_overlap =
       s.dma.active_us > 0 ? s.dma_compute_overlap_us / s.dma.active_us : 0.0;
+  // Latency that nothing hides: waiting time outside every busy lane.
+  if (!tl.dma_latency.empty()) {
+    double sum = 0;
+    for (const auto& [from, to] : tl.dma_latency) sum += to - from;
+    s.dma.transfers = static_cast<int64_t>(tl.dma_latency.size());
+    s.dma.mean_latency_us = sum / static_cast<double>(s.dma.transfers);
+    const auto waits = UnionOf(tl.dma_latency);
+    std::vector<TimeInterval> busy = dma_u;
+    busy.insert(busy.end(), compute_u.begin(), compute_u.end());
+    s.dma.latency_only_us =
+        LengthOf(waits) - OverlapOf(waits, UnionOf(std::move(busy)));
+  }
   for (size_t d = 0; d < exec_start.size(); ++d) {
     if (exec_start[d] < kInf && first_device[d] < kInf) {
       s.launch_overhead_us += first_device[d] - exec_start[d];

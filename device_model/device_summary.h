@@ -29,6 +29,12 @@ struct DmaActivity {
   double active_us = 0;       // time at least one queue is busy
   double queue_busy_us = 0;   // summed over queues
   double bandwidth_gbps = 0;  // bytes / active time
+  // Measured from the transfers' completions: their mean fixed latency, and
+  // the time during which some transfer waits for it while no queue moves
+  // data and no engine computes (the latency nothing hides).
+  int64_t transfers = 0;
+  double mean_latency_us = 0;
+  double latency_only_us = 0;
 };
 
 struct DeviceSummary {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_model/engine.h"
@@ -52,6 +53,11 @@ struct Timeline {
   std::vector<std::string> strings;
   std::vector<Event> events;
   std::vector<std::string> dispatch_names;
+  // Per DMA transfer, [its data done, its completion]: the fixed latency
+  // that no lane shows busy. Kept apart from the events, so traces are
+  // unchanged; `profile` measures from it how much of a kernel waits on
+  // nothing else.
+  std::vector<std::pair<double, double>> dma_latency;
 
   uint32_t Intern(const std::string& s);
   const std::string& str(uint32_t i) const { return strings[i]; }

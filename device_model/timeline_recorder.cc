@@ -55,6 +55,10 @@ void TimelineRecorder::Busy(const BusySpan& s) {
   tl_.events.push_back(e);
 }
 
+void TimelineRecorder::DmaDone(const DmaCompletion& done) {
+  tl_.dma_latency.emplace_back(done.data_end_us, done.end_us);
+}
+
 void TimelineRecorder::Host(const HostSpan& s) {
   Event e;
   e.lane = s.lane;

@@ -15,6 +15,7 @@ namespace trn {
 class TimelineRecorder : public SimListener {
  public:
   void BeginRun(const Program& program, int dma_queues) override;
+  void DmaDone(const DmaCompletion& done) override;
   void Busy(const BusySpan& span) override;
   void Host(const HostSpan& span) override;
 

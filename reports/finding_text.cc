@@ -142,13 +142,13 @@ std::string FindingText(const Finding& f, const WorkloadProfile& p) {
   }
   if (id == "dma_latency_bound") {
     return absl::StrCat(
-        "DMA is latency-bound: ", x["latency_share"],
-        " of the queues' busy time is the fixed ~", x["latency"],
-        " cost of each of ", x["transfers"], " transfers (", x["pieces"],
-        " pieces averaging ", x["piece_bytes"], "), so they average ",
-        x["bandwidth"],
-        " while active; fewer, larger transfers would move the same bytes in "
-        "less time.");
+        "DMA is latency-bound: for ", x["latency_share"], " of the time (",
+        x["latency_only"],
+        ") the kernel waits on nothing but the completion latency of its ",
+        x["transfers"], " transfers (~", x["latency"], " each; ", x["pieces"],
+        " pieces averaging ", x["piece_bytes"], ", ", x["bandwidth"],
+        " while moving); more transfers in flight (more buffers) or fewer, "
+        "larger ones would hide it.");
   }
   if (absl::EndsWith(id, "_issue_overhead")) {
     return absl::StrCat(EngineList(f.engines), " spends ", x["overhead_share"],

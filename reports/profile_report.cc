@@ -269,7 +269,9 @@ ordered_json ProfileToJson(const ProfileReport& rep) {
                  {"bytes", s.dma.bytes},
                  {"active_us", Num(s.dma.active_us)},
                  {"queue_busy_us", Num(s.dma.queue_busy_us)},
-                 {"bandwidth_gbps", Num(s.dma.bandwidth_gbps)}};
+                 {"bandwidth_gbps", Num(s.dma.bandwidth_gbps)},
+                 {"mean_latency_us", Num(s.dma.mean_latency_us)},
+                 {"latency_only_us", Num(s.dma.latency_only_us)}};
     sj["memory_bandwidth_utilisation"] = Num(p.memory_bandwidth_utilisation);
     sj["flop_utilisation"] = Num(p.flop_utilisation);
     sj["compute_active_us"] = Num(s.compute_active_us);

@@ -56,6 +56,23 @@ TEST(DeviceSummaryTest, EnginesDmaAndTheirOverlap) {
   EXPECT_DOUBLE_EQ(s.launch_overhead_us, 0);
 }
 
+TEST(DeviceSummaryTest, LatencyOnlyIsTheWaitingNothingElseCovers) {
+  Timeline tl;
+  tl.lanes = StandardLanes(4);
+  tl.events = {
+      At(kHardwareLane, 0, 20), At(DmaLane(0), 0, 2, 100),  // transfer 1's data
+      At(EngineLane(Engine::kScalar), 6, 7),  // compute in its wait
+      At(DmaLane(1), 9, 11, 100),             // transfer 2's data
+  };
+  // Transfer 1 waits [2, 10], transfer 2 [11, 14]: of their 11 us, the
+  // compute [6, 7] and transfer 2's data [9, 10] hide 2 us.
+  tl.dma_latency = {{2, 10}, {11, 14}};
+  const DeviceSummary s = SummarizeDevice(tl);
+  EXPECT_EQ(s.dma.transfers, 2);
+  EXPECT_DOUBLE_EQ(s.dma.mean_latency_us, 5.5);
+  EXPECT_DOUBLE_EQ(s.dma.latency_only_us, 9);
+}
+
 TEST(DeviceSummaryTest, ConcurrentEnginesAndLaunchOverhead) {
   Timeline tl;
   tl.lanes = StandardLanes(2);

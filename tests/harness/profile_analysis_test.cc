@@ -93,7 +93,25 @@ TEST(ProfileAnalysisTest, ExpTiledIsTheSeedsDiagnosisWithAPredictedFix) {
   EXPECT_LT(w.time_us, p.median_us);
   EXPECT_GT(w.dma_compute_overlap, 0.0);
   EXPECT_NE(Find(p, "engines_take_turns"), nullptr);
-  EXPECT_NE(Find(p, "dma_latency_bound"), nullptr);
+  // Measured from the run: each of the four dependent transfers waits its
+  // whole latency with nothing else running, so the latency-only time is
+  // their sum and the finding's share is that over the kernel's time.
+  EXPECT_EQ(p.summary.dma.transfers, 4);
+  EXPECT_NEAR(p.summary.dma.latency_only_us, 4 * p.summary.dma.mean_latency_us,
+              1e-9);
+  const Finding* latency = Find(p, "dma_latency_bound");
+  ASSERT_NE(latency, nullptr);
+  EXPECT_DOUBLE_EQ(latency->Find("latency_share")->value,
+                   p.summary.dma.latency_only_us / p.summary.total_us);
+}
+
+TEST(ProfileAnalysisTest, LatencyHiddenUnderComputeIsNotAFinding) {
+  // The 2048-square matmul streams its loads under 300 us of TensorE work:
+  // its transfers' latencies overlap compute and cost nothing.
+  const WorkloadProfile p = Profile("matmul_bf16_2048", 5);
+  EXPECT_GT(p.summary.dma.transfers, 0);
+  EXPECT_LT(p.summary.dma.latency_only_us, 0.25 * p.summary.total_us);
+  EXPECT_EQ(Find(p, "dma_latency_bound"), nullptr);
 }
 
 TEST(ProfileAnalysisTest, PipelinedExpOverlapsAndMatchesThePrediction) {

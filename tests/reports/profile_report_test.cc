@@ -45,7 +45,10 @@ TEST(FindingTextTest, SaysTheSeedsDiagnosisWithThePredictedFix) {
               HasSubstr("are busy one at a time"));
   // Byte sizes are decimal, as everywhere in the reports.
   const std::string latency = TextOf(p, "dma_latency_bound");
-  EXPECT_THAT(latency, HasSubstr(" kB)"));
+  EXPECT_THAT(latency,
+              HasSubstr("waits on nothing but the completion latency of its 4 "
+                        "transfers"));
+  EXPECT_THAT(latency, HasSubstr("pieces averaging 16.00 kB,"));
   EXPECT_THAT(latency, Not(HasSubstr("KiB")));
 }
 
