@@ -497,10 +497,7 @@ class NkiLowering {
       const Deps& a = iters[static_cast<size_t>(i)].all;
       out.done.insert(out.done.end(), a.begin(), a.end());
     }
-    if (trips > 0) {
-      out.tile = iters.back().result;
-      out.tile.deps.clear();
-    }
+    if (trips > 0) out.tile = iters.back().result;
     chain_.pop_back();
     keep_all_.pop_back();
     result_index_.pop_back();
@@ -681,8 +678,10 @@ class NkiLowering {
     }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
     if (static_cast<int>(idx) == result_index_.back()) {
-      it.result = made;
-      it.result.deps.clear();
+      it.result.partitions = made.partitions;  // the shape, not the deps
+      it.result.free = made.free;
+      it.result.dtype = made.dtype;
+      it.result.psum = made.psum;
     }
     if (!op.id.empty()) it.made[op.id] = std::move(made);
     return CheckSize(spec_, builder_.size());
