@@ -394,9 +394,10 @@ class NkiLowering {
         partitions_(profile.memory.partitions),
         builder_(kernel, profile) {}
 
-  // `keep_all`: every iteration keeps its own tiles (KeepsEveryIteration).
+  // `keep_all`: every iteration keeps its own tiles (KeepsEveryIteration);
+  // `holds_state`: its id names the state it updates (HoldsState).
   absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
-                                   bool keep_all) {
+                                   bool keep_all, bool holds_state) {
     chain_.push_back(&loop);
     keep_all_.push_back(keep_all);
     result_index_.push_back(LoopResultIndex(loop));
@@ -434,10 +435,13 @@ class NkiLowering {
     // Buffer rotation: with B tile sets, iteration i reuses the buffers of
     // iteration i - B and so waits for it to finish; a sequential range also
     // carries a dependency from every iteration to the next.
-    // A sequential loop whose iterations hand tiles on (`carry`) is
-    // ordered by those tiles and its buffers, not by whole iterations.
+    // A sequential loop whose iterations hand tiles on (`carry`), or whose
+    // id names the state they update in place, is ordered by that state
+    // and its buffers, not by whole iterations: its engines take the
+    // iterations in program order, so the state's updates stay in order.
     const bool sequential = loop.range == LoopRange::kSequential;
     const bool carried =
+        holds_state ||
         std::any_of(loop.body.begin(), loop.body.end(),
                     [](const NkiOp& op) { return !op.carry.empty(); });
     const bool whole = sequential && !carried;
@@ -618,9 +622,10 @@ class NkiLowering {
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
-      TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
-                           Loop(op.loop.front(), deps,
-                                KeepsEveryIteration(op, keep_all_.back())));
+      TRN_ASSIGN_OR_RETURN(
+          LoweredLoop nested,
+          Loop(op.loop.front(), deps, KeepsEveryIteration(op, keep_all_.back()),
+               HoldsState(op)));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
     } else if (op.op == "load" || op.op == "store") {
@@ -648,8 +653,9 @@ class NkiLowering {
       // One rule for tile shapes, shared with the validator's SBUF check.
       const NkiTile tile =
           ResolveNkiTileInChain(spec_, chain_, op, partitions_);
-      const int64_t tile_p =
-          op.tile.empty() && loop.dim == 0 ? it.tile : tile.partitions;
+      const int64_t tile_p = op.tile.empty() && loop.WalksPartitionTiles()
+                                 ? it.tile
+                                 : tile.partitions;
       const int64_t tile_f = tile.free;
       DType cost_dtype = tile.dtype;
       int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
@@ -710,7 +716,8 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
   Deps previous;
   for (const NkiLoop& loop : spec.kernel->loops) {
     TRN_ASSIGN_OR_RETURN(LoweredLoop l,
-                         lowering.Loop(loop, previous, /*keep_all=*/false));
+                         lowering.Loop(loop, previous, /*keep_all=*/false,
+                                       /*holds_state=*/false));
     if (!l.done.empty()) previous = std::move(l.done);
   }
   p.dispatches.push_back(std::move(d));

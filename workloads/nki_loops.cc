@@ -141,16 +141,28 @@ LoopResultKind LoopResultOf(const NkiLoop& loop) {
   if (j < 0) return LoopResultKind::kNone;
   const NkiOp& op = loop.body[static_cast<size_t>(j)];
   // An id-less loop in the result position passes on what it makes.
-  if (op.op == "loop" && op.id.empty()) return LoopResultOf(op.loop.front());
-  if (op.op == "matmul" && op.buffer == "psum") {
-    return LoopResultKind::kAccumulator;
+  LoopResultKind kind = LoopResultKind::kBlock;
+  if (op.op == "loop" && op.id.empty()) {
+    // What its tiles are in this loop depends on this loop's range.
+    kind = LoopResultOf(op.loop.front());
+    if (kind == LoopResultKind::kState) kind = LoopResultKind::kBlock;
+  } else if (op.op == "matmul" && op.buffer == "psum") {
+    kind = LoopResultKind::kAccumulator;
   }
-  return LoopResultKind::kBlock;
+  if (kind == LoopResultKind::kBlock && loop.range == LoopRange::kSequential) {
+    return LoopResultKind::kState;
+  }
+  return kind;
 }
 
 bool KeepsEveryIteration(const NkiOp& loop_op, bool in_block) {
   if (loop_op.id.empty()) return in_block;
   return LoopResultOf(loop_op.loop.front()) == LoopResultKind::kBlock;
+}
+
+bool HoldsState(const NkiOp& loop_op) {
+  return !loop_op.id.empty() &&
+         LoopResultOf(loop_op.loop.front()) == LoopResultKind::kState;
 }
 
 bool IsDataMovementOnly(const NkiOp& op) {

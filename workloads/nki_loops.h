@@ -79,6 +79,11 @@ enum class LoopResultKind {
   // block dimension of an NKI tensor, as `tiles[k] = nl.load(...)` fills
   // one slot of `tiles` per iteration.
   kBlock,
+  // The loop is sequential: NKI's sequential_range is for a loop-carried
+  // dependency, so its iterations update the same tiles in place (as
+  // `result[...] += partial` over the blocks of K does) and the id stands
+  // for their state after the last iteration. Counted as one set of tiles.
+  kState,
 };
 
 // The position in loop.body of the op whose tile the loop's id stands for:
@@ -93,6 +98,10 @@ LoopResultKind LoopResultOf(const NkiLoop& loop);
 // block, and a loop without an id nested in one (it fills part of the
 // block). `in_block` says that of the loop around it.
 bool KeepsEveryIteration(const NkiOp& loop_op, bool in_block);
+
+// Whether the loop of `loop_op` has an id that names the state its
+// sequential iterations update in place (LoopResultKind::kState).
+bool HoldsState(const NkiOp& loop_op);
 
 // Whether an NKI op kind performs no arithmetic (index generation, copies).
 bool IsDataMovementOnly(const NkiOp& op);

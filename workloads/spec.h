@@ -72,20 +72,26 @@ struct NkiOp {
 
 // A loop over dim `dim` of `tensor`: over dim 0 in tiles of
 // `tile_partitions` rows (the remaining dims flattened into the free axis),
-// over another dim in steps of `step` elements. Nested in a loop over the
-// same tensor dim, it walks that loop's current tile rather than the dim.
+// over another dim in steps of `step` elements. A loop over dim 0 may give
+// `step` instead: it then walks blocks of that many rows, which may be
+// taller than the partitions (a kernel's BLOCK_K of K), and its ops are
+// tiled by the loops nested in it. Nested in a loop over the same tensor
+// dim, a loop walks that loop's current tile rather than the dim.
 struct NkiLoop {
   std::string var;
   LoopRange range = LoopRange::kAffine;
   std::string tensor;
   int dim = 0;
-  int64_t tile_partitions = 128;  // dim 0
-  int64_t step = 0;               // dim >= 1
+  int64_t tile_partitions = 128;  // dim 0, unless `step` is given
+  int64_t step = 0;               // dim >= 1, or row blocks of dim 0
   int buffers = 1;
   std::vector<NkiOp> body;
   std::string json_path;
 
-  int64_t TileSize() const { return dim == 0 ? tile_partitions : step; }
+  int64_t TileSize() const { return step > 0 ? step : tile_partitions; }
+  // Whether the loop's iterations are partition tiles, which give the ops
+  // of its body their default tile; otherwise ops name their block.
+  bool WalksPartitionTiles() const { return dim == 0 && step == 0; }
 };
 
 struct NkiKernel {

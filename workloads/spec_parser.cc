@@ -422,13 +422,18 @@ class SpecReader {
       loop.dim = static_cast<int>(dim);
     }
     // Partitions and free elements are different resources, so the two
-    // kinds of loop name their tile differently.
-    if (loop.dim == 0) {
-      if (Optional(v, "step") != nullptr) {
+    // kinds of loop name their tile differently; a loop over dim 0 that
+    // walks blocks of rows rather than partition tiles gives `step`.
+    if (loop.dim == 0 && Optional(v, "step") != nullptr) {
+      if (Optional(v, "tile_partitions") != nullptr) {
         return Error(Child(path, "step"),
                      "a loop over dim 0 walks tiles of \"tile_partitions\" "
-                     "rows; \"step\" is for loops over dim >= 1");
+                     "rows or blocks of \"step\" rows; give one of them");
       }
+      TRN_ASSIGN_OR_RETURN(loop.step,
+                           Int(*Optional(v, "step"), Child(path, "step"), 1,
+                               kInt32Max, "a positive integer"));
+    } else if (loop.dim == 0) {
       TRN_ASSIGN_OR_RETURN(const Json* tp, Require(v, path, "tile_partitions"));
       TRN_ASSIGN_OR_RETURN(loop.tile_partitions,
                            Int(*tp, Child(path, "tile_partitions"), 1,

@@ -562,7 +562,7 @@ class Validator {
                                    loop.tensor, tensor->shape.size(),
                                    tensor->shape.size() - 1, loop.dim));
     }
-    if (loop.dim != 0) {
+    if (!loop.WalksPartitionTiles()) {
       if (loop.step < 1 || loop.step > kMaxTensorElements) {
         return Error(path + "/step",
                      absl::StrFormat("must be between 1 and %s, got %d",
@@ -726,7 +726,7 @@ class Validator {
       TRN_RETURN_IF_ERROR(CheckMaskNeed(ctx, op, path));
     }
     if (!rule->moves_data && rule->defines_tile && op.tile.empty() &&
-        ctx.loop->dim != 0) {
+        !ctx.loop->WalksPartitionTiles()) {
       return Error(path + "/tile",
                    absl::StrFormat("the loop steps along dim %d, so there is "
                                    "no default tile; give %s its [partitions, "
@@ -752,7 +752,7 @@ class Validator {
         continue;
       }
       const NkiLoop& l = *ctx.chain[static_cast<size_t>(at)];
-      if (&l == ctx.loop && l.dim == 0) {
+      if (&l == ctx.loop && l.WalksPartitionTiles()) {
         return Error(
             path + "/mask",
             absl::StrFormat("the last tile is partial (%d rows, tile "
@@ -832,7 +832,7 @@ class Validator {
     TRN_ASSIGN_OR_RETURN(const TensorDecl* t,
                          TileableTensor(tensor_path, op.tensor, "tensor"));
     if (!op.index.empty()) return CheckIndex(ctx, op, *t, path);
-    if (ctx.loop->dim != 0) {
+    if (!ctx.loop->WalksPartitionTiles()) {
       return Error(path + "/index",
                    absl::StrFormat("the loop steps along dim %d, so %s needs "
                                    "an \"index\" saying which block of "

@@ -305,6 +305,110 @@ TEST(BlockLoopTest, AnAccumulatorIsOnePsumTileWhateverItsLoopsBuffers) {
           .ok());
 }
 
+// K blocked as the tutorial's fully optimized matmul does it: a sequential
+// loop "k" over blocks of `block` rows of x (dim 0 with a step), whose
+// nested loop "kk" loads the block's 128-row tiles, and whose id "state"
+// names the SBUF sum it updates in place; `kbuf` buffers on "k".
+Json BlockedK(int rows, int block, int kbuf) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "bk", "family": "bk",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [1024, 512], "dtype": "bf16"},
+      {"name": "out", "shape": [128, 512], "dtype": "bf16"}
+    ],
+    "kernel": {"source_file": "bk.py", "loops": [{
+      "var": "n", "range": "affine", "tensor": "out",
+      "tile_partitions": 128, "body": [
+        {"id": "zero", "op": "memset", "engine": "gpsimd",
+         "tile": [128, 512], "dtype": "bf16", "line": 1},
+        {"id": "state", "op": "loop", "var": "k", "range": "sequential",
+         "tensor": "x", "step": 256, "line": 2, "body": [
+          {"id": "blk", "op": "loop", "var": "kk", "range": "affine",
+           "tensor": "x", "tile_partitions": 128, "line": 3, "body": [
+            {"id": "x_t", "op": "load", "tensor": "x", "index": ["kk", ":"],
+             "line": 4}]},
+          {"id": "sum", "op": "tensor_tensor", "engine": "vector",
+           "inputs": ["blk", "zero"], "tile": [128, 512], "dtype": "bf16",
+           "line": 5}]},
+        {"op": "store", "tensor": "out", "inputs": ["state"], "line": 6}]}]}
+  })");
+  j["tensors"][0]["shape"][0] = rows;
+  auto& k = j["kernel"]["loops"][0]["body"][1];
+  k["step"] = block;
+  k["buffers"] = kbuf;
+  return j;
+}
+
+std::vector<size_t> OnLine(const Kernel& k, int line) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    if (k.instrs[i].source_line == line) out.push_back(i);
+  }
+  return out;
+}
+
+TEST(RowBlockLoopTest, AStepOnDimZeroWalksBlocksThatTheNestedLoopTiles) {
+  const Program p = LowerOrDie(Parse(BlockedK(1024, 256, 1)));
+  const Kernel& k = p.dispatches[0].kernel;
+  // 4 blocks of 256 rows, each loaded as 2 tiles of 128 rows, and summed
+  // once per block.
+  EXPECT_EQ(OnLine(k, 4).size(), 8u);
+  EXPECT_EQ(OnLine(k, 5).size(), 4u);
+  for (size_t i : OnLine(k, 4)) {
+    EXPECT_EQ(k.instrs[i].kind, InstrKind::kDma);
+  }
+}
+
+TEST(RowBlockLoopTest, ItsOpsNameTheirTile) {
+  Json j = BlockedK(1024, 256, 1);
+  j["kernel"]["loops"][0]["body"][1]["body"][1].erase("tile");
+  auto s = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "spec.json: /kernel/loops/0/body/1/body/1/tile: the loop steps "
+            "along dim 0, so there is no default tile; give a tensor_tensor "
+            "its [partitions, free] tile");
+  j = BlockedK(1024, 256, 1);
+  j["kernel"]["loops"][0]["body"][1]["tile_partitions"] = 128;
+  s = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "spec.json: /kernel/loops/0/body/1/step: a loop over dim 0 walks "
+            "tiles of \"tile_partitions\" rows or blocks of \"step\" rows; "
+            "give one of them");
+}
+
+TEST(StateLoopTest, OneBufferWaitsForThePreviousUpdateTwoOverlapIt) {
+  for (int kbuf : {1, 2}) {
+    const Program p = LowerOrDie(Parse(BlockedK(1024, 256, kbuf)));
+    const Kernel& k = p.dispatches[0].kernel;
+    const std::vector<size_t> loads = OnLine(k, 4);
+    const std::vector<size_t> sums = OnLine(k, 5);
+    ASSERT_EQ(loads.size(), 8u);
+    ASSERT_EQ(sums.size(), 4u);
+    // The second block's first load reuses the first block's buffer with
+    // one buffer; with two it loads while the first block is summed.
+    EXPECT_EQ(DependsOn(k, loads[2], sums[0]), kbuf == 1) << kbuf;
+    // The sums update the state in order whatever the buffers.
+    EXPECT_LT(sums[0], sums[1]);
+  }
+}
+
+TEST(StateLoopTest, ItsTilesAreOneSetNotOnePerIteration) {
+  // 200 blocks of 2 tiles of 1 KiB and a 1 KiB sum: 600 KiB of SBUF if
+  // every iteration kept its tiles, as a block loop's do; 3 KiB per buffer
+  // as state updated in place.
+  EXPECT_TRUE(
+      ParseSpec(BlockedK(256 * 200, 256, 2).dump(), "spec.json", MemoryLimits{})
+          .ok());
+  Json affine = BlockedK(256 * 200, 256, 1);
+  affine["kernel"]["loops"][0]["body"][1]["range"] = "affine";
+  auto s = ParseSpec(affine.dump(), "spec.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), ::testing::HasSubstr("SBUF overflow"));
+}
+
 TEST(LoweringTest, TorchMatmulFlops) {
   const Json j = Json::parse(R"({
     "schema_version": 1, "name": "mm", "family": "mm", "description": "t",
