@@ -14,6 +14,7 @@
 #include "support/status_macros.h"
 #include "workloads/lowering.h"
 #include "workloads/nki_loops.h"
+#include "workloads/shape_override.h"
 #include "workloads/spec_validator.h"
 
 namespace trn {
@@ -64,7 +65,11 @@ absl::StatusOr<WhatIf> RunWhatIf(std::string id, std::string change,
   WhatIf w;
   w.id = std::move(id);
   w.change = std::move(change);
-  if (absl::Status s = ValidateSpec(variant, profile.memory); !s.ok()) {
+  // A --shape point is validated under its spec's name, as
+  // ApplyShapeOverrides does: the point's name breaks the name pattern.
+  WorkloadSpec check = variant;
+  check.name = SpecNameOfPoint(variant.name);
+  if (absl::Status s = ValidateSpec(check, profile.memory); !s.ok()) {
     w.feasible = false;
     w.why_not = WithoutFile(
         variant, std::string_view(s.message().data(), s.message().size()));

@@ -219,7 +219,7 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
       // The name is ours, not the file's: validate under the original name,
       // whose pattern the new one deliberately breaks.
       WorkloadSpec check = s;
-      check.name = spec.name;
+      check.name = SpecNameOfPoint(s.name);
       if (absl::Status st = ValidateSpec(check, limits); !st.ok()) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s: %s", point, st.message()));
@@ -238,6 +238,10 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
     }
   }
   return out;
+}
+
+std::string SpecNameOfPoint(const std::string& name) {
+  return name.substr(0, name.find('['));
 }
 
 }  // namespace trn

@@ -42,6 +42,11 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
     const std::vector<WorkloadSpec>& specs,
     const std::vector<ShapeOverride>& overrides, const MemoryLimits& limits);
 
+// The name of the spec a point was made from: `name` up to its "[point]".
+// A point's name deliberately breaks the spec-name pattern, so code that
+// validates a point again validates it under this name.
+std::string SpecNameOfPoint(const std::string& name);
+
 }  // namespace trn
 
 #endif  // TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_

@@ -8,6 +8,7 @@
 #include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "workloads/shape_override.h"
 #include "workloads/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
@@ -169,6 +170,26 @@ TEST(ProfileAnalysisTest, AnInfeasibleWhatIfSaysWhy) {
   const Finding* f = Find(*p, "no_dma_compute_overlap");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->what_if, "double_buffering");
+}
+
+TEST(ProfileAnalysisTest, AWhatIfRunsOnASpecAtAnotherShape) {
+  // A --shape point is named "exp_tiled[in_tensor,out_tensor=1024x512]",
+  // which the spec-name pattern refuses; its what-if used to report that
+  // as the reason the variant does not fit.
+  auto shape = ParseShapeOverride("in_tensor,out_tensor=1024x512");
+  ASSERT_TRUE(shape.ok()) << shape.status();
+  auto points =
+      ApplyShapeOverrides({Spec("exp_tiled")}, {*shape}, Get().trn1.memory);
+  ASSERT_TRUE(points.ok()) << points.status();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ(points->front().name, "exp_tiled[in_tensor,out_tensor=1024x512]");
+  RunOptions o;
+  o.schedule.repeat = 3;
+  auto p = ProfileWorkload(points->front(), Get().trn1, o);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->what_ifs.size(), 1u);
+  EXPECT_TRUE(p->what_ifs[0].feasible) << p->what_ifs[0].why_not;
+  EXPECT_LT(p->what_ifs[0].time_us, p->median_us);
 }
 
 TEST(ProfileAnalysisTest, DoubleBufferingSkipsLoopsThatCannotPrefetch) {
