@@ -409,6 +409,19 @@ TEST(StateLoopTest, ItsTilesAreOneSetNotOnePerIteration) {
   EXPECT_THAT(s.status().message(), ::testing::HasSubstr("SBUF overflow"));
 }
 
+TEST(BlockLoopTest, AnOpCarryingItsOwnTileMakesAnAccumulatorInSbuf) {
+  // scanC_accum += scanC in an affine loop: the loop's id names one SBUF
+  // tile updated in place, not a block of 200 [128, 512] tiles (each
+  // iteration's 2 x 1 KiB loads and 1 KiB sum would be 600 KiB).
+  Json affine = BlockedK(256 * 200, 256, 1);
+  Json& k = affine["kernel"]["loops"][0]["body"][1];
+  k["range"] = "affine";
+  k["body"][1]["carry"] = Json::array({"sum"});
+  EXPECT_TRUE(ParseSpec(affine.dump(), "spec.json", MemoryLimits{}).ok());
+  k["body"][1].erase("carry");
+  EXPECT_FALSE(ParseSpec(affine.dump(), "spec.json", MemoryLimits{}).ok());
+}
+
 TEST(LoweringTest, TorchMatmulFlops) {
   const Json j = Json::parse(R"({
     "schema_version": 1, "name": "mm", "family": "mm", "description": "t",
