@@ -67,7 +67,9 @@ TEST(ImportGoogleBenchmarkTest, AnEntryWithoutItsTimeIsRefused) {
   auto run = ImportText(
       "t.json", R"({"benchmarks": [{"name": "a", "run_type": "iteration"}]})");
   ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().message(), "t.json: /benchmarks/0/real_time: missing");
+  EXPECT_EQ(run.status().message(),
+            "t.json: /benchmarks/0/real_time: required key \"real_time\" is "
+            "missing");
 }
 
 TEST(ImportGoogleBenchmarkTest, WorkloadRenamesOnlyAFileOfOneBenchmark) {
