@@ -25,11 +25,12 @@ MetricResult MeasuredMetric(absl::string_view name,
 
 absl::StatusOr<double> NumberField(const nlohmann::json& obj,
                                    absl::string_view file,
-                                   const std::string& pointer,
-                                   const char* key) {
+                                   const std::string& pointer, const char* key,
+                                   const NumberBounds& bounds,
+                                   std::string_view expected) {
   const JsonReader r(std::string_view(file.data(), file.size()));
   TRN_ASSIGN_OR_RETURN(const nlohmann::json* v, r.Required(obj, pointer, key));
-  return r.Number(*v, {pointer, key});
+  return r.Number(*v, {pointer, key}, bounds, expected);
 }
 
 }  // namespace trn::import

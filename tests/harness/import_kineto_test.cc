@@ -126,6 +126,16 @@ TEST(ImportKinetoTest, AStringTimestampIsRefusedWithItsPointer) {
             "\"0\"");
 }
 
+TEST(ImportKinetoTest, ANegativeDurationIsRefusedWithItsPointer) {
+  auto run = ImportText(
+      "bad.json",
+      R"({"traceEvents": [{"ph": "X", "name": "ProfilerStep#1", "ts": 0, "dur": -1}]})");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message(),
+            "bad.json: /traceEvents/0/dur: expected a duration of at least 0, "
+            "got number -1");
+}
+
 TEST(ImportKinetoTest, SeveralTracesPoolTheirSteps) {
   RunResult run =
       ImportFixtures({"kineto/base.json.gz", "kineto/base.json.gz"});
