@@ -13,6 +13,7 @@
 #include "support/hash.h"
 #include "support/input_error.h"
 #include "support/input_file.h"
+#include "support/json_reader.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -102,67 +103,54 @@ absl::Status Err(absl::string_view label, absl::string_view path,
                     std::string_view(what.data(), what.size()));
 }
 
-absl::StatusOr<ProfileParam> ParseParam(const json& j, absl::string_view label,
+absl::StatusOr<ProfileParam> ParseParam(const json& j, const JsonReader& r,
                                         const std::string& path,
                                         const ParamSpec& spec) {
-  if (!j.is_object()) return Err(label, path, "expected an object");
+  static constexpr std::string_view kKeys[] = {"value", "quantiles", "unit",
+                                               "source"};
+  TRN_RETURN_IF_ERROR(r.CheckKeys(j, path, kKeys, "a parameter"));
   ProfileParam p;
-  bool has_value = false;
-  bool has_quantiles = false;
-  for (const auto& [k, v] : j.items()) {
-    if (k == "value") {
-      if (!v.is_number())
-        return Err(label, path + "/value", "expected a number");
-      double x = v.get<double>();
-      if (!std::isfinite(x) || x < 0) {
-        return Err(label, path + "/value", "expected a finite number >= 0");
-      }
-      if (spec.integer && (x != std::floor(x) || x < 1 || x > 1e9)) {
-        return Err(label, path + "/value",
-                   "expected a positive integer (at most 1e9)");
-      }
-      p.dist = QuantileTable::Constant(x);
-      has_value = true;
-    } else if (k == "quantiles") {
-      if (!spec.distribution_allowed) {
-        return Err(label, path + "/quantiles",
+  const json* value = JsonReader::Optional(j, "value");
+  const json* quantiles = JsonReader::Optional(j, "quantiles");
+  if (quantiles != nullptr && !spec.distribution_allowed) {
+    return r.Error({path, "quantiles"},
                    "this parameter is a fixed hardware figure; give `value`");
+  }
+  if ((value == nullptr) == (quantiles == nullptr)) {
+    return r.Error(path, "expected exactly one of `value` or `quantiles`");
+  }
+  if (value != nullptr && spec.integer) {
+    TRN_ASSIGN_OR_RETURN(const int64_t x,
+                         r.Int(*value, {path, "value"}, 1, 1'000'000'000,
+                               "a positive integer (at most 1e9)"));
+    p.dist = QuantileTable::Constant(static_cast<double>(x));
+  } else if (value != nullptr) {
+    TRN_ASSIGN_OR_RETURN(
+        const double x,
+        r.Number(*value, {path, "value"}, {.min = 0}, "a finite number >= 0"));
+    p.dist = QuantileTable::Constant(x);
+  } else {
+    const std::string at = JsonChild(path, "quantiles");
+    TRN_RETURN_IF_ERROR(
+        r.Array(*quantiles, at, "an array of [probability, value] pairs"));
+    std::vector<std::pair<double, double>> points;
+    for (size_t i = 0; i < quantiles->size(); ++i) {
+      const json& e = (*quantiles)[i];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number() ||
+          !e[1].is_number()) {
+        return r.Expected({at, i}, "a [probability, value] pair of numbers", e);
       }
-      if (!v.is_array()) {
-        return Err(label, path + "/quantiles",
-                   "expected an array of [probability, value] pairs");
-      }
-      std::vector<std::pair<double, double>> points;
-      for (size_t i = 0; i < v.size(); ++i) {
-        const json& e = v[i];
-        if (!e.is_array() || e.size() != 2 || !e[0].is_number() ||
-            !e[1].is_number()) {
-          return Err(label, absl::StrCat(path, "/quantiles/", i),
-                     "expected a [probability, value] pair of numbers");
-        }
-        points.emplace_back(e[0].get<double>(), e[1].get<double>());
-      }
-      auto table = QuantileTable::FromPoints(std::move(points));
-      if (!table.ok()) {
-        return Err(label, path + "/quantiles", table.status().message());
-      }
-      p.dist = *std::move(table);
-      has_quantiles = true;
-    } else if (k == "unit" || k == "source") {
-      if (!v.is_string())
-        return Err(label, path + "/" + k, "expected a string");
-      (k == "unit" ? p.unit : p.source) = v.get<std::string>();
-    } else {
-      return Err(label, path + "/" + k,
-                 "unknown key; expected value or quantiles, unit, source");
+      points.emplace_back(e[0].get<double>(), e[1].get<double>());
     }
+    auto table = QuantileTable::FromPoints(std::move(points));
+    if (!table.ok()) return r.Error(at, std::string(table.status().message()));
+    p.dist = *std::move(table);
   }
-  if (has_value == has_quantiles) {
-    return Err(label, path, "expected exactly one of `value` or `quantiles`");
-  }
+  TRN_RETURN_IF_ERROR(r.OptionalString(j, path, "unit", p.unit));
+  TRN_RETURN_IF_ERROR(r.OptionalString(j, path, "source", p.source));
   if (p.source.empty()) {
-    return Err(label, path + "/source",
-               "every parameter must say where its value comes from");
+    return r.Error({path, "source"},
+                   "every parameter must say where its value comes from");
   }
   return p;
 }
@@ -265,53 +253,34 @@ absl::StatusOr<DeviceProfile> ParseDeviceProfile(absl::string_view text,
       const json j,
       ParseStrictJson(std::string_view(text.data(), text.size()),
                       std::string_view(label.data(), label.size())));
-  if (!j.is_object()) return Err(label, "/", "expected a JSON object");
+  const JsonReader r(std::string_view(label.data(), label.size()));
+  static constexpr std::string_view kKeys[] = {
+      "schema_version", "name", "description", "calibrated", "parameters"};
+  // Before the key check: a newer version may have keys this one lacks.
+  TRN_RETURN_IF_ERROR(r.SchemaVersion(j, "", kProfileSchemaVersion));
+  TRN_RETURN_IF_ERROR(r.CheckKeys(j, "", kKeys, "a device profile"));
   DeviceProfile d;
   d.content_hash = Fnv1a64Hex(std::string_view(text.data(), text.size()));
-  bool seen_version = false;
-  bool seen_params = false;
-  for (const auto& [k, v] : j.items()) {
-    if (k == "schema_version") {
-      if (!v.is_number_integer() || v.get<int64_t>() != kProfileSchemaVersion) {
-        return Err(label, "/schema_version",
-                   absl::StrCat("expected ", kProfileSchemaVersion));
-      }
-      seen_version = true;
-    } else if (k == "name" || k == "description") {
-      if (!v.is_string()) return Err(label, "/" + k, "expected a string");
-      (k == "name" ? d.name : d.description) = v.get<std::string>();
-    } else if (k == "calibrated") {
-      if (!v.is_boolean())
-        return Err(label, "/calibrated", "expected true or false");
-      d.calibrated = v.get<bool>();
-    } else if (k == "parameters") {
-      if (!v.is_object())
-        return Err(label, "/parameters", "expected an object");
-      for (const auto& [pk, pv] : v.items()) {
-        const ParamSpec* spec = FindParamSpec(pk);
-        if (spec == nullptr) {
-          return Err(
-              label, "/parameters/" + pk,
-              absl::StrCat("unknown parameter; expected one of ", KnownKeys()));
-        }
-        TRN_ASSIGN_OR_RETURN(auto param,
-                             ParseParam(pv, label, "/parameters/" + pk, *spec));
-        d.params.emplace(pk, std::move(param));
-      }
-      seen_params = true;
-    } else {
-      return Err(label, "/" + k,
-                 "unknown key; expected schema_version, name, description, "
-                 "calibrated, parameters");
-    }
-  }
-  if (!seen_version) return Err(label, "/schema_version", "missing");
-  if (!seen_params) return Err(label, "/parameters", "missing");
-  if (d.name.empty()) return Err(label, "/name", "missing or empty");
-  for (const auto& p : kParams) {
-    if (!d.params.contains(p.key)) {
-      return Err(label, absl::StrCat("/parameters/", p.key), "missing");
-    }
+  TRN_ASSIGN_OR_RETURN(const json* name, r.Required(j, "", "name"));
+  TRN_ASSIGN_OR_RETURN(d.name, r.NonEmptyString(*name, "/name"));
+  TRN_RETURN_IF_ERROR(r.OptionalString(j, "", "description", d.description));
+  TRN_RETURN_IF_ERROR(r.OptionalBool(j, "", "calibrated", d.calibrated));
+  TRN_ASSIGN_OR_RETURN(const json* params, r.Required(j, "", "parameters"));
+  static const std::vector<std::string_view> kNames = [] {
+    std::vector<std::string_view> names;
+    for (const auto& p : kParams)
+      names.emplace_back(p.key.data(), p.key.size());
+    return names;
+  }();
+  TRN_RETURN_IF_ERROR(
+      r.CheckKeys(*params, "/parameters", kNames, "the parameters"));
+  for (const auto& spec : kParams) {
+    const std::string_view key(spec.key.data(), spec.key.size());
+    TRN_ASSIGN_OR_RETURN(const json* param,
+                         r.Required(*params, "/parameters", key));
+    TRN_ASSIGN_OR_RETURN(
+        auto value, ParseParam(*param, r, JsonChild("/parameters", key), spec));
+    d.params.emplace(spec.key, std::move(value));
   }
   TRN_RETURN_IF_ERROR(Rebuild(d, label));
   return d;

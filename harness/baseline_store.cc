@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -22,6 +23,7 @@
 #include "nlohmann/json.hpp"
 #include "support/input_error.h"
 #include "support/input_file.h"
+#include "support/json_reader.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -93,74 +95,11 @@ bool MustBePositive(std::string_view metric) {
          metric == "ncl_us" || metric == "latency_us" ||
          metric == "throughput_per_s";
 }
-absl::Status Bad(absl::string_view label, absl::string_view path,
-                 absl::string_view what) {
-  return InputError(std::string_view(label.data(), label.size()),
-                    std::string_view(path.data(), path.size()),
-                    std::string_view(what.data(), what.size()));
-}
-
-// Typed accessors that turn every defect into a message with its path.
-class Reader {
- public:
-  explicit Reader(absl::string_view label) : label_(label) {}
-
-  absl::StatusOr<const json*> Field(const json& obj, const std::string& path,
-                                    const char* key) const {
-    if (!obj.is_object()) return Bad(label_, path, "expected an object");
-    auto it = obj.find(key);
-    if (it == obj.end()) {
-      return Bad(label_, absl::StrCat(path, "/", key), "missing");
-    }
-    return &*it;
-  }
-  absl::StatusOr<std::string> String(const json& obj, const std::string& path,
-                                     const char* key) const {
-    TRN_ASSIGN_OR_RETURN(const json* v, Field(obj, path, key));
-    if (!v->is_string()) {
-      return Bad(label_, absl::StrCat(path, "/", key), "expected a string");
-    }
-    return v->get<std::string>();
-  }
-  absl::StatusOr<int64_t> Int(const json& obj, const std::string& path,
-                              const char* key, int64_t lo, int64_t hi) const {
-    TRN_ASSIGN_OR_RETURN(const json* v, Field(obj, path, key));
-    if (!v->is_number_integer()) {
-      return Bad(label_, absl::StrCat(path, "/", key), "expected an integer");
-    }
-    if (v->is_number_unsigned() &&
-        v->get<uint64_t>() > static_cast<uint64_t>(hi)) {
-      return Bad(label_, absl::StrCat(path, "/", key),
-                 absl::StrCat("expected an integer from ", lo, " to ", hi));
-    }
-    int64_t x = v->get<int64_t>();
-    if (x < lo || x > hi) {
-      return Bad(label_, absl::StrCat(path, "/", key),
-                 absl::StrCat("expected an integer from ", lo, " to ", hi));
-    }
-    return x;
-  }
-  absl::StatusOr<uint64_t> Uint(const json& obj, const std::string& path,
-                                const char* key) const {
-    TRN_ASSIGN_OR_RETURN(const json* v, Field(obj, path, key));
-    if (!v->is_number_unsigned()) {
-      return Bad(label_, absl::StrCat(path, "/", key),
-                 "expected a non-negative integer");
-    }
-    return v->get<uint64_t>();
-  }
-
-  absl::string_view label() const { return label_; }
-
- private:
-  absl::string_view label_;
-};
-
 // Workload names reach file names (`<name>.json` under --save-baseline) and
 // one-line messages. trnbench writes spec names ([a-z][a-z0-9_]*), sweep
 // points (`name[tensor=dims]`) and imported names (letters, digits, '_',
 // '-', '.'), so anything else in a file was not written by it.
-absl::Status CheckWorkloadName(const Reader& r, absl::string_view path,
+absl::Status CheckWorkloadName(const JsonReader& r, const JsonLocation& at,
                                const std::string& name) {
   constexpr size_t kMaxName = 256;
   bool ok = !name.empty() && name.size() <= kMaxName && name[0] != '.';
@@ -169,76 +108,72 @@ absl::Status CheckWorkloadName(const Reader& r, absl::string_view path,
     ok = ok && c > ' ' && c < 0x7f && c != '/' && c != '\\';
   }
   if (ok) return absl::OkStatus();
-  return Bad(r.label(), path,
-             absl::StrCat("workload name \"", EscapeControl(name),
-                          "\" is not one trnbench writes; expected 1 to 256 "
-                          "printable ASCII characters, no space, '/' or "
-                          "'\\', not starting with '.'"));
+  return r.Error(
+      at, absl::StrCat("workload name \"", EscapeControl(name),
+                       "\" is not one trnbench writes; expected 1 to 256 "
+                       "printable ASCII characters, no space, '/' or "
+                       "'\\', not starting with '.'"));
 }
 
-absl::StatusOr<Schedule> ReadSchedule(const Reader& r, const json& obj,
-                                      const std::string& path) {
-  TRN_ASSIGN_OR_RETURN(const json* s, r.Field(obj, path, "schedule"));
-  const std::string sp = path + "/schedule";
+absl::StatusOr<Schedule> ReadSchedule(const JsonReader& r, const json& obj,
+                                      std::string_view path) {
+  TRN_ASSIGN_OR_RETURN(const json* s, r.Required(obj, path, "schedule"));
+  const std::string sp = JsonChild(path, "schedule");
   Schedule out;
-  TRN_ASSIGN_OR_RETURN(out.wait, r.Int(*s, sp, "wait", 0, int64_t{1} << 40));
-  TRN_ASSIGN_OR_RETURN(out.warmup,
-                       r.Int(*s, sp, "warmup", 0, int64_t{1} << 40));
-  TRN_ASSIGN_OR_RETURN(out.repeat,
-                       r.Int(*s, sp, "repeat", 1, int64_t{1} << 40));
+  for (auto [key, min, field] : {std::tuple{"wait", 0, &out.wait},
+                                 {"warmup", 0, &out.warmup},
+                                 {"repeat", 1, &out.repeat}}) {
+    TRN_ASSIGN_OR_RETURN(const json* v, r.Required(*s, sp, key));
+    TRN_ASSIGN_OR_RETURN(*field, r.Int(*v, {sp, key}, min, int64_t{1} << 40));
+  }
   return out;
 }
 
 // Optional: files of specs without a noise_threshold (and files written
 // before it was recorded) have none.
-absl::StatusOr<double> ReadThreshold(const Reader& r, const json& obj,
-                                     const std::string& path) {
-  const auto it = obj.find("noise_threshold");
-  if (it == obj.end()) return std::numeric_limits<double>::quiet_NaN();
-  if (!it->is_number() || !(it->get<double>() >= 0.0) ||
-      !(it->get<double>() < 1.0)) {
-    return Bad(r.label(), path + "/noise_threshold",
-               "expected a number in [0, 1)");
-  }
-  return it->get<double>();
+absl::StatusOr<double> ReadThreshold(const JsonReader& r, const json& obj,
+                                     std::string_view path) {
+  const json* t = JsonReader::Optional(obj, "noise_threshold");
+  if (t == nullptr) return std::numeric_limits<double>::quiet_NaN();
+  return r.Number(*t, {path, "noise_threshold"},
+                  {.min = 0, .max = 1, .max_open = true},
+                  "a number in [0, 1), such as 0.02 for 2%");
 }
 
 // A measured file's metrics each hold their own samples (any count), or no
 // samples and the "percentiles" of a summary without samples; the model's
 // hold schedule.repeat samples.
-absl::Status ReadMetrics(const Reader& r, const json& obj,
-                         const std::string& path, int64_t repeat, bool measured,
+absl::Status ReadMetrics(const JsonReader& r, const json& obj,
+                         std::string_view path, int64_t repeat, bool measured,
                          double confidence, std::vector<MetricResult>& out) {
-  TRN_ASSIGN_OR_RETURN(const json* ms, r.Field(obj, path, "metrics"));
-  const std::string mp = path + "/metrics";
-  if (!ms->is_object() || ms->empty()) {
-    return Bad(r.label(), mp, "expected a non-empty object of metrics");
-  }
+  TRN_ASSIGN_OR_RETURN(const json* ms, r.Required(obj, path, "metrics"));
+  const std::string mp = JsonChild(path, "metrics");
+  constexpr std::string_view kMetricsExpected = "a non-empty object of metrics";
+  TRN_RETURN_IF_ERROR(r.Object(*ms, mp, kMetricsExpected));
+  if (ms->empty()) return r.Expected(mp, kMetricsExpected, *ms);
   for (const auto& [name, m] : ms->items()) {
-    const std::string p = absl::StrCat(mp, "/", name);
+    const std::string p = JsonChild(mp, name);
     const MetricInfo* info = FindAnyMetric(name);
     if (info == nullptr) {
-      return Bad(r.label(), p,
-                 "unknown metric (this trnbench does not know it)");
+      return r.Error(p, "unknown metric (this trnbench does not know it)");
     }
-    TRN_ASSIGN_OR_RETURN(const json* samples, r.Field(m, p, "samples"));
-    if (!samples->is_array()) {
-      return Bad(r.label(), p + "/samples", "expected an array of numbers");
-    }
+    TRN_ASSIGN_OR_RETURN(const json* samples, r.Required(m, p, "samples"));
+    TRN_RETURN_IF_ERROR(
+        r.Array(*samples, {p, "samples"}, "an array of numbers"));
     std::vector<std::pair<double, double>> percentiles;
     if (auto pc = m.find("percentiles"); measured && pc != m.end()) {
-      TRN_ASSIGN_OR_RETURN(
-          percentiles,
-          import::PercentilesFromJson(*pc, r.label(), p + "/percentiles"));
+      TRN_ASSIGN_OR_RETURN(percentiles,
+                           import::PercentilesFromJson(
+                               *pc, r.file(), JsonChild(p, "percentiles")));
     }
     if (measured && samples->empty() && percentiles.empty()) {
-      return Bad(r.label(), p + "/samples",
-                 "expected at least one sample, or the percentiles of a "
-                 "summary without samples");
+      return r.Error({p, "samples"},
+                     "expected at least one sample, or the percentiles of a "
+                     "summary without samples");
     }
     if (!measured && static_cast<int64_t>(samples->size()) != repeat) {
-      return Bad(
-          r.label(), p + "/samples",
+      return r.Error(
+          {p, "samples"},
           absl::StrCat("expected ", repeat,
                        " samples (schedule.repeat), found ", samples->size()));
     }
@@ -247,8 +182,8 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     const auto unit = m.is_object() ? m.find("unit") : m.end();
     if (unit != m.end() &&
         (!unit->is_string() || *unit != std::string(UnitSymbol(info->unit)))) {
-      return Bad(
-          r.label(), p + "/unit",
+      return r.Error(
+          {p, "unit"},
           absl::StrCat("expected \"", std::string(UnitSymbol(info->unit)),
                        "\" (the unit of ", name, "), found ", unit->dump()));
     }
@@ -258,34 +193,34 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
     mr.lower_is_better = info->lower_is_better;
     mr.samples.reserve(samples->size());
     const bool positive = MustBePositive(name);
+    const NumberBounds bounds{.min = 0, .min_open = positive};
     for (size_t i = 0; i < samples->size(); ++i) {
       const json& x = (*samples)[i];
-      if (!x.is_number() || !std::isfinite(x.get<double>())) {
-        return Bad(r.label(), absl::StrCat(p, "/samples/", i),
-                   "expected a finite number");
+      // Checked here so that the pointer is written only for a bad sample:
+      // a file holds millions.
+      if (!x.is_number() || !std::isfinite(x.get<double>()) ||
+          !bounds.Contain(x.get<double>())) {
+        return r
+            .Number(
+                x, {JsonChild(p, "samples"), i}, bounds,
+                positive ? "a number > 0 (a time or rate)" : "a number >= 0")
+            .status();
       }
-      const double v = x.get<double>();
-      if (positive ? !(v > 0) : !(v >= 0)) {
-        return Bad(r.label(), absl::StrCat(p, "/samples/", i),
-                   absl::StrCat(positive ? "expected a number > 0 (a time or "
-                                           "rate), found "
-                                         : "expected a number >= 0, found ",
-                                x.dump()));
-      }
-      mr.samples.push_back(v);
+      mr.samples.push_back(x.get<double>());
     }
     // Written since the checksum exists; files written before have none
     // and are read as they always were.
     if (auto sum = m.find("samples_checksum"); sum != m.end()) {
       const std::string computed = SamplesChecksum(mr.samples);
       if (!sum->is_string() || *sum != computed) {
-        return Bad(r.label(), p + "/samples",
-                   absl::StrCat(
-                       "the samples do not match samples_checksum (",
-                       sum->is_string() ? sum->get<std::string>() : sum->dump(),
-                       " recorded, ", computed,
-                       " computed): the file is corrupt or was "
-                       "edited; restore it or save it again"));
+        return r.Error(
+            {p, "samples"},
+            absl::StrCat(
+                "the samples do not match samples_checksum (",
+                sum->is_string() ? sum->get<std::string>() : sum->dump(),
+                " recorded, ", computed,
+                " computed): the file is corrupt or was "
+                "edited; restore it or save it again"));
       }
     }
     // The stored summary is for people; comparisons use the samples.
@@ -300,95 +235,101 @@ absl::Status ReadMetrics(const Reader& r, const json& obj,
 
 // "source" and, for a measurement, its "measurement" provenance. A file
 // written before measurements could be imported has neither: the model.
-absl::Status ReadSource(const Reader& r, const json& j, Baseline& b) {
-  auto it = j.find("source");
-  if (it == j.end()) return absl::OkStatus();
-  if (!it->is_string() || (it->get<std::string>() != kSourceModel &&
-                           it->get<std::string>() != kSourceMeasured)) {
-    return Bad(r.label(), "/source", "expected \"model\" or \"measured\"");
-  }
-  b.source = it->get<std::string>();
+absl::Status ReadSource(const JsonReader& r, const json& j, Baseline& b) {
+  const json* source = JsonReader::Optional(j, "source");
+  if (source == nullptr) return absl::OkStatus();
+  static constexpr std::string_view kSources[] = {kSourceModel,
+                                                  kSourceMeasured};
+  TRN_ASSIGN_OR_RETURN(const size_t i,
+                       r.Enum(*source, "/source", "source", kSources));
+  b.source = std::string(kSources[i]);
   if (!b.measured()) return absl::OkStatus();
-  TRN_ASSIGN_OR_RETURN(const json* m, r.Field(j, "", "measurement"));
-  TRN_ASSIGN_OR_RETURN(b.measurement, import::MeasurementFromJson(
-                                          *m, r.label(), "/measurement"));
+  TRN_ASSIGN_OR_RETURN(const json* m, r.Required(j, "", "measurement"));
+  TRN_ASSIGN_OR_RETURN(
+      b.measurement, import::MeasurementFromJson(*m, r.file(), "/measurement"));
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const Reader& r,
+absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const JsonReader& r,
                                                        const json& j,
                                                        double confidence) {
   Baseline b;
   b.schema_version = kBaselineSchemaVersion;
-  TRN_ASSIGN_OR_RETURN(b.workload, r.String(j, "", "workload"));
+  TRN_ASSIGN_OR_RETURN(b.workload, r.RequiredString(j, "", "workload"));
   TRN_RETURN_IF_ERROR(CheckWorkloadName(r, "/workload", b.workload));
-  TRN_ASSIGN_OR_RETURN(b.family, r.String(j, "", "family"));
-  TRN_ASSIGN_OR_RETURN(b.mode, r.String(j, "", "mode"));
-  TRN_ASSIGN_OR_RETURN(const json* dev, r.Field(j, "", "device"));
-  TRN_ASSIGN_OR_RETURN(b.device, r.String(*dev, "/device", "name"));
+  TRN_ASSIGN_OR_RETURN(b.family, r.RequiredString(j, "", "family"));
+  TRN_ASSIGN_OR_RETURN(b.mode, r.RequiredString(j, "", "mode"));
+  TRN_ASSIGN_OR_RETURN(const json* dev, r.Required(j, "", "device"));
+  TRN_ASSIGN_OR_RETURN(b.device, r.RequiredString(*dev, "/device", "name"));
   TRN_ASSIGN_OR_RETURN(b.device_hash,
-                       r.String(*dev, "/device", "content_hash"));
-  TRN_ASSIGN_OR_RETURN(const json* prov, r.Field(j, "", "provenance"));
+                       r.RequiredString(*dev, "/device", "content_hash"));
+  TRN_ASSIGN_OR_RETURN(const json* prov, r.Required(j, "", "provenance"));
   const std::string pp = "/provenance";
-  TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(*prov, pp, "spec_file"));
-  TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(*prov, pp, "spec_hash"));
+  TRN_ASSIGN_OR_RETURN(b.spec_file, r.RequiredString(*prov, pp, "spec_file"));
+  TRN_ASSIGN_OR_RETURN(b.spec_hash, r.RequiredString(*prov, pp, "spec_hash"));
   TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, *prov, pp));
   TRN_ASSIGN_OR_RETURN(b.trnbench_version,
-                       r.String(*prov, pp, "trnbench_version"));
-  TRN_ASSIGN_OR_RETURN(b.model_version, r.String(*prov, pp, "model_version"));
-  TRN_ASSIGN_OR_RETURN(b.seed, r.Uint(*prov, pp, "seed"));
+                       r.RequiredString(*prov, pp, "trnbench_version"));
+  TRN_ASSIGN_OR_RETURN(b.model_version,
+                       r.RequiredString(*prov, pp, "model_version"));
+  TRN_ASSIGN_OR_RETURN(const json* seed, r.Required(*prov, pp, "seed"));
+  TRN_ASSIGN_OR_RETURN(b.seed, r.Uint(*seed, {pp, "seed"}));
   TRN_ASSIGN_OR_RETURN(b.schedule, ReadSchedule(r, *prov, pp));
-  TRN_ASSIGN_OR_RETURN(b.created, r.String(*prov, pp, "created"));
-  TRN_ASSIGN_OR_RETURN(const json* commit, r.Field(*prov, pp, "git_commit"));
+  TRN_ASSIGN_OR_RETURN(b.created, r.RequiredString(*prov, pp, "created"));
+  TRN_ASSIGN_OR_RETURN(const json* commit, r.Required(*prov, pp, "git_commit"));
   if (commit->is_string()) {
     b.git_commit = commit->get<std::string>();
   } else if (!commit->is_null()) {
-    return Bad(r.label(), pp + "/git_commit", "expected a string or null");
+    return r.Expected({pp, "git_commit"}, "a string or null", *commit);
   }
   TRN_RETURN_IF_ERROR(ReadSource(r, j, b));
   TRN_RETURN_IF_ERROR(ReadMetrics(r, j, "", b.schedule.repeat, b.measured(),
                                   confidence, b.metrics));
-  b.file = std::string(r.label());
+  b.file = r.file();
   return std::vector<Baseline>{std::move(b)};
 }
 
 // What every workload of a results file shares: all that is read before
 // the workloads.
-absl::StatusOr<Baseline> ReadResultsCommon(const Reader& r, const json& j) {
+absl::StatusOr<Baseline> ReadResultsCommon(const JsonReader& r, const json& j) {
   Baseline common;
-  TRN_ASSIGN_OR_RETURN(const json* dev, r.Field(j, "", "device"));
-  TRN_ASSIGN_OR_RETURN(common.device, r.String(*dev, "/device", "name"));
+  TRN_ASSIGN_OR_RETURN(const json* dev, r.Required(j, "", "device"));
+  TRN_ASSIGN_OR_RETURN(common.device,
+                       r.RequiredString(*dev, "/device", "name"));
   TRN_ASSIGN_OR_RETURN(common.device_hash,
-                       r.String(*dev, "/device", "content_hash"));
+                       r.RequiredString(*dev, "/device", "content_hash"));
   TRN_ASSIGN_OR_RETURN(common.trnbench_version,
-                       r.String(j, "", "trnbench_version"));
-  TRN_ASSIGN_OR_RETURN(common.model_version, r.String(j, "", "model_version"));
-  TRN_ASSIGN_OR_RETURN(common.seed, r.Uint(j, "", "seed"));
+                       r.RequiredString(j, "", "trnbench_version"));
+  TRN_ASSIGN_OR_RETURN(common.model_version,
+                       r.RequiredString(j, "", "model_version"));
+  TRN_ASSIGN_OR_RETURN(const json* seed, r.Required(j, "", "seed"));
+  TRN_ASSIGN_OR_RETURN(common.seed, r.Uint(*seed, {"", "seed"}));
   TRN_ASSIGN_OR_RETURN(common.schedule, ReadSchedule(r, j, ""));
-  common.file = std::string(r.label());
+  common.file = r.file();
   TRN_RETURN_IF_ERROR(ReadSource(r, j, common));
   return common;
 }
 
 // Workload `i` of a results file; `names` holds the names of the workloads
 // before it.
-absl::StatusOr<Baseline> ReadWorkload(const Reader& r, const json& w, size_t i,
-                                      const Baseline& common, double confidence,
+absl::StatusOr<Baseline> ReadWorkload(const JsonReader& r, const json& w,
+                                      size_t i, const Baseline& common,
+                                      double confidence,
                                       absl::flat_hash_set<std::string>& names) {
-  const std::string p = absl::StrCat("/workloads/", i);
+  const std::string p = JsonChild("/workloads", i);
   Baseline b = common;
-  TRN_ASSIGN_OR_RETURN(b.workload, r.String(w, p, "name"));
-  TRN_RETURN_IF_ERROR(CheckWorkloadName(r, p + "/name", b.workload));
-  TRN_ASSIGN_OR_RETURN(b.family, r.String(w, p, "family"));
-  TRN_ASSIGN_OR_RETURN(b.mode, r.String(w, p, "mode"));
-  TRN_ASSIGN_OR_RETURN(b.spec_file, r.String(w, p, "spec_file"));
-  TRN_ASSIGN_OR_RETURN(b.spec_hash, r.String(w, p, "spec_hash"));
+  TRN_ASSIGN_OR_RETURN(b.workload, r.RequiredString(w, p, "name"));
+  TRN_RETURN_IF_ERROR(CheckWorkloadName(r, {p, "name"}, b.workload));
+  TRN_ASSIGN_OR_RETURN(b.family, r.RequiredString(w, p, "family"));
+  TRN_ASSIGN_OR_RETURN(b.mode, r.RequiredString(w, p, "mode"));
+  TRN_ASSIGN_OR_RETURN(b.spec_file, r.RequiredString(w, p, "spec_file"));
+  TRN_ASSIGN_OR_RETURN(b.spec_hash, r.RequiredString(w, p, "spec_hash"));
   TRN_ASSIGN_OR_RETURN(b.noise_threshold, ReadThreshold(r, w, p));
   TRN_RETURN_IF_ERROR(ReadMetrics(r, w, p, b.schedule.repeat, b.measured(),
                                   confidence, b.metrics));
   if (!names.insert(b.workload).second) {
-    return Bad(r.label(), p + "/name",
-               absl::StrCat("workload ", b.workload, " appears twice"));
+    return r.Error({p, "name"},
+                   absl::StrCat("workload ", b.workload, " appears twice"));
   }
   b.pointer = p;
   return b;
@@ -396,17 +337,17 @@ absl::StatusOr<Baseline> ReadWorkload(const Reader& r, const json& w, size_t i,
 
 // trnbench never writes an empty one; read as "nothing to compare", it
 // would let a gate pass on a file that lost its content.
-absl::Status EmptyWorkloads(const Reader& r) {
-  return Bad(r.label(), "/workloads",
-             "expected at least one workload, found an empty array");
+absl::Status EmptyWorkloads(const JsonReader& r) {
+  return r.Error("/workloads",
+                 "expected at least one workload, found an empty array");
 }
 
-absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
+absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const JsonReader& r,
                                                       const json& j,
                                                       double confidence) {
   TRN_ASSIGN_OR_RETURN(const Baseline common, ReadResultsCommon(r, j));
-  TRN_ASSIGN_OR_RETURN(const json* ws, r.Field(j, "", "workloads"));
-  if (!ws->is_array()) return Bad(r.label(), "/workloads", "expected an array");
+  TRN_ASSIGN_OR_RETURN(const json* ws, r.Required(j, "", "workloads"));
+  TRN_RETURN_IF_ERROR(r.Array(*ws, "/workloads"));
   if (ws->empty()) return EmptyWorkloads(r);
   std::vector<Baseline> out;
   out.reserve(ws->size());
@@ -420,30 +361,23 @@ absl::StatusOr<std::vector<Baseline>> ParseResultsDoc(const Reader& r,
 }
 
 // The schema of a parsed file: true for a baseline, false for results.
-absl::StatusOr<bool> ReadSchema(const Reader& r, const json& j) {
-  TRN_ASSIGN_OR_RETURN(std::string schema, r.String(j, "", "schema"));
-  const bool baseline = schema == kBaselineSchema;
-  if (!baseline && schema != kResultsSchema) {
-    return Bad(r.label(), "/schema",
-               absl::StrCat("expected \"", kBaselineSchema, "\" or \"",
-                            kResultsSchema, "\", found \"", schema, "\""));
-  }
-  const int expected =
-      baseline ? kBaselineSchemaVersion : kResultsSchemaVersion;
-  TRN_ASSIGN_OR_RETURN(const json* v, r.Field(j, "", "schema_version"));
-  if (!v->is_number_integer() || v->get<int64_t>() != expected) {
-    return Bad(r.label(), "/schema_version",
-               absl::StrCat("unknown schema version ", v->dump(),
-                            "; this trnbench reads version ", expected));
-  }
+absl::StatusOr<bool> ReadSchema(const JsonReader& r, const json& j) {
+  TRN_ASSIGN_OR_RETURN(const json* schema, r.Required(j, "", "schema"));
+  static constexpr std::string_view kSchemas[] = {kBaselineSchema,
+                                                  kResultsSchema};
+  TRN_ASSIGN_OR_RETURN(const size_t i,
+                       r.Enum(*schema, "/schema", "schema", kSchemas));
+  const bool baseline = i == 0;
+  TRN_RETURN_IF_ERROR(r.SchemaVersion(
+      j, "", baseline ? kBaselineSchemaVersion : kResultsSchemaVersion));
   return baseline;
 }
 
 // The typed reading of a parsed file.
-absl::StatusOr<std::vector<Baseline>> ParseDocument(const Reader& r,
+absl::StatusOr<std::vector<Baseline>> ParseDocument(const JsonReader& r,
                                                     const json& j,
                                                     double confidence) {
-  if (!j.is_object()) return Bad(r.label(), "/", "expected a JSON object");
+  TRN_RETURN_IF_ERROR(r.Object(j, ""));
   TRN_ASSIGN_OR_RETURN(const bool baseline, ReadSchema(r, j));
   return baseline ? ParseBaselineDoc(r, j, confidence)
                   : ParseResultsDoc(r, j, confidence);
@@ -454,7 +388,7 @@ absl::StatusOr<std::vector<Baseline>> ParseDocument(const Reader& r,
 // with the checks and the messages of ParseResultsDoc.
 class WorkloadStream : public JsonElementSink {
  public:
-  WorkloadStream(const Reader& r, double confidence)
+  WorkloadStream(const JsonReader& r, double confidence)
       : r_(r), confidence_(confidence) {}
 
   std::string_view key() const override { return "workloads"; }
@@ -502,7 +436,7 @@ class WorkloadStream : public JsonElementSink {
   }
 
  private:
-  const Reader& r_;
+  const JsonReader& r_;
   double confidence_;
   bool open_ = false;
   size_t root_keys_ = 0;
@@ -602,13 +536,13 @@ std::string BaselineToJsonText(const Baseline& b) {
 absl::StatusOr<std::vector<Baseline>> ParseBaselineOrResults(
     absl::string_view text, absl::string_view label, double confidence) {
   if (static_cast<int64_t>(text.size()) > kMaxBaselineBytes) {
-    return Bad(
-        label, "/",
+    return InputError(
+        std::string_view(label.data(), label.size()), "",
         absl::StrCat("file is larger than ", kMaxBaselineBytes >> 20, " MiB"));
   }
   const std::string_view doc(text.data(), text.size());
   const std::string_view name(label.data(), label.size());
-  const Reader r(label);
+  const JsonReader r(name);
   WorkloadStream stream(r, confidence);
   TRN_ASSIGN_OR_RETURN(json j,
                        ParseStrictJson(doc, name, {}, &kDocument, &stream));

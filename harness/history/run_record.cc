@@ -12,7 +12,7 @@
 #include "harness/statistics.h"
 #include "nlohmann/json.hpp"
 #include "support/hash.h"
-#include "support/message_text.h"
+#include "support/json_reader.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
 
@@ -20,12 +20,6 @@ namespace trn::history {
 namespace {
 
 using nlohmann::json;
-
-absl::Status Bad(absl::string_view label, absl::string_view path,
-                 absl::string_view what) {
-  return absl::InvalidArgumentError(
-      EscapeControl(absl::StrCat(label, ": ", path, ": ", what)));
-}
 
 // "model" unless the file says it was measured: the field is a string, or
 // an object naming its kind (docs/results-format.md).
@@ -72,13 +66,13 @@ absl::StatusOr<RunRecord> RunRecordFromResults(absl::string_view text,
       const json doc,
       ParseStrictJson(std::string_view(text.data(), text.size()),
                       std::string_view(label.data(), label.size())));
-  if (!doc.is_object()) return Bad(label, "/", "expected a JSON object");
-  auto schema = doc.find("schema");
-  if (schema == doc.end() || !schema->is_string() ||
-      schema->get<std::string>() != "trnbench.results") {
-    return Bad(label, "/schema",
-               "expected \"trnbench.results\" (history ingest takes a "
-               "results file: trnbench --output, gate --output or merge)");
+  const JsonReader r(std::string_view(label.data(), label.size()));
+  TRN_ASSIGN_OR_RETURN(const json* schema, r.Required(doc, "", "schema"));
+  if (*schema != "trnbench.results") {
+    return r.Expected("/schema",
+                      "\"trnbench.results\" (history ingest takes a results "
+                      "file: trnbench --output, gate --output or merge)",
+                      *schema);
   }
   if (auto shard = doc.find("shard"); shard != doc.end()) {
     std::string which;
@@ -87,11 +81,11 @@ absl::StatusOr<RunRecord> RunRecordFromResults(absl::string_view text,
       which = absl::StrCat(" ", (*shard)["index"].dump(), "/",
                            (*shard)["count"].dump());
     }
-    return Bad(label, "/shard",
-               absl::StrCat("this is shard", which,
-                            " of a split run; expected the whole run: "
-                            "trnbench merge shard-*.json --output FILE, "
-                            "then ingest FILE"));
+    return r.Error("/shard",
+                   absl::StrCat("this is shard", which,
+                                " of a split run; expected the whole run: "
+                                "trnbench merge shard-*.json --output FILE, "
+                                "then ingest FILE"));
   }
   double confidence = 0.95;
   if (auto c = doc.find("confidence"); c != doc.end() && c->is_number() &&

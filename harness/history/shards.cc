@@ -1,6 +1,7 @@
 #include "harness/history/shards.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <set>
@@ -12,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "support/input_error.h"
+#include "support/json_reader.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -70,6 +73,59 @@ std::map<std::string, int> Assign(const std::vector<ShardUnit>& units,
 
 absl::Status Bad(std::string_view message) {
   return absl::InvalidArgumentError(EscapeControl(message));
+}
+
+struct ShardMeta {
+  int index = 0;
+  int count = 0;
+};
+
+// Checks what merge reads of one shard's results file: the schema, the
+// shard's metadata and the workloads' names.
+absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
+                                        const JsonReader& r) {
+  TRN_ASSIGN_OR_RETURN(const nlohmann::json* schema,
+                       r.Required(doc, "", "schema"));
+  if (*schema != "trnbench.results") {
+    return r.Expected("/schema",
+                      "\"trnbench.results\", a shard written by trnbench "
+                      "gate --shard K/N --output FILE",
+                      *schema);
+  }
+  const nlohmann::json* meta = JsonReader::Optional(doc, "shard");
+  if (meta == nullptr) {
+    return r.Error("/shard",
+                   "required key \"shard\" is missing: expected a shard's "
+                   "results (run with --shard K/N), not a whole run");
+  }
+  ShardMeta out;
+  for (auto [key, field] :
+       {std::pair{"index", &out.index}, std::pair{"count", &out.count}}) {
+    TRN_ASSIGN_OR_RETURN(const nlohmann::json* v,
+                         r.Required(*meta, "/shard", key));
+    TRN_ASSIGN_OR_RETURN(const int64_t n,
+                         r.Int(*v, {"/shard", key}, 1, kMaxShards));
+    *field = static_cast<int>(n);
+  }
+  for (const char* key : {"commit", "configuration"}) {
+    TRN_RETURN_IF_ERROR(r.RequiredString(*meta, "/shard", key).status());
+  }
+  for (const char* key : {"selected", "workloads"}) {
+    TRN_ASSIGN_OR_RETURN(const nlohmann::json* names,
+                         r.Required(*meta, "/shard", key));
+    TRN_RETURN_IF_ERROR(
+        r.StringArray(*names, {"/shard", key}, "an array of workload names")
+            .status());
+  }
+  TRN_ASSIGN_OR_RETURN(const nlohmann::json* workloads,
+                       r.Required(doc, "", "workloads"));
+  TRN_RETURN_IF_ERROR(r.Array(*workloads, "/workloads"));
+  for (size_t i = 0; i < workloads->size(); ++i) {
+    TRN_RETURN_IF_ERROR(
+        r.RequiredString((*workloads)[i], JsonChild("/workloads", i), "name")
+            .status());
+  }
+  return out;
 }
 
 }  // namespace
@@ -134,49 +190,14 @@ absl::StatusOr<std::string> MergeShards(const std::vector<ShardFile>& files) {
   };
   std::vector<Shard> shards;
   for (const ShardFile& f : files) {
-    // The strict reader refuses duplicate keys and deep nesting; the
-    // ordered tree keeps the writer's key order for the merged file.
-    TRN_RETURN_IF_ERROR(ParseStrictJson(f.text, f.label).status());
-    Shard s{&f, ordered_json::parse(f.text), 0, 0};
-    if (!s.doc.is_object() || !s.doc.contains("schema") ||
-        s.doc["schema"] != "trnbench.results") {
-      return Bad(absl::StrCat(f.label,
-                              ": /schema: expected \"trnbench.results\", a "
-                              "shard written by trnbench gate --shard K/N "
-                              "--output FILE"));
-    }
-    const ordered_json* meta =
-        s.doc.contains("shard") ? &s.doc["shard"] : nullptr;
-    if (meta == nullptr || !meta->is_object()) {
-      return Bad(absl::StrCat(
-          f.label,
-          ": /shard: missing; expected a shard's results (run with --shard "
-          "K/N), not a whole run"));
-    }
-    for (const char* key : {"index", "count"}) {
-      if (!meta->contains(key) || !(*meta)[key].is_number_integer()) {
-        return Bad(
-            absl::StrCat(f.label, ": /shard/", key, ": expected an integer"));
-      }
-    }
-    for (const char* key : {"commit", "configuration"}) {
-      if (!meta->contains(key) || !(*meta)[key].is_string()) {
-        return Bad(
-            absl::StrCat(f.label, ": /shard/", key, ": expected a string"));
-      }
-    }
-    for (const char* key : {"selected", "workloads"}) {
-      if (!meta->contains(key) || !(*meta)[key].is_array()) {
-        return Bad(absl::StrCat(f.label, ": /shard/", key,
-                                ": expected an array of workload names"));
-      }
-    }
-    if (!s.doc.contains("workloads") || !s.doc["workloads"].is_array()) {
-      return Bad(absl::StrCat(f.label, ": /workloads: expected an array"));
-    }
-    s.index = (*meta)["index"].get<int>();
-    s.count = (*meta)["count"].get<int>();
-    shards.push_back(std::move(s));
+    // The strict reader refuses duplicate keys and deep nesting, and its
+    // tree is checked; the ordered tree keeps the writer's key order for
+    // the merged file.
+    TRN_ASSIGN_OR_RETURN(const nlohmann::json checked,
+                         ParseStrictJson(f.text, f.label));
+    TRN_ASSIGN_OR_RETURN(const ShardMeta meta,
+                         ReadShardMeta(checked, JsonReader(f.label)));
+    shards.push_back({&f, ordered_json::parse(f.text), meta.index, meta.count});
   }
   const Shard& first = shards.front();
   const ordered_json& m0 = first.doc["shard"];
@@ -248,10 +269,6 @@ absl::StatusOr<std::string> MergeShards(const std::vector<ShardFile>& files) {
   std::map<std::string, std::pair<const Shard*, const ordered_json*>> found;
   for (const Shard& s : shards) {
     for (const ordered_json& w : s.doc["workloads"]) {
-      if (!w.is_object() || !w.contains("name") || !w["name"].is_string()) {
-        return Bad(absl::StrCat(s.file->label,
-                                ": /workloads: expected objects with a name"));
-      }
       const std::string name = w["name"].get<std::string>();
       auto [it, added] = found.emplace(name, std::make_pair(&s, &w));
       if (!added) {
@@ -270,10 +287,6 @@ absl::StatusOr<std::string> MergeShards(const std::vector<ShardFile>& files) {
   }
   std::set<std::string> selected;
   for (const ordered_json& n : m0["selected"]) {
-    if (!n.is_string()) {
-      return Bad(
-          absl::StrCat(first.file->label, ": /shard/selected: expected names"));
-    }
     const std::string name = n.get<std::string>();
     selected.insert(name);
     auto it = found.find(name);

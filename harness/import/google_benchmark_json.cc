@@ -1,9 +1,12 @@
 #include "harness/import/google_benchmark_json.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "support/input_error.h"
+#include "support/json_reader.h"
 #include "support/status_macros.h"
 
 namespace trn::import {
@@ -11,21 +14,17 @@ namespace {
 
 // Microseconds per unit of Google Benchmark's "time_unit".
 absl::StatusOr<double> MicrosecondsPer(const nlohmann::json& entry,
-                                       const std::string& file,
+                                       const JsonReader& r,
                                        const std::string& pointer) {
-  auto it = entry.find("time_unit");
+  const nlohmann::json* unit = JsonReader::Optional(entry, "time_unit");
   // Google Benchmark's default unit, written by every version that
   // writes the field at all.
-  if (it == entry.end()) return 1e-3;
-  if (it->is_string()) {
-    const std::string u = it->get<std::string>();
-    if (u == "ns") return 1e-3;
-    if (u == "us") return 1.0;
-    if (u == "ms") return 1e3;
-    if (u == "s") return 1e6;
-  }
-  return BadInput(file, pointer + "/time_unit",
-                  "expected \"ns\", \"us\", \"ms\" or \"s\"");
+  if (unit == nullptr) return 1e-3;
+  static constexpr std::string_view kUnits[] = {"ns", "us", "ms", "s"};
+  static constexpr double kMicroseconds[] = {1e-3, 1.0, 1e3, 1e6};
+  TRN_ASSIGN_OR_RETURN(const size_t i, r.Enum(*unit, {pointer, "time_unit"},
+                                              "time_unit", kUnits));
+  return kMicroseconds[i];
 }
 
 bool Flag(const nlohmann::json& entry, const char* key) {
@@ -50,6 +49,7 @@ absl::StatusOr<Imported> ReadGoogleBenchmark(
   out.tool = "google-benchmark";
   for (const ParsedInput& in : inputs) {
     const std::string& file = in.file->path;
+    const JsonReader r(file);
     const nlohmann::json& j = in.json;
     if (!LooksLikeGoogleBenchmark(j)) {
       return BadInput(file, "/benchmarks",
@@ -64,19 +64,19 @@ absl::StatusOr<Imported> ReadGoogleBenchmark(
     }
     const nlohmann::json& runs = j["benchmarks"];
     for (size_t i = 0; i < runs.size(); ++i) {
-      const std::string p = absl::StrCat("/benchmarks/", i);
-      const nlohmann::json& r = runs[i];
-      if (!r.is_object()) return BadInput(file, p, "expected an object");
-      auto type = r.find("run_type");
-      if (type != r.end() && type->is_string() &&
+      const std::string p = JsonChild("/benchmarks", i);
+      const nlohmann::json& run = runs[i];
+      TRN_RETURN_IF_ERROR(r.Object(run, p));
+      auto type = run.find("run_type");
+      if (type != run.end() && type->is_string() &&
           type->get<std::string>() == "aggregate") {
         continue;  // mean, median, stddev, BigO...: not a sample
       }
-      if (Flag(r, "error_occurred") || Flag(r, "skipped")) continue;
+      if (Flag(run, "error_occurred") || Flag(run, "skipped")) continue;
       std::string name;
       for (const char* key : {"run_name", "name"}) {
-        auto n = r.find(key);
-        if (n != r.end() && n->is_string()) {
+        auto n = run.find(key);
+        if (n != run.end() && n->is_string()) {
           name = n->get<std::string>();
           break;
         }
@@ -84,13 +84,13 @@ absl::StatusOr<Imported> ReadGoogleBenchmark(
       if (name.empty()) {
         return BadInput(file, p + "/name", "expected the benchmark's name");
       }
-      TRN_ASSIGN_OR_RETURN(const double us, MicrosecondsPer(r, file, p));
-      TRN_ASSIGN_OR_RETURN(double real, NumberField(r, file, p, "real_time"));
-      TRN_ASSIGN_OR_RETURN(double cpu, NumberField(r, file, p, "cpu_time"));
-      if (real < 0 || cpu < 0) {
-        return BadInput(file, p + (real < 0 ? "/real_time" : "/cpu_time"),
-                        "expected a time of at least 0");
-      }
+      TRN_ASSIGN_OR_RETURN(const double us, MicrosecondsPer(run, r, p));
+      constexpr NumberBounds kTime{.min = 0};
+      constexpr std::string_view kExpected = "a time of at least 0";
+      TRN_ASSIGN_OR_RETURN(double real, NumberField(run, file, p, "real_time",
+                                                    kTime, kExpected));
+      TRN_ASSIGN_OR_RETURN(
+          double cpu, NumberField(run, file, p, "cpu_time", kTime, kExpected));
       ImportedWorkload* w = nullptr;
       for (auto& existing : out.workloads) {
         if (existing.name == name) w = &existing;

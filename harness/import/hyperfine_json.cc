@@ -1,9 +1,13 @@
 #include "harness/import/hyperfine_json.h"
 
-#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "support/input_error.h"
+#include "support/json_reader.h"
+#include "support/status_macros.h"
 
 namespace trn::import {
 
@@ -19,6 +23,7 @@ absl::StatusOr<Imported> ReadHyperfine(const std::vector<ParsedInput>& inputs) {
   out.tool = "hyperfine";
   for (const ParsedInput& in : inputs) {
     const std::string& file = in.file->path;
+    const JsonReader r(file);
     const nlohmann::json& j = in.json;
     if (!j.is_object() || !j.contains("results") || !j["results"].is_array()) {
       return BadInput(file, "/results",
@@ -27,53 +32,54 @@ absl::StatusOr<Imported> ReadHyperfine(const std::vector<ParsedInput>& inputs) {
     }
     const nlohmann::json& results = j["results"];
     for (size_t i = 0; i < results.size(); ++i) {
-      const std::string p = absl::StrCat("/results/", i);
-      const nlohmann::json& r = results[i];
-      if (!r.is_object()) return BadInput(file, p, "expected an object");
-      auto cmd = r.find("command");
-      if (cmd == r.end() || !cmd->is_string()) {
-        return BadInput(file, p + "/command", "expected the command string");
+      const std::string p = JsonChild("/results", i);
+      const nlohmann::json& result = results[i];
+      TRN_ASSIGN_OR_RETURN(const std::string name,
+                           r.RequiredString(result, p, "command"));
+      const nlohmann::json* times = JsonReader::Optional(result, "times");
+      if (times == nullptr) {
+        return r.Error({p, "times"},
+                       "required key \"times\" is missing: hyperfine writes "
+                       "the run times from version 1.9 on");
       }
-      auto times = r.find("times");
-      if (times == r.end() || !times->is_array()) {
-        return BadInput(file, p + "/times",
-                        "expected the array of run times in seconds "
-                        "(written by hyperfine 1.9 and later)");
-      }
-      const nlohmann::json* codes = nullptr;
-      if (auto c = r.find("exit_codes"); c != r.end() && !c->is_null()) {
-        if (!c->is_array() || c->size() != times->size()) {
-          return BadInput(file, p + "/exit_codes",
-                          absl::StrCat("expected an array of ", times->size(),
-                                       " exit codes, one per time"));
+      const std::string times_at = JsonChild(p, "times");
+      TRN_RETURN_IF_ERROR(
+          r.Array(*times, times_at, "an array of run times in seconds"));
+      const nlohmann::json* codes = JsonReader::Optional(result, "exit_codes");
+      const std::string codes_at = JsonChild(p, "exit_codes");
+      if (codes != nullptr && codes->is_null()) codes = nullptr;
+      const std::string expected_codes = absl::StrCat(
+          "an array of ", times->size(), " exit codes, one per time");
+      if (codes != nullptr) {
+        TRN_RETURN_IF_ERROR(r.Array(*codes, codes_at, expected_codes));
+        if (codes->size() != times->size()) {
+          return r.Error(codes_at, absl::StrCat("expected ", expected_codes,
+                                                ", got ", codes->size()));
         }
-        codes = &*c;
       }
       std::vector<double> samples;
       for (size_t k = 0; k < times->size(); ++k) {
-        const nlohmann::json& t = (*times)[k];
-        if (!t.is_number() || !std::isfinite(t.get<double>()) ||
-            t.get<double>() < 0) {
-          return BadInput(file, absl::StrCat(p, "/times/", k),
-                          "expected a time in seconds of at least 0");
-        }
+        TRN_ASSIGN_OR_RETURN(const double t,
+                             r.Number((*times)[k], {times_at, k}, {.min = 0},
+                                      "a time in seconds of at least 0"));
         if (codes != nullptr) {
-          const nlohmann::json& c = (*codes)[k];
-          if (!c.is_number_integer() && !c.is_null()) {
-            return BadInput(file, absl::StrCat(p, "/exit_codes/", k),
-                            "expected an integer exit code");
-          }
           // A failed run (or one killed by a signal: null) is not a
           // measurement of the command.
-          if (c.is_null() || c.get<int64_t>() != 0) continue;
+          const nlohmann::json& c = (*codes)[k];
+          if (c.is_null()) continue;
+          TRN_ASSIGN_OR_RETURN(
+              const int64_t code,
+              r.Int(c, {codes_at, k}, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max(),
+                    "an integer exit code or null"));
+          if (code != 0) continue;
         }
-        samples.push_back(t.get<double>() * 1e6);
+        samples.push_back(t * 1e6);
       }
       if (samples.empty()) {
         return BadInput(file, p + "/exit_codes",
                         "expected at least one run with exit code 0");
       }
-      const std::string name = cmd->get<std::string>();
       ImportedWorkload* w = nullptr;
       for (auto& existing : out.workloads) {
         if (existing.name == name) w = &existing;

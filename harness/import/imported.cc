@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/measured_metrics.h"
+#include "support/json_reader.h"
+#include "support/status_macros.h"
 
 namespace trn::import {
 
@@ -23,16 +25,12 @@ MetricResult MeasuredMetric(absl::string_view name,
 
 absl::StatusOr<double> NumberField(const nlohmann::json& obj,
                                    absl::string_view file,
-                                   const std::string& pointer,
-                                   const char* key) {
-  const std::string p = absl::StrCat(pointer, "/", key);
-  if (!obj.is_object()) return BadInput(file, pointer, "expected an object");
-  auto it = obj.find(key);
-  if (it == obj.end()) return BadInput(file, p, "missing");
-  if (!it->is_number() || !std::isfinite(it->get<double>())) {
-    return BadInput(file, p, "expected a finite number");
-  }
-  return it->get<double>();
+                                   const std::string& pointer, const char* key,
+                                   const NumberBounds& bounds,
+                                   std::string_view expected) {
+  const JsonReader r(std::string_view(file.data(), file.size()));
+  TRN_ASSIGN_OR_RETURN(const nlohmann::json* v, r.Required(obj, pointer, key));
+  return r.Number(*v, {pointer, key}, bounds, expected);
 }
 
 }  // namespace trn::import

@@ -11,6 +11,7 @@
 #include "harness/import/measured_file.h"
 #include "harness/results.h"
 #include "nlohmann/json.hpp"
+#include "support/json_reader.h"
 
 namespace trn::import {
 
@@ -51,11 +52,15 @@ struct ParsedInput {
 MetricResult MeasuredMetric(absl::string_view name,
                             std::vector<double> samples);
 
-// The number at `obj[key]` as a double; an error naming file and pointer
-// when it is missing or not a finite number (a JSON null included).
+// The number at `obj[key]` (`obj` at `pointer`) as a double within
+// `bounds`; an error naming file and pointer when it is missing, not a
+// number (a JSON null included) or out of bounds ("expected <expected>,
+// got ...").
 absl::StatusOr<double> NumberField(const nlohmann::json& obj,
                                    absl::string_view file,
-                                   const std::string& pointer, const char* key);
+                                   const std::string& pointer, const char* key,
+                                   const NumberBounds& bounds = {},
+                                   std::string_view expected = "a number");
 
 }  // namespace trn::import
 

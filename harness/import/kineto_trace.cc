@@ -10,6 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "support/input_error.h"
+#include "support/json_reader.h"
 #include "support/status_macros.h"
 
 namespace trn::import {
@@ -41,6 +43,7 @@ std::string IdText(const nlohmann::json& e, const char* key) {
 // The complete ("X") events of one trace.
 absl::StatusOr<std::vector<Event>> CompleteEvents(const ParsedInput& in) {
   const std::string& file = in.file->path;
+  const JsonReader r(file);
   auto it = in.json.find("traceEvents");
   if (!in.json.is_object() || it == in.json.end() || !it->is_array()) {
     return BadInput(file, "/traceEvents",
@@ -50,18 +53,16 @@ absl::StatusOr<std::vector<Event>> CompleteEvents(const ParsedInput& in) {
   std::vector<Event> out;
   for (size_t i = 0; i < it->size(); ++i) {
     const nlohmann::json& e = (*it)[i];
-    const std::string p = absl::StrCat("/traceEvents/", i);
-    if (!e.is_object()) return BadInput(file, p, "expected an object");
+    const std::string p = JsonChild("/traceEvents", i);
+    TRN_RETURN_IF_ERROR(r.Object(e, p));
     auto ph = e.find("ph");
     if (ph == e.end() || !ph->is_string() || ph->get<std::string>() != "X") {
       continue;  // metadata, instants and flow arrows carry no duration
     }
     Event ev;
     TRN_ASSIGN_OR_RETURN(ev.ts, NumberField(e, file, p, "ts"));
-    TRN_ASSIGN_OR_RETURN(ev.dur, NumberField(e, file, p, "dur"));
-    if (ev.dur < 0) {
-      return BadInput(file, p + "/dur", "expected a duration of at least 0");
-    }
+    TRN_ASSIGN_OR_RETURN(ev.dur, NumberField(e, file, p, "dur", {.min = 0},
+                                             "a duration of at least 0"));
     if (auto c = e.find("cat"); c != e.end() && c->is_string()) {
       ev.cat = c->get<std::string>();
     }

@@ -2,28 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "harness/import/measured_file.h"
+#include "support/input_error.h"
+#include "support/json_reader.h"
+#include "support/status_macros.h"
 
 namespace trn::import {
-namespace {
-
-absl::StatusOr<std::string> StringField(const nlohmann::json& obj,
-                                        absl::string_view file,
-                                        const std::string& pointer,
-                                        const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end()) return BadInput(file, pointer + "/" + key, "missing");
-  if (!it->is_string()) {
-    return BadInput(file, pointer + "/" + key, "expected a string");
-  }
-  return it->get<std::string>();
-}
-
-}  // namespace
 
 nlohmann::ordered_json MeasurementToJson(const Measurement& m) {
   nlohmann::ordered_json j;
@@ -68,38 +60,31 @@ stats::Summary SummaryFromPercentiles(
 absl::StatusOr<Measurement> MeasurementFromJson(const nlohmann::json& j,
                                                 absl::string_view file,
                                                 const std::string& pointer) {
-  if (!j.is_object()) return BadInput(file, pointer, "expected an object");
+  const JsonReader r(std::string_view(file.data(), file.size()));
+  TRN_RETURN_IF_ERROR(r.Object(j, pointer));
   Measurement m;
   for (auto [key, field] :
        {std::pair{"format", &m.format}, std::pair{"tool", &m.tool},
         std::pair{"tool_version", &m.tool_version},
         std::pair{"instance_type", &m.instance_type}}) {
-    auto v = StringField(j, file, pointer, key);
-    if (!v.ok()) return v.status();
-    *field = *std::move(v);
+    TRN_ASSIGN_OR_RETURN(*field, r.RequiredString(j, pointer, key));
   }
-  auto inputs = j.find("inputs");
-  if (inputs == j.end() || !inputs->is_array()) {
-    return BadInput(file, pointer + "/inputs",
-                    "expected an array of the measured files");
-  }
+  TRN_ASSIGN_OR_RETURN(const nlohmann::json* inputs,
+                       r.Required(j, pointer, "inputs"));
+  const std::string inputs_at = JsonChild(pointer, "inputs");
+  TRN_RETURN_IF_ERROR(
+      r.Array(*inputs, inputs_at, "an array of the measured files"));
   for (size_t i = 0; i < inputs->size(); ++i) {
-    const std::string p = absl::StrCat(pointer, "/inputs/", i);
+    const std::string p = JsonChild(inputs_at, i);
     const nlohmann::json& in = (*inputs)[i];
-    if (!in.is_object()) return BadInput(file, p, "expected an object");
     MeasuredInput mi;
-    auto name = StringField(in, file, p, "file");
-    if (!name.ok()) return name.status();
-    auto hash = StringField(in, file, p, "fnv1a64");
-    if (!hash.ok()) return hash.status();
-    mi.file = *std::move(name);
-    mi.fnv1a64 = *std::move(hash);
-    auto bytes = in.find("bytes");
-    if (bytes == in.end() || !bytes->is_number_integer() ||
-        bytes->get<int64_t>() < 0) {
-      return BadInput(file, p + "/bytes", "expected a size in bytes");
-    }
-    mi.bytes = bytes->get<int64_t>();
+    TRN_ASSIGN_OR_RETURN(mi.file, r.RequiredString(in, p, "file"));
+    TRN_ASSIGN_OR_RETURN(mi.fnv1a64, r.RequiredString(in, p, "fnv1a64"));
+    TRN_ASSIGN_OR_RETURN(const nlohmann::json* bytes,
+                         r.Required(in, p, "bytes"));
+    TRN_ASSIGN_OR_RETURN(mi.bytes, r.Int(*bytes, {p, "bytes"}, 0,
+                                         std::numeric_limits<int64_t>::max(),
+                                         "a size in bytes"));
     m.inputs.push_back(std::move(mi));
   }
   return m;
@@ -108,31 +93,29 @@ absl::StatusOr<Measurement> MeasurementFromJson(const nlohmann::json& j,
 absl::StatusOr<std::vector<std::pair<double, double>>> PercentilesFromJson(
     const nlohmann::json& obj, absl::string_view file,
     const std::string& pointer) {
-  if (!obj.is_object() || obj.empty()) {
-    return BadInput(file, pointer,
-                    "expected an object of percentiles, such as "
-                    "{\"50\": 20, \"99\": 21}");
-  }
+  const JsonReader r(std::string_view(file.data(), file.size()));
+  constexpr std::string_view kExpected =
+      "an object of percentiles, such as {\"50\": 20, \"99\": 21}";
+  TRN_RETURN_IF_ERROR(r.Object(obj, pointer, kExpected));
+  if (obj.empty()) return r.Expected(pointer, kExpected, obj);
   std::vector<std::pair<double, double>> out;
   for (const auto& [key, value] : obj.items()) {
     absl::string_view k = key;
     absl::ConsumePrefix(&k, "p");
     double p = 0;
-    const std::string kp = absl::StrCat(pointer, "/", key);
+    const std::string kp = JsonChild(pointer, key);
     if (!absl::SimpleAtod(k, &p) || !(p >= 0 && p <= 100)) {
-      return BadInput(file, kp, "expected a percentile from 0 to 100 as key");
+      return r.Error(kp, "expected a percentile from 0 to 100 as key");
     }
-    if (!value.is_number() || !std::isfinite(value.get<double>())) {
-      return BadInput(file, kp, "expected a finite number");
-    }
-    out.emplace_back(p, value.get<double>());
+    TRN_ASSIGN_OR_RETURN(const double v, r.Number(value, kp));
+    out.emplace_back(p, v);
   }
   std::sort(out.begin(), out.end());
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].second < out[i - 1].second) {
-      return BadInput(file, pointer,
-                      "expected percentiles that do not decrease as the "
-                      "percent grows");
+      return r.Error(pointer,
+                     "expected percentiles that do not decrease as the "
+                     "percent grows");
     }
   }
   return out;

@@ -1,10 +1,12 @@
 #include "harness/import/neuron_profile_summary.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "support/json_reader.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
@@ -57,6 +59,7 @@ absl::StatusOr<Imported> ReadNeuronProfileSummaries(
   size_t executions = 0;
   for (const ParsedInput& in : inputs) {
     const std::string& file = in.file->path;
+    const JsonReader r(file);
     if (!in.json.is_object() || in.json.empty()) {
       return BadInput(file, "/",
                       "expected an object of execution summaries keyed by "
@@ -65,9 +68,7 @@ absl::StatusOr<Imported> ReadNeuronProfileSummaries(
     }
     for (const auto& [node, summary] : in.json.items()) {
       const std::string p = "/" + EscapeJsonPointerToken(node);
-      if (!summary.is_object()) {
-        return BadInput(file, p, "expected an execution summary object");
-      }
+      TRN_RETURN_IF_ERROR(r.Object(summary, p, "an execution summary object"));
       ++executions;
       for (size_t f = 0; f < std::size(kFields); ++f) {
         const Field& field = kFields[f];
@@ -76,16 +77,17 @@ absl::StatusOr<Imported> ReadNeuronProfileSummaries(
           everywhere[f] = false;
           continue;
         }
-        TRN_ASSIGN_OR_RETURN(double x,
-                             NumberField(summary, file, p, field.key));
-        if (x < 0 || (field.fraction && x > 1)) {
-          return BadInput(
-              file, absl::StrCat(p, "/", field.key),
-              field.fraction
-                  ? "expected a fraction from 0 to 1 (summary-json writes "
-                    "percents as fractions)"
-                  : "expected a value of at least 0");
-        }
+        TRN_ASSIGN_OR_RETURN(
+            double x,
+            NumberField(summary, file, p, field.key,
+                        {.min = 0,
+                         .max = field.fraction
+                                    ? 1.0
+                                    : std::numeric_limits<double>::infinity()},
+                        field.fraction
+                            ? "a fraction from 0 to 1 (summary-json writes "
+                              "percents as fractions)"
+                            : "a value of at least 0"));
         values[f].push_back(x * field.scale);
       }
       for (const char* key : {"instance_type", "explorer_version",

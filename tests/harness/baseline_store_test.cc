@@ -118,49 +118,74 @@ INSTANTIATE_TEST_SUITE_P(
         Corruption{"Empty", "", "", "malformed JSON"},
         Corruption{"Truncated", "", "{\"schema\": \"trnbench.baseline\", \"sch",
                    "malformed JSON: parse error at line"},
-        Corruption{"NotAnObject", "", "[1, 2]", "expected a JSON object"},
+        Corruption{"NotAnObject", "", "[1, 2]",
+                   "bad.json: /: expected an object, got an array"},
         Corruption{"WrongSchema", "/schema", "\"something.else\"",
-                   "/schema: expected \"trnbench.baseline\""},
+                   "/schema: unknown schema \"something.else\"; expected one "
+                   "of trnbench.baseline, trnbench.results"},
         Corruption{"FutureVersion", "/schema_version", "2",
-                   "unknown schema version 2"},
+                   "/schema_version: unsupported schema_version 2; this "
+                   "trnbench reads 1"},
         Corruption{"VersionAsString", "/schema_version", "\"1\"",
-                   "unknown schema version"},
-        Corruption{"MissingWorkload", "/workload", "null", "/workload"},
-        Corruption{"DeviceNotObject", "/device", "7", "/device"},
+                   "/schema_version: expected an integer, got string \"1\""},
+        Corruption{"MissingWorkload", "/workload", "null",
+                   "/workload: expected a string, got null"},
+        Corruption{"DeviceNotObject", "/device", "7",
+                   "/device: expected an object, got number 7"},
         Corruption{"SeedNegative", "/provenance/seed", "-1",
-                   "/provenance/seed: expected a non-negative integer"},
+                   "/provenance/seed: expected a non-negative integer, got "
+                   "number -1"},
+        Corruption{"SeedFraction", "/provenance/seed", "1.5",
+                   "/provenance/seed: expected a non-negative integer, got a "
+                   "fractional number 1.5"},
         Corruption{"RepeatZero", "/provenance/schedule/repeat", "0",
-                   "/provenance/schedule/repeat: expected an integer from 1"},
+                   "/provenance/schedule/repeat: expected an integer from 1 "
+                   "to 1099511627776, got number 0"},
+        Corruption{"RepeatString", "/provenance/schedule/repeat", "\"4\"",
+                   "/provenance/schedule/repeat: expected an integer from 1 "
+                   "to 1099511627776, got string \"4\""},
         Corruption{"FewerSamples", "/metrics/device_time_us/samples",
                    "[1.0, 2.0]",
                    "expected 4 samples (schedule.repeat), found 2"},
         Corruption{
             "NullSample", "/metrics/device_time_us/samples",
             "[1.0, null, 2.0, 3.0]",
-            "/metrics/device_time_us/samples/1: expected a finite number"},
+            "/metrics/device_time_us/samples/1: expected a number > 0 (a "
+            "time or rate), got null"},
         Corruption{"StringSample", "/metrics/device_time_us/samples",
                    "[1.0, \"x\", 2.0, 3.0]",
-                   "samples/1: expected a finite number"},
+                   "/metrics/device_time_us/samples/1: expected a number > 0 "
+                   "(a time or rate), got string \"x\""},
         Corruption{"UnknownMetric", "/metrics/made_up_metric",
                    "{\"samples\": [1, 2, 3, 4]}", "unknown metric"},
         Corruption{"NoMetrics", "/metrics", "{}",
-                   "non-empty object of metrics"},
+                   "/metrics: expected a non-empty object of metrics, got an "
+                   "empty object"},
+        Corruption{"MetricsArray", "/metrics", "[]",
+                   "/metrics: expected a non-empty object of metrics, got an "
+                   "empty array"},
         Corruption{"CommitNumber", "/provenance/git_commit", "42",
-                   "expected a string or null"},
+                   "/provenance/git_commit: expected a string or null, got "
+                   "number 42"},
         Corruption{"NegativeTime", "/metrics/device_time_us/samples/1",
                    "-4969.27",
                    "/metrics/device_time_us/samples/1: expected a number > 0 "
-                   "(a time or rate), found -4969.27"},
+                   "(a time or rate), got number -4969.27"},
         Corruption{"ZeroTime", "/metrics/device_time_us/samples/0", "0",
-                   "samples/0: expected a number > 0 (a time or rate), "
-                   "found 0"},
+                   "/metrics/device_time_us/samples/0: expected a number > 0 "
+                   "(a time or rate), got number 0"},
         Corruption{"NegativeZeroTime", "/metrics/device_time_us/samples/0",
-                   "-0.0", "samples/0: expected a number > 0"},
+                   "-0.0",
+                   "/metrics/device_time_us/samples/0: expected a number > 0 "
+                   "(a time or rate), got number -0.0"},
         Corruption{"SmallestNegativeTime", "/metrics/device_time_us/samples/2",
-                   "-5e-324", "samples/2: expected a number > 0"},
+                   "-5e-324",
+                   "/metrics/device_time_us/samples/2: expected a number > 0 "
+                   "(a time or rate), got number -5e-324"},
         Corruption{"NegativeBytes", "/metrics/dma_bytes",
                    "{\"unit\": \"B\", \"samples\": [1, 2, -3, 4]}",
-                   "/metrics/dma_bytes/samples/2: expected a number >= 0"},
+                   "/metrics/dma_bytes/samples/2: expected a number >= 0, got "
+                   "number -3"},
         Corruption{"UnitMs", "/metrics/device_time_us/unit", "\"ms\"",
                    "/metrics/device_time_us/unit: expected \"us\" (the unit "
                    "of device_time_us), found \"ms\""},
@@ -176,7 +201,7 @@ INSTANTIATE_TEST_SUITE_P(
         Corruption{"HugeUnknownFieldUnderAScalar", "/provenance/created",
                    "[{}, {}, [[[]]]]",
                    "/provenance/created: expected a "
-                   "string"}),
+                   "string, got null"}),
     [](const ::testing::TestParamInfo<Corruption>& p) {
       return std::string(p.param.name);
     });

@@ -122,7 +122,18 @@ TEST(ImportKinetoTest, AStringTimestampIsRefusedWithItsPointer) {
       R"({"traceEvents": [{"ph": "X", "name": "ProfilerStep#1", "ts": "0", "dur": 1}]})");
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().message(),
-            "bad.json: /traceEvents/0/ts: expected a finite number");
+            "bad.json: /traceEvents/0/ts: expected a number, got string "
+            "\"0\"");
+}
+
+TEST(ImportKinetoTest, ANegativeDurationIsRefusedWithItsPointer) {
+  auto run = ImportText(
+      "bad.json",
+      R"({"traceEvents": [{"ph": "X", "name": "ProfilerStep#1", "ts": 0, "dur": -1}]})");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message(),
+            "bad.json: /traceEvents/0/dur: expected a duration of at least 0, "
+            "got number -1");
 }
 
 TEST(ImportKinetoTest, SeveralTracesPoolTheirSteps) {

@@ -108,7 +108,7 @@ TEST(ImportNeuronProfileTest, APercentAboveOneIsRefused) {
   EXPECT_EQ(run.status().message(),
             "summary.json: /n1/vector_engine_active_time_percent: expected a "
             "fraction from 0 to 1 (summary-json writes percents as "
-            "fractions)");
+            "fractions), got number 21.0");
 }
 
 TEST(ImportNkiBenchmarkTest, PercentilesAndThroughputFromThePrintedTable) {

@@ -1,4 +1,5 @@
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 
@@ -12,6 +13,20 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+
+// A file that is refused, and the whole message it is refused with.
+struct Refusal {
+  const char* json;
+  const char* message;
+};
+
+void ExpectRefusals(const char* file, std::initializer_list<Refusal> cases) {
+  for (const Refusal& c : cases) {
+    auto run = ImportText(file, c.json);
+    ASSERT_FALSE(run.ok()) << c.json;
+    EXPECT_EQ(run.status().message(), c.message);
+  }
+}
 
 TEST(ImportGoogleBenchmarkTest, AggregatesDroppedTimesInMicroseconds) {
   RunResult run = ImportFixtures({"gbench/test1_run2.json"});
@@ -67,7 +82,9 @@ TEST(ImportGoogleBenchmarkTest, AnEntryWithoutItsTimeIsRefused) {
   auto run = ImportText(
       "t.json", R"({"benchmarks": [{"name": "a", "run_type": "iteration"}]})");
   ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().message(), "t.json: /benchmarks/0/real_time: missing");
+  EXPECT_EQ(run.status().message(),
+            "t.json: /benchmarks/0/real_time: required key \"real_time\" is "
+            "missing");
 }
 
 TEST(ImportGoogleBenchmarkTest, WorkloadRenamesOnlyAFileOfOneBenchmark) {
@@ -108,7 +125,44 @@ TEST(ImportHyperfineTest, ExitCodesOfAnotherLengthAreRefused) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().message(),
             "h.json: /results/0/exit_codes: expected an array of 2 exit "
-            "codes, one per time");
+            "codes, one per time, got 1");
+}
+
+TEST(ImportHyperfineTest, RefusalsNameTheValueAndWhatWasExpected) {
+  ExpectRefusals(
+      "h.json",
+      {
+          {R"({"results": [{"command": "x", "mean": 1.0}]})",
+           "h.json: /results/0/times: required key \"times\" is missing: "
+           "hyperfine writes the run times from version 1.9 on"},
+          {R"({"results": [{"command": "x", "times": 1.0}]})",
+           "h.json: /results/0/times: expected an array of run times in "
+           "seconds, got number 1.0"},
+          {R"({"results": [{"command": "x", "times": [1.0, -2.0]}]})",
+           "h.json: /results/0/times/1: expected a time in seconds of at least "
+           "0, got number -2.0"},
+          {R"({"results": [{"command": "x", "times": [1.0], "exit_codes": ["0"]}]})",
+           "h.json: /results/0/exit_codes/0: expected an integer exit code or "
+           "null, got string \"0\""},
+          {R"({"results": [{"command": 7, "times": [1.0]}]})",
+           "h.json: /results/0/command: expected a string, got number 7"},
+      });
+}
+
+TEST(ImportGoogleBenchmarkTest, RefusalsNameTheValueAndWhatWasExpected) {
+  ExpectRefusals(
+      "t.json",
+      {
+          {R"({"benchmarks": [{"name": "a", "real_time": 1, "cpu_time": 1,
+          "time_unit": "min"}]})",
+           "t.json: /benchmarks/0/time_unit: unknown time_unit \"min\"; "
+           "expected one of ns, us, ms, s"},
+          {R"({"benchmarks": [{"name": "a", "real_time": -1, "cpu_time": 1}]})",
+           "t.json: /benchmarks/0/real_time: expected a time of at least 0, "
+           "got number -1"},
+          {R"({"benchmarks": [3]})",
+           "t.json: /benchmarks/0: expected an object, got number 3"},
+      });
 }
 
 TEST(ImportDetectTest, EachFixtureIsDetectedFromItsContent) {

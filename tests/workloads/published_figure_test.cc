@@ -158,7 +158,8 @@ TEST(PublishedFigureTest, RefusesABadStatisticAndEmptyProvenance) {
   std::string no_source = figure;
   no_source.replace(no_source.find("\"a tutorial\""), 12, "\"\"");
   EXPECT_THAT(Error(no_source),
-              HasSubstr("/published/0/source: expected a non-empty string"));
+              HasSubstr("/published/0/source: expected a non-empty string, "
+                        "got string \"\""));
 }
 
 TEST(PublishedFigureTest, StatisticsAreMeanOrAPercentile) {

@@ -100,6 +100,8 @@ TEST(MergeShards, RebuildsTheWholeRunInSelectionOrder) {
 
 TEST(MergeShards, Refusals) {
   const std::vector<std::string> all = {"a", "b"};
+  auto bad_selected = nlohmann::ordered_json::parse(ShardDoc(1, 2, {"a"}, all));
+  bad_selected["shard"]["selected"].push_back(3);
   struct Case {
     std::vector<ShardFile> files;
     std::string message;
@@ -123,7 +125,16 @@ TEST(MergeShards, Refusals) {
       {{{"s1", ShardDoc(1, 2, {"a"}, all)}, {"s2", ShardDoc(2, 3, {"b"}, all)}},
        "s2: /shard/count: 3 shards"},
       {{{"whole", R"({"schema": "trnbench.results", "workloads": []})"}},
-       "whole: /shard: missing"},
+       "whole: /shard: required key \"shard\" is missing: expected a shard's "
+       "results (run with --shard K/N), not a whole run"},
+      {{{"s1", bad_selected.dump()}},
+       "s1: /shard/selected/2: expected a string, got number 3"},
+      {{{"s0", ShardDoc(0, 2, {"a"}, all)}},
+       "s0: /shard/index: expected an integer from 1 to 1000, got number 0"},
+      {{{"base", R"({"schema": "trnbench.baseline"})"}},
+       "base: /schema: expected \"trnbench.results\", a shard written by "
+       "trnbench gate --shard K/N --output FILE, got string "
+       "\"trnbench.baseline\""},
       {{{"dup", R"({"schema": "trnbench.results", "schema": 1})"}}, "dup"},
   };
   for (const Case& c : cases) {
