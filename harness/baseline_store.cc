@@ -613,7 +613,7 @@ absl::Status StageBaselines(const std::vector<Baseline>& baselines,
       return absl::InvalidArgumentError(absl::StrCat(
           BaselinePath(dir, b.workload), ": the baseline would be ",
           text.size() >> 20, " MiB; expected at most ", kMaxBaselineBytes >> 20,
-          " MiB, which the gate can read back: lower --repeat"));
+          " MiB, which the gate can read back: lower `repeat`"));
     }
     // Read with the limits of any input: the old file may be anything.
     if (auto old_text = ReadInputFile(BaselinePath(dir, b.workload),

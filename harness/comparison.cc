@@ -443,7 +443,7 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
         return absl::InvalidArgumentError(absl::StrCat(
             source.empty() ? "" : source + ": ", "no baseline for workload ",
             current[i].workload,
-            "; save one with --save-baseline, or pass --allow-missing to "
+            "; save one with `save_baseline`, or pass `allow_missing` to "
             "report it as new"));
       }
       missing.push_back(current[i].workload);
@@ -477,7 +477,7 @@ absl::StatusOr<ComparisonReport> CompareFiles(
         return absl::InvalidArgumentError(absl::StrCat(
             options.source.empty() ? "" : options.source + ": ",
             "no baseline for workload ", n.workload, " of ", n.file,
-            "; save one with --save-baseline, or pass --allow-missing to "
+            "; save one with `save_baseline`, or pass `allow_missing` to "
             "report it as new"));
       }
       missing.push_back(n.workload);

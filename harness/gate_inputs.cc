@@ -45,7 +45,7 @@ absl::StatusOr<std::optional<MetricComparison>> CheckMissingMetric(
                    " workload and ", Where(having), " has it");
   if (!allow_unchecked) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " (pass --allow-unchecked to report it as not checked)"));
+        what, " (pass `allow_unchecked` to report it as not checked)"));
   }
   return Unchecked(new_b.workload, metric, what);
 }
@@ -80,8 +80,8 @@ absl::Status CheckComputed(MetricComparison& c, const Baseline& old_b,
   }
   return absl::InvalidArgumentError(absl::StrCat(
       Where(old_b), ": ", old_b.pointer, "/metrics/", c.metric, ": ", what,
-      "; expected more samples per side (raise --repeat), or "
-      "--allow-unchecked to report it as not checked"));
+      "; expected more samples per side (raise `repeat`), or "
+      "`allow_unchecked` to report it as not checked"));
 }
 
 }  // namespace trn

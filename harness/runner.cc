@@ -16,11 +16,11 @@ absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule) {
   const int64_t per_repeat = workloads * kMetricsPerWorkloadBound;
   if (per_repeat > 0 && schedule.repeat > kMaxSamplesPerRun / per_repeat) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--repeat=", schedule.repeat, " with ", workloads, " workload",
+        "`repeat`=", schedule.repeat, " with ", workloads, " workload",
         workloads == 1 ? "" : "s", " would record up to ",
         schedule.repeat * per_repeat, " samples; expected at most ",
         kMaxSamplesPerRun, " per run (", kMetricsPerWorkloadBound,
-        " metrics a workload), so --repeat at most ",
+        " metrics a workload), so `repeat` at most ",
         kMaxSamplesPerRun / per_repeat, " here, or fewer workloads"));
   }
   return absl::OkStatus();
@@ -32,21 +32,21 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   const Schedule& s = options.schedule;
   if (s.repeat < 1 || s.repeat > kMaxRepeat) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--repeat: expected 1..", kMaxRepeat, ", got ", s.repeat));
+        absl::StrCat("`repeat`: expected 1..", kMaxRepeat, ", got ", s.repeat));
   }
   if (s.wait < 0 || s.warmup < 0) {
-    return absl::InvalidArgumentError("--wait and --warmup must be >= 0");
+    return absl::InvalidArgumentError("`wait` and `warmup` must be >= 0");
   }
   TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
   // At most 2e6 runs of at most 5e6 instructions: no overflow.
   const int64_t simulated = (s.warmup + s.repeat) * program.InstructionCount();
   if (simulated > kMaxSimulatedInstructions) {
     return absl::InvalidArgumentError(absl::StrCat(
-        spec.file, ": --repeat=", s.repeat, " and --warmup=", s.warmup,
+        spec.file, ": `repeat`=", s.repeat, " and `warmup`=", s.warmup,
         " runs of its ", program.InstructionCount(),
         "-instruction program would simulate ", simulated,
         " instructions; expected at most ", kMaxSimulatedInstructions,
-        " per workload (about six minutes): lower --repeat or use a smaller "
+        " per workload (about six minutes): lower `repeat` or use a smaller "
         "shape"));
   }
   TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));

@@ -207,7 +207,7 @@ absl::StatusOr<bool> HistoryStore::Ingest(const RunRecord& run) {
           db_->Label(), ": run id ", run.run_id,
           " is already in the history with other results (content hash ",
           existing[0].Text(0), ", this file ", run.content_hash,
-          "); expected the same file again, or a new --run-id"));
+          "); expected the same file again, or a new `run_id`"));
     }
     TRN_RETURN_IF_ERROR(
         db_->Query(

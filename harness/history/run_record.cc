@@ -71,7 +71,7 @@ absl::StatusOr<RunRecord> RunRecordFromResults(absl::string_view text,
   if (*schema != "trnbench.results") {
     return r.Expected("/schema",
                       "\"trnbench.results\" (history ingest takes a results "
-                      "file: trnbench --output, gate --output or merge)",
+                      "file: trnbench `output`, gate `output` or merge)",
                       *schema);
   }
   if (auto shard = doc.find("shard"); shard != doc.end()) {
@@ -84,7 +84,7 @@ absl::StatusOr<RunRecord> RunRecordFromResults(absl::string_view text,
     return r.Error("/shard",
                    absl::StrCat("this is shard", which,
                                 " of a split run; expected the whole run: "
-                                "trnbench merge shard-*.json --output FILE, "
+                                "trnbench merge shard-*.json `output` FILE, "
                                 "then ingest FILE"));
   }
   double confidence = 0.95;

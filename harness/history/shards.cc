@@ -89,14 +89,14 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
   if (*schema != "trnbench.results") {
     return r.Expected("/schema",
                       "\"trnbench.results\", a shard written by trnbench "
-                      "gate --shard K/N --output FILE",
+                      "gate `shard` K/N `output` FILE",
                       *schema);
   }
   const nlohmann::json* meta = JsonReader::Optional(doc, "shard");
   if (meta == nullptr) {
     return r.Error("/shard",
                    "required key \"shard\" is missing: expected a shard's "
-                   "results (run with --shard K/N), not a whole run");
+                   "results (run with `shard` K/N), not a whole run");
   }
   ShardMeta out;
   for (auto [key, field] :
@@ -134,9 +134,9 @@ absl::StatusOr<ShardSpec> ParseShard(std::string_view text) {
   const size_t slash = text.find('/');
   ShardSpec s;
   const std::string expected = absl::StrCat(
-      "--shard ", std::string(text),
+      "`shard` ", std::string(text),
       ": expected K/N, shard K of N with 1 <= K <= N <= ", kMaxShards,
-      ", such as --shard 2/4");
+      ", such as `shard` 2/4");
   if (slash == std::string_view::npos) return Bad(expected);
   const std::string_view k = text.substr(0, slash);
   const std::string_view n = text.substr(slash + 1);
@@ -155,7 +155,7 @@ absl::StatusOr<std::vector<std::string>> ShardWorkloads(
   for (const auto& u : units) families.insert(u.family);
   if (static_cast<int>(families.size()) < spec.count) {
     return Bad(absl::StrCat(
-        "--shard ", spec.index, "/", spec.count, ": the selection has ",
+        "`shard` ", spec.index, "/", spec.count, ": the selection has ",
         units.size(), " workloads in ", families.size(),
         families.size() == 1 ? " family" : " families",
         ", and a family is never split (its speed-ups are over its first "
@@ -223,7 +223,7 @@ absl::StatusOr<std::string> MergeShards(const std::vector<ShardFile>& files) {
       return Bad(absl::StrCat(
           b, ": /shard/configuration: differs from ", a,
           " (other flags or another selection of workloads); expected "
-          "every shard run with the same command but --shard"));
+          "every shard run with the same command but `shard`"));
     }
     for (const char* key :
          {"schema_version", "trnbench_version", "model_version", "device",

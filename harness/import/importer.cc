@@ -120,7 +120,7 @@ absl::StatusOr<MeasuredFormat> ParseMeasuredFormat(absl::string_view name) {
     if (f.name == name) return f.format;
   }
   return absl::InvalidArgumentError(EscapeControl(
-      absl::StrCat("--from=", name, ": expected one of ", FormatList())));
+      absl::StrCat("`from`=", name, ": expected one of ", FormatList())));
 }
 
 absl::StatusOr<MeasuredFormat> DetectFormat(const MeasuredFile& file) {
@@ -142,7 +142,7 @@ absl::StatusOr<MeasuredFormat> DetectFormat(const MeasuredFile& file) {
   return BadInput(
       file.path, "/",
       absl::StrCat("expected a measured file trnbench imports (", FormatList(),
-                   "); none matches this content: give --format "
+                   "); none matches this content: give `format` "
                    "to be told what is missing"));
 }
 
@@ -189,9 +189,9 @@ absl::StatusOr<RunResult> ImportMeasured(const std::vector<MeasuredFile>& files,
   if (!options.workload.empty() && NamesItsWorkloads(*format)) {
     if (imported.workloads.size() != 1) {
       return absl::InvalidArgumentError(EscapeControl(absl::StrCat(
-          "--workload ", options.workload, ": ", files[0].path, " holds ",
+          "`workload` ", options.workload, ": ", files[0].path, " holds ",
           imported.workloads.size(),
-          " benchmarks, which keep their own names; expected --workload "
+          " benchmarks, which keep their own names; expected `workload` "
           "only for a file of one benchmark")));
     }
     imported.workloads[0].name = options.workload;

@@ -138,9 +138,9 @@ absl::StatusOr<Imported> ReadKinetoTraces(
           options.step_span.empty()
               ? "expected ProfilerStep#N spans, one per iteration (record "
                 "with torch.profiler.schedule and prof.step(), or name your "
-                "own record_function span with --span NAME)"
+                "own record_function span with `span` NAME)"
               : absl::StrCat("expected spans named \"", options.step_span,
-                             "\" (--span), one per iteration"));
+                             "\" (`span`), one per iteration"));
     }
     std::stable_sort(
         steps.begin(), steps.end(),

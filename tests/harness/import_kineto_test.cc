@@ -68,7 +68,7 @@ TEST(ImportKinetoTest, WithoutStepsTheRefusalNamesTheSpanFlag) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(run.status().message(), HasSubstr("/traceEvents"));
-  EXPECT_THAT(run.status().message(), HasSubstr("--span NAME"));
+  EXPECT_THAT(run.status().message(), HasSubstr("`span` NAME"));
 }
 
 TEST(ImportKinetoTest, DeviceCategoriesAreConfigurable) {

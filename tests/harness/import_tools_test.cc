@@ -94,7 +94,7 @@ TEST(ImportGoogleBenchmarkTest, WorkloadRenamesOnlyAFileOfOneBenchmark) {
   ASSERT_TRUE(f.ok());
   auto run = ImportMeasured({*f}, r);
   ASSERT_FALSE(run.ok());
-  EXPECT_THAT(run.status().message(), HasSubstr("--workload mine"));
+  EXPECT_THAT(run.status().message(), HasSubstr("`workload` mine"));
   EXPECT_THAT(run.status().message(), HasSubstr("keep their own names"));
 }
 

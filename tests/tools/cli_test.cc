@@ -439,3 +439,27 @@ TEST(CliTest, TableMatchesGolden) {
 
 }  // namespace
 }  // namespace trn
+
+namespace trn {
+namespace {
+
+// The libraries name a parameter (`shard`, `repeat`); the program writes
+// the flag that sets it.
+TEST(CliTest, ParametersTheLibrariesNameAreSpelledAsFlags) {
+  const Outcome shard =
+      RunTrnbench("--workload rmsnorm --repeat 3 --shard 2/2");
+  EXPECT_EQ(shard.code, 2);
+  EXPECT_THAT(shard.err,
+              ::testing::StartsWith("trnbench: error: --shard 2/2: "));
+  const Outcome size = RunTrnbench("--workload all --repeat 1000000");
+  EXPECT_EQ(size.code, 2);
+  EXPECT_THAT(size.err,
+              ::testing::StartsWith("trnbench: error: --repeat=1000000 with "));
+  EXPECT_THAT(size.err, HasSubstr(", so --repeat at most "));
+  for (const Outcome& o : {shard, size}) {
+    EXPECT_THAT(o.err, ::testing::Not(HasSubstr("`"))) << o.err;
+  }
+}
+
+}  // namespace
+}  // namespace trn

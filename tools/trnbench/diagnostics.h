@@ -4,6 +4,7 @@
 #define TRNBENCH_TOOLS_TRNBENCH_DIAGNOSTICS_H_
 
 #include <iosfwd>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -26,12 +27,20 @@ inline constexpr int kExitInternal = 3;
 // where it came from.
 absl::Status FromFlag(absl::string_view flag, const absl::Status& status);
 
+// `message` with each parameter a library names as `name` (backquoted,
+// its canonical spelling) written as the flag that sets it: "lower
+// `repeat`" -> "lower --repeat". A library does not know which program,
+// or which flag, sets its parameters; a backquoted word that is not one of
+// this program's flags is left as it is.
+std::string WithFlagSpellings(absl::string_view message);
+
 // The exit code for a status that is not OK.
 int ExitCodeFor(const absl::Status& status);
 
 // Prints `status` (one line per problem; a spec folder may report several,
-// joined by newlines), each line with control characters escaped and cut
-// to a readable length, and returns ExitCodeFor(status).
+// joined by newlines), each line with its parameters spelled as flags,
+// control characters escaped and cut to a readable length, and returns
+// ExitCodeFor(status).
 int Fail(std::ostream& err, const absl::Status& status);
 
 }  // namespace trn

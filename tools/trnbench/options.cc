@@ -256,6 +256,12 @@ std::string Dashed(std::string_view flag) {
   return "--" + out;
 }
 
+bool IsFlagName(std::string_view name) {
+  // save_baseline takes an optional value, so ParseOptions reads it apart
+  // from the table.
+  return FindFlag(name) != nullptr || name == "save_baseline";
+}
+
 absl::StatusOr<Options> ParseOptions(int argc, const char* const* argv) {
   Options o;
   auto note_given = [&o](const std::string& name) -> absl::Status {

@@ -89,6 +89,9 @@ absl::StatusOr<Options> ParseOptions(int argc, const char* const* argv);
 // A flag's spelling on the command line: report_dir -> --report-dir.
 std::string Dashed(std::string_view flag);
 
+// Whether `name` (canonical: report_dir) is one of the program's flags.
+bool IsFlagName(std::string_view name);
+
 // The --help text.
 std::string_view UsageText();
 

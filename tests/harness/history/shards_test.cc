@@ -61,7 +61,7 @@ TEST(ShardWorkloads, BalancedByCostLargestFirst) {
 TEST(ShardWorkloads, MoreShardsThanFamiliesIsRefused) {
   auto w = ShardWorkloads(Suite(), ShardSpec{1, 5});
   ASSERT_FALSE(w.ok());
-  EXPECT_THAT(w.status().message(), HasSubstr("--shard 1/5"));
+  EXPECT_THAT(w.status().message(), HasSubstr("`shard` 1/5"));
   EXPECT_THAT(w.status().message(), HasSubstr("expected at most 4 shards"));
 }
 
@@ -126,14 +126,14 @@ TEST(MergeShards, Refusals) {
        "s2: /shard/count: 3 shards"},
       {{{"whole", R"({"schema": "trnbench.results", "workloads": []})"}},
        "whole: /shard: required key \"shard\" is missing: expected a shard's "
-       "results (run with --shard K/N), not a whole run"},
+       "results (run with `shard` K/N), not a whole run"},
       {{{"s1", bad_selected.dump()}},
        "s1: /shard/selected/2: expected a string, got number 3"},
       {{{"s0", ShardDoc(0, 2, {"a"}, all)}},
        "s0: /shard/index: expected an integer from 1 to 1000, got number 0"},
       {{{"base", R"({"schema": "trnbench.baseline"})"}},
        "base: /schema: expected \"trnbench.results\", a shard written by "
-       "trnbench gate --shard K/N --output FILE, got string "
+       "trnbench gate `shard` K/N `output` FILE, got string "
        "\"trnbench.baseline\""},
       {{{"dup", R"({"schema": "trnbench.results", "schema": 1})"}}, "dup"},
   };
