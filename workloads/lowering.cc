@@ -397,7 +397,8 @@ class NkiLowering {
   // `keep_all`: every iteration keeps its own tiles (KeepsEveryIteration);
   // `holds_state`: its id names the state it updates (HoldsState).
   absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
-                                   bool keep_all, bool holds_state) {
+                                   bool keep_all, bool holds_state,
+                                   bool rotates) {
     chain_.push_back(&loop);
     keep_all_.push_back(keep_all);
     result_index_.push_back(LoopResultIndex(loop));
@@ -456,8 +457,19 @@ class NkiLowering {
       Iteration& it = iters[static_cast<size_t>(i)];
       it.index = i;
       it.tile = std::min(step, extent - i * step);
-      it.gate =
-          i >= distance ? iters[static_cast<size_t>(i - distance)].all : entry;
+      if (i >= distance) {
+        it.gate = iters[static_cast<size_t>(i - distance)].all;
+      } else {
+        it.gate = entry;
+        // Its buffers rotate over every run of the loop: the first
+        // iterations of this run reuse those of the last runs.
+        const std::vector<Deps>& last = rotation_[&loop];
+        const int64_t back = distance - i;
+        if (rotates && static_cast<int64_t>(last.size()) >= back) {
+          const Deps& d = last[last.size() - static_cast<size_t>(back)];
+          it.gate.insert(it.gate.end(), d.begin(), d.end());
+        }
+      }
       it.prev = i > 0 ? &iters[static_cast<size_t>(i - 1)] : nullptr;
     };
     // An iteration is read by the ones `distance` and 1 after it; after
@@ -502,6 +514,16 @@ class NkiLowering {
       out.done.insert(out.done.end(), a.begin(), a.end());
     }
     if (trips > 0) out.tile = iters.back().result;
+    if (rotates) {
+      std::vector<Deps>& last = rotation_[&loop];
+      for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
+        last.push_back(iters[static_cast<size_t>(i)].all);
+      }
+      if (static_cast<int64_t>(last.size()) > distance) {
+        last.erase(last.begin(),
+                   last.end() - static_cast<std::ptrdiff_t>(distance));
+      }
+    }
     chain_.pop_back();
     keep_all_.pop_back();
     result_index_.pop_back();
@@ -617,15 +639,20 @@ class NkiLowering {
       }
     }
     // An op with no producer in its own body starts the iteration, so it is
-    // the one that waits for the iteration's buffers.
-    if (!local) deps.insert(deps.end(), it.gate.begin(), it.gate.end());
+    // the one that waits for the iteration's buffers. A nested loop whose
+    // tiles are its own (RotatesOwnBuffers) waits for its own instead.
+    const bool rotates =
+        op.op == "loop" && RotatesOwnBuffers(op, keep_all_.back());
+    if (!local && !rotates) {
+      deps.insert(deps.end(), it.gate.begin(), it.gate.end());
+    }
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
       TRN_ASSIGN_OR_RETURN(
           LoweredLoop nested,
           Loop(op.loop.front(), deps, KeepsEveryIteration(op, keep_all_.back()),
-               HoldsState(op)));
+               HoldsState(op), rotates));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
     } else if (op.op == "load" || op.op == "store") {
@@ -697,7 +724,10 @@ class NkiLowering {
   const int64_t partitions_;
   KernelBuilder builder_;
   LoopChain chain_;
-  std::vector<bool> keep_all_;      // parallel to chain_
+  std::vector<bool> keep_all_;  // parallel to chain_
+  // For each loop that rotates its own buffers, the `all` of its last
+  // iterations so far, over every run of it.
+  std::map<const NkiLoop*, std::vector<Deps>> rotation_;
   std::vector<int> result_index_;   // parallel to chain_
   std::vector<Iteration*> frames_;  // parallel to chain_
 };
@@ -717,7 +747,8 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
   for (const NkiLoop& loop : spec.kernel->loops) {
     TRN_ASSIGN_OR_RETURN(LoweredLoop l,
                          lowering.Loop(loop, previous, /*keep_all=*/false,
-                                       /*holds_state=*/false));
+                                       /*holds_state=*/false,
+                                       /*rotates=*/false));
     if (!l.done.empty()) previous = std::move(l.done);
   }
   p.dispatches.push_back(std::move(d));

@@ -162,6 +162,10 @@ bool KeepsEveryIteration(const NkiOp& loop_op, bool in_block) {
   return LoopResultOf(loop_op.loop.front()) == LoopResultKind::kBlock;
 }
 
+bool RotatesOwnBuffers(const NkiOp& loop_op, bool in_block) {
+  return loop_op.id.empty() && !in_block;
+}
+
 bool HoldsState(const NkiOp& loop_op) {
   return !loop_op.id.empty() &&
          LoopResultOf(loop_op.loop.front()) == LoopResultKind::kState;

@@ -101,6 +101,13 @@ LoopResultKind LoopResultOf(const NkiLoop& loop);
 // block). `in_block` says that of the loop around it.
 bool KeepsEveryIteration(const NkiOp& loop_op, bool in_block);
 
+// Whether the loop of `loop_op` keeps its tiles to itself, so that their
+// buffers rotate over every run of the loop (as a modulo allocator
+// assigns physical tiles over the flattened iterations) rather than being
+// copied for every buffer of the loops around it: a loop without an id
+// (no op outside it reads its tiles) that does not fill part of a block.
+bool RotatesOwnBuffers(const NkiOp& loop_op, bool in_block);
+
 // Whether the loop of `loop_op` has an id that names the state its
 // sequential iterations update in place (LoopResultKind::kState).
 bool HoldsState(const NkiOp& loop_op);

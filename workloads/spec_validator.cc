@@ -1059,8 +1059,12 @@ class Validator {
       if (op.op == "loop") {
         LoopChain inner = chain;
         inner.push_back(&op.loop.front());
+        // A loop that rotates its own buffers holds its tiles once per
+        // buffer of its own, whatever the buffers of the loops around it.
         TRN_RETURN_IF_ERROR(TallyMemory(
-            inner, op_path, factors, KeepsEveryIteration(op, keep_all),
+            inner, op_path,
+            RotatesOwnBuffers(op, keep_all) ? std::vector<int64_t>{} : factors,
+            KeepsEveryIteration(op, keep_all),
             !op.id.empty() &&
                 LoopResultOf(op.loop.front()) == LoopResultKind::kAccumulator,
             tally));

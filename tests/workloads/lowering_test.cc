@@ -422,6 +422,43 @@ TEST(BlockLoopTest, AnOpCarryingItsOwnTileMakesAnAccumulatorInSbuf) {
   EXPECT_FALSE(ParseSpec(affine.dump(), "spec.json", MemoryLimits{}).ok());
 }
 
+// An outer loop of two runs over column blocks, and an inner loop without
+// an id over row tiles with two buffers: load, exp, store.
+Json RotatingNest() {
+  return Json::parse(R"({
+    "schema_version": 1, "name": "rot", "family": "rot",
+    "description": "test", "mode": "nki",
+    "tensors": [{"name": "x", "shape": [256, 1024], "dtype": "fp32"},
+                {"name": "y", "shape": [256, 1024], "dtype": "fp32"}],
+    "kernel": {"source_file": "rot.py", "loops": [{
+      "var": "o", "range": "affine", "tensor": "x", "dim": 1, "step": 512,
+      "body": [
+        {"op": "loop", "var": "p", "range": "affine", "tensor": "x",
+         "tile_partitions": 128, "buffers": 2, "line": 1, "body": [
+          {"id": "t", "op": "load", "tensor": "x", "index": ["p", "o"],
+           "line": 2},
+          {"id": "e", "op": "activation", "engine": "scalar", "func": "exp",
+           "inputs": ["t"], "tile": [128, 512], "line": 3},
+          {"op": "store", "tensor": "y", "inputs": ["e"],
+           "index": ["p", "o"], "line": 4}]}]}]}
+  })");
+}
+
+TEST(RotationTest, AnInnerLoopsBuffersRotateOverItsRuns) {
+  const Program p = LowerOrDie(Parse(RotatingNest()));
+  const Kernel& k = p.dispatches[0].kernel;
+  const std::vector<size_t> loads = OnLine(k, 2);
+  const std::vector<size_t> stores = OnLine(k, 4);
+  ASSERT_EQ(loads.size(), 4u);
+  ASSERT_EQ(stores.size(), 4u);
+  // The second run's first load reuses the buffer of the first run's first
+  // iteration, two iterations back over both runs: it waits for that
+  // iteration's store, not for the whole first run.
+  EXPECT_TRUE(DependsOn(k, loads[2], stores[0]));
+  EXPECT_FALSE(DependsOn(k, loads[2], stores[1]));
+  EXPECT_TRUE(DependsOn(k, loads[3], stores[1]));
+}
+
 TEST(LoweringTest, TorchMatmulFlops) {
   const Json j = Json::parse(R"({
     "schema_version": 1, "name": "mm", "family": "mm", "description": "t",

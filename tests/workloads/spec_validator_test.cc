@@ -149,15 +149,28 @@ TEST(SpecValidatorTest, AStepThatLeavesAPartialTileNeedsAMask) {
 
 TEST(SpecValidatorTest, MemoryMultipliesBuffersThroughTheNest) {
   Json j = Nest();
-  // PSUM: 2 KiB x 2 (m) x 2 (n) = 8 KiB fits; 4 x 4 = 32 KiB does not.
+  // PSUM: 2 KiB x 2 (m) x 2 (n) = 8 KiB fits; 4 x 4 = 32 KiB does not. "m"
+  // has no id, so its buffers rotate over its runs: the nest is counted
+  // from it, not from "nb".
   ASSERT_TRUE(Check(j).ok()) << Check(j);
   MLoop(j)["buffers"] = 4;
   NLoop(j)["buffers"] = 4;
   EXPECT_THAT(std::string(Check(j).message()),
               HasSubstr("PSUM overflow at tile \"part\": fp32 [128, 512] x "
-                        "16 buffers (1 x 4 x 4 x 1 through the loop nest) = "
+                        "16 buffers (4 x 4 x 1 through the loop nest) = "
                         "32768 B per partition brings the loop nest to 32768 "
                         "B per partition"));
+}
+
+TEST(SpecValidatorTest, ALoopWithoutAnIdHoldsItsOwnBuffersOnly) {
+  // "m" inside a loop of 4 buffers: as a block (with an id) its 2 buffers
+  // of PSUM tiles are held for each of the 4 (2 KiB x 4 x 2 x 2 = 32 KiB);
+  // without one they rotate over its runs (2 KiB x 2 x 2 = 8 KiB).
+  Json j = Nest();
+  j["kernel"]["loops"][0]["buffers"] = 4;
+  EXPECT_TRUE(Check(j).ok()) << Check(j);
+  MLoop(j)["id"] = "rows";
+  EXPECT_THAT(std::string(Check(j).message()), HasSubstr("PSUM overflow"));
 }
 
 TEST(SpecValidatorTest, ALoadBlockTallerThanThePartitionsFolds) {
