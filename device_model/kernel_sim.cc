@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <tuple>
 
+#include "device_model/dma_groups.h"
 #include "device_model/timeline.h"
 
 namespace trn {
@@ -76,8 +76,11 @@ void SplitTransfer(const Instruction& in, const DeviceProfile& p,
 }  // namespace
 
 KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
-                     const BandwidthPolicy& policy)
-    : kernel_(&kernel), profile_(&profile), policy_(&policy) {
+                     const BandwidthPolicy& policy, bool group_shares)
+    : kernel_(&kernel),
+      profile_(&profile),
+      policy_(&policy),
+      group_shares_(group_shares) {
   const size_t n = kernel.instrs.size();
   timing_.assign(n, InstructionTiming{});
   lane_instrs_.resize(kNumEngines);
@@ -98,8 +101,20 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       auto [it, added] =
           shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
       if (added) {
+        const size_t first = pieces_.size();
         SplitTransfer(in, profile, pieces_);
         shape_begin_.push_back(static_cast<uint32_t>(pieces_.size()));
+        // From the last piece back: how many alike shares on adjacent
+        // engines each piece heads.
+        run_.resize(pieces_.size(), 1);
+        for (size_t p = pieces_.size(); p-- > first + 1;) {
+          const DmaPiece& a = pieces_[p - 1];
+          const DmaPiece& b = pieces_[p];
+          if (group_shares_ && b.engine == a.engine + 1 && b.bytes == a.bytes &&
+              b.work == a.work) {
+            run_[p - 1] = run_[p] + 1;
+          }
+        }
       }
       shape_of_[i] = it->second;
     }
@@ -177,24 +192,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const auto engines = static_cast<size_t>(prof.dma_queues);
   std::vector<std::vector<Queued>> fifo(engines);
   std::vector<size_t> fifo_head(engines, 0);
-  std::vector<uint32_t> active(engines, kNone);  // piece index
-  std::vector<uint32_t> active_owner(engines, kNone);
-  // The engines with a piece, as bits in engine order: the scans below visit
-  // only those (a DMA engine is idle most of a compute-bound kernel), in the
-  // same order as a scan of all engines, so every sum is the same.
-  std::vector<uint64_t> busy((engines + 63) / 64, 0);
-  auto for_each_busy = [&](auto&& fn) {
-    for (size_t w = 0; w < busy.size(); ++w) {
-      for (uint64_t bits = busy[w]; bits != 0; bits &= bits - 1) {
-        fn(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-      }
-    }
-  };
-  std::vector<double> remaining(engines, 0.0);
-  std::vector<double> piece_start(engines, 0.0);
+  size_t queued = 0;  // pieces in all the queues, not yet moving
+  // The moving pieces, alike ones on adjacent engines as one group. The
+  // scans below visit groups in engine order (a DMA engine is idle most of
+  // a compute-bound kernel), as a scan of every engine would visit their
+  // members, so every sum and every tie is the same.
+  DmaGroups dma(engines, group_shares_);
   std::vector<Flow> flows;
-  std::vector<size_t> flow_engine;
-  std::vector<double> rate(engines, 0.0);
+  std::vector<uint32_t> flow_group;
   std::vector<double> issuer_free(
       static_cast<size_t>(std::max(1, prof.dma_issuers)), t0_us);
   const double hbm = prof.hbm_gbps * 1e3;        // bytes per us
@@ -229,18 +234,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     push(t + timing_[i].latency_us, i, EvKind::kComplete);
   };
-  // Engine e (idle) starts piece p of transfer `owner`.
-  auto begin_piece = [&](size_t e, uint32_t p, uint32_t owner) {
-    active[e] = p;
-    active_owner[e] = owner;
-    busy[e / 64] |= uint64_t{1} << (e % 64);
-    remaining[e] = pieces_[p].work;
-    piece_start[e] = t;
-    out.BusyStart(DmaLane(static_cast<int>(e)), t);
+  // Idle engines lo .. lo + count - 1 start the alike pieces p .. p + count
+  // - 1 of transfer `owner`.
+  auto begin_pieces = [&](uint32_t lo, uint32_t count, uint32_t p,
+                          uint32_t owner) {
+    dma.Begin(lo, count, owner, pieces_[p].bytes, pieces_[p].work, t);
+    out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
+                       t);
     rates_dirty = true;
   };
   auto activate = [&](size_t e) {
-    if (active[e] != kNone || fifo_head[e] >= fifo[e].size()) return;
+    if (!dma.Idle(e) || fifo_head[e] >= fifo[e].size()) return;
+    --queued;
     const Queued q = fifo[e][fifo_head[e]++];
     // A drained queue starts over, so it holds what is in flight, not
     // every piece the run has queued.
@@ -254,7 +259,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           fifo[e].begin() + static_cast<std::ptrdiff_t>(fifo_head[e]));
       fifo_head[e] = 0;
     }
-    begin_piece(e, q.piece, q.owner);
+    begin_pieces(static_cast<uint32_t>(e), 1, q.piece, q.owner);
   };
   auto resolve = [&](uint32_t i) {
     ++done;
@@ -288,14 +293,91 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       push(t + latency[i], i, EvKind::kDmaDone);
       return;
     }
-    for (uint32_t p = b; p < e; ++p) {
-      const auto eng = static_cast<size_t>(pieces_[p].engine);
-      if (active[eng] == kNone && fifo_head[eng] == fifo[eng].size()) {
-        begin_piece(eng, p, i);  // an idle engine: no need to queue
+    for (uint32_t p = b; p < e;) {
+      const auto eng = static_cast<uint32_t>(pieces_[p].engine);
+      // An idle engine needs no queue, nor do the idle engines after it that
+      // take alike pieces: they start together.
+      uint32_t idle = 0;
+      if (queued == 0) {
+        idle = static_cast<uint32_t>(dma.IdleRun(eng, run_[p]));
       } else {
-        fifo[eng].push_back({p, i});
-        activate(eng);
+        while (idle < run_[p] && dma.Idle(eng + idle) &&
+               fifo_head[eng + idle] == fifo[eng + idle].size()) {
+          ++idle;
+        }
       }
+      if (idle > 0) {
+        begin_pieces(eng, idle, p, i);
+        p += idle;
+        continue;
+      }
+      fifo[eng].push_back({p, i});
+      ++queued;
+      activate(eng);
+      ++p;
+    }
+  };
+  // Group `s`'s pieces end now: each engine delivers its span and takes the
+  // next piece of its queue.
+  auto finish = [&](uint32_t s) {
+    const DmaGroup g = dma[s];  // a copy: starting pieces may reuse the slot
+    dma.End(s);
+    BusySpan span{DmaLane(static_cast<int>(g.lo)),
+                  &k,
+                  g.owner,
+                  g.start,
+                  t,
+                  g.bytes,
+                  0,
+                  dispatch};
+    if (queued == 0) {
+      out.BusyGroup(span, static_cast<int>(g.count));
+    } else {
+      // Engine by engine, each span then its engine's next piece, as the
+      // engines free one by one.
+      for (uint32_t c = 0; c < g.count; ++c) {
+        span.lane = DmaLane(static_cast<int>(g.lo + c));
+        out.Busy(span);
+        activate(g.lo + c);
+      }
+    }
+    pieces_left[g.owner] -= g.count;
+    if (pieces_left[g.owner] == 0) {
+      push(t + latency[g.owner], g.owner, EvKind::kDmaDone);
+      data_end[g.owner] = t;
+    }
+  };
+
+  // The flows in engine order, a group as one flow of its count.
+  auto gather = [&] {
+    flows.clear();
+    flow_group.clear();
+    dma.ForEach([&](uint32_t s) {
+      const DmaGroup& g = dma[s];
+      flows.push_back({cap,
+                       g.work > 0 ? static_cast<double>(g.bytes) / g.work : 0,
+                       0, static_cast<int>(g.count)});
+      flow_group.push_back(s);
+    });
+  };
+  auto assign_rates = [&] {
+    gather();
+    if (!policy_->Assign(flows, hbm)) {
+      // The members of a group would not all get one rate: every piece
+      // goes on alone from now on.
+      for (uint32_t s : flow_group) {
+        while (dma[s].count > 1) s = dma.SplitFirst(s);
+      }
+      gather();
+      if (!policy_->Assign(flows, hbm)) {
+        std::fprintf(stderr,
+                     "trnbench: internal error: the bandwidth policy refused "
+                     "single flows\n");
+        std::abort();
+      }
+    }
+    for (size_t f = 0; f < flows.size(); ++f) {
+      dma[flow_group[f]].rate = flows[f].rate;
     }
   };
 
@@ -307,31 +389,22 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   }
   while (done < n) {
     if (rates_dirty) {
-      flows.clear();
-      flow_engine.clear();
-      for_each_busy([&](size_t e) {
-        const DmaPiece& pc = pieces_[active[e]];
-        flows.push_back(
-            {cap, pc.work > 0 ? static_cast<double>(pc.bytes) / pc.work : 0,
-             0});
-        flow_engine.push_back(e);
-      });
-      policy_->Assign(flows, hbm);
-      for (size_t f = 0; f < flows.size(); ++f) {
-        rate[flow_engine[f]] = flows[f].rate;
-      }
+      if (!dma.None()) assign_rates();
       rates_dirty = false;
     }
     double next = heap.empty() ? kInf : heap.front().time;
-    size_t first_flow = engines;
-    for_each_busy([&](size_t e) {
-      if (rate[e] <= 0) return;
-      const double tf = t + remaining[e] / rate[e];
-      if (tf < next) {
-        next = tf;
-        first_flow = e;
-      }
-    });
+    uint32_t first_flow = kNone;  // the first engine of the first to end
+    if (!dma.None()) {
+      dma.ForEach([&](uint32_t s) {
+        const DmaGroup& g = dma[s];
+        if (g.rate <= 0) return;
+        const double tf = t + g.remaining / g.rate;
+        if (tf < next) {
+          next = tf;
+          first_flow = g.lo;
+        }
+      });
+    }
     if (next == kInf) {
       // Simulator::Create checks that program order is topological, so a
       // stuck run is a bug in the model, not bad input.
@@ -344,24 +417,24 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     t = next;
     // Moves every share on, and finishes those done, in engine order; a
     // tolerance absorbs rounding. One pass: finishing a share touches only
-    // its own engine.
-    for_each_busy([&](size_t e) {
-      remaining[e] = e == first_flow ? 0 : remaining[e] - rate[e] * dt;
-      if (remaining[e] > 1e-6) return;
-      const uint32_t p = active[e];
-      const uint32_t i = active_owner[e];
-      active[e] = kNone;
-      busy[e / 64] &= ~(uint64_t{1} << (e % 64));
-      rate[e] = 0;
-      rates_dirty = true;
-      out.Busy({DmaLane(static_cast<int>(e)), &k, i, piece_start[e], t,
-                pieces_[p].bytes, 0, dispatch});
-      if (--pieces_left[i] == 0) {
-        push(t + latency[i], i, EvKind::kDmaDone);
-        data_end[i] = t;
-      }
-      activate(e);
-    });
+    // its own engine. The share that set `next` ends exactly; the others of
+    // its group end with it unless rounding left them work, and then they
+    // go on as a group of their own.
+    if (!dma.None()) {
+      dma.ForEach([&](uint32_t s) {
+        const DmaGroup& g = dma[s];
+        const double moved = g.remaining - g.rate * dt;
+        const bool ends = moved <= 1e-6;
+        if (g.lo == first_flow && !ends && g.count > 1) {
+          dma[dma.SplitFirst(s)].remaining = moved;
+        } else if (g.lo != first_flow && !ends) {
+          dma[s].remaining = moved;
+          return;
+        }
+        rates_dirty = true;
+        finish(s);
+      });
+    }
     while (!heap.empty() && heap.front().time <= t) {
       std::pop_heap(heap.begin(), heap.end(), std::greater<>());
       const Ev ev = heap.back();
