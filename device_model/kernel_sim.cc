@@ -148,24 +148,32 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const size_t n = k.instrs.size();
   if (n == 0) return t0_us;
 
+  // Each instruction's state in one place: a tile's few instructions are a
+  // few cache lines, not one in each of six arrays (at 100k tiles the
+  // state is far larger than the caches).
+  struct State {
+    double ready_at;       // every dependency visible
+    double start;          // compute: started; DMA: queued
+    double latency;        // DMA: its completion latency
+    double data_end;       // DMA: its last share ended
+    uint32_t waiting;      // dependencies not done
+    uint32_t pieces_left;  // DMA: shares not ended
+  };
+  std::vector<State> st(n);
   // Every DMA latency is drawn up front, in program order, so the random
   // stream does not depend on the order events are processed in.
-  std::vector<double> latency(n, 0.0);
   for (size_t i = 0; i < n; ++i) {
-    if (k.instrs[i].kind == InstrKind::kDma) {
-      latency[i] = prof.dma_latency_us.Sample(rng.NextUniform());
-    }
+    const Instruction& in = k.instrs[i];
+    st[i] = {t0_us,
+             0.0,
+             in.kind == InstrKind::kDma
+                 ? prof.dma_latency_us.Sample(rng.NextUniform())
+                 : 0.0,
+             0.0,
+             in.deps_end - in.deps_begin,
+             0};
   }
-
-  std::vector<uint32_t> waiting(n);
-  std::vector<double> ready_at(n, t0_us);
-  for (size_t i = 0; i < n; ++i) {
-    waiting[i] = k.instrs[i].deps_end - k.instrs[i].deps_begin;
-  }
-  std::vector<double> start(n, 0.0);  // compute: start; DMA: queued
-  std::vector<uint32_t> pieces_left(n, 0);
   std::vector<char> edge_done(rdeps_.size(), 0);
-  std::vector<double> data_end(n, 0.0);
 
   // A binary heap under std::greater; Ev's order is total (time, then push
   // order), so it pops the same sequence as any other heap.
@@ -215,16 +223,16 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     const uint32_t i = open[e];
     open[e] = kNone;
     const Instruction& in = k.instrs[i];
-    out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, start[i], at, 0,
+    out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, st[i].start, at, 0,
               in.flops, dispatch});
   };
   auto try_start = [&](size_t e) {
     if (head[e] >= lane_instrs_[e].size() || lane_free[e] > t) return;
     const uint32_t i = lane_instrs_[e][head[e]];
-    if (waiting[i] != 0 || ready_at[i] > t) return;
+    if (st[i].waiting != 0 || st[i].ready_at > t) return;
     if (open[e] != kNone) close_span(e, t);
     ++head[e];
-    start[i] = t;
+    st[i].start = t;
     open[e] = i;
     lane_free[e] = t + timing_[i].interval_us;
     out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
@@ -267,8 +275,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
       if (edge_done[r]) continue;
       const uint32_t d = rdeps_[r];
-      ready_at[d] = std::max(ready_at[d], t + sync);
-      if (--waiting[d] == 0) push(ready_at[d], d, EvKind::kReady);
+      st[d].ready_at = std::max(st[d].ready_at, t + sync);
+      if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
     }
   };
   // Matmuls that accumulate into one PSUM tile issue back to back: the
@@ -279,18 +287,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       const uint32_t d = rdeps_[r];
       if (k.instrs[d].rule != CostRule::kMatmul) continue;
       edge_done[r] = 1;
-      ready_at[d] = std::max(ready_at[d], t);
-      if (--waiting[d] == 0) push(ready_at[d], d, EvKind::kReady);
+      st[d].ready_at = std::max(st[d].ready_at, t);
+      if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
     }
   };
   auto enqueue = [&](uint32_t i) {
-    start[i] = t;
+    st[i].start = t;
     const uint32_t b = shape_begin_[shape_of_[i]];
     const uint32_t e = shape_begin_[shape_of_[i] + 1];
-    pieces_left[i] = e - b;
+    st[i].pieces_left = e - b;
     if (b == e) {
-      data_end[i] = t;
-      push(t + latency[i], i, EvKind::kDmaDone);
+      st[i].data_end = t;
+      push(t + st[i].latency, i, EvKind::kDmaDone);
       return;
     }
     for (uint32_t p = b; p < e;) {
@@ -341,10 +349,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         activate(g.lo + c);
       }
     }
-    pieces_left[g.owner] -= g.count;
-    if (pieces_left[g.owner] == 0) {
-      push(t + latency[g.owner], g.owner, EvKind::kDmaDone);
-      data_end[g.owner] = t;
+    st[g.owner].pieces_left -= g.count;
+    if (st[g.owner].pieces_left == 0) {
+      push(t + st[g.owner].latency, g.owner, EvKind::kDmaDone);
+      st[g.owner].data_end = t;
     }
   };
 
@@ -383,7 +391,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
 
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
   for (size_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0 && k.instrs[i].kind == InstrKind::kDma) {
+    if (st[i].waiting == 0 && k.instrs[i].kind == InstrKind::kDma) {
       push(t, static_cast<uint32_t>(i), EvKind::kReady);
     }
   }
@@ -471,8 +479,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           release_accumulation(ev.what);
           break;
         case EvKind::kDmaDone: {
-          out.DmaDone(
-              {&k, ev.what, start[ev.what], data_end[ev.what], t, dispatch});
+          out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].data_end, t,
+                       dispatch});
           resolve(ev.what);
           break;
         }
