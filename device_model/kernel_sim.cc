@@ -152,10 +152,11 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // few cache lines, not one in each of six arrays (at 100k tiles the
   // state is far larger than the caches).
   struct State {
-    double ready_at;       // every dependency visible
-    double start;          // compute: started; DMA: queued
-    double latency;        // DMA: its completion latency
-    double data_end;       // DMA: its last share ended
+    double ready_at;  // every dependency visible
+    double start;     // compute: started; DMA: queued
+    // DMA: its completion latency, until its data has moved; from then on
+    // when its data ended (one field, so the state is 32 bytes).
+    double dma_time;
     uint32_t waiting;      // dependencies not done
     uint32_t pieces_left;  // DMA: shares not ended
   };
@@ -164,14 +165,11 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // stream does not depend on the order events are processed in.
   for (size_t i = 0; i < n; ++i) {
     const Instruction& in = k.instrs[i];
-    st[i] = {t0_us,
-             0.0,
+    st[i] = {t0_us, 0.0,
              in.kind == InstrKind::kDma
                  ? prof.dma_latency_us.Sample(rng.NextUniform())
                  : 0.0,
-             0.0,
-             in.deps_end - in.deps_begin,
-             0};
+             in.deps_end - in.deps_begin, 0};
   }
   std::vector<char> edge_done(rdeps_.size(), 0);
 
@@ -291,14 +289,19 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
     }
   };
+  // Transfer i's data has all moved now: its completion semaphore follows
+  // after its latency.
+  auto data_moved = [&](uint32_t i) {
+    push(t + st[i].dma_time, i, EvKind::kDmaDone);
+    st[i].dma_time = t;
+  };
   auto enqueue = [&](uint32_t i) {
     st[i].start = t;
     const uint32_t b = shape_begin_[shape_of_[i]];
     const uint32_t e = shape_begin_[shape_of_[i] + 1];
     st[i].pieces_left = e - b;
     if (b == e) {
-      st[i].data_end = t;
-      push(t + st[i].latency, i, EvKind::kDmaDone);
+      data_moved(i);
       return;
     }
     for (uint32_t p = b; p < e;) {
@@ -351,8 +354,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     st[g.owner].pieces_left -= g.count;
     if (st[g.owner].pieces_left == 0) {
-      push(t + st[g.owner].latency, g.owner, EvKind::kDmaDone);
-      st[g.owner].data_end = t;
+      data_moved(g.owner);
     }
   };
 
@@ -479,7 +481,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           release_accumulation(ev.what);
           break;
         case EvKind::kDmaDone: {
-          out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].data_end, t,
+          out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_time, t,
                        dispatch});
           resolve(ev.what);
           break;
