@@ -29,7 +29,8 @@ uint32_t DmaGroups::NewSlot() {
 }
 
 uint32_t DmaGroups::Begin(uint32_t lo, uint32_t count, uint32_t owner,
-                          int64_t bytes, double work, double t) {
+                          uint32_t piece, int64_t bytes, double work,
+                          double t) {
   // Engine lo is idle, so a busy lo - 1 is the last engine of its group.
   if (merge_ && lo > 0 && !Idle(lo - 1)) {
     const uint32_t prev = slot_of_[lo - 1];
@@ -45,7 +46,7 @@ uint32_t DmaGroups::Begin(uint32_t lo, uint32_t count, uint32_t owner,
     }
   }
   const uint32_t slot = NewSlot();
-  groups_[slot] = {lo, count, owner, bytes, work, t, work, 0};
+  groups_[slot] = {lo, count, owner, piece, bytes, work, t, work, 0};
   Mark(lo, count, true);
   Ends(slot);
   return slot;

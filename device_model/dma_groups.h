@@ -24,6 +24,7 @@ struct DmaGroup {
   uint32_t lo = 0;     // the first engine
   uint32_t count = 0;  // engines lo .. lo + count - 1
   uint32_t owner = 0;  // the transfer (instruction index)
+  uint32_t piece = 0;  // one member's piece (the others' are alike)
   int64_t bytes = 0;   // per share
   double work = 0;     // per share
   double start = 0;    // when the shares started
@@ -57,8 +58,8 @@ class DmaGroups {
   // the group that ends at engine lo - 1 when its members are in the same
   // state (the same transfer and share, started at `t`, not yet moved);
   // otherwise they form a new group. Returns the group's slot.
-  uint32_t Begin(uint32_t lo, uint32_t count, uint32_t owner, int64_t bytes,
-                 double work, double t);
+  uint32_t Begin(uint32_t lo, uint32_t count, uint32_t owner, uint32_t piece,
+                 int64_t bytes, double work, double t);
   // The group's engines become idle.
   void End(uint32_t slot);
   // Splits the group's first engine off: the slot keeps it alone, and the

@@ -107,6 +107,11 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
         // From the last piece back: how many alike shares on adjacent
         // engines each piece heads.
         run_.resize(pieces_.size(), 1);
+        for (size_t p = first; p < pieces_.size(); ++p) {
+          const DmaPiece& pc = pieces_[p];
+          hbm_weight_.push_back(
+              pc.work > 0 ? static_cast<double>(pc.bytes) / pc.work : 0);
+        }
         for (size_t p = pieces_.size(); p-- > first + 1;) {
           const DmaPiece& a = pieces_[p - 1];
           const DmaPiece& b = pieces_[p];
@@ -244,7 +249,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // - 1 of transfer `owner`.
   auto begin_pieces = [&](uint32_t lo, uint32_t count, uint32_t p,
                           uint32_t owner) {
-    dma.Begin(lo, count, owner, pieces_[p].bytes, pieces_[p].work, t);
+    dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
     out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
                        t);
     rates_dirty = true;
@@ -364,9 +369,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     flow_group.clear();
     dma.ForEach([&](uint32_t s) {
       const DmaGroup& g = dma[s];
-      flows.push_back({cap,
-                       g.work > 0 ? static_cast<double>(g.bytes) / g.work : 0,
-                       0, static_cast<int>(g.count)});
+      flows.push_back(
+          {cap, hbm_weight_[g.piece], 0, static_cast<int>(g.count)});
       flow_group.push_back(s);
     });
   };

@@ -67,6 +67,9 @@ class KernelSim {
   // work) on adjacent engines, so start together as one group; 1 when not
   // grouping.
   std::vector<uint32_t> run_;
+  // Per piece: HBM bytes per unit of its work (descriptor overhead is
+  // engine time, not HBM traffic), for the bandwidth policy.
+  std::vector<double> hbm_weight_;
   bool group_shares_;
 };
 

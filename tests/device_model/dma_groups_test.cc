@@ -34,32 +34,32 @@ std::vector<uint32_t> Visit(DmaGroups& g) {
 
 TEST(DmaGroupsTest, AlikeSharesStartedTogetherOnAdjacentEnginesMerge) {
   DmaGroups g(16, true);
-  const uint32_t a = g.Begin(0, 4, 7, 100, 100.0, 1.0);
-  EXPECT_EQ(g.Begin(4, 2, 7, 100, 100.0, 1.0), a);
+  const uint32_t a = g.Begin(0, 4, 7, 0, 100, 100.0, 1.0);
+  EXPECT_EQ(g.Begin(4, 2, 7, 0, 100, 100.0, 1.0), a);
   EXPECT_EQ(g[a].count, 6u);
   // Another transfer, other bytes, another start, or shares that have
   // moved: a group of their own.
-  EXPECT_NE(g.Begin(6, 1, 8, 100, 100.0, 1.0), a);
-  const uint32_t b = g.Begin(8, 1, 7, 100, 100.0, 1.0);
-  EXPECT_NE(g.Begin(9, 1, 7, 50, 50.0, 1.0), b);
-  const uint32_t c = g.Begin(11, 1, 7, 100, 100.0, 1.0);
+  EXPECT_NE(g.Begin(6, 1, 8, 0, 100, 100.0, 1.0), a);
+  const uint32_t b = g.Begin(8, 1, 7, 0, 100, 100.0, 1.0);
+  EXPECT_NE(g.Begin(9, 1, 7, 0, 50, 50.0, 1.0), b);
+  const uint32_t c = g.Begin(11, 1, 7, 0, 100, 100.0, 1.0);
   g[c].remaining = 40;
-  const uint32_t d = g.Begin(12, 1, 7, 100, 100.0, 1.0);
+  const uint32_t d = g.Begin(12, 1, 7, 0, 100, 100.0, 1.0);
   EXPECT_NE(d, c);
-  EXPECT_NE(g.Begin(13, 1, 7, 100, 100.0, 2.0), d);
+  EXPECT_NE(g.Begin(13, 1, 7, 0, 100, 100.0, 2.0), d);
   EXPECT_EQ(Visit(g), (std::vector<uint32_t>{0, 6, 8, 9, 11, 12, 13}));
 }
 
 TEST(DmaGroupsTest, WithoutMergingEveryShareIsAlone) {
   DmaGroups g(8, false);
-  const uint32_t a = g.Begin(0, 1, 7, 100, 100.0, 1.0);
-  EXPECT_NE(g.Begin(1, 1, 7, 100, 100.0, 1.0), a);
+  const uint32_t a = g.Begin(0, 1, 7, 0, 100, 100.0, 1.0);
+  EXPECT_NE(g.Begin(1, 1, 7, 0, 100, 100.0, 1.0), a);
   EXPECT_EQ(Visit(g), (std::vector<uint32_t>{0, 1}));
 }
 
 TEST(DmaGroupsTest, SplitEndAndIdleAcrossWords) {
   DmaGroups g(130, true);
-  const uint32_t a = g.Begin(60, 10, 1, 8, 8.0, 0.0);  // spans two words
+  const uint32_t a = g.Begin(60, 10, 1, 0, 8, 8.0, 0.0);  // spans two words
   EXPECT_FALSE(g.Idle(63));
   EXPECT_FALSE(g.Idle(64));
   EXPECT_EQ(g.IdleRun(50, 20), 10u);
@@ -75,7 +75,7 @@ TEST(DmaGroupsTest, SplitEndAndIdleAcrossWords) {
   EXPECT_TRUE(g.Idle(60));
   EXPECT_FALSE(g.Idle(61));
   // A share started on the freed engine does not join the group after it.
-  const uint32_t b = g.Begin(60, 1, 1, 8, 8.0, 0.0);
+  const uint32_t b = g.Begin(60, 1, 1, 0, 8, 8.0, 0.0);
   EXPECT_NE(b, rest);
   g.End(rest);
   EXPECT_EQ(g.IdleRun(59, 100), 1u);
@@ -88,15 +88,15 @@ TEST(DmaGroupsTest, SplitEndAndIdleAcrossWords) {
 
 TEST(DmaGroupsTest, ForEachSkipsWhatTheVisitedGroupStarts) {
   DmaGroups g(8, true);
-  const uint32_t a = g.Begin(0, 4, 1, 8, 8.0, 0.0);
-  g.Begin(4, 4, 2, 8, 8.0, 0.0);
+  const uint32_t a = g.Begin(0, 4, 1, 0, 8, 8.0, 0.0);
+  g.Begin(4, 4, 2, 0, 8, 8.0, 0.0);
   std::vector<uint32_t> seen;
   g.ForEach([&](uint32_t s) {
     seen.push_back(g[s].lo);
     if (s == a) {
       g.End(s);
-      g.Begin(0, 2, 3, 8, 8.0, 1.0);  // on the ended group's engines
-      g.Begin(2, 2, 3, 8, 8.0, 1.0);
+      g.Begin(0, 2, 3, 0, 8, 8.0, 1.0);  // on the ended group's engines
+      g.Begin(2, 2, 3, 0, 8, 8.0, 1.0);
     }
   });
   EXPECT_EQ(seen, (std::vector<uint32_t>{0, 4}));
