@@ -28,7 +28,8 @@ class BandwidthPolicy {
   // each of c separate flows in its place would get, and returns true. Returns
   // false, rates unspecified, when those c flows would not all get the same
   // rate: the caller then asks again with the flows apart (count 1 each),
-  // which always succeeds.
+  // which always succeeds. The rates depend on the flows and `hbm` alone,
+  // so the caller may reuse them for the same flows.
   virtual bool Assign(std::vector<Flow>& flows, double hbm) const = 0;
 };
 

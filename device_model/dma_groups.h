@@ -51,6 +51,8 @@ class DmaGroups {
   }
   // No engine is moving data (most of a compute-bound kernel's time).
   bool None() const { return in_use_ == 0; }
+  // The slot of the only group, or kNone when there are none or several.
+  uint32_t Only() const { return in_use_ == 1 ? slot_of_[NextBusy(0)] : kNone; }
   DmaGroup& operator[](uint32_t slot) { return groups_[slot]; }
   const DmaGroup& operator[](uint32_t slot) const { return groups_[slot]; }
 

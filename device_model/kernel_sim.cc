@@ -374,7 +374,23 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       flow_group.push_back(s);
     });
   };
+  // The rate of a group moving alone, by its piece and count: most
+  // transfers of a tiled kernel move alone, alike, so the policy (whose
+  // rates depend only on its flows) is asked once per shape.
+  struct Alone {
+    uint32_t count = 0;
+    double rate = 0;
+  };
+  std::vector<Alone> alone(pieces_.size());
   auto assign_rates = [&] {
+    const uint32_t only = dma.Only();
+    if (only != DmaGroups::kNone) {
+      DmaGroup& g = dma[only];
+      if (alone[g.piece].count == g.count) {
+        g.rate = alone[g.piece].rate;
+        return;
+      }
+    }
     gather();
     if (!policy_->Assign(flows, hbm)) {
       // The members of a group would not all get one rate: every piece
@@ -392,6 +408,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     for (size_t f = 0; f < flows.size(); ++f) {
       dma[flow_group[f]].rate = flows[f].rate;
+    }
+    if (only != DmaGroups::kNone && flows.size() == 1) {
+      alone[dma[only].piece] = {dma[only].count, flows[0].rate};
     }
   };
 

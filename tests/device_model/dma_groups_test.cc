@@ -273,6 +273,8 @@ TEST(GroupedSharesTest, SameEventsAndMetricsAsShareByShare) {
       TestProfileWith({{"dma_queues", 128}, {"hbm_gbps", 5000}}),
       TestProfileWith({{"dma_queues", 100}, {"hbm_gbps", 600}}),
       TestProfileWith({{"dma_issue_us", 0.3}, {"dma_issuers", 2}}),
+      // HBM below one engine's rate: even a share alone is held back.
+      TestProfileWith({{"hbm_gbps", 5}}),
   };
   auto trn1 = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
                                 "/device_model/profiles/trn1.json");
@@ -290,6 +292,31 @@ TEST(GroupedSharesTest, SameEventsAndMetricsAsShareByShare) {
       }
     }
   }
+}
+
+// A rate found for a group moving alone is reused only for the same piece
+// and count: here a transfer's first share moves alone (the others went
+// ahead while it queued behind another transfer), and then a
+// transfer of the same shape moves alone with all four shares, which HBM
+// must split four ways.
+TEST(GroupedSharesTest, AGroupAloneGetsTheRateOfItsOwnCount) {
+  const DeviceProfile p = TestProfileWith({{"hbm_gbps", 5}});
+  Kernel k;
+  auto dma = [&k](int32_t partitions, int64_t row_bytes,
+                  std::vector<uint32_t> deps) {
+    Instruction in;
+    in.kind = InstrKind::kDma;
+    in.opcode = k.Intern("dma");
+    in.label = k.Intern("tile");
+    in.partitions = partitions;
+    in.aux = partitions;
+    in.work = partitions * row_bytes;
+    return k.Add(in, deps);
+  };
+  const uint32_t first = dma(32, 3000, {});   // engine 0, longest
+  const uint32_t whole = dma(128, 1000, {});  // engine 0 queued
+  dma(128, 1000, {first, whole});
+  ExpectSameRun(k, p, 0.0, 1);
 }
 
 // The exp kernel's tiles: every transfer is sixteen alike shares on idle
