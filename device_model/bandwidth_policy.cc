@@ -5,15 +5,42 @@
 
 namespace trn {
 
-void FairShareHbmPolicy::Assign(std::vector<Flow>& flows, double hbm) const {
-  const size_t n = flows.size();
-  if (n == 0) return;
-  // The common case: every engine gets its own rate, no sharing to decide.
+namespace {
+
+// Whether the flows' demands, summed one flow after another as separate
+// flows would be, fit in `hbm`. A group's demand is added once per flow, not
+// multiplied, so the sum rounds the same. That sum takes a flow's time per
+// member, so first an estimate (demand times count, per group): a float sum
+// of n terms is within n * 2^-53 of the exact one, relatively, so with at
+// most 2^30 flows the estimate and the member-by-member sum differ by under
+// 1e-6 relatively, and only an estimate that close to `hbm` needs the sum.
+bool AllFit(const std::vector<Flow>& flows, double hbm) {
+  double estimate = 0;
+  for (const Flow& f : flows) {
+    estimate += f.cap * f.hbm_weight * static_cast<double>(f.count);
+  }
+  if (estimate <= hbm * (1 - 1e-6)) return true;
+  if (estimate >= hbm * (1 + 1e-6)) return false;
   double total = 0;
-  for (const Flow& f : flows) total += f.cap * f.hbm_weight;
-  if (total <= hbm) {
+  for (const Flow& f : flows) {
+    const double demand = f.cap * f.hbm_weight;
+    for (int c = 0; c < f.count; ++c) total += demand;
+  }
+  return total <= hbm;
+}
+
+}  // namespace
+
+bool FairShareHbmPolicy::Assign(std::vector<Flow>& flows, double hbm) const {
+  const size_t n = flows.size();
+  if (n == 0) return true;
+  // The common case: every engine gets its own rate, no sharing to decide.
+  if (AllFit(flows, hbm)) {
     for (Flow& f : flows) f.rate = f.cap;
-    return;
+    return true;
+  }
+  for (const Flow& f : flows) {
+    if (f.count != 1) return false;
   }
   // A flow's HBM demand at full speed; the smallest demands are met first.
   std::vector<size_t> order(n);
@@ -36,6 +63,7 @@ void FairShareHbmPolicy::Assign(std::vector<Flow>& flows, double hbm) const {
       left -= share;
     }
   }
+  return true;
 }
 
 std::unique_ptr<BandwidthPolicy> MakeDefaultBandwidthPolicy() {

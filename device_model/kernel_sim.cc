@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <tuple>
 
+#include "device_model/dma_groups.h"
 #include "device_model/timeline.h"
 
 namespace trn {
@@ -76,8 +76,11 @@ void SplitTransfer(const Instruction& in, const DeviceProfile& p,
 }  // namespace
 
 KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
-                     const BandwidthPolicy& policy)
-    : kernel_(&kernel), profile_(&profile), policy_(&policy) {
+                     const BandwidthPolicy& policy, bool group_shares)
+    : kernel_(&kernel),
+      profile_(&profile),
+      policy_(&policy),
+      group_shares_(group_shares) {
   const size_t n = kernel.instrs.size();
   timing_.assign(n, InstructionTiming{});
   lane_instrs_.resize(kNumEngines);
@@ -98,8 +101,25 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       auto [it, added] =
           shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
       if (added) {
+        const size_t first = pieces_.size();
         SplitTransfer(in, profile, pieces_);
         shape_begin_.push_back(static_cast<uint32_t>(pieces_.size()));
+        // From the last piece back: how many alike shares on adjacent
+        // engines each piece heads.
+        run_.resize(pieces_.size(), 1);
+        for (size_t p = first; p < pieces_.size(); ++p) {
+          const DmaPiece& pc = pieces_[p];
+          hbm_weight_.push_back(
+              pc.work > 0 ? static_cast<double>(pc.bytes) / pc.work : 0);
+        }
+        for (size_t p = pieces_.size(); p-- > first + 1;) {
+          const DmaPiece& a = pieces_[p - 1];
+          const DmaPiece& b = pieces_[p];
+          if (group_shares_ && b.engine == a.engine + 1 && b.bytes == a.bytes &&
+              b.work == a.work) {
+            run_[p - 1] = run_[p] + 1;
+          }
+        }
       }
       shape_of_[i] = it->second;
     }
@@ -133,24 +153,30 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const size_t n = k.instrs.size();
   if (n == 0) return t0_us;
 
+  // Each instruction's state in one place: a tile's few instructions are a
+  // few cache lines, not one in each of six arrays (at 100k tiles the
+  // state is far larger than the caches).
+  struct State {
+    double ready_at;  // every dependency visible
+    double start;     // compute: started; DMA: queued
+    // DMA: its completion latency, until its data has moved; from then on
+    // when its data ended (one field, so the state is 32 bytes).
+    double dma_time;
+    uint32_t waiting;      // dependencies not done
+    uint32_t pieces_left;  // DMA: shares not ended
+  };
+  std::vector<State> st(n);
   // Every DMA latency is drawn up front, in program order, so the random
   // stream does not depend on the order events are processed in.
-  std::vector<double> latency(n, 0.0);
   for (size_t i = 0; i < n; ++i) {
-    if (k.instrs[i].kind == InstrKind::kDma) {
-      latency[i] = prof.dma_latency_us.Sample(rng.NextUniform());
-    }
+    const Instruction& in = k.instrs[i];
+    st[i] = {t0_us, 0.0,
+             in.kind == InstrKind::kDma
+                 ? prof.dma_latency_us.Sample(rng.NextUniform())
+                 : 0.0,
+             in.deps_end - in.deps_begin, 0};
   }
-
-  std::vector<uint32_t> waiting(n);
-  std::vector<double> ready_at(n, t0_us);
-  for (size_t i = 0; i < n; ++i) {
-    waiting[i] = k.instrs[i].deps_end - k.instrs[i].deps_begin;
-  }
-  std::vector<double> start(n, 0.0);  // compute: start; DMA: queued
-  std::vector<uint32_t> pieces_left(n, 0);
   std::vector<char> edge_done(rdeps_.size(), 0);
-  std::vector<double> data_end(n, 0.0);
 
   // A binary heap under std::greater; Ev's order is total (time, then push
   // order), so it pops the same sequence as any other heap.
@@ -177,24 +203,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const auto engines = static_cast<size_t>(prof.dma_queues);
   std::vector<std::vector<Queued>> fifo(engines);
   std::vector<size_t> fifo_head(engines, 0);
-  std::vector<uint32_t> active(engines, kNone);  // piece index
-  std::vector<uint32_t> active_owner(engines, kNone);
-  // The engines with a piece, as bits in engine order: the scans below visit
-  // only those (a DMA engine is idle most of a compute-bound kernel), in the
-  // same order as a scan of all engines, so every sum is the same.
-  std::vector<uint64_t> busy((engines + 63) / 64, 0);
-  auto for_each_busy = [&](auto&& fn) {
-    for (size_t w = 0; w < busy.size(); ++w) {
-      for (uint64_t bits = busy[w]; bits != 0; bits &= bits - 1) {
-        fn(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-      }
-    }
-  };
-  std::vector<double> remaining(engines, 0.0);
-  std::vector<double> piece_start(engines, 0.0);
+  size_t queued = 0;  // pieces in all the queues, not yet moving
+  // The moving pieces, alike ones on adjacent engines as one group. The
+  // scans below visit groups in engine order (a DMA engine is idle most of
+  // a compute-bound kernel), as a scan of every engine would visit their
+  // members, so every sum and every tie is the same.
+  DmaGroups dma(engines, group_shares_);
   std::vector<Flow> flows;
-  std::vector<size_t> flow_engine;
-  std::vector<double> rate(engines, 0.0);
+  std::vector<uint32_t> flow_group;
   std::vector<double> issuer_free(
       static_cast<size_t>(std::max(1, prof.dma_issuers)), t0_us);
   const double hbm = prof.hbm_gbps * 1e3;        // bytes per us
@@ -210,16 +226,16 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     const uint32_t i = open[e];
     open[e] = kNone;
     const Instruction& in = k.instrs[i];
-    out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, start[i], at, 0,
+    out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, st[i].start, at, 0,
               in.flops, dispatch});
   };
   auto try_start = [&](size_t e) {
     if (head[e] >= lane_instrs_[e].size() || lane_free[e] > t) return;
     const uint32_t i = lane_instrs_[e][head[e]];
-    if (waiting[i] != 0 || ready_at[i] > t) return;
+    if (st[i].waiting != 0 || st[i].ready_at > t) return;
     if (open[e] != kNone) close_span(e, t);
     ++head[e];
-    start[i] = t;
+    st[i].start = t;
     open[e] = i;
     lane_free[e] = t + timing_[i].interval_us;
     out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
@@ -229,18 +245,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     push(t + timing_[i].latency_us, i, EvKind::kComplete);
   };
-  // Engine e (idle) starts piece p of transfer `owner`.
-  auto begin_piece = [&](size_t e, uint32_t p, uint32_t owner) {
-    active[e] = p;
-    active_owner[e] = owner;
-    busy[e / 64] |= uint64_t{1} << (e % 64);
-    remaining[e] = pieces_[p].work;
-    piece_start[e] = t;
-    out.BusyStart(DmaLane(static_cast<int>(e)), t);
+  // Idle engines lo .. lo + count - 1 start the alike pieces p .. p + count
+  // - 1 of transfer `owner`.
+  auto begin_pieces = [&](uint32_t lo, uint32_t count, uint32_t p,
+                          uint32_t owner) {
+    dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
+    out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
+                       t);
     rates_dirty = true;
   };
   auto activate = [&](size_t e) {
-    if (active[e] != kNone || fifo_head[e] >= fifo[e].size()) return;
+    if (!dma.Idle(e) || fifo_head[e] >= fifo[e].size()) return;
+    --queued;
     const Queued q = fifo[e][fifo_head[e]++];
     // A drained queue starts over, so it holds what is in flight, not
     // every piece the run has queued.
@@ -254,7 +270,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           fifo[e].begin() + static_cast<std::ptrdiff_t>(fifo_head[e]));
       fifo_head[e] = 0;
     }
-    begin_piece(e, q.piece, q.owner);
+    begin_pieces(static_cast<uint32_t>(e), 1, q.piece, q.owner);
   };
   auto resolve = [&](uint32_t i) {
     ++done;
@@ -262,8 +278,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
       if (edge_done[r]) continue;
       const uint32_t d = rdeps_[r];
-      ready_at[d] = std::max(ready_at[d], t + sync);
-      if (--waiting[d] == 0) push(ready_at[d], d, EvKind::kReady);
+      st[d].ready_at = std::max(st[d].ready_at, t + sync);
+      if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
     }
   };
   // Matmuls that accumulate into one PSUM tile issue back to back: the
@@ -274,64 +290,154 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       const uint32_t d = rdeps_[r];
       if (k.instrs[d].rule != CostRule::kMatmul) continue;
       edge_done[r] = 1;
-      ready_at[d] = std::max(ready_at[d], t);
-      if (--waiting[d] == 0) push(ready_at[d], d, EvKind::kReady);
+      st[d].ready_at = std::max(st[d].ready_at, t);
+      if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
     }
   };
+  // Transfer i's data has all moved now: its completion semaphore follows
+  // after its latency.
+  auto data_moved = [&](uint32_t i) {
+    push(t + st[i].dma_time, i, EvKind::kDmaDone);
+    st[i].dma_time = t;
+  };
   auto enqueue = [&](uint32_t i) {
-    start[i] = t;
+    st[i].start = t;
     const uint32_t b = shape_begin_[shape_of_[i]];
     const uint32_t e = shape_begin_[shape_of_[i] + 1];
-    pieces_left[i] = e - b;
+    st[i].pieces_left = e - b;
     if (b == e) {
-      data_end[i] = t;
-      push(t + latency[i], i, EvKind::kDmaDone);
+      data_moved(i);
       return;
     }
-    for (uint32_t p = b; p < e; ++p) {
-      const auto eng = static_cast<size_t>(pieces_[p].engine);
-      if (active[eng] == kNone && fifo_head[eng] == fifo[eng].size()) {
-        begin_piece(eng, p, i);  // an idle engine: no need to queue
+    for (uint32_t p = b; p < e;) {
+      const auto eng = static_cast<uint32_t>(pieces_[p].engine);
+      // An idle engine needs no queue, nor do the idle engines after it that
+      // take alike pieces: they start together.
+      uint32_t idle = 0;
+      if (queued == 0) {
+        idle = static_cast<uint32_t>(dma.IdleRun(eng, run_[p]));
       } else {
-        fifo[eng].push_back({p, i});
-        activate(eng);
+        while (idle < run_[p] && dma.Idle(eng + idle) &&
+               fifo_head[eng + idle] == fifo[eng + idle].size()) {
+          ++idle;
+        }
       }
+      if (idle > 0) {
+        begin_pieces(eng, idle, p, i);
+        p += idle;
+        continue;
+      }
+      fifo[eng].push_back({p, i});
+      ++queued;
+      activate(eng);
+      ++p;
+    }
+  };
+  // Group `s`'s pieces end now: each engine delivers its span and takes the
+  // next piece of its queue.
+  auto finish = [&](uint32_t s) {
+    const DmaGroup g = dma[s];  // a copy: starting pieces may reuse the slot
+    dma.End(s);
+    BusySpan span{DmaLane(static_cast<int>(g.lo)),
+                  &k,
+                  g.owner,
+                  g.start,
+                  t,
+                  g.bytes,
+                  0,
+                  dispatch};
+    if (queued == 0) {
+      out.BusyGroup(span, static_cast<int>(g.count));
+    } else {
+      // Engine by engine, each span then its engine's next piece, as the
+      // engines free one by one.
+      for (uint32_t c = 0; c < g.count; ++c) {
+        span.lane = DmaLane(static_cast<int>(g.lo + c));
+        out.Busy(span);
+        activate(g.lo + c);
+      }
+    }
+    st[g.owner].pieces_left -= g.count;
+    if (st[g.owner].pieces_left == 0) {
+      data_moved(g.owner);
+    }
+  };
+
+  // The flows in engine order, a group as one flow of its count.
+  auto gather = [&] {
+    flows.clear();
+    flow_group.clear();
+    dma.ForEach([&](uint32_t s) {
+      const DmaGroup& g = dma[s];
+      flows.push_back(
+          {cap, hbm_weight_[g.piece], 0, static_cast<int>(g.count)});
+      flow_group.push_back(s);
+    });
+  };
+  // The rate of a group moving alone, by its piece and count: most
+  // transfers of a tiled kernel move alone, alike, so the policy (whose
+  // rates depend only on its flows) is asked once per shape.
+  struct Alone {
+    uint32_t count = 0;
+    double rate = 0;
+  };
+  std::vector<Alone> alone(pieces_.size());
+  auto assign_rates = [&] {
+    const uint32_t only = dma.Only();
+    if (only != DmaGroups::kNone) {
+      DmaGroup& g = dma[only];
+      if (alone[g.piece].count == g.count) {
+        g.rate = alone[g.piece].rate;
+        return;
+      }
+    }
+    gather();
+    if (!policy_->Assign(flows, hbm)) {
+      // The members of a group would not all get one rate: every piece
+      // goes on alone from now on.
+      for (uint32_t s : flow_group) {
+        while (dma[s].count > 1) s = dma.SplitFirst(s);
+      }
+      gather();
+      if (!policy_->Assign(flows, hbm)) {
+        std::fprintf(stderr,
+                     "trnbench: internal error: the bandwidth policy refused "
+                     "single flows\n");
+        std::abort();
+      }
+    }
+    for (size_t f = 0; f < flows.size(); ++f) {
+      dma[flow_group[f]].rate = flows[f].rate;
+    }
+    if (only != DmaGroups::kNone && flows.size() == 1) {
+      alone[dma[only].piece] = {dma[only].count, flows[0].rate};
     }
   };
 
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
   for (size_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0 && k.instrs[i].kind == InstrKind::kDma) {
+    if (st[i].waiting == 0 && k.instrs[i].kind == InstrKind::kDma) {
       push(t, static_cast<uint32_t>(i), EvKind::kReady);
     }
   }
   while (done < n) {
     if (rates_dirty) {
-      flows.clear();
-      flow_engine.clear();
-      for_each_busy([&](size_t e) {
-        const DmaPiece& pc = pieces_[active[e]];
-        flows.push_back(
-            {cap, pc.work > 0 ? static_cast<double>(pc.bytes) / pc.work : 0,
-             0});
-        flow_engine.push_back(e);
-      });
-      policy_->Assign(flows, hbm);
-      for (size_t f = 0; f < flows.size(); ++f) {
-        rate[flow_engine[f]] = flows[f].rate;
-      }
+      if (!dma.None()) assign_rates();
       rates_dirty = false;
     }
     double next = heap.empty() ? kInf : heap.front().time;
-    size_t first_flow = engines;
-    for_each_busy([&](size_t e) {
-      if (rate[e] <= 0) return;
-      const double tf = t + remaining[e] / rate[e];
-      if (tf < next) {
-        next = tf;
-        first_flow = e;
-      }
-    });
+    uint32_t first_flow = kNone;  // the first engine of the first to end
+    if (!dma.None()) {
+      dma.ForEach([&](uint32_t s) {
+        const DmaGroup& g = dma[s];
+        if (g.rate <= 0) return;
+        const double tf = t + g.remaining / g.rate;
+        if (tf < next) {
+          next = tf;
+          first_flow = g.lo;
+        }
+      });
+    }
     if (next == kInf) {
       // Simulator::Create checks that program order is topological, so a
       // stuck run is a bug in the model, not bad input.
@@ -344,24 +450,24 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     t = next;
     // Moves every share on, and finishes those done, in engine order; a
     // tolerance absorbs rounding. One pass: finishing a share touches only
-    // its own engine.
-    for_each_busy([&](size_t e) {
-      remaining[e] = e == first_flow ? 0 : remaining[e] - rate[e] * dt;
-      if (remaining[e] > 1e-6) return;
-      const uint32_t p = active[e];
-      const uint32_t i = active_owner[e];
-      active[e] = kNone;
-      busy[e / 64] &= ~(uint64_t{1} << (e % 64));
-      rate[e] = 0;
-      rates_dirty = true;
-      out.Busy({DmaLane(static_cast<int>(e)), &k, i, piece_start[e], t,
-                pieces_[p].bytes, 0, dispatch});
-      if (--pieces_left[i] == 0) {
-        push(t + latency[i], i, EvKind::kDmaDone);
-        data_end[i] = t;
-      }
-      activate(e);
-    });
+    // its own engine. The share that set `next` ends exactly; the others of
+    // its group end with it unless rounding left them work, and then they
+    // go on as a group of their own.
+    if (!dma.None()) {
+      dma.ForEach([&](uint32_t s) {
+        const DmaGroup& g = dma[s];
+        const double moved = g.remaining - g.rate * dt;
+        const bool ends = moved <= 1e-6;
+        if (g.lo == first_flow && !ends && g.count > 1) {
+          dma[dma.SplitFirst(s)].remaining = moved;
+        } else if (g.lo != first_flow && !ends) {
+          dma[s].remaining = moved;
+          return;
+        }
+        rates_dirty = true;
+        finish(s);
+      });
+    }
     while (!heap.empty() && heap.front().time <= t) {
       std::pop_heap(heap.begin(), heap.end(), std::greater<>());
       const Ev ev = heap.back();
@@ -398,8 +504,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           release_accumulation(ev.what);
           break;
         case EvKind::kDmaDone: {
-          out.DmaDone(
-              {&k, ev.what, start[ev.what], data_end[ev.what], t, dispatch});
+          out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_time, t,
+                       dispatch});
           resolve(ev.what);
           break;
         }

@@ -30,8 +30,11 @@ struct DmaPiece {
 class KernelSim {
  public:
   // `kernel`, `profile` and `policy` must outlive the simulator.
+  // `group_shares` false simulates every DMA share on its own, as the model
+  // defines it; the default computes alike shares once, in groups
+  // (dma_groups.h), with the same result to the bit.
   KernelSim(const Kernel& kernel, const DeviceProfile& profile,
-            const BandwidthPolicy& policy);
+            const BandwidthPolicy& policy, bool group_shares = true);
 
   // Simulates the kernel starting at `t0_us`, drawing DMA latencies from
   // `rng` (one per transfer, in program order); delivers its events to
@@ -60,6 +63,14 @@ class KernelSim {
   std::vector<uint32_t> shape_of_;     // per instruction; compute: unused
   std::vector<uint32_t> shape_begin_;  // CSR over shapes into pieces_
   std::vector<DmaPiece> pieces_;
+  // Per piece: how many pieces from it on are alike shares (same bytes and
+  // work) on adjacent engines, so start together as one group; 1 when not
+  // grouping.
+  std::vector<uint32_t> run_;
+  // Per piece: HBM bytes per unit of its work (descriptor overhead is
+  // engine time, not HBM traffic), for the bandwidth policy.
+  std::vector<double> hbm_weight_;
+  bool group_shares_;
 };
 
 }  // namespace trn

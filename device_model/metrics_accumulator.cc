@@ -80,6 +80,27 @@ void MetricsAccumulator::Busy(const BusySpan& s) {
   BusyEnd(s.lane, s.end_us, s.bytes);
 }
 
+void MetricsAccumulator::BusyStartGroup(uint32_t first_lane, int count,
+                                        double t_us) {
+  if (first_lane < kFirstDmaLane) {
+    SimListener::BusyStartGroup(first_lane, count, t_us);
+    return;
+  }
+  Advance(t_us);
+  dma_count_ += count;
+}
+
+void MetricsAccumulator::BusyGroup(const BusySpan& s, int count) {
+  if (s.lane < kFirstDmaLane) {
+    SimListener::BusyGroup(s, count);
+    return;
+  }
+  Extend(s.start_us, s.end_us);
+  Advance(s.end_us);
+  dma_count_ -= count;
+  bytes_ += s.bytes * count;
+}
+
 void MetricsAccumulator::Host(const HostSpan& s) {
   Extend(s.start_us, s.end_us);
   if (s.lane == kHardwareLane) {

@@ -21,6 +21,10 @@ class MetricsAccumulator : public SimListener {
   void BeginRun(const Program& program, int dma_queues) override;
   void BusyStart(uint32_t lane, double t_us) override;
   void Busy(const BusySpan& span) override;
+  // A group counts as its lanes one by one would: they start or end at one
+  // instant, so the sweep sees the same counts between instants.
+  void BusyStartGroup(uint32_t first_lane, int count, double t_us) override;
+  void BusyGroup(const BusySpan& span, int count) override;
   void Host(const HostSpan& span) override;
 
   // For replaying a recorded timeline (ComputeMetrics): the same state

@@ -61,6 +61,24 @@ class SimListener {
   // A device lane becomes busy at `t_us` (the matching Busy() follows).
   virtual void BusyStart(uint32_t /*lane*/, double /*t_us*/) {}
   virtual void Busy(const BusySpan& /*span*/) {}
+  // The same for `count` DMA lanes from `first_lane` on at once: the shares
+  // of one transfer that start, or end, together with the same bytes. The
+  // defaults deliver one call per lane, in lane order, which is the order
+  // the lanes would have been delivered in one by one; a listener that only
+  // counts (the metrics accumulator) takes the group whole.
+  virtual void BusyStartGroup(uint32_t first_lane, int count, double t_us) {
+    for (int c = 0; c < count; ++c) {
+      BusyStart(first_lane + static_cast<uint32_t>(c), t_us);
+    }
+  }
+  // `span` is the first lane's; the others differ only in their lane.
+  virtual void BusyGroup(const BusySpan& span, int count) {
+    BusySpan s = span;
+    for (int c = 0; c < count; ++c) {
+      s.lane = span.lane + static_cast<uint32_t>(c);
+      Busy(s);
+    }
+  }
   virtual void DmaDone(const DmaCompletion& /*done*/) {}
   virtual void Host(const HostSpan& /*span*/) {}
 };

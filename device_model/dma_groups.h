@@ -1,0 +1,118 @@
+// The DMA engines that are moving data, kept as groups of adjacent engines
+// in the same state. The model is per engine: each engine moves one share
+// of a transfer at a time. But a transfer's shares on idle engines are
+// usually alike (a 128-partition tile is 16 shares of the same bytes that
+// start together and so get the same rate), and simulating them one by one
+// cost most of a run. A group is `count` adjacent engines whose shares have
+// the same transfer, bytes, work, start, remaining work and rate: every
+// computation on it gives each member exactly what that member alone would
+// get, so the simulator computes it once. Members that would diverge are
+// split apart first.
+#ifndef TRNBENCH_DEVICE_MODEL_DMA_GROUPS_H_
+#define TRNBENCH_DEVICE_MODEL_DMA_GROUPS_H_
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace trn {
+
+struct DmaGroup {
+  uint32_t lo = 0;     // the first engine
+  uint32_t count = 0;  // engines lo .. lo + count - 1
+  uint32_t owner = 0;  // the transfer (instruction index)
+  uint32_t piece = 0;  // one member's piece (the others' are alike)
+  int64_t bytes = 0;   // per share
+  double work = 0;     // per share
+  double start = 0;    // when the shares started
+  double remaining = 0;
+  double rate = 0;  // per share; set before use whenever a group changes
+};
+
+class DmaGroups {
+ public:
+  static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+  // `merge` false keeps every share in a group of its own: the reference
+  // the grouped simulation is tested against.
+  DmaGroups(size_t engines, bool merge)
+      : slot_of_(engines, kNone),
+        busy_((engines + 63) / 64, 0),
+        merge_(merge) {}
+
+  bool Idle(size_t e) const { return (busy_[e / 64] >> (e % 64) & 1) == 0; }
+  // How many engines from lo on, up to `max`, are idle in a row.
+  size_t IdleRun(size_t lo, size_t max) const {
+    const size_t next = NextBusy(lo);
+    return next == kEnd ? max : std::min(max, next - lo);
+  }
+  // No engine is moving data (most of a compute-bound kernel's time).
+  bool None() const { return in_use_ == 0; }
+  // The slot of the only group, or kNone when there are none or several.
+  uint32_t Only() const { return in_use_ == 1 ? slot_of_[NextBusy(0)] : kNone; }
+  DmaGroup& operator[](uint32_t slot) { return groups_[slot]; }
+  const DmaGroup& operator[](uint32_t slot) const { return groups_[slot]; }
+
+  // Idle engines [lo, lo + count) start identical shares at `t`. They join
+  // the group that ends at engine lo - 1 when its members are in the same
+  // state (the same transfer and share, started at `t`, not yet moved);
+  // otherwise they form a new group. Returns the group's slot.
+  uint32_t Begin(uint32_t lo, uint32_t count, uint32_t owner, uint32_t piece,
+                 int64_t bytes, double work, double t);
+  // The group's engines become idle.
+  void End(uint32_t slot);
+  // Splits the group's first engine off: the slot keeps it alone, and the
+  // returned slot holds the others, in the same state.
+  uint32_t SplitFirst(uint32_t slot);
+
+  // Calls fn(slot) for each group in engine order. fn may end or split the
+  // group it is given and begin shares on that group's engines; those
+  // engines are not visited again in this pass.
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
+    for (size_t e = NextBusy(0); e != kEnd;) {
+      const uint32_t slot = slot_of_[e];
+      const size_t end = e + groups_[slot].count;
+      fn(slot);
+      e = NextBusy(end);
+    }
+  }
+
+ private:
+  static constexpr size_t kEnd = std::numeric_limits<size_t>::max();
+
+  size_t NextBusy(size_t from) const {
+    size_t w = from / 64;
+    if (w >= busy_.size()) return kEnd;
+    uint64_t bits = busy_[w] & (~uint64_t{0} << (from % 64));
+    while (bits == 0) {
+      if (++w == busy_.size()) return kEnd;
+      bits = busy_[w];
+    }
+    return w * 64 + static_cast<size_t>(std::countr_zero(bits));
+  }
+  uint32_t NewSlot();
+  // Marks engines [lo, lo + count) busy (or idle), a word at a time.
+  void Mark(size_t lo, size_t count, bool busy);
+  // Records the slot at both ends of its group, the only engines looked up.
+  void Ends(uint32_t slot) {
+    slot_of_[groups_[slot].lo] = slot;
+    slot_of_[groups_[slot].lo + groups_[slot].count - 1] = slot;
+  }
+
+  std::vector<DmaGroup> groups_;  // by slot
+  std::vector<uint32_t> free_;    // slots not in use
+  // Per engine, the slot of the group it begins or ends; stale elsewhere
+  // (a group's inner engines and idle engines are never looked up).
+  std::vector<uint32_t> slot_of_;
+  std::vector<uint64_t> busy_;  // engines with a share, as bits
+  size_t in_use_ = 0;           // groups
+  bool merge_;
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_DEVICE_MODEL_DMA_GROUPS_H_
