@@ -46,7 +46,7 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
         " runs of its ", program.InstructionCount(),
         "-instruction program would simulate ", simulated,
         " instructions; expected at most ", kMaxSimulatedInstructions,
-        " per workload (about six minutes): lower `repeat` or use a smaller "
+        " per workload (about two minutes): lower `repeat` or use a smaller "
         "shape"));
   }
   TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));

@@ -25,7 +25,7 @@ inline constexpr int64_t kMaxRepeat = 1'000'000;
 inline constexpr int64_t kMaxSamplesPerRun = 1'500'000;
 inline constexpr int64_t kMetricsPerWorkloadBound = 17;
 // Instructions simulated for one workload, (warmup + repeat) x the size of
-// its program: at some 5.5 million a second, about six minutes. Beyond it a
+// its program: at some 15 million a second, about two minutes. Beyond it a
 // run is a mistake, not a benchmark.
 inline constexpr int64_t kMaxSimulatedInstructions = 2'000'000'000;
 
