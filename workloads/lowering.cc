@@ -394,11 +394,11 @@ class NkiLowering {
         partitions_(profile.memory.partitions),
         builder_(kernel, profile) {}
 
-  // `keep_all`: every iteration keeps its own tiles (KeepsEveryIteration);
-  // `holds_state`: its id names the state it updates (HoldsState).
+  // `tiles`: how the loop holds its tiles (TilesOf).
   absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
-                                   bool keep_all, bool holds_state,
-                                   bool rotates) {
+                                   const LoopTiles& tiles) {
+    const bool keep_all = tiles.keep_all;
+    const bool rotates = tiles.rotates;
     chain_.push_back(&loop);
     keep_all_.push_back(keep_all);
     result_index_.push_back(LoopResultIndex(loop));
@@ -442,7 +442,7 @@ class NkiLowering {
     // iterations in program order, so the state's updates stay in order.
     const bool sequential = loop.range == LoopRange::kSequential;
     const bool carried =
-        holds_state ||
+        tiles.holds_state ||
         std::any_of(loop.body.begin(), loop.body.end(),
                     [](const NkiOp& op) { return !op.carry.empty(); });
     const bool whole = sequential && !carried;
@@ -641,18 +641,16 @@ class NkiLowering {
     // An op with no producer in its own body starts the iteration, so it is
     // the one that waits for the iteration's buffers. A nested loop whose
     // tiles are its own (RotatesOwnBuffers) waits for its own instead.
-    const bool rotates =
-        op.op == "loop" && RotatesOwnBuffers(op, keep_all_.back());
-    if (!local && !rotates) {
+    const LoopTiles tiles =
+        op.op == "loop" ? TilesOf(op, keep_all_.back()) : LoopTiles{};
+    if (!local && !tiles.rotates) {
       deps.insert(deps.end(), it.gate.begin(), it.gate.end());
     }
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
-      TRN_ASSIGN_OR_RETURN(
-          LoweredLoop nested,
-          Loop(op.loop.front(), deps, KeepsEveryIteration(op, keep_all_.back()),
-               HoldsState(op), rotates));
+      TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
+                           Loop(op.loop.front(), deps, tiles));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
     } else if (op.op == "load" || op.op == "store") {
@@ -746,9 +744,7 @@ absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
   Deps previous;
   for (const NkiLoop& loop : spec.kernel->loops) {
     TRN_ASSIGN_OR_RETURN(LoweredLoop l,
-                         lowering.Loop(loop, previous, /*keep_all=*/false,
-                                       /*holds_state=*/false,
-                                       /*rotates=*/false));
+                         lowering.Loop(loop, previous, LoopTiles{}));
     if (!l.done.empty()) previous = std::move(l.done);
   }
   p.dispatches.push_back(std::move(d));

@@ -171,6 +171,11 @@ bool HoldsState(const NkiOp& loop_op) {
          LoopResultOf(loop_op.loop.front()) == LoopResultKind::kState;
 }
 
+LoopTiles TilesOf(const NkiOp& loop_op, bool in_block) {
+  return {KeepsEveryIteration(loop_op, in_block), HoldsState(loop_op),
+          RotatesOwnBuffers(loop_op, in_block)};
+}
+
 bool IsDataMovementOnly(const NkiOp& op) {
   return op.op == "load" || op.op == "store" || op.op == "iota" ||
          op.op == "tensor_copy" || op.op == "loop" || op.op == "memset" ||

@@ -112,6 +112,16 @@ bool RotatesOwnBuffers(const NkiOp& loop_op, bool in_block);
 // sequential iterations update in place (LoopResultKind::kState).
 bool HoldsState(const NkiOp& loop_op);
 
+// How a nested loop holds its tiles: the three rules above, taken
+// together for the lowering and the memory check. A kernel's own loops
+// hold none of these (LoopTiles{}).
+struct LoopTiles {
+  bool keep_all = false;     // KeepsEveryIteration
+  bool holds_state = false;  // HoldsState
+  bool rotates = false;      // RotatesOwnBuffers
+};
+LoopTiles TilesOf(const NkiOp& loop_op, bool in_block);
+
 // Whether an NKI op kind performs no arithmetic (index generation, copies).
 bool IsDataMovementOnly(const NkiOp& op);
 

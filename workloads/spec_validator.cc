@@ -1061,10 +1061,10 @@ class Validator {
         inner.push_back(&op.loop.front());
         // A loop that rotates its own buffers holds its tiles once per
         // buffer of its own, whatever the buffers of the loops around it.
+        const LoopTiles tiles = TilesOf(op, keep_all);
         TRN_RETURN_IF_ERROR(TallyMemory(
-            inner, op_path,
-            RotatesOwnBuffers(op, keep_all) ? std::vector<int64_t>{} : factors,
-            KeepsEveryIteration(op, keep_all),
+            inner, op_path, tiles.rotates ? std::vector<int64_t>{} : factors,
+            tiles.keep_all,
             !op.id.empty() &&
                 LoopResultOf(op.loop.front()) == LoopResultKind::kAccumulator,
             tally));
