@@ -87,7 +87,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   shape_of_.assign(n, 0);
   shape_begin_.assign(1, 0);
   // What SplitTransfer reads of an instruction.
-  using Shape = std::tuple<int32_t, int64_t, int64_t, bool>;
+  using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool>;
   std::map<Shape, uint32_t> shapes;
   std::vector<uint32_t> rdeg(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -97,7 +97,8 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       lane_instrs_[static_cast<size_t>(in.engine)].push_back(
           static_cast<uint32_t>(i));
     } else {
-      const Shape key{in.partitions, in.work, in.aux, in.transpose};
+      const Shape key{in.partitions, in.work, in.aux, in.transpose,
+                      in.hbm_to_hbm};
       auto [it, added] =
           shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
       if (added) {
@@ -109,8 +110,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
         run_.resize(pieces_.size(), 1);
         for (size_t p = first; p < pieces_.size(); ++p) {
           const DmaPiece& pc = pieces_[p];
-          hbm_weight_.push_back(
-              pc.work > 0 ? static_cast<double>(pc.bytes) / pc.work : 0);
+          // An HBM copy reads and writes HBM: twice its bytes.
+          const double hbm_bytes =
+              static_cast<double>(pc.bytes) * (in.hbm_to_hbm ? 2 : 1);
+          hbm_weight_.push_back(pc.work > 0 ? hbm_bytes / pc.work : 0);
         }
         for (size_t p = pieces_.size(); p-- > first + 1;) {
           const DmaPiece& a = pieces_[p - 1];

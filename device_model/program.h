@@ -42,6 +42,10 @@ struct Instruction {
   // DMA: a transpose on the fly / the rows are gathered through an index.
   bool transpose = false;
   bool indirect = false;
+  // DMA: an HBM-to-HBM copy. Its rows are dealt to the engines as an SBUF
+  // transfer's partitions are (`partitions` counts them), and it reads and
+  // writes HBM, so it draws twice its bytes from HBM bandwidth.
+  bool hbm_to_hbm = false;
   int32_t partitions = 1;  // partitions touched (DMA: SBUF side, <= 128)
   // Compute: elements per partition N of the rule (a matmul's moving
   // columns). DMA: bytes moved.

@@ -51,6 +51,7 @@ ProgramCost ComputeProgramCost(const Program& program,
       const Instruction& in = k.instrs[i];
       if (in.kind == InstrKind::kDma) {
         c.dma_bytes += in.work;
+        c.hbm_bytes += in.hbm_to_hbm ? 2 * in.work : in.work;
         ++c.dma_transfers;
         // One piece per DMA engine whose partitions the transfer touches.
         const int64_t pmax = std::max(1, profile.memory.partitions);
@@ -80,8 +81,11 @@ ProgramCost ComputeProgramCost(const Program& program,
   for (const EngineCost& e : c.engines) {
     c.compute_floor_us = std::max(c.compute_floor_us, e.peak_us);
   }
-  c.memory_floor_us = static_cast<double>(c.dma_bytes) /
-                      (ComputePeaks(profile).dma_bytes_per_s / 1e6);
+  // The engines move every byte once; HBM serves an HBM copy's twice.
+  const DevicePeaks peaks = ComputePeaks(profile);
+  c.memory_floor_us = std::max(
+      static_cast<double>(c.dma_bytes) / (peaks.dma_bytes_per_s / 1e6),
+      static_cast<double>(c.hbm_bytes) / (peaks.hbm_bytes_per_s / 1e6));
   return c;
 }
 
@@ -90,7 +94,7 @@ Roofline ComputeRoofline(const ProgramCost& cost, const DevicePeaks& peaks,
   constexpr double kInf = std::numeric_limits<double>::infinity();
   Roofline r;
   r.flops = static_cast<double>(cost.flops);
-  r.hbm_bytes = static_cast<double>(cost.dma_bytes);
+  r.hbm_bytes = static_cast<double>(cost.hbm_bytes);
   r.arithmetic_intensity = r.hbm_bytes > 0 ? r.flops / r.hbm_bytes : kInf;
   r.device_peak_flops_per_s =
       peaks.flops_per_s[static_cast<size_t>(Engine::kTensor)];

@@ -50,7 +50,9 @@ struct EngineCost {
 struct ProgramCost {
   std::array<EngineCost, kNumEngines> engines{};
   int64_t flops = 0;
-  int64_t dma_bytes = 0;      // every DMA moves HBM <-> SBUF in this model
+  int64_t dma_bytes = 0;  // bytes the DMA engines move
+  // HBM traffic: the DMA bytes, an HBM-to-HBM copy's twice (read, write).
+  int64_t hbm_bytes = 0;
   int64_t dma_transfers = 0;  // DMA instructions as lowered (nl.load, ...)
   int64_t dma_chunks = 0;     // their pieces, one per queue used
   // Lower bounds on time: the FLOPs of the busiest engine at its peak, and

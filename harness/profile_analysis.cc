@@ -269,7 +269,7 @@ absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
   const DevicePeaks peaks = ComputePeaks(profile);
   p.roofline = ComputeRoofline(p.cost, peaks, p.time_us);
   p.memory_bandwidth_utilisation =
-      p.time_us > 0 ? static_cast<double>(p.cost.dma_bytes) /
+      p.time_us > 0 ? static_cast<double>(p.cost.hbm_bytes) /
                           (p.time_us * 1e-6) / peaks.hbm_bytes_per_s
                     : 0.0;
   p.flop_utilisation =

@@ -33,13 +33,15 @@ Layout LayoutOf(const TensorDecl& t) {
 }
 
 // What a DMA transfer moves: `partitions` SBUF partitions (at most the
-// profile's), `runs` contiguous HBM runs (descriptors) of `bytes` in all.
+// profile's; an HBM copy's rows count as partitions), `runs` contiguous
+// HBM runs (descriptors) of `bytes` in all.
 struct DmaShape {
   int64_t partitions = 1;
   int64_t runs = 1;
   int64_t bytes = 0;
   bool transpose = false;
   bool indirect = false;
+  bool hbm_to_hbm = false;
 };
 
 // How a compute instruction is priced (device_model/instruction_cost.h).
@@ -75,6 +77,7 @@ class KernelBuilder {
     in.work = shape.bytes;
     in.transpose = shape.transpose;
     in.indirect = shape.indirect;
+    in.hbm_to_hbm = shape.hbm_to_hbm;
     in.opcode = k_.Intern(opcode);
     in.label = k_.Intern(label);
     in.source_line = line;
@@ -653,7 +656,7 @@ class NkiLowering {
                            Loop(op.loop.front(), deps, tiles));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
-    } else if (op.op == "load" || op.op == "store") {
+    } else if (op.op == "load" || op.op == "store" || op.op == "hbm_copy") {
       const TensorDecl& t = *spec_.FindTensor(op.tensor);
       const std::vector<std::string> index =
           EffectiveIndex(op, loop, t.shape.size());
@@ -663,10 +666,11 @@ class NkiLowering {
         if (at >= 0) block[d] = frames_[static_cast<size_t>(at)]->tile;
       }
       const std::string& label =
-          op.op == "load" ? op.tensor : op.inputs.front();
+          op.op == "store" ? op.inputs.front() : op.tensor;
       DmaShape shape = DmaShapeOf(t, block);
       shape.transpose = op.transpose;
       shape.indirect = !op.indirect.empty();
+      shape.hbm_to_hbm = op.op == "hbm_copy";
       made.deps = {builder_.Dma(absl::StrCat("dma_", op.op), label, shape, deps,
                                 op.source_line, iter)};
       const NkiTile tile =

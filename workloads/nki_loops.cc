@@ -177,9 +177,10 @@ LoopTiles TilesOf(const NkiOp& loop_op, bool in_block) {
 }
 
 bool IsDataMovementOnly(const NkiOp& op) {
-  return op.op == "load" || op.op == "store" || op.op == "iota" ||
-         op.op == "tensor_copy" || op.op == "loop" || op.op == "memset" ||
-         op.op == "transpose" || op.op == "affine_select" ||
+  return op.op == "load" || op.op == "store" || op.op == "hbm_copy" ||
+         op.op == "iota" || op.op == "tensor_copy" || op.op == "loop" ||
+         op.op == "memset" || op.op == "transpose" ||
+         op.op == "affine_select" ||
          (op.op == "activation" && op.func == "copy");
 }
 

@@ -47,7 +47,8 @@ struct NkiOp {
   std::optional<Engine> engine;     // compute ops only
   std::string func;                 // activation function, e.g. "exp"
   std::vector<std::string> inputs;  // tile ids read
-  std::string tensor;               // load source / store destination
+  std::string tensor;               // load source; store/hbm_copy target
+  std::string from;                 // hbm_copy: the tensor copied from
   std::string mask;                 // tile id of the mask, or empty
   std::vector<int64_t> tile;        // [partitions, free]; empty: loop tile
   std::optional<DType> dtype;       // tile dtype; default: loop tensor's
@@ -59,9 +60,9 @@ struct NkiOp {
   bool transpose = false;   // load: a DMA transpose
   std::string indirect;     // load: id of the index tile of a gather
   bool accumulate = false;  // activation / tensor_scalar: also reduce
-  // load/store: the block of `tensor` moved, one entry per dim: the var of
-  // an enclosing loop (that loop's current tile along the dim) or kWholeDim.
-  // Empty: the op's own loop var for dim 0 and whole other dims.
+  // load/store/hbm_copy: the block of `tensor` moved, one entry per dim: the
+  // var of an enclosing loop (that loop's current tile along the dim) or
+  // kWholeDim. Empty: the op's own loop var for dim 0 and whole other dims.
   std::vector<std::string> index;
   // op "loop": the nested loop, exactly one element (a vector because
   // NkiLoop is incomplete here and specs are copied by value).

@@ -445,20 +445,27 @@ class SpecReader {
   }
 
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
-    static constexpr std::string_view kAll[] = {
-        "id",         "op",        "engine",
-        "func",       "inputs",    "tensor",
-        "index",      "mask",      "tile",
-        "dtype",      "buffer",    "after",
-        "carry",      "transpose", "indirect",
-        "accumulate", "var",       "range",
-        "dim",        "step",      "tile_partitions",
-        "buffers",    "body",      "line"};
+    static constexpr std::string_view kAll[] = {"id",       "op",
+                                                "engine",   "func",
+                                                "inputs",   "tensor",
+                                                "index",    "mask",
+                                                "tile",     "dtype",
+                                                "buffer",   "after",
+                                                "carry",    "transpose",
+                                                "indirect", "accumulate",
+                                                "from",     "var",
+                                                "range",    "dim",
+                                                "step",     "tile_partitions",
+                                                "buffers",  "body",
+                                                "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
     } else if (kind == "store") {
       drop = {"id",     "engine", "func",     "tile",      "dtype",
+              "buffer", "carry",  "indirect", "transpose", "accumulate"};
+    } else if (kind == "hbm_copy") {
+      drop = {"id",     "engine", "func",     "inputs",    "tile",      "dtype",
               "buffer", "carry",  "indirect", "transpose", "accumulate"};
     } else if (kind == "loop") {
       drop = {"engine", "func",      "inputs",   "index",
@@ -474,6 +481,7 @@ class SpecReader {
     } else if (IsNkiOpKind(kind)) {
       drop = {"func", "tensor", "index", "transpose", "indirect", "accumulate"};
     }
+    if (IsNkiOpKind(kind) && kind != "hbm_copy") drop.push_back("from");
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key : {"var", "range", "dim", "step",
                                    "tile_partitions", "buffers", "body"}) {
@@ -517,6 +525,14 @@ class SpecReader {
     if (const Json* t = JsonReader::Optional(v, "tensor");
         t && op.op != "loop") {
       TRN_ASSIGN_OR_RETURN(op.tensor, r_.String(*t, JsonChild(path, "tensor")));
+    }
+    if (const Json* f = JsonReader::Optional(v, "from")) {
+      TRN_ASSIGN_OR_RETURN(op.from, r_.String(*f, JsonChild(path, "from")));
+      if (op.from.empty()) {
+        return r_.Error(JsonChild(path, "from"),
+                        "expected the name of the tensor copied from, got an "
+                        "empty string");
+      }
     }
     if (const Json* ix = JsonReader::Optional(v, "index")) {
       TRN_ASSIGN_OR_RETURN(op.index,

@@ -127,6 +127,8 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       // predicate, on-true and on-false tiles.
       {"select", true, false, {E::kVector, E::kGpSimd}, 3, 3},
       {"affine_select", true, false, {E::kGpSimd}, 1, 1},
+      // DMA from one device tensor to another (`from` to `tensor`).
+      {"hbm_copy", false, true, {}, 0, 0},
       // A nested loop; its optional id names it for ops that wait for it.
       {"loop", false, false, {}, 0, 0},
   };
@@ -709,10 +711,11 @@ class Validator {
     }
     if (rule->moves_data) {
       TRN_RETURN_IF_ERROR(CheckMovedTensor(ctx, op, path));
+      if (kind == "hbm_copy") TRN_RETURN_IF_ERROR(CheckCopySource(op, path));
     } else if (!op.tensor.empty()) {
       return Error(path + "/tensor",
-                   absl::StrFormat("only load and store name a tensor, not "
-                                   "%s",
+                   absl::StrFormat("only load, store and hbm_copy name a "
+                                   "tensor, not %s",
                                    A(kind)));
     }
     TRN_RETURN_IF_ERROR(CheckTileAndBuffer(op, *rule, path));
@@ -846,6 +849,37 @@ class Validator {
                                    "must move a tensor with the same dim 0",
                                    op.tensor, t->shape[0], ctx.loop->tensor,
                                    ctx.tensor->shape[0], A(op.op)));
+    }
+    return absl::OkStatus();
+  }
+
+  // An HBM copy moves the same block of `from` into `tensor`: the two
+  // tensors are distinct and alike, since a cast or a reshape on the way is
+  // not modelled.
+  absl::Status CheckCopySource(const NkiOp& op, const std::string& path) const {
+    const std::string from_path = path + "/from";
+    if (op.from.empty()) {
+      return Error(from_path, "an hbm_copy needs the tensor it copies from");
+    }
+    TRN_ASSIGN_OR_RETURN(const TensorDecl* src,
+                         TileableTensor(from_path, op.from, "from"));
+    const TensorDecl* dst = FindTensor(op.tensor);
+    if (src == dst) {
+      return Error(from_path,
+                   absl::StrFormat("\"%s\" is also the tensor copied to; an "
+                                   "hbm_copy moves a block between two "
+                                   "tensors",
+                                   op.from));
+    }
+    if (src->shape != dst->shape || src->dtype != dst->dtype) {
+      return Error(
+          from_path,
+          absl::StrFormat("\"%s\" is %s %s but \"%s\" is %s %s; an "
+                          "hbm_copy moves a block between tensors "
+                          "of one shape and dtype",
+                          op.from, DTypeName(src->dtype), ShapeText(src->shape),
+                          op.tensor, DTypeName(dst->dtype),
+                          ShapeText(dst->shape)));
     }
     return absl::OkStatus();
   }

@@ -105,11 +105,25 @@ TEST(RooflineTest, ProgramCostSumsWorkFlopsAndBytes) {
   EXPECT_NEAR(c.memory_floor_us, 10000 / 2e4, 1e-12);
 }
 
+TEST(RooflineTest, AnHbmCopyIsTwiceItsBytesOfHbmTraffic) {
+  const DeviceProfile d = TestDevice();
+  Instruction copy = Dma(8000, 128);
+  copy.hbm_to_hbm = true;
+  const ProgramCost c = ComputeProgramCost(OneKernel({copy, Dma(2000, 1)}), d);
+  EXPECT_EQ(c.dma_bytes, 10000);  // what the engines move
+  EXPECT_EQ(c.hbm_bytes, 18000);  // what HBM serves: the copy reads and writes
+  // HBM (2e4 B/us) is the tighter bound: 18000 B of traffic.
+  EXPECT_NEAR(c.memory_floor_us, 18000 / 2e4, 1e-12);
+  const Roofline r = ComputeRoofline(c, ComputePeaks(d), 1.0);
+  EXPECT_DOUBLE_EQ(r.hbm_bytes, 18000);
+}
+
 TEST(RooflineTest, ClassifiesByTheLargerFloor) {
   const DevicePeaks peaks = ComputePeaks(TestDevice());
   ProgramCost c;
   c.flops = 1'000'000;
   c.dma_bytes = 1'000'000;
+  c.hbm_bytes = 1'000'000;
   c.compute_floor_us = 2.0;
   c.memory_floor_us = 50.0;
   Roofline r = ComputeRoofline(c, peaks, 100.0);
@@ -137,6 +151,7 @@ TEST(RooflineTest, NoBytesIsInfiniteIntensityAndNoFlopsUsesTheDevicePeak) {
   EXPECT_FALSE(r.memory_bound);
   ProgramCost copy;
   copy.dma_bytes = 100;
+  copy.hbm_bytes = 100;
   copy.memory_floor_us = 1;
   r = ComputeRoofline(copy, peaks, 2);
   EXPECT_EQ(r.arithmetic_intensity, 0.0);

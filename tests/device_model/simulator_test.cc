@@ -281,6 +281,21 @@ TEST(KernelSimTest, HbmArbiterCapsConcurrentEngines) {
   EXPECT_NEAR(r.rec.Of(d).end_us, 3200.0 / 5000.0, kTol);
 }
 
+TEST(KernelSimTest, AnHbmCopyDrawsTwiceItsBytesFromHbm) {
+  // Alone on one engine the copy runs at the engine's rate, as a load does;
+  // with four engines the HBM arbiter gives it half a load's share.
+  Kernel one;
+  const uint32_t a = AddDma(one, 4, 5000);
+  one.instrs[a].hbm_to_hbm = true;
+  EXPECT_NEAR(RunKernel(one, Profile()).rec.Of(a).end_us, 2.0, kTol);
+  Kernel four;
+  const uint32_t c = AddDma(four, 128, 100);  // 3200 B per engine
+  four.instrs[c].hbm_to_hbm = true;
+  // 4 engines x 1e4 B/us of copies want 8e4 B/us of HBM; it gives 2e4.
+  EXPECT_NEAR(RunKernel(four, Profile()).rec.Of(c).end_us, 3200.0 / 2500.0,
+              kTol);
+}
+
 TEST(KernelSimTest, DependentDmaWaitsForCompletionAndHandOff) {
   Kernel k;
   const uint32_t a = AddDma(k, 4, 5000);

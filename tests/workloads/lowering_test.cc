@@ -625,6 +625,79 @@ TEST(NewOpsTest, CarriedTileOrdersASequentialLoopByThatTileOnly) {
   EXPECT_NE(kw.instrs[load1].deps_begin, kw.instrs[load1].deps_end);
 }
 
+// `x` [rows, 512] fp32 copied to `y` in HBM by blocks of 128 rows.
+Json HbmCopy(const Json& copy_op, int rows = 256) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "copy", "family": "ops",
+    "description": "test", "mode": "nki",
+    "tensors": [{"name": "x", "shape": [256, 512], "dtype": "fp32"},
+                {"name": "y", "shape": [256, 512], "dtype": "fp32"}],
+    "kernel": {"source_file": "copy.py", "loops": [{
+      "var": "p", "range": "affine", "tensor": "x",
+      "tile_partitions": 128, "body": []}]}
+  })");
+  j["tensors"][0]["shape"][0] = rows;
+  j["tensors"][1]["shape"][0] = rows;
+  j["kernel"]["loops"][0]["body"].push_back(copy_op);
+  return j;
+}
+
+TEST(NewOpsTest, AnHbmCopyIsOneDmaOfItsBlockBetweenTwoTensors) {
+  const Program p = LowerOrDie(Parse(HbmCopy(Json::parse(
+      R"({"op": "hbm_copy", "tensor": "y", "from": "x", "line": 3})"))));
+  const Kernel& k = p.dispatches[0].kernel;
+  ASSERT_EQ(k.instrs.size(), 2u);  // one per block of 128 rows
+  for (const Instruction& in : k.instrs) {
+    EXPECT_EQ(in.kind, InstrKind::kDma);
+    EXPECT_TRUE(in.hbm_to_hbm);
+    EXPECT_EQ(in.work, 128 * 512 * 4);
+    EXPECT_EQ(in.partitions, 128);  // its rows, dealt to the engines
+    EXPECT_EQ(in.aux, 128);         // one descriptor per row
+    EXPECT_EQ(in.flops, 0);
+    EXPECT_EQ(k.strings[in.opcode], "dma_hbm_copy");
+    EXPECT_EQ(k.strings[in.label], "y");
+  }
+  // Loads and stores stay between HBM and SBUF.
+  const Program load = LowerOrDie(Parse(OneTile(Json::array())));
+  EXPECT_FALSE(load.dispatches[0].kernel.instrs[0].hbm_to_hbm);
+}
+
+TEST(NewOpsTest, AnHbmCopyMovesBetweenTwoAlikeTensors) {
+  struct Case {
+    const char* op;
+    const char* want;
+  };
+  const Case cases[] = {
+      {R"({"op": "hbm_copy", "tensor": "y", "line": 3})",
+       "/from: an hbm_copy needs the tensor it copies from"},
+      {R"({"op": "hbm_copy", "tensor": "y", "from": "y", "line": 3})",
+       "/from: \"y\" is also the tensor copied to"},
+      {R"({"op": "hbm_copy", "tensor": "y", "from": "z", "line": 3})",
+       "/from: from \"z\" is not declared"},
+      {R"({"op": "hbm_copy", "tensor": "y", "from": "x", "id": "c",
+           "line": 3})",
+       "/id: key \"id\" does not apply to a hbm_copy op"},
+      {R"({"id": "t", "op": "load", "tensor": "x", "from": "y", "line": 3})",
+       "/from: key \"from\" does not apply to a load op"},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseSpec(HbmCopy(Json::parse(c.op)).dump(), "copy.json",
+                       MemoryLimits{});
+    ASSERT_FALSE(s.ok()) << c.op;
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(s.status().message()), ::testing::HasSubstr(c.want))
+        << c.op;
+  }
+  Json other_dtype = HbmCopy(Json::parse(
+      R"({"op": "hbm_copy", "tensor": "y", "from": "x", "line": 3})"));
+  other_dtype["tensors"][1]["dtype"] = "bf16";
+  auto s = ParseSpec(other_dtype.dump(), "copy.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr("\"x\" is fp32 [256, 512] but \"y\" is "
+                                   "bf16 [256, 512]"));
+}
+
 TEST(NewOpsTest, ValidatorNamesABadCarryAndBadKeys) {
   Json j = OneTile(Json::parse(R"([
     {"id": "acc", "op": "tensor_tensor", "engine": "vector",
