@@ -663,6 +663,8 @@ const Case kCases[] = {
     {"bad_specs/nki_no_loops", "--spec $BAD/nki_no_loops.json", "$BAD/nki_no_loops.json: /kernel/loops: ", "a kernel needs at least one loop"},
     {"bad_specs/nki_empty_body", "--spec $BAD/nki_empty_body.json", "$BAD/nki_empty_body.json: /kernel/loops/0/body: ", "a loop body needs at least one op"},
     {"bad_specs/unknown_nki_op", "--spec $BAD/unknown_nki_op.json", "$BAD/unknown_nki_op.json: /kernel/loops/0/body/1/op: ", "unknown NKI op \"exp\"; expected one of load, store, iota"},
+    {"bad_specs/hbm_copy_other_dtype", "--spec $BAD/hbm_copy_other_dtype.json", "$BAD/hbm_copy_other_dtype.json: /kernel/loops/0/body/0/from: ", "\"in_tensor\" is fp32 [256, 512] but \"out_tensor\" is bf16 [256, 512]; an hbm_copy moves a block between tensors of one shape and dtype"},
+    {"bad_specs/hbm_copy_without_from", "--spec $BAD/hbm_copy_without_from.json", "$BAD/hbm_copy_without_from.json: /kernel/loops/0/body/1/from: ", "an hbm_copy needs the tensor it copies from"},
     {"bad_specs/tile_too_many_partitions", "--spec $BAD/tile_too_many_partitions.json", "$BAD/tile_too_many_partitions.json: /kernel/loops/0/body/1/tile/0: ", "tile [256, 512] has 256 partitions; SBUF has 128"},
     {"bad_specs/tile_one_dim", "--spec $BAD/tile_one_dim.json", "$BAD/tile_one_dim.json: /kernel/loops/0/body/1/tile: ", "a tile is [partitions, free], got 1 dim"},
     {"bad_specs/tile_partitions_over_limit", "--spec $BAD/tile_partitions_over_limit.json", "$BAD/tile_partitions_over_limit.json: /kernel/loops/0/tile_partitions: ", "must be between 1 and 128 (the SBUF partitions), got 256"},
