@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "device_model/dma_groups.h"
+#include "device_model/event_queue.h"
 #include "device_model/timeline.h"
 
 namespace trn {
@@ -32,8 +33,8 @@ struct Ev {
   uint64_t seq;  // push order: ties never depend on the heap's internals
   uint32_t what;
   EvKind kind;
-  bool operator>(const Ev& o) const {
-    return time != o.time ? time > o.time : seq > o.seq;
+  bool operator<(const Ev& o) const {
+    return time != o.time ? time < o.time : seq < o.seq;
   }
 };
 
@@ -178,13 +179,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   }
   std::vector<char> edge_done(rdeps_.size(), 0);
 
-  // A binary heap under std::greater; Ev's order is total (time, then push
-  // order), so it pops the same sequence as any other heap.
-  std::vector<Ev> heap;
+  EventQueue<Ev> heap;
   uint64_t seq = 0;
   auto push = [&](double time, uint32_t what, EvKind kind) {
-    heap.push_back({time, seq++, what, kind});
-    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.Push({time, seq++, what, kind});
   };
 
   // Compute engines.
@@ -425,7 +423,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       if (!dma.None()) assign_rates();
       rates_dirty = false;
     }
-    double next = heap.empty() ? kInf : heap.front().time;
+    double next = heap.Empty() ? kInf : heap.Top().time;
     uint32_t first_flow = kNone;  // the first engine of the first to end
     if (!dma.None()) {
       dma.ForEach([&](uint32_t s) {
@@ -468,10 +466,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         finish(s);
       });
     }
-    while (!heap.empty() && heap.front().time <= t) {
-      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-      const Ev ev = heap.back();
-      heap.pop_back();
+    while (!heap.Empty() && heap.Top().time <= t) {
+      const Ev ev = heap.Pop();
       switch (ev.kind) {
         case EvKind::kComplete: {
           const auto e = static_cast<size_t>(k.instrs[ev.what].engine);
