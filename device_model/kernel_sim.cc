@@ -227,10 +227,17 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, st[i].start, at, 0,
               in.flops, dispatch});
   };
-  auto try_start = [&](size_t e) {
-    if (head[e] >= lane_instrs_[e].size() || lane_free[e] > t) return;
+  // Two of three attempts find that the engine cannot start: the check is
+  // inline at each call site and the start out of line, which keeps the
+  // event loop's code small (measured: runs 4-5% faster; inlining more of
+  // the loop, or -O3, made them slower).
+  auto can_start = [&](size_t e) {
+    if (head[e] >= lane_instrs_[e].size() || lane_free[e] > t) return false;
     const uint32_t i = lane_instrs_[e][head[e]];
-    if (st[i].waiting != 0 || st[i].ready_at > t) return;
+    return !(st[i].waiting != 0 || st[i].ready_at > t);
+  };
+  auto start = [&](size_t e) __attribute__((noinline)) {
+    const uint32_t i = lane_instrs_[e][head[e]];
     if (open[e] != kNone) close_span(e, t);
     ++head[e];
     st[i].start = t;
@@ -242,6 +249,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       push(lane_free[e], i, EvKind::kStreamed);
     }
     push(t + timing_[i].latency_us, i, EvKind::kComplete);
+  };
+  auto try_start = [&](size_t e) {
+    if (can_start(e)) start(e);
   };
   // Idle engines lo .. lo + count - 1 start the alike pieces p .. p + count
   // - 1 of transfer `owner`.
