@@ -91,8 +91,16 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   using Shape = std::tuple<int32_t, int64_t, int64_t, bool>;
   std::map<Shape, uint32_t> shapes;
   std::vector<uint32_t> rdeg(n + 1, 0);
+  hot_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const Instruction& in = kernel.instrs[i];
+    hot_[i] = {in.deps_end - in.deps_begin,
+               in.kind == InstrKind::kCompute ? static_cast<uint8_t>(in.engine)
+                                              : kDmaUnit,
+               in.kind == InstrKind::kCompute && in.rule == CostRule::kMatmul};
+    if (in.kind == InstrKind::kDma && in.deps_begin == in.deps_end) {
+      initial_dma_.push_back(static_cast<uint32_t>(i));
+    }
     if (in.kind == InstrKind::kCompute) {
       timing_[i] = ComputeTiming(in, profile);
       lane_instrs_[static_cast<size_t>(in.engine)].push_back(
@@ -170,12 +178,11 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // Every DMA latency is drawn up front, in program order, so the random
   // stream does not depend on the order events are processed in.
   for (size_t i = 0; i < n; ++i) {
-    const Instruction& in = k.instrs[i];
     st[i] = {t0_us, 0.0,
-             in.kind == InstrKind::kDma
+             hot_[i].unit == kDmaUnit
                  ? prof.dma_latency_us.Sample(rng.NextUniform())
                  : 0.0,
-             in.deps_end - in.deps_begin, 0};
+             hot_[i].deps, 0};
   }
   std::vector<char> edge_done(rdeps_.size(), 0);
 
@@ -245,7 +252,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     lane_free[e] = t + timing_[i].interval_us;
     out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
     push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
-    if (k.instrs[i].rule == CostRule::kMatmul) {
+    if (hot_[i].matmul) {
       push(lane_free[e], i, EvKind::kStreamed);
     }
     push(t + timing_[i].latency_us, i, EvKind::kComplete);
@@ -296,7 +303,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   auto release_accumulation = [&](uint32_t i) {
     for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
       const uint32_t d = rdeps_[r];
-      if (k.instrs[d].rule != CostRule::kMatmul) continue;
+      if (!hot_[d].matmul) continue;
       edge_done[r] = 1;
       st[d].ready_at = std::max(st[d].ready_at, t);
       if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
@@ -423,11 +430,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   };
 
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
-  for (size_t i = 0; i < n; ++i) {
-    if (st[i].waiting == 0 && k.instrs[i].kind == InstrKind::kDma) {
-      push(t, static_cast<uint32_t>(i), EvKind::kReady);
-    }
-  }
+  for (uint32_t i : initial_dma_) push(t, i, EvKind::kReady);
   while (done < n) {
     if (rates_dirty) {
       if (!dma.None()) assign_rates();
@@ -480,7 +483,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       const Ev ev = heap.Pop();
       switch (ev.kind) {
         case EvKind::kComplete: {
-          const auto e = static_cast<size_t>(k.instrs[ev.what].engine);
+          const size_t e = hot_[ev.what].unit;
           if (open[e] == ev.what) close_span(e, t);
           resolve(ev.what);
           try_start(e);
@@ -490,9 +493,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           try_start(ev.what);
           break;
         case EvKind::kReady: {
-          const Instruction& in = k.instrs[ev.what];
-          if (in.kind == InstrKind::kCompute) {
-            try_start(static_cast<size_t>(in.engine));
+          const uint8_t unit = hot_[ev.what].unit;
+          if (unit != kDmaUnit) {
+            try_start(unit);
           } else if (prof.dma_issue_us > 0) {
             auto it = std::min_element(issuer_free.begin(), issuer_free.end());
             const double s = std::max(t, *it);
