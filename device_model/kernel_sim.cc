@@ -28,14 +28,11 @@ enum class EvKind : uint8_t {
               // same PSUM accumulation may follow without its latency
 };
 
+// An event as handled: what it concerns (an instruction or an engine) and
+// its kind, kept in the queue as a payload of what | kind << 32.
 struct Ev {
-  double time;
-  uint64_t seq;  // push order: ties never depend on the heap's internals
   uint32_t what;
   EvKind kind;
-  bool operator<(const Ev& o) const {
-    return time != o.time ? time < o.time : seq < o.seq;
-  }
 };
 
 // Splits a transfer over the DMA engines: engine e serves the partitions
@@ -186,10 +183,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   }
   std::vector<char> edge_done(rdeps_.size(), 0);
 
-  EventQueue<Ev> heap;
+  EventQueue heap;
   uint64_t seq = 0;
   auto push = [&](double time, uint32_t what, EvKind kind) {
-    heap.Push({time, seq++, what, kind});
+    heap.Push(time, seq++, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
   };
 
   // Compute engines.
@@ -436,7 +433,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       if (!dma.None()) assign_rates();
       rates_dirty = false;
     }
-    double next = heap.Empty() ? kInf : heap.Top().time;
+    double next = heap.Empty() ? kInf : heap.TopTime();
     uint32_t first_flow = kNone;  // the first engine of the first to end
     if (!dma.None()) {
       dma.ForEach([&](uint32_t s) {
@@ -479,8 +476,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         finish(s);
       });
     }
-    while (!heap.Empty() && heap.Top().time <= t) {
-      const Ev ev = heap.Pop();
+    while (!heap.Empty() && heap.TopTime() <= t) {
+      const QueuedEvent popped = heap.Pop();
+      const Ev ev{static_cast<uint32_t>(popped.payload),
+                  static_cast<EvKind>(popped.payload >> 32)};
       switch (ev.kind) {
         case EvKind::kComplete: {
           const size_t e = hot_[ev.what].unit;
