@@ -2,7 +2,7 @@
 
 namespace trn {
 
-void DmaGroups::Mark(size_t lo, size_t count, bool busy) {
+void DmaGroups::MarkWords(size_t lo, size_t count, bool busy) {
   for (size_t e = lo, end = lo + count; e < end;) {
     const size_t bit = e % 64;
     const size_t n = std::min<size_t>(64 - bit, end - e);
@@ -17,15 +17,9 @@ void DmaGroups::Mark(size_t lo, size_t count, bool busy) {
   }
 }
 
-uint32_t DmaGroups::NewSlot() {
-  ++in_use_;
-  if (free_.empty()) {
-    groups_.emplace_back();
-    return static_cast<uint32_t>(groups_.size() - 1);
-  }
-  const uint32_t slot = free_.back();
-  free_.pop_back();
-  return slot;
+uint32_t DmaGroups::Grow() {
+  groups_.emplace_back();
+  return static_cast<uint32_t>(groups_.size() - 1);
 }
 
 uint32_t DmaGroups::Begin(uint32_t lo, uint32_t count, uint32_t owner,
@@ -50,12 +44,6 @@ uint32_t DmaGroups::Begin(uint32_t lo, uint32_t count, uint32_t owner,
   Mark(lo, count, true);
   Ends(slot);
   return slot;
-}
-
-void DmaGroups::End(uint32_t slot) {
-  Mark(groups_[slot].lo, groups_[slot].count, false);
-  free_.push_back(slot);
-  --in_use_;
 }
 
 uint32_t DmaGroups::SplitFirst(uint32_t slot) {

@@ -63,7 +63,11 @@ class DmaGroups {
   uint32_t Begin(uint32_t lo, uint32_t count, uint32_t owner, uint32_t piece,
                  int64_t bytes, double work, double t);
   // The group's engines become idle.
-  void End(uint32_t slot);
+  void End(uint32_t slot) {
+    Mark(groups_[slot].lo, groups_[slot].count, false);
+    free_.push_back(slot);
+    --in_use_;
+  }
   // Splits the group's first engine off: the slot keeps it alone, and the
   // returned slot holds the others, in the same state.
   uint32_t SplitFirst(uint32_t slot);
@@ -94,9 +98,28 @@ class DmaGroups {
     }
     return w * 64 + static_cast<size_t>(std::countr_zero(bits));
   }
-  uint32_t NewSlot();
-  // Marks engines [lo, lo + count) busy (or idle), a word at a time.
-  void Mark(size_t lo, size_t count, bool busy);
+  uint32_t NewSlot() {
+    ++in_use_;
+    if (free_.empty()) return Grow();
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  uint32_t Grow();
+  // Marks engines [lo, lo + count) busy (or idle), a word at a time. Inline
+  // for the common case, a group within one word (16 DMA engines).
+  void Mark(size_t lo, size_t count, bool busy) {
+    const size_t bit = lo % 64;
+    if (bit + count > 64) return MarkWords(lo, count, busy);
+    const uint64_t mask =
+        (count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1) << bit;
+    if (busy) {
+      busy_[lo / 64] |= mask;
+    } else {
+      busy_[lo / 64] &= ~mask;
+    }
+  }
+  void MarkWords(size_t lo, size_t count, bool busy);
   // Records the slot at both ends of its group, the only engines looked up.
   void Ends(uint32_t slot) {
     slot_of_[groups_[slot].lo] = slot;

@@ -52,6 +52,17 @@ class KernelSim {
   const Kernel* kernel_;
   const DeviceProfile* profile_;
   const BandwidthPolicy* policy_;
+  // What the event loop reads of each instruction, 8 bytes apiece rather
+  // than the 64 of an Instruction, so a run streams far less memory.
+  static constexpr uint8_t kDmaUnit = 0xff;
+  struct Hot {
+    uint32_t deps;  // how many it waits for
+    uint8_t unit;   // compute: its engine; DMA: kDmaUnit
+    bool matmul;    // compute: priced as a matmul (PSUM accumulation)
+  };
+  std::vector<Hot> hot_;
+  // DMA instructions without dependencies, in program order: ready at once.
+  std::vector<uint32_t> initial_dma_;
   std::vector<InstructionTiming> timing_;
   std::vector<uint32_t> rdeps_begin_;
   std::vector<uint32_t> rdeps_;

@@ -1,0 +1,97 @@
+// The simulator's pending events as a binary min-heap. Events are ordered by
+// a total order (time, then push order), so any correct heap pops the same
+// sequence; this one replaces std::push_heap / std::pop_heap because a
+// tiled kernel keeps only one or two events in flight, and there the
+// standard algorithms' general code cost more than handling the events.
+#ifndef TRNBENCH_DEVICE_MODEL_EVENT_QUEUE_H_
+#define TRNBENCH_DEVICE_MODEL_EVENT_QUEUE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace trn {
+
+struct QueuedEvent {
+  double time;
+  uint64_t seq;      // push order: ties never depend on the heap's internals
+  uint64_t payload;  // what the event is, opaque to the queue
+};
+
+// Each field in an array of its own, so every read and write of a field is
+// one scalar access. With events stored whole, the compiler copied them 16
+// bytes at a time out of slots that had been written 8 bytes at a time, so
+// an event popped soon after its push waited for those stores to retire (a
+// failed store-to-load forward). Measured: runs 5% faster; earlier variants
+// that moved whole events differently ran up to 20% slower, most likely
+// for this reason. Storage stays std::vector: one size and capacity of the
+// queue's own (growth out of line) measured 3% slower.
+class EventQueue {
+ public:
+  bool Empty() const { return time_.empty(); }
+  double TopTime() const { return time_.front(); }
+
+  // Moves a hole up rather than swapping.
+  void Push(double time, uint64_t seq, uint64_t payload) {
+    size_t hole = time_.size();
+    time_.push_back(time);
+    seq_.push_back(seq);
+    payload_.push_back(payload);
+    while (hole > 0) {
+      const size_t parent = (hole - 1) / 2;
+      if (!Earlier(time, seq, time_[parent], seq_[parent])) break;
+      Move(parent, hole);
+      hole = parent;
+    }
+    time_[hole] = time;
+    seq_[hole] = seq;
+    payload_[hole] = payload;
+  }
+
+  // Removes and returns the earliest event; the queue must not be empty.
+  QueuedEvent Pop() {
+    const QueuedEvent top{time_[0], seq_[0], payload_[0]};
+    const size_t n = time_.size() - 1;
+    const double time = time_[n];
+    const uint64_t seq = seq_[n];
+    const uint64_t payload = payload_[n];
+    time_.pop_back();
+    seq_.pop_back();
+    payload_.pop_back();
+    if (n > 0) {
+      size_t hole = 0;
+      for (size_t child = 1; child < n; child = 2 * hole + 1) {
+        if (child + 1 < n && Earlier(time_[child + 1], seq_[child + 1],
+                                     time_[child], seq_[child])) {
+          ++child;
+        }
+        if (!Earlier(time_[child], seq_[child], time, seq)) break;
+        Move(child, hole);
+        hole = child;
+      }
+      time_[hole] = time;
+      seq_[hole] = seq;
+      payload_[hole] = payload;
+    }
+    return top;
+  }
+
+ private:
+  static bool Earlier(double time, uint64_t seq, double other_time,
+                      uint64_t other_seq) {
+    return time != other_time ? time < other_time : seq < other_seq;
+  }
+  void Move(size_t from, size_t to) {
+    time_[to] = time_[from];
+    seq_[to] = seq_[from];
+    payload_[to] = payload_[from];
+  }
+
+  std::vector<double> time_;
+  std::vector<uint64_t> seq_;
+  std::vector<uint64_t> payload_;
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_DEVICE_MODEL_EVENT_QUEUE_H_
