@@ -625,20 +625,16 @@ TEST(NewOpsTest, CarriedTileOrdersASequentialLoopByThatTileOnly) {
   EXPECT_NE(kw.instrs[load1].deps_begin, kw.instrs[load1].deps_end);
 }
 
-// `x` [rows, 512] fp32 copied to `y` in HBM by blocks of 128 rows.
+// `x` [rows, 512] fp32 copied to `y` in HBM by blocks of 128 rows: the exp
+// kernel's tensors, renamed, with `copy_op` as its whole body.
 Json HbmCopy(const Json& copy_op, int rows = 256) {
-  Json j = Json::parse(R"({
-    "schema_version": 1, "name": "copy", "family": "ops",
-    "description": "test", "mode": "nki",
-    "tensors": [{"name": "x", "shape": [256, 512], "dtype": "fp32"},
-                {"name": "y", "shape": [256, 512], "dtype": "fp32"}],
-    "kernel": {"source_file": "copy.py", "loops": [{
-      "var": "p", "range": "affine", "tensor": "x",
-      "tile_partitions": 128, "body": []}]}
-  })");
-  j["tensors"][0]["shape"][0] = rows;
-  j["tensors"][1]["shape"][0] = rows;
-  j["kernel"]["loops"][0]["body"].push_back(copy_op);
+  Json j = Exp(rows, 1);
+  j["tensors"][0]["name"] = "x";
+  j["tensors"][1]["name"] = "y";
+  auto& loop = j["kernel"]["loops"][0];
+  loop["tensor"] = "x";
+  loop.erase("buffers");
+  loop["body"] = Json::array({copy_op});
   return j;
 }
 
