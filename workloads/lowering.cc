@@ -1,7 +1,10 @@
 #include "workloads/lowering.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -332,6 +335,17 @@ std::vector<char> PrefetchStage(const NkiLoop& loop,
   return in;
 }
 
+// One run of a block loop, slot by slot: what made each slot (its
+// iteration's instructions) and the instructions that have read it by slot
+// so far, which a later run waits for before it refills that slot.
+struct BlockSlots {
+  std::vector<Deps> made;
+  std::vector<Deps> readers;
+  // A block of blocks: the slots of each slot, filled by the loop without
+  // an id in it (null when the slot is one tile).
+  std::vector<std::shared_ptr<BlockSlots>> sub;
+};
+
 // A tile as lowered: the instructions that make it, and what its readers
 // need to know of it (a matmul's contraction depth and input dtype).
 struct LoweredTile {
@@ -340,6 +354,7 @@ struct LoweredTile {
   int64_t free = 0;
   DType dtype = DType::kFp32;
   bool psum = false;
+  std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
 };
 
 // The descriptors of a load or store of `block` of `t`: one contiguous HBM
@@ -375,15 +390,39 @@ struct Iteration {
   std::map<std::string, LoweredTile> made;
   LoweredTile result;  // shape of the tile the loop's id stands for
   const Iteration* prev = nullptr;  // for tiles carried from it
+  const Deps* entry = nullptr;      // what the loop was entered with
+  // How many iterations apart two share buffers; 0 when none do (a block)
+  // or each waits for the whole one before (a plain sequential loop).
+  int64_t copies = 0;
+  // A block's iteration: whether its slots are kept (want_slots); the run
+  // before's slot this iteration refills, when the block refills slot by
+  // slot; and the slots of the loop without an id that fills it.
+  bool keeps_slots = false;
+  const BlockSlots* refill = nullptr;
+  std::shared_ptr<BlockSlots> sub;
 };
 
 struct LoweredLoop {
   Deps done;  // waiting for these waits for the whole loop
+  std::shared_ptr<BlockSlots> slots;  // when asked for (want_slots)
   // The shape (not the deps) of the tile its id stands for: a block's
   // element or the accumulator, so that a matmul reading a block of bf16
   // tiles runs at the bf16 rate.
   LoweredTile tile;
 };
+
+// Whether some op of the nest reads a block by slot ("block[k]").
+bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
+  for (const NkiLoop& loop : loops) {
+    for (const NkiOp& op : loop.body) {
+      for (const auto& vars : op.input_slots) {
+        if (!vars.empty()) return true;
+      }
+      if (HasSlotInputs(op.loop)) return true;
+    }
+  }
+  return false;
+}
 
 // Lowers an NKI loop nest. Iterations are emitted in program order, which
 // is also each engine's and each DMA queue's order, so for a multi-buffered
@@ -395,11 +434,21 @@ class NkiLowering {
               Kernel& kernel)
       : spec_(spec),
         partitions_(profile.memory.partitions),
-        builder_(kernel, profile) {}
+        builder_(kernel, profile) {
+    for (const NkiOp* op : BlocksReadBySlot(spec.kernel->loops)) {
+      by_slot_.insert(op);
+    }
+    any_slots_ = HasSlotInputs(spec.kernel->loops);
+  }
 
-  // `tiles`: how the loop holds its tiles (TilesOf).
+  // `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
+  // is the earlier run of this block whose slots it refills: iteration i
+  // also waits for the readers of its slot i. `want_slots` asks for each
+  // iteration's instructions in the result.
   absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
-                                   const LoopTiles& tiles) {
+                                   const LoopTiles& tiles,
+                                   const BlockSlots* refill = nullptr,
+                                   bool want_slots = false) {
     const bool keep_all = tiles.keep_all;
     const bool rotates = tiles.rotates;
     chain_.push_back(&loop);
@@ -460,6 +509,8 @@ class NkiLowering {
       Iteration& it = iters[static_cast<size_t>(i)];
       it.index = i;
       it.tile = std::min(step, extent - i * step);
+      it.entry = &entry;
+      it.copies = whole || keep_all ? 0 : loop.buffers;
       if (i >= distance) {
         it.gate = iters[static_cast<size_t>(i - distance)].all;
       } else {
@@ -472,6 +523,13 @@ class NkiLowering {
           const Deps& d = last[last.size() - static_cast<size_t>(back)];
           it.gate.insert(it.gate.end(), d.begin(), d.end());
         }
+      }
+      it.keeps_slots = want_slots;
+      if (refill != nullptr &&
+          i < static_cast<int64_t>(refill->readers.size())) {
+        const Deps& g = refill->readers[static_cast<size_t>(i)];
+        it.gate.insert(it.gate.end(), g.begin(), g.end());
+        it.refill = refill->sub[static_cast<size_t>(i)].get();
       }
       it.prev = i > 0 ? &iters[static_cast<size_t>(i - 1)] : nullptr;
     };
@@ -517,6 +575,16 @@ class NkiLowering {
       out.done.insert(out.done.end(), a.begin(), a.end());
     }
     if (trips > 0) out.tile = iters.back().result;
+    if (want_slots) {
+      // A block keeps every iteration (its distance is its trips), so none
+      // has been released.
+      out.slots = std::make_shared<BlockSlots>();
+      for (Iteration& it : iters) {
+        out.slots->made.push_back(it.all);
+        out.slots->sub.push_back(std::move(it.sub));
+      }
+      out.slots->readers.resize(iters.size());
+    }
     if (rotates) {
       std::vector<Deps>& last = rotation_[&loop];
       for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
@@ -619,16 +687,43 @@ class NkiLowering {
     const NkiOp& op = loop.body[idx];
     Deps deps;
     bool local = false;
-    auto need = [&](const std::string& id) {
+    // Slots this op reads one by one: it becomes one of their readers.
+    std::vector<std::pair<BlockSlots*, size_t>> slot_reads;
+    auto need = [&](const std::string& id,
+                    const std::vector<std::string>& slot_vars = {}) {
+      const LoweredTile* t = nullptr;
       auto m = it.made.find(id);
       if (m != it.made.end()) {
         local = true;
-        deps.insert(deps.end(), m->second.deps.begin(), m->second.deps.end());
-      } else if (const LoweredTile* t = Find(id)) {
-        deps.insert(deps.end(), t->deps.begin(), t->deps.end());
+        t = &m->second;
+      } else {
+        t = Find(id);
       }
+      if (t == nullptr) return;
+      // One level of the block per slot variable, as deep as the
+      // block goes. The validator matches each variable's trips to its
+      // level's; a run with fewer (a partial tile) reads the level whole.
+      const Deps* d = &t->deps;
+      std::pair<BlockSlots*, size_t> reader{nullptr, 0};
+      BlockSlots* level = t->slots.get();
+      for (const std::string& var : slot_vars) {
+        const int at = FindLoopVar(chain_, var);
+        if (level == nullptr || at < 0) break;
+        const auto j =
+            static_cast<size_t>(frames_[static_cast<size_t>(at)]->index);
+        if (j >= level->made.size()) break;
+        d = &level->made[j];
+        reader = {level, j};
+        level = level->sub[j].get();
+      }
+      deps.insert(deps.end(), d->begin(), d->end());
+      if (reader.first != nullptr) slot_reads.push_back(reader);
     };
-    for (const auto& id : op.inputs) need(id);
+    static const std::vector<std::string> kWhole;
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      need(op.inputs[k],
+           k < op.input_slots.size() ? op.input_slots[k] : kWhole);
+    }
     for (const auto& id : op.after) need(id);
     if (!op.mask.empty()) need(op.mask);
     if (!op.indirect.empty()) need(op.indirect);
@@ -646,16 +741,50 @@ class NkiLowering {
     // tiles are its own (RotatesOwnBuffers) waits for its own instead.
     const LoopTiles tiles =
         op.op == "loop" ? TilesOf(op, keep_all_.back()) : LoopTiles{};
-    if (!local && !tiles.rotates) {
+    // A block that is only ever read slot by slot refills each slot once
+    // that slot's readers in the run `copies` before are done, not once
+    // that whole iteration is: it waits for what the loop around it was
+    // entered with instead of the iteration's buffers.
+    const bool refill_by_slot = op.op == "loop" && !op.id.empty() &&
+                                tiles.keep_all && it.copies > 0 &&
+                                by_slot_.count(&op) != 0;
+    // A loop without an id that fills a slot of such a block is one level
+    // of it: it keeps its slots for the readers and refills slot by slot
+    // with it.
+    const bool fills_slot = op.op == "loop" && op.id.empty() &&
+                            tiles.keep_all && it.keeps_slots &&
+                            static_cast<int>(idx) == result_index_.back();
+    const BlockSlots* refill = fills_slot ? it.refill : nullptr;
+    if (refill_by_slot) {
+      const std::deque<std::shared_ptr<BlockSlots>>& runs = block_runs_[&op];
+      if (static_cast<int64_t>(runs.size()) >= it.copies) {
+        refill = runs[runs.size() - static_cast<size_t>(it.copies)].get();
+      }
+      deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+    } else if (!local && !tiles.rotates) {
       deps.insert(deps.end(), it.gate.begin(), it.gate.end());
     }
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
-      TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
-                           Loop(op.loop.front(), deps, tiles));
+      // Only a kernel that reads some block by slot needs a block's slots
+      // (a copy of each iteration's instructions).
+      const bool want_slots =
+          any_slots_ && ((!op.id.empty() && tiles.keep_all) || fills_slot);
+      TRN_ASSIGN_OR_RETURN(LoweredLoop nested, Loop(op.loop.front(), deps,
+                                                    tiles, refill, want_slots));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
+      if (fills_slot) {
+        it.sub = std::move(nested.slots);
+      } else {
+        made.slots = std::move(nested.slots);
+      }
+      if (refill_by_slot) {
+        std::deque<std::shared_ptr<BlockSlots>>& runs = block_runs_[&op];
+        runs.push_back(made.slots);
+        while (static_cast<int64_t>(runs.size()) > it.copies) runs.pop_front();
+      }
     } else if (op.op == "load" || op.op == "store" || op.op == "hbm_copy") {
       const TensorDecl& t = *spec_.FindTensor(op.tensor);
       const std::vector<std::string> index =
@@ -711,6 +840,10 @@ class NkiLowering {
       made.dtype = tile.dtype;
       made.psum = op.buffer == "psum";
     }
+    for (const auto& [slots, j] : slot_reads) {
+      Deps& r = slots->readers[j];
+      r.insert(r.end(), made.deps.begin(), made.deps.end());
+    }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
     if (static_cast<int>(idx) == result_index_.back()) {
       it.result.partitions = made.partitions;  // the shape, not the deps
@@ -730,6 +863,12 @@ class NkiLowering {
   // For each loop that rotates its own buffers, the `all` of its last
   // iterations so far, over every run of it.
   std::map<const NkiLoop*, std::vector<Deps>> rotation_;
+  // The block loops only ever read slot by slot (BlocksReadBySlot), and
+  // for each the slots of its last runs, over every run of the loop
+  // around it, oldest first.
+  std::set<const NkiOp*> by_slot_;
+  bool any_slots_ = false;  // some input anywhere reads a slot
+  std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
   std::vector<int> result_index_;   // parallel to chain_
   std::vector<Iteration*> frames_;  // parallel to chain_
 };

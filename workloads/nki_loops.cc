@@ -1,7 +1,9 @@
 #include "workloads/nki_loops.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string_view>
 
 namespace trn {
 
@@ -174,6 +176,64 @@ bool HoldsState(const NkiOp& loop_op) {
 LoopTiles TilesOf(const NkiOp& loop_op, bool in_block) {
   return {KeepsEveryIteration(loop_op, in_block), HoldsState(loop_op),
           RotatesOwnBuffers(loop_op, in_block)};
+}
+
+namespace {
+
+// Resolves ids as the validator scopes them: a body's own ids, then those
+// of the bodies around it.
+class SlotReads {
+ public:
+  void Walk(const NkiLoop& loop) {
+    std::map<std::string_view, const NkiOp*> ids;
+    for (const NkiOp& op : loop.body) {
+      if (!op.id.empty()) ids.emplace(op.id, &op);
+    }
+    scopes_.push_back(std::move(ids));
+    for (const NkiOp& op : loop.body) {
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const bool slot =
+            k < op.input_slots.size() && !op.input_slots[k].empty();
+        Read(op.inputs[k], slot);
+      }
+      for (const auto& id : op.after) Read(id, false);
+      for (const auto& id : op.carry) Read(id, false);
+      if (!op.mask.empty()) Read(op.mask, false);
+      if (!op.indirect.empty()) Read(op.indirect, false);
+      for (const NkiLoop& nested : op.loop) Walk(nested);
+    }
+    scopes_.pop_back();
+  }
+
+  std::vector<const NkiOp*> Result() const {
+    std::vector<const NkiOp*> out;
+    for (const NkiOp* op : by_slot_) {
+      if (whole_.count(op) == 0) out.push_back(op);
+    }
+    return out;
+  }
+
+ private:
+  void Read(std::string_view id, bool slot) {
+    for (size_t s = scopes_.size(); s-- > 0;) {
+      auto it = scopes_[s].find(id);
+      if (it == scopes_[s].end()) continue;
+      (slot ? by_slot_ : whole_).insert(it->second);
+      return;
+    }
+  }
+
+  std::vector<std::map<std::string_view, const NkiOp*>> scopes_;
+  std::set<const NkiOp*> by_slot_;
+  std::set<const NkiOp*> whole_;
+};
+
+}  // namespace
+
+std::vector<const NkiOp*> BlocksReadBySlot(const std::vector<NkiLoop>& loops) {
+  SlotReads reads;
+  for (const NkiLoop& loop : loops) reads.Walk(loop);
+  return reads.Result();
 }
 
 bool IsDataMovementOnly(const NkiOp& op) {

@@ -122,6 +122,13 @@ struct LoopTiles {
 };
 LoopTiles TilesOf(const NkiOp& loop_op, bool in_block);
 
+// The block loop ops (an op "loop" whose id names a block) that every op
+// reading them reads one slot at a time ("block[var]" in `inputs`), so that
+// each slot's buffer is free once its own readers are done, as a compiler
+// frees a tile after its last use. A block that any op reads whole (an
+// input without a slot, `after`, `mask`, `indirect`) is not among them.
+std::vector<const NkiOp*> BlocksReadBySlot(const std::vector<NkiLoop>& loops);
+
 // Whether an NKI op kind performs no arithmetic (index generation, copies).
 bool IsDataMovementOnly(const NkiOp& op);
 

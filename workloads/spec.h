@@ -57,6 +57,10 @@ struct NkiOp {
   // Ids of this body read as the previous iteration made them (a tile
   // carried from one iteration to the next, such as an accumulator).
   std::vector<std::string> carry;
+  // Parallel to `inputs` (or empty): for an input written "block[v]" or
+  // "block[v][w]", the loop variables that pick one slot of the block, one
+  // per level of its nested block loops; empty for a whole tile.
+  std::vector<std::vector<std::string>> input_slots;
   bool transpose = false;   // load: a DMA transpose
   std::string indirect;     // load: id of the index tile of a gather
   bool accumulate = false;  // activation / tensor_scalar: also reduce

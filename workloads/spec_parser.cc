@@ -521,6 +521,7 @@ class SpecReader {
     if (const Json* in = JsonReader::Optional(v, "inputs")) {
       TRN_ASSIGN_OR_RETURN(op.inputs,
                            r_.StringArray(*in, JsonChild(path, "inputs")));
+      TRN_RETURN_IF_ERROR(SplitSlots(op, JsonChild(path, "inputs")));
     }
     if (const Json* t = JsonReader::Optional(v, "tensor");
         t && op.op != "loop") {
@@ -595,6 +596,43 @@ class SpecReader {
                                 "a source line number >= 1"));
     op.source_line = static_cast<int>(line_no);
     return op;
+  }
+
+  // Splits each input written "block[v]" (or "block[v][w]" for a block of
+  // blocks) into the block's id (kept in `inputs`, so every reader of ids
+  // sees a plain id) and the loop variables that pick its slot
+  // (`input_slots`). The names are checked by ValidateSpec; here only the
+  // form.
+  absl::Status SplitSlots(NkiOp& op, const std::string& at) const {
+    op.input_slots.assign(op.inputs.size(), {});
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      std::string& in = op.inputs[k];
+      const size_t first = in.find_first_of("[]");
+      if (first == std::string::npos) continue;
+      std::vector<std::string> vars;
+      bool ok = first > 0 && in[first] == '[';
+      for (size_t pos = first; ok && pos < in.size();) {
+        const size_t close = in.find(']', pos);
+        ok = in[pos] == '[' && close != std::string::npos && close > pos + 1;
+        if (!ok) break;
+        std::string var = in.substr(pos + 1, close - pos - 1);
+        ok = var.find('[') == std::string::npos;
+        vars.push_back(std::move(var));
+        pos = close + 1;
+      }
+      if (!ok) {
+        return r_.Error(
+            JsonLocation(at, k),
+            absl::StrFormat("expected a tile id, or a block's id and the "
+                            "loop variables of one of its slots as "
+                            "\"rhs_tiles[k]\" or \"lhsT_tiles[bm][k]\", "
+                            "got \"%s\"",
+                            in));
+      }
+      op.input_slots[k] = std::move(vars);
+      in.resize(first);
+    }
+    return absl::OkStatus();
   }
 
   JsonReader r_;

@@ -648,6 +648,81 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // "block[v]" or "block[v][w]": `id` names a block, and each variable, a
+  // loop around the reader, walks the slots of one level of it one for one
+  // (the block loop, then the loop without an id that fills each of its
+  // slots, and so on).
+  absl::Status CheckSlot(const LoopContext& ctx, const std::string& path,
+                         const std::string& id,
+                         const std::vector<std::string>& vars) const {
+    const LoopContext* def = Definer(ctx, id);
+    const NkiOp& block = def->loop->body[def->ids.find(id)->second];
+    const std::string written =
+        absl::StrCat(id, "[", absl::StrJoin(vars, "]["), "]");
+    if (block.op != "loop" || !KeepsEveryIteration(block, false)) {
+      return Error(path, absl::StrFormat("\"%s\" is not a block (a loop "
+                                         "whose iterations each keep their "
+                                         "tile), so \"%s\" picks no slot; "
+                                         "read it whole as \"%s\"",
+                                         id, written, id));
+    }
+    auto trips = [&](const LoopChain& chain, size_t pos) {
+      std::vector<int64_t> out;
+      const int64_t step = chain[pos]->TileSize();
+      for (int64_t e : LoopExtents(spec_, chain, pos)) {
+        out.push_back((e + step - 1) / step);
+      }
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    };
+    LoopChain block_chain = def->chain;
+    const NkiLoop* level = &block.loop.front();
+    for (size_t l = 0; l < vars.size(); ++l) {
+      if (l > 0) {
+        // The next level: the loop without an id that makes the slot.
+        const int r = LoopResultIndex(*level);
+        const NkiOp* inner =
+            r >= 0 ? &level->body[static_cast<size_t>(r)] : nullptr;
+        if (inner == nullptr || inner->op != "loop" || !inner->id.empty()) {
+          return Error(path,
+                       absl::StrFormat("\"%s\" has %d level%s of slots (a "
+                                       "level is a loop without an id that "
+                                       "fills a slot), so \"%s\" gives too "
+                                       "many variables",
+                                       id, l, l == 1 ? "" : "s", written));
+        }
+        level = &inner->loop.front();
+      }
+      block_chain.push_back(level);
+      const std::string& var = vars[l];
+      const int at = FindLoopVar(ctx.chain, var);
+      if (at < 0) {
+        std::vector<std::string_view> around;
+        for (const NkiLoop* c : ctx.chain) around.push_back(c->var);
+        return Error(path, absl::StrFormat("slot variable \"%s\" in \"%s\" "
+                                           "is not the variable of a loop "
+                                           "around this op; expected one of %s",
+                                           var, written, Join(around, ", ")));
+      }
+      const std::vector<int64_t> slots =
+          trips(block_chain, block_chain.size() - 1);
+      const std::vector<int64_t> walks =
+          trips(ctx.chain, static_cast<size_t>(at));
+      if (slots != walks) {
+        return Error(path,
+                     absl::StrFormat("slot variable \"%s\" in \"%s\" walks "
+                                     "%d iterations, but that level of the "
+                                     "block has %d slots (loop \"%s\"); a "
+                                     "slot variable walks its level's slots "
+                                     "one for one",
+                                     var, written, walks.back(), slots.back(),
+                                     level->var));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status CheckNkiOp(const LoopContext& ctx, size_t j) const {
     const NkiOp& op = ctx.loop->body[j];
     const std::string path = absl::StrFormat("%s/body/%d", ctx.path, j);
@@ -695,8 +770,12 @@ class Validator {
               ArityText(rule->min_inputs, rule->max_inputs, "input tile"), n));
     }
     for (size_t k = 0; k < op.inputs.size(); ++k) {
-      TRN_RETURN_IF_ERROR(CheckRef(
-          ctx, absl::StrFormat("%s/inputs/%d", path, k), op.inputs[k]));
+      const std::string in_path = absl::StrFormat("%s/inputs/%d", path, k);
+      TRN_RETURN_IF_ERROR(CheckRef(ctx, in_path, op.inputs[k]));
+      if (k < op.input_slots.size() && !op.input_slots[k].empty()) {
+        TRN_RETURN_IF_ERROR(
+            CheckSlot(ctx, in_path, op.inputs[k], op.input_slots[k]));
+      }
     }
     if (!op.mask.empty()) {
       TRN_RETURN_IF_ERROR(CheckRef(ctx, path + "/mask", op.mask));
