@@ -388,9 +388,9 @@ struct Iteration {
   Deps gate;         // what its ops with no producer in the body wait for
   Deps all;          // its instructions (nested loops: their completion)
   std::map<std::string, LoweredTile> made;
-  LoweredTile result;  // shape of the tile the loop's id stands for
-  const Iteration* prev = nullptr;  // for tiles carried from it
-  const Deps* entry = nullptr;      // what the loop was entered with
+  LoweredTile result;           // shape of the tile the loop's id stands for
+  Iteration* prev = nullptr;    // for tiles carried from it
+  const Deps* entry = nullptr;  // what the loop was entered with
   // How many iterations apart two share buffers; 0 when none do (a block)
   // or each waits for the whole one before (a plain sequential loop).
   int64_t copies = 0;
@@ -400,6 +400,14 @@ struct Iteration {
   bool keeps_slots = false;
   const BlockSlots* refill = nullptr;
   std::shared_ptr<BlockSlots> sub;
+  // A multi-buffered loop's iteration: the one whose buffers it reuses
+  // (i - buffers; null for the first iterations of a run, which follow
+  // the coarse rule through `gate`), whether its tiles' readers are
+  // tracked, and, per tile id of this iteration, the instructions that
+  // have read it so far.
+  Iteration* reuse = nullptr;
+  bool track_readers = false;
+  std::map<std::string, Deps> readers;
 };
 
 struct LoweredLoop {
@@ -511,8 +519,17 @@ class NkiLowering {
       it.tile = std::min(step, extent - i * step);
       it.entry = &entry;
       it.copies = whole || keep_all ? 0 : loop.buffers;
+      // With one buffer an iteration waits for the whole one before, as
+      // the seed profile of exp_tiled shows its engines taking turns and
+      // its DMA never overlapping compute; with more, each tile's buffer
+      // is free once that tile's readers are done (the tile framework
+      // tracks each tile, not whole iterations).
+      it.track_readers = !whole && !keep_all && loop.buffers >= 2;
       if (i >= distance) {
         it.gate = iters[static_cast<size_t>(i - distance)].all;
+        if (it.track_readers) {
+          it.reuse = &iters[static_cast<size_t>(i - distance)];
+        }
       } else {
         it.gate = entry;
         // Its buffers rotate over every run of the loop: the first
@@ -539,6 +556,7 @@ class NkiLowering {
       if (i < 0 || i >= trips - distance) return;
       Iteration& it = iters[static_cast<size_t>(i)];
       std::map<std::string, LoweredTile>().swap(it.made);
+      std::map<std::string, Deps>().swap(it.readers);
       Deps().swap(it.all);
       Deps().swap(it.gate);
     };
@@ -689,6 +707,8 @@ class NkiLowering {
     bool local = false;
     // Slots this op reads one by one: it becomes one of their readers.
     std::vector<std::pair<BlockSlots*, size_t>> slot_reads;
+    // The tiles it reads, by the iteration that made them.
+    std::vector<std::pair<Iteration*, const std::string*>> tile_reads;
     auto need = [&](const std::string& id,
                     const std::vector<std::string>& slot_vars = {}) {
       const LoweredTile* t = nullptr;
@@ -696,8 +716,16 @@ class NkiLowering {
       if (m != it.made.end()) {
         local = true;
         t = &m->second;
+        tile_reads.emplace_back(&it, &id);
       } else {
-        t = Find(id);
+        for (size_t f = frames_.size(); f-- > 0;) {
+          auto fm = frames_[f]->made.find(id);
+          if (fm != frames_[f]->made.end()) {
+            t = &fm->second;
+            tile_reads.emplace_back(frames_[f], &id);
+            break;
+          }
+        }
       }
       if (t == nullptr) return;
       // One level of the block per slot variable, as deep as the
@@ -734,6 +762,7 @@ class NkiLowering {
       auto m = it.prev->made.find(id);
       if (m != it.prev->made.end()) {
         deps.insert(deps.end(), m->second.deps.begin(), m->second.deps.end());
+        tile_reads.emplace_back(it.prev, &id);
       }
     }
     // An op with no producer in its own body starts the iteration, so it is
@@ -761,6 +790,22 @@ class NkiLowering {
         refill = runs[runs.size() - static_cast<size_t>(it.copies)].get();
       }
       deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+    } else if (it.reuse != nullptr) {
+      // The op's own tile reuses the buffer of the same tile `copies`
+      // iterations before: it waits for that tile's readers (or, unread,
+      // its writer), not for that whole iteration.
+      if (!op.id.empty() && !tiles.rotates) {
+        auto r = it.reuse->readers.find(op.id);
+        if (r != it.reuse->readers.end()) {
+          deps.insert(deps.end(), r->second.begin(), r->second.end());
+        } else if (auto w = it.reuse->made.find(op.id);
+                   w != it.reuse->made.end()) {
+          deps.insert(deps.end(), w->second.deps.begin(), w->second.deps.end());
+        }
+      }
+      if (!local && !tiles.rotates) {
+        deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+      }
     } else if (!local && !tiles.rotates) {
       deps.insert(deps.end(), it.gate.begin(), it.gate.end());
     }
@@ -839,6 +884,11 @@ class NkiLowering {
       made.free = tile_f;
       made.dtype = tile.dtype;
       made.psum = op.buffer == "psum";
+    }
+    for (const auto& [frame, id] : tile_reads) {
+      if (!frame->track_readers) continue;
+      Deps& r = frame->readers[*id];
+      r.insert(r.end(), made.deps.begin(), made.deps.end());
     }
     for (const auto& [slots, j] : slot_reads) {
       Deps& r = slots->readers[j];

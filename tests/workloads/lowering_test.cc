@@ -84,6 +84,10 @@ TEST(LoweringTest, OneBufferRunsIterationsOneAfterTheOther) {
       ::testing::ElementsAre("dma_load/0", "activation.exp/0", "dma_store/0",
                              "dma_load/1", "activation.exp/1", "dma_store/1",
                              "dma_load/2", "activation.exp/2", "dma_store/2"));
+  // The next iteration's load waits for this one's store: with one buffer
+  // an iteration waits for the whole one before (the seed's exp profile).
+  const Kernel& k = p.dispatches[0].kernel;
+  EXPECT_TRUE(DependsOn(k, 3, 2));
 }
 
 TEST(LoweringTest, TwoBuffersIssueTheNextLoadBeforeThisCompute) {
@@ -93,20 +97,27 @@ TEST(LoweringTest, TwoBuffersIssueTheNextLoadBeforeThisCompute) {
                             "dma_load/0", "dma_load/1", "activation.exp/0",
                             "dma_store/0", "dma_load/2", "activation.exp/1",
                             "dma_store/1", "activation.exp/2", "dma_store/2"));
-  // Iteration 2 reuses iteration 0's buffers, so its load waits for
-  // iteration 0's store; iteration 1's load waits for nothing.
+  // Iteration 2 reuses iteration 0's buffers tile by tile: its load
+  // refills in_tile once iteration 0's exp has read it, not once iteration
+  // 0's store is done, and its exp refills out_tile once that store has
+  // read it. Iteration 1's load waits for nothing.
   size_t load1 = 0;
   size_t load2 = 0;
+  size_t exp0 = 0;
+  size_t exp2 = 0;
   size_t store0 = 0;
   for (size_t i = 0; i < k.instrs.size(); ++i) {
     const Instruction& in = k.instrs[i];
-    if (in.kind != InstrKind::kDma) continue;
     const std::string& op = k.strings[in.opcode];
     if (op == "dma_load" && in.iteration == 1) load1 = i;
     if (op == "dma_load" && in.iteration == 2) load2 = i;
+    if (op == "activation.exp" && in.iteration == 0) exp0 = i;
+    if (op == "activation.exp" && in.iteration == 2) exp2 = i;
     if (op == "dma_store" && in.iteration == 0) store0 = i;
   }
-  EXPECT_TRUE(DependsOn(k, load2, store0));
+  EXPECT_TRUE(DependsOn(k, load2, exp0));
+  EXPECT_FALSE(DependsOn(k, load2, store0));
+  EXPECT_TRUE(DependsOn(k, exp2, store0));
   const Instruction& l1 = k.instrs[load1];
   EXPECT_EQ(l1.deps_end, l1.deps_begin);
 }
