@@ -6,6 +6,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -693,12 +695,19 @@ class NkiLowering {
     return c;
   }
 
-  const LoweredTile* Find(const std::string& id) const {
+  // The tile `id` of the nearest body around that made it, and the
+  // iteration that made it; {nullptr, nullptr} if none did.
+  std::pair<const LoweredTile*, Iteration*> FindWithFrame(
+      const std::string& id) const {
     for (size_t f = frames_.size(); f-- > 0;) {
       auto it = frames_[f]->made.find(id);
-      if (it != frames_[f]->made.end()) return &it->second;
+      if (it != frames_[f]->made.end()) return {&it->second, frames_[f]};
     }
-    return nullptr;
+    return {nullptr, nullptr};
+  }
+
+  const LoweredTile* Find(const std::string& id) const {
+    return FindWithFrame(id).first;
   }
 
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
@@ -718,14 +727,9 @@ class NkiLowering {
         t = &m->second;
         tile_reads.emplace_back(&it, &id);
       } else {
-        for (size_t f = frames_.size(); f-- > 0;) {
-          auto fm = frames_[f]->made.find(id);
-          if (fm != frames_[f]->made.end()) {
-            t = &fm->second;
-            tile_reads.emplace_back(frames_[f], &id);
-            break;
-          }
-        }
+        Iteration* frame = nullptr;
+        std::tie(t, frame) = FindWithFrame(id);
+        if (t != nullptr) tile_reads.emplace_back(frame, &id);
       }
       if (t == nullptr) return;
       // One level of the block per slot variable, as deep as the
