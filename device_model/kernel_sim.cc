@@ -83,6 +83,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   timing_.assign(n, InstructionTiming{});
   lane_instrs_.resize(kNumEngines);
   shape_of_.assign(n, 0);
+  dma_draw_.assign(n, 0);
   shape_begin_.assign(1, 0);
   // What SplitTransfer reads of an instruction.
   using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool>;
@@ -103,6 +104,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       lane_instrs_[static_cast<size_t>(in.engine)].push_back(
           static_cast<uint32_t>(i));
     } else {
+      dma_draw_[i] = ++dma_count_;
       const Shape key{in.partitions, in.work, in.aux, in.transpose,
                       in.hbm_to_hbm};
       auto [it, added] =
@@ -166,24 +168,23 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // few cache lines, not one in each of six arrays (at 100k tiles the
   // state is far larger than the caches).
   struct State {
-    double ready_at;  // every dependency visible
-    double start;     // compute: started; DMA: queued
-    // DMA: its completion latency, until its data has moved; from then on
-    // when its data ended (one field, so the state is 32 bytes).
-    double dma_time;
-    uint32_t waiting;      // dependencies not done
+    // Every dependency visible; 0 rather than t0_us before the first is
+    // resolved, which compares alike because the run's time never goes
+    // below t0_us.
+    double ready_at;
+    double start;          // compute: started; DMA: queued
+    double dma_end;        // DMA: when its data ended
+    uint32_t resolved;     // dependencies done, of hot_[i].deps
     uint32_t pieces_left;  // DMA: shares not ended
   };
+  // All zero as it starts, so making it is one memset, not a pass.
   std::vector<State> st(n);
-  // Every DMA latency is drawn up front, in program order, so the random
-  // stream does not depend on the order events are processed in.
-  for (size_t i = 0; i < n; ++i) {
-    st[i] = {t0_us, 0.0,
-             hot_[i].unit == kDmaUnit
-                 ? prof.dma_latency_us.Sample(rng.NextUniform())
-                 : 0.0,
-             hot_[i].deps, 0};
-  }
+  // Transfer i's latency is the run's draw dma_draw_[i]: the draws belong
+  // to transfers in program order, whatever order events are handled in,
+  // and each is made when its transfer needs it (drawing them all up front
+  // cost a pass over the state of every instruction).
+  const uint64_t draw0 = rng.counter();
+  rng.Skip(dma_count_);
   std::vector<char> edge_done(rdeps_.size(), 0);
 
   EventQueue heap;
@@ -230,9 +231,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   auto close_span = [&](size_t e, double at) {
     const uint32_t i = open[e];
     open[e] = kNone;
-    const Instruction& in = k.instrs[i];
     out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, st[i].start, at, 0,
-              in.flops, dispatch});
+              dispatch});
   };
   // Two of three attempts find that the engine cannot start: the check is
   // inline at each call site and the start out of line, which keeps the
@@ -241,7 +241,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   auto can_start = [&](size_t e) {
     if (head[e] >= lane_instrs_[e].size() || lane_free[e] > t) return false;
     const uint32_t i = lane_instrs_[e][head[e]];
-    return !(st[i].waiting != 0 || st[i].ready_at > t);
+    return !(st[i].resolved != hot_[i].deps || st[i].ready_at > t);
   };
   auto start = [&](size_t e) __attribute__((noinline)) {
     const uint32_t i = lane_instrs_[e][head[e]];
@@ -251,7 +251,16 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     open[e] = i;
     lane_free[e] = t + timing_[i].interval_us;
     out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
-    push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
+    // The engine wakes when it frees only if its next instruction is ready
+    // by now; one that is not yet wakes it with its kReady event. Most
+    // engines of a tiled kernel free long before their next instruction is
+    // ready, and a wake-up for each was a fifth of all events.
+    if (head[e] < lane_instrs_[e].size()) {
+      const uint32_t next = lane_instrs_[e][head[e]];
+      if (st[next].resolved == hot_[next].deps && st[next].ready_at <= t) {
+        push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
+      }
+    }
     if (hot_[i].matmul) {
       push(lane_free[e], i, EvKind::kStreamed);
     }
@@ -294,7 +303,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       if (edge_done[r]) continue;
       const uint32_t d = rdeps_[r];
       st[d].ready_at = std::max(st[d].ready_at, t + sync);
-      if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
+      if (++st[d].resolved == hot_[d].deps) {
+        push(st[d].ready_at, d, EvKind::kReady);
+      }
     }
   };
   // Matmuls that accumulate into one PSUM tile issue back to back: the
@@ -306,14 +317,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       if (!hot_[d].matmul) continue;
       edge_done[r] = 1;
       st[d].ready_at = std::max(st[d].ready_at, t);
-      if (--st[d].waiting == 0) push(st[d].ready_at, d, EvKind::kReady);
+      if (++st[d].resolved == hot_[d].deps) {
+        push(st[d].ready_at, d, EvKind::kReady);
+      }
     }
   };
   // Transfer i's data has all moved now: its completion semaphore follows
   // after its latency.
   auto data_moved = [&](uint32_t i) {
-    push(t + st[i].dma_time, i, EvKind::kDmaDone);
-    st[i].dma_time = t;
+    const double latency =
+        prof.dma_latency_us.Sample(rng.UniformAt(draw0 + dma_draw_[i]));
+    push(t + latency, i, EvKind::kDmaDone);
+    st[i].dma_end = t;
   };
   auto enqueue = [&](uint32_t i) {
     st[i].start = t;
@@ -359,7 +374,6 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                   g.start,
                   t,
                   g.bytes,
-                  0,
                   dispatch};
     if (queued == 0) {
       out.BusyGroup(span, static_cast<int>(g.count));
@@ -497,7 +511,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         case EvKind::kReady: {
           const uint8_t unit = hot_[ev.what].unit;
           if (unit != kDmaUnit) {
-            try_start(unit);
+            if (can_start(unit)) {
+              start(unit);
+            } else if (lane_free[unit] > t &&
+                       head[unit] < lane_instrs_[unit].size() &&
+                       lane_instrs_[unit][head[unit]] == ev.what) {
+              // Ready while its engine is busy: it starts when that frees.
+              push(lane_free[unit], unit, EvKind::kLaneFree);
+            }
           } else if (prof.dma_issue_us > 0) {
             auto it = std::min_element(issuer_free.begin(), issuer_free.end());
             const double s = std::max(t, *it);
@@ -515,7 +536,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           release_accumulation(ev.what);
           break;
         case EvKind::kDmaDone: {
-          out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_time, t,
+          out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_end, t,
                        dispatch});
           resolve(ev.what);
           break;

@@ -71,7 +71,11 @@ class KernelSim {
   // (every load of a tile loop is alike): each DMA instruction names its
   // shape, whose pieces are stored once. Storing pieces per instruction
   // took ~90 MB at 100k tiles.
-  std::vector<uint32_t> shape_of_;     // per instruction; compute: unused
+  std::vector<uint32_t> shape_of_;  // per instruction; compute: unused
+  // Per instruction, DMA: which of the run's latency draws is its own (its
+  // rank among the transfers in program order); compute: unused.
+  std::vector<uint32_t> dma_draw_;
+  uint32_t dma_count_ = 0;
   std::vector<uint32_t> shape_begin_;  // CSR over shapes into pieces_
   std::vector<DmaPiece> pieces_;
   // Per piece: how many pieces from it on are alike shares (same bytes and

@@ -27,7 +27,9 @@ struct BusySpan {
   double start_us = 0;
   double end_us = 0;
   int64_t bytes = 0;  // DMA: bytes of this share
-  int64_t flops = 0;  // compute: the instruction's FLOPs
+  // A compute span's FLOPs are its instruction's (kernel->instrs[instr]):
+  // a listener that wants them reads them there, so the event loop does not
+  // touch a 64-byte instruction per span for a field most listeners ignore.
   int32_t dispatch = -1;
 };
 

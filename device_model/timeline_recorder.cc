@@ -48,7 +48,7 @@ void TimelineRecorder::Busy(const BusySpan& s) {
   e.start_us = s.start_us;
   e.end_us = s.end_us;
   e.bytes = s.bytes;
-  e.flops = s.flops;
+  e.flops = s.lane < DmaLane(0) ? in.flops : 0;
   e.dispatch = s.dispatch;
   e.source_line = in.source_line;
   e.iteration = in.iteration;

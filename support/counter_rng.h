@@ -25,14 +25,22 @@ class CounterRng {
 
   constexpr explicit CounterRng(uint64_t key) : key_(key) {}
 
-  constexpr uint64_t NextU64() {
-    return Mix64(key_ + 0x9e3779b97f4a7c15ULL * ++counter_);
-  }
+  constexpr uint64_t NextU64() { return U64At(++counter_); }
 
   // Uniform on [0, 1) with 53 random bits.
-  constexpr double NextUniform() {
-    return static_cast<double>(NextU64() >> 11) * 0x1.0p-53;
+  constexpr double NextUniform() { return UniformAt(++counter_); }
+
+  // The values the draw numbered `counter` gives (the first draw is 1), in
+  // any order: a caller that knows which draw belongs to what can make them
+  // when it needs them, then Skip() past them, and the stream is the same
+  // as drawing them in turn.
+  constexpr uint64_t U64At(uint64_t counter) const {
+    return Mix64(key_ + 0x9e3779b97f4a7c15ULL * counter);
   }
+  constexpr double UniformAt(uint64_t counter) const {
+    return static_cast<double>(U64At(counter) >> 11) * 0x1.0p-53;
+  }
+  constexpr void Skip(uint64_t draws) { counter_ += draws; }
 
   // Uniform integer in [0, n), n > 0; Lemire's multiply-shift with
   // rejection so every value is equally likely.

@@ -67,6 +67,24 @@ TEST(CounterRngTest, NextBelowGoldenValues) {
   for (uint64_t e : expected2) EXPECT_EQ(rng2.NextBelow(1000), e);
 }
 
+TEST(CounterRngTest, DrawsMadeOutOfOrderAreTheStreamsDraws) {
+  const uint64_t key = CounterRng::KeyFor(3, 5, 9);
+  CounterRng in_turn(key);
+  std::array<double, 6> drawn{};
+  for (double& u : drawn) u = in_turn.NextUniform();
+  CounterRng skipping(key);
+  skipping.NextUniform();  // draw 1, in turn
+  const uint64_t base = skipping.counter();
+  skipping.Skip(4);  // draws 2..5 are made out of order below
+  EXPECT_EQ(skipping.counter(), 5u);
+  for (uint64_t j : {4u, 2u, 5u, 3u}) {
+    EXPECT_EQ(skipping.UniformAt(base + j - 1), drawn[j - 1]) << "draw " << j;
+  }
+  // The stream goes on after the skipped draws as if they had been drawn.
+  EXPECT_EQ(skipping.NextUniform(), drawn[5]);
+  EXPECT_EQ(CounterRng(key).U64At(1), CounterRng(key).NextU64());
+}
+
 TEST(CounterRngTest, SameKeySameStream) {
   const uint64_t key = CounterRng::KeyFor(7, 11, 13);
   CounterRng a(key);
