@@ -109,8 +109,8 @@ absl::StatusOr<Measured> Measure(const WorkloadSpec& spec,
   if (f.shape.empty()) {
     // The suite was read with one device's limits; each figure's device
     // has its own.
-    TRN_RETURN_IF_ERROR(ValidateSpec(spec, profile.memory));
     m.spec = spec;
+    TRN_RETURN_IF_ERROR(ResolveAutoBuffers(m.spec, profile.memory));
   } else {
     TRN_ASSIGN_OR_RETURN(std::vector<ShapeOverride> overrides,
                          Overrides(spec, f));

@@ -90,6 +90,10 @@ struct NkiLoop {
   int64_t tile_partitions = 128;  // dim 0, unless `step` is given
   int64_t step = 0;               // dim >= 1, or row blocks of dim 0
   int buffers = 1;
+  // `"buffers": "auto"`: two buffers where the kernel's tiles fit with two
+  // on the device at the spec's shape, else one, decided again at every
+  // shape (ResolveAutoBuffers) as a compiler allocating the tiles would.
+  bool auto_buffers = false;
   std::vector<NkiOp> body;
   std::string json_path;
 

@@ -280,10 +280,15 @@ class SpecReader {
                                              kInt32Max, "a positive integer"));
     }
     if (const Json* b = JsonReader::Optional(v, "buffers")) {
-      TRN_ASSIGN_OR_RETURN(int64_t buffers,
-                           r_.Int(*b, JsonChild(path, "buffers"), 1, kInt32Max,
-                                  "a positive integer"));
-      loop.buffers = static_cast<int>(buffers);
+      if (b->is_string() && b->get<std::string>() == "auto") {
+        loop.auto_buffers = true;
+      } else {
+        TRN_ASSIGN_OR_RETURN(
+            int64_t buffers,
+            r_.Int(*b, JsonChild(path, "buffers"), 1, kInt32Max,
+                   "a positive integer or \"auto\""));
+        loop.buffers = static_cast<int>(buffers);
+      }
     }
     TRN_ASSIGN_OR_RETURN(const Json* body, r_.Required(v, path, "body"));
     const std::string body_path = JsonChild(path, "body");
@@ -659,7 +664,7 @@ absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
   TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecReader(label).Read(root));
   spec.file = label;
   spec.content_hash = Fnv1a64Hex(text);
-  TRN_RETURN_IF_ERROR(ValidateSpec(spec, limits));
+  TRN_RETURN_IF_ERROR(ResolveAutoBuffers(spec, limits));
   return spec;
 }
 

@@ -1256,4 +1256,30 @@ absl::Status ValidateSpec(const WorkloadSpec& spec,
   return Validator(spec, limits).Run();
 }
 
+namespace {
+
+void AutoLoops(std::vector<NkiLoop>& loops, std::vector<NkiLoop*>& out) {
+  for (NkiLoop& loop : loops) {
+    if (loop.auto_buffers) out.push_back(&loop);
+    for (NkiOp& op : loop.body) AutoLoops(op.loop, out);
+  }
+}
+
+}  // namespace
+
+absl::Status ResolveAutoBuffers(WorkloadSpec& spec,
+                                const MemoryLimits& limits) {
+  std::vector<NkiLoop*> autos;
+  if (spec.kernel) AutoLoops(spec.kernel->loops, autos);
+  for (NkiLoop* loop : autos) loop->buffers = 1;
+  if (absl::Status s = ValidateSpec(spec, limits); !s.ok()) return s;
+  // Buffers change only the memory check: a spec valid with a loop at 1
+  // and refused at 2 does not fit with 2.
+  for (NkiLoop* loop : autos) {
+    loop->buffers = 2;
+    if (!ValidateSpec(spec, limits).ok()) loop->buffers = 1;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace trn

@@ -24,6 +24,14 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 // position in the struct, which is where a parsed spec had it in its file.
 absl::Status ValidateSpec(const WorkloadSpec& spec, const MemoryLimits& limits);
 
+// Gives each loop of `spec` with `"buffers": "auto"` its count, then
+// validates: outermost first, in file order, a loop gets 2 buffers when the
+// spec is valid with them (its tiles fit on chip with every loop decided so
+// far), else 1. Every auto loop is decided again, so a spec whose shape
+// changed is re-resolved. The error is ValidateSpec's with every auto loop
+// at 1.
+absl::Status ResolveAutoBuffers(WorkloadSpec& spec, const MemoryLimits& limits);
+
 // The NKI op kinds a loop body may hold.
 bool IsNkiOpKind(std::string_view op);
 

@@ -278,6 +278,8 @@ constexpr BadSpecCase kBadSpecs[] = {
      R"("in_tensor" is fp32 [256, 512] but "out_tensor" is bf16 [256, 512]; an hbm_copy moves a block between tensors of one shape and dtype)"},
     {"hbm_copy_without_from.json", "/kernel/loops/0/body/1/from",
      R"(an hbm_copy needs the tensor it copies from)"},
+    {"buffers_word.json", "/kernel/loops/0/buffers",
+     R"(expected a positive integer or "auto", got string "double")"},
     {"block_slot_other_trips.json",
      "/kernel/loops/0/body/1/body/1/body/0/inputs/0",
      R"(slot variable "n" in "lhsT_tiles[n]" walks 2 iterations, but that level of the block has 4 slots (loop "kl"); a slot variable walks its level's slots one for one)"},
