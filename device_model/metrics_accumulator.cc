@@ -43,8 +43,12 @@ void MetricsAccumulator::Advance(double t_us) {
   }
   const double dt = t_us - now_;
   if (dt > 0) {
-    for (size_t e = 0; e < kNumEngines; ++e) {
-      if (engine_count_[e] > 0) busy_[e] += dt;
+    // No engine is busy without compute_count_ counting it: most steps of a
+    // DMA-bound run skip the scan.
+    if (compute_count_ > 0) {
+      for (size_t e = 0; e < kNumEngines; ++e) {
+        if (engine_count_[e] > 0) busy_[e] += dt;
+      }
     }
     if (dma_count_ > 0) {
       dma_active_ += dt;
