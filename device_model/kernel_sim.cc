@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "device_model/dma_groups.h"
 #include "device_model/event_queue.h"
@@ -80,7 +82,6 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       policy_(&policy),
       group_shares_(group_shares) {
   const size_t n = kernel.instrs.size();
-  timing_.assign(n, InstructionTiming{});
   lane_instrs_.resize(kNumEngines);
   shape_of_.assign(n, 0);
   dma_draw_.assign(n, 0);
@@ -88,6 +89,8 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // What SplitTransfer reads of an instruction.
   using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool>;
   std::map<Shape, uint32_t> shapes;
+  // Timings interned by their bits: equal timings are one entry.
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> timing_ids;
   std::vector<uint32_t> rdeg(n + 1, 0);
   hot_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -100,7 +103,13 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       initial_dma_.push_back(static_cast<uint32_t>(i));
     }
     if (in.kind == InstrKind::kCompute) {
-      timing_[i] = ComputeTiming(in, profile);
+      const InstructionTiming tm = ComputeTiming(in, profile);
+      auto [it, added] = timing_ids.try_emplace(
+          {std::bit_cast<uint64_t>(tm.interval_us),
+           std::bit_cast<uint64_t>(tm.latency_us)},
+          static_cast<uint32_t>(timings_.size()));
+      if (added) timings_.push_back(tm);
+      shape_of_[i] = it->second;
       lane_instrs_[static_cast<size_t>(in.engine)].push_back(
           static_cast<uint32_t>(i));
     } else {
@@ -249,7 +258,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     ++head[e];
     st[i].start = t;
     open[e] = i;
-    lane_free[e] = t + timing_[i].interval_us;
+    const InstructionTiming& tm = timings_[shape_of_[i]];
+    lane_free[e] = t + tm.interval_us;
     out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
     // The engine wakes when it frees only if its next instruction is ready
     // by now; one that is not yet wakes it with its kReady event. Most
@@ -264,7 +274,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     if (hot_[i].matmul) {
       push(lane_free[e], i, EvKind::kStreamed);
     }
-    push(t + timing_[i].latency_us, i, EvKind::kComplete);
+    push(t + tm.latency_us, i, EvKind::kComplete);
   };
   auto try_start = [&](size_t e) {
     if (can_start(e)) start(e);

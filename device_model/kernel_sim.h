@@ -44,7 +44,10 @@ class KernelSim {
              SimListener& out) const;
 
   // Compute instruction `i`'s issue interval and latency (zero for DMA).
-  const InstructionTiming& Timing(size_t i) const { return timing_[i]; }
+  const InstructionTiming& Timing(size_t i) const {
+    static constexpr InstructionTiming kNoTiming{};
+    return hot_[i].unit == kDmaUnit ? kNoTiming : timings_[shape_of_[i]];
+  }
   // DMA instruction `i`'s shares, one per engine it uses.
   std::vector<DmaPiece> Pieces(size_t i) const;
 
@@ -63,7 +66,10 @@ class KernelSim {
   std::vector<Hot> hot_;
   // DMA instructions without dependencies, in program order: ready at once.
   std::vector<uint32_t> initial_dma_;
-  std::vector<InstructionTiming> timing_;
+  // The distinct issue intervals and latencies of the compute
+  // instructions; a tiled kernel has a handful (16 bytes per instruction
+  // took 8 MB at 100k tiles).
+  std::vector<InstructionTiming> timings_;
   std::vector<uint32_t> rdeps_begin_;
   std::vector<uint32_t> rdeps_;
   std::vector<std::vector<uint32_t>> lane_instrs_;  // per compute engine
@@ -71,7 +77,8 @@ class KernelSim {
   // (every load of a tile loop is alike): each DMA instruction names its
   // shape, whose pieces are stored once. Storing pieces per instruction
   // took ~90 MB at 100k tiles.
-  std::vector<uint32_t> shape_of_;  // per instruction; compute: unused
+  // Per instruction: DMA, its shape; compute, its timing in timings_.
+  std::vector<uint32_t> shape_of_;
   // Per instruction, DMA: which of the run's latency draws is its own (its
   // rank among the transfers in program order); compute: unused.
   std::vector<uint32_t> dma_draw_;
