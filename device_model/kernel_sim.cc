@@ -177,15 +177,20 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // few cache lines, not one in each of six arrays (at 100k tiles the
   // state is far larger than the caches).
   struct State {
-    // Every dependency visible; 0 rather than t0_us before the first is
-    // resolved, which compares alike because the run's time never goes
-    // below t0_us.
-    double ready_at;
+    union {
+      // Until it issues: when every dependency is visible; 0 rather than
+      // t0_us before the first is resolved, which compares alike because
+      // the run's time never goes below t0_us.
+      double ready_at;
+      // A DMA's, once its data has moved (nothing reads ready_at then):
+      // when that was. One field for both keeps the state at 24 bytes.
+      double dma_end;
+    };
     double start;          // compute: started; DMA: queued
-    double dma_end;        // DMA: when its data ended
     uint32_t resolved;     // dependencies done, of hot_[i].deps
     uint32_t pieces_left;  // DMA: shares not ended
   };
+  static_assert(sizeof(State) == 24);
   // All zero as it starts, so making it is one memset, not a pass.
   std::vector<State> st(n);
   // Transfer i's latency is the run's draw dma_draw_[i]: the draws belong
