@@ -104,10 +104,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     }
     if (in.kind == InstrKind::kCompute) {
       const InstructionTiming tm = ComputeTiming(in, profile);
-      auto [it, added] = timing_ids.try_emplace(
-          {std::bit_cast<uint64_t>(tm.interval_us),
-           std::bit_cast<uint64_t>(tm.latency_us)},
-          static_cast<uint32_t>(timings_.size()));
+      auto [it, added] =
+          timing_ids.try_emplace({std::bit_cast<uint64_t>(tm.interval_us),
+                                  std::bit_cast<uint64_t>(tm.latency_us)},
+                                 static_cast<uint32_t>(timings_.size()));
       if (added) timings_.push_back(tm);
       shape_of_[i] = it->second;
       lane_instrs_[static_cast<size_t>(in.engine)].push_back(
