@@ -218,15 +218,15 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
       s.content_hash = Fnv1a64Hex(spec.content_hash + "|--shape " + point);
       // The name is ours, not the file's: validate under the original name,
       // whose pattern the new one deliberately breaks.
-      WorkloadSpec check = std::move(s);
-      check.name = SpecNameOfPoint(check.name);
+      std::string name = std::move(s.name);
+      s.name = SpecNameOfPoint(name);
       // A loop with "buffers": "auto" is decided again at the new shape.
-      if (absl::Status st = ResolveAutoBuffers(check, limits); !st.ok()) {
+      if (absl::Status st = ResolveAutoBuffers(s, limits); !st.ok()) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s: %s", point, st.message()));
       }
-      check.name = absl::StrFormat("%s[%s]", spec.name, point);
-      out.push_back(std::move(check));
+      s.name = std::move(name);
+      out.push_back(std::move(s));
     }
   }
   for (size_t i = 0; i < overrides.size(); ++i) {
