@@ -35,10 +35,17 @@ struct ParamSpec {
   bool distribution_allowed;
   bool integer;
   double max = kMaxParamValue;
+  // A parameter added after schema version 2 was fixed may be absent: a
+  // profile written before it then keeps its meaning, which is this value.
+  // Negative: required.
+  double when_absent = -1;
+  absl::string_view absent_unit = "";
+  absl::string_view absent_source = "";
 };
 
-// Every parameter the model reads. A profile must give all of them and
-// nothing else, so a typo cannot silently fall back to a default.
+// Every parameter the model reads. A profile must give all of them (but
+// the few with a value for when they are absent) and nothing else, so a
+// typo cannot silently fall back to a default: an unknown key is an error.
 constexpr ParamSpec kParams[] = {
     {"partitions", false, true},
     {"sbuf_bytes_per_partition", false, true},
@@ -69,6 +76,10 @@ constexpr ParamSpec kParams[] = {
     {"dma_queue_gbps", false, false},
     {"hbm_gbps", false, false},
     {"dma_descriptor_overhead_bytes", false, false},
+    // Added in model version 6; before it every row was its own descriptor.
+    {"dma_rows_per_descriptor", false, true, 1024, 1, "rows",
+     "absent from the profile: one descriptor per row, what every profile "
+     "meant before the parameter existed"},
     {"dma_transpose_efficiency", false, false, 1},
     {"dma_latency_us", true, false},
     {"dma_issue_us", false, false},
@@ -221,6 +232,8 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
   d.dma_queue_gbps = Median(d, "dma_queue_gbps");
   d.hbm_gbps = Median(d, "hbm_gbps");
   d.dma_descriptor_overhead_bytes = Median(d, "dma_descriptor_overhead_bytes");
+  d.dma_rows_per_descriptor =
+      static_cast<int>(Median(d, "dma_rows_per_descriptor"));
   d.dma_transpose_efficiency = Median(d, "dma_transpose_efficiency");
   d.dma_latency_us = Dist(d, "dma_latency_us");
   d.dma_issue_us = Median(d, "dma_issue_us");
@@ -276,8 +289,18 @@ absl::StatusOr<DeviceProfile> ParseDeviceProfile(absl::string_view text,
       r.CheckKeys(*params, "/parameters", kNames, "the parameters"));
   for (const auto& spec : kParams) {
     const std::string_view key(spec.key.data(), spec.key.size());
-    TRN_ASSIGN_OR_RETURN(const json* param,
-                         r.Required(*params, "/parameters", key));
+    const json* param = JsonReader::Optional(*params, key);
+    if (param == nullptr && spec.when_absent >= 0) {
+      ProfileParam absent;
+      absent.dist = QuantileTable::Constant(spec.when_absent);
+      absent.unit = std::string(spec.absent_unit);
+      absent.source = std::string(spec.absent_source);
+      d.params.emplace(spec.key, std::move(absent));
+      continue;
+    }
+    if (param == nullptr) {
+      return r.Required(*params, "/parameters", key).status();
+    }
     TRN_ASSIGN_OR_RETURN(
         auto value, ParseParam(*param, r, JsonChild("/parameters", key), spec));
     d.params.emplace(spec.key, std::move(value));
@@ -294,6 +317,11 @@ absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path) {
                                  "profile may be at most 1 MiB (",
                                  kMaxProfileBytes, " bytes)")));
   return ParseDeviceProfile(text, path);
+}
+
+bool IsCountParam(absl::string_view key) {
+  const ParamSpec* spec = FindParamSpec(key);
+  return spec != nullptr && spec->integer;
 }
 
 absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,

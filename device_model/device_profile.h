@@ -73,6 +73,11 @@ struct DeviceProfile {
   // Every contiguous run (descriptor) costs this many bytes' worth of the
   // engine's time on top of its data.
   double dma_descriptor_overhead_bytes = 2048;
+  // How many of an engine's rows one descriptor covers when they follow one
+  // another in HBM (a block of whole rows): 1 when every row is its own
+  // descriptor (trn1's fit), more when the descriptor generator makes one
+  // read of them (trn2's DGE: the DMA overview's 8 rows, one 2 KiB read).
+  int dma_rows_per_descriptor = 1;
   double dma_transpose_efficiency = 0.9;
   // A transfer's fixed latency from the end of its data to its completion
   // semaphore; pipelined, so it does not hold the engine.
@@ -102,6 +107,10 @@ struct DeviceProfile {
 absl::StatusOr<DeviceProfile> ParseDeviceProfile(absl::string_view text,
                                                  absl::string_view label);
 absl::StatusOr<DeviceProfile> LoadDeviceProfile(const std::string& path);
+
+// Whether parameter `key` is a count (a whole number such as `dma_queues`),
+// false for an unknown key. Calibration moves only continuous parameters.
+bool IsCountParam(absl::string_view key);
 
 // Replaces parameter `key` with `value`: a constant for fixed figures; for a
 // distribution, every quantile is scaled so the median becomes `value`.

@@ -63,12 +63,16 @@ void SplitTransfer(const Instruction& in, const DeviceProfile& p,
     const int64_t b = r == runs_left ? bytes_left : in.work * r / runs;
     bytes_left -= b;
     runs_left -= r;
+    // Whole rows follow one another in HBM: a descriptor may cover several.
+    const int64_t per = in.contiguous_rows ? p.dma_rows_per_descriptor : 1;
+    const int64_t descriptors = (r + per - 1) / per;
     DmaPiece piece;
     piece.engine = static_cast<int32_t>(e % engines);
     piece.bytes = b;
-    piece.work = (static_cast<double>(b) +
-                  static_cast<double>(r) * p.dma_descriptor_overhead_bytes) /
-                 speed;
+    piece.work =
+        (static_cast<double>(b) +
+         static_cast<double>(descriptors) * p.dma_descriptor_overhead_bytes) /
+        speed;
     out.push_back(piece);
   }
 }
@@ -87,7 +91,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   dma_draw_.assign(n, 0);
   shape_begin_.assign(1, 0);
   // What SplitTransfer reads of an instruction.
-  using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool>;
+  using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool, bool>;
   std::map<Shape, uint32_t> shapes;
   // Timings interned by their bits: equal timings are one entry.
   std::map<std::pair<uint64_t, uint64_t>, uint32_t> timing_ids;
@@ -114,8 +118,8 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
           static_cast<uint32_t>(i));
     } else {
       dma_draw_[i] = ++dma_count_;
-      const Shape key{in.partitions, in.work, in.aux, in.transpose,
-                      in.hbm_to_hbm};
+      const Shape key{in.partitions, in.work,       in.aux,
+                      in.transpose,  in.hbm_to_hbm, in.contiguous_rows};
       auto [it, added] =
           shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
       if (added) {

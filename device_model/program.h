@@ -46,6 +46,10 @@ struct Instruction {
   // transfer's partitions are (`partitions` counts them), and it reads and
   // writes HBM, so it draws twice its bytes from HBM bandwidth.
   bool hbm_to_hbm = false;
+  // DMA: its rows follow one another in HBM (a block of whole rows of an
+  // SBUF load or store), so an engine's rows may share one descriptor
+  // (DeviceProfile::dma_rows_per_descriptor).
+  bool contiguous_rows = false;
   int32_t partitions = 1;  // partitions touched (DMA: SBUF side, <= 128)
   // Compute: elements per partition N of the rule (a matmul's moving
   // columns). DMA: bytes moved.

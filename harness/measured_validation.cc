@@ -132,7 +132,11 @@ absl::StatusOr<CalibrationResult> Calibrate(
   r.profile = profile;
   std::vector<std::string> names;
   for (const auto& [name, param] : profile.params) {
-    if (absl::StartsWith(param.source, "fitted")) names.push_back(name);
+    // A count (rows per descriptor) is a structural choice that the figures
+    // decide between, not a quantity a least-squares step can move.
+    if (absl::StartsWith(param.source, "fitted") && !IsCountParam(name)) {
+      names.push_back(name);
+    }
   }
   if (names.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -39,11 +39,13 @@ Layout LayoutOf(const TensorDecl& t) {
 
 // What a DMA transfer moves: `partitions` SBUF partitions (at most the
 // profile's; an HBM copy's rows count as partitions), `runs` contiguous
-// HBM runs (descriptors) of `bytes` in all.
+// HBM runs (descriptors) of `bytes` in all; `whole_rows` when those runs
+// are whole rows of the tensor, so one follows another in HBM.
 struct DmaShape {
   int64_t partitions = 1;
   int64_t runs = 1;
   int64_t bytes = 0;
+  bool whole_rows = false;
   bool transpose = false;
   bool indirect = false;
   bool hbm_to_hbm = false;
@@ -83,6 +85,10 @@ class KernelBuilder {
     in.transpose = shape.transpose;
     in.indirect = shape.indirect;
     in.hbm_to_hbm = shape.hbm_to_hbm;
+    // A gather's rows come through an index, a transpose writes columns and
+    // an HBM copy's rows are dealt as rows, not as a block per engine.
+    in.contiguous_rows = shape.whole_rows && !shape.transpose &&
+                         !shape.indirect && !shape.hbm_to_hbm;
     in.opcode = k_.Intern(opcode);
     in.label = k_.Intern(label);
     in.source_line = line;
@@ -172,7 +178,8 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
           const TensorDecl& td = *spec.FindTensor(name);
           Layout l = LayoutOf(td);
           const int64_t r = std::min(tile_rows, l.rows);
-          const DmaShape shape{r, r, r * l.free * DTypeBytes(td.dtype)};
+          const DmaShape shape{r, r, r * l.free * DTypeBytes(td.dtype),
+                               /*whole_rows=*/true};
           it = ready.emplace(name, Deps{b.Dma("dma_load", name, shape, {})})
                    .first;
         }
@@ -213,7 +220,9 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
         const Layout o = LayoutOf(out);
         const int64_t r = std::min(tile_rows, o.rows);
         b.Dma("dma_store", op->output,
-              DmaShape{r, r, r * o.free * DTypeBytes(out.dtype)}, {last});
+              DmaShape{r, r, r * o.free * DTypeBytes(out.dtype),
+                       /*whole_rows=*/true},
+              {last});
       }
       TRN_RETURN_IF_ERROR(CheckSize(spec, earlier + b.size()));
     }
@@ -371,9 +380,11 @@ DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block) {
   // is block[k] * (the dims after k) elements, and a row has
   // prod(block[1..k-1]) of them.
   int64_t segments = 1;
+  s.whole_rows = true;
   for (size_t k = block.size(); k-- > 1;) {
     if (block[k] != t.shape[k]) {
       for (size_t d = 1; d < k; ++d) segments *= block[d];
+      s.whole_rows = false;
       break;
     }
   }

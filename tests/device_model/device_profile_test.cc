@@ -112,8 +112,8 @@ TEST(Trn1ProfileTest, ElementsPerUs) {
 TEST(Trn1ProfileTest, EveryParameterHasASource) {
   auto p = LoadDeviceProfile(Trn1Path());
   ASSERT_TRUE(p.ok()) << p.status();
-  // 40 parameters, as listed in device_profile.cc.
-  EXPECT_EQ(p->params.size(), 40u);
+  // 41 parameters, as listed in device_profile.cc.
+  EXPECT_EQ(p->params.size(), 41u);
   for (const auto& [key, param] : p->params) {
     EXPECT_FALSE(param.source.empty()) << key;
     EXPECT_FALSE(param.unit.empty()) << key;
@@ -196,6 +196,31 @@ TEST(ParseDeviceProfileTest, MissingParameter) {
   j["parameters"].erase("hbm_gbps");
   ExpectError(j, "/parameters/hbm_gbps",
               "required key \"hbm_gbps\" is missing");
+}
+
+// Added after schema version 2 was fixed: a profile written before it
+// keeps its meaning (every row its own descriptor); given, it is held to
+// the bounds of a count.
+TEST(ParseDeviceProfileTest, RowsPerDescriptorMayBeAbsent) {
+  auto j = TestProfile();
+  j["parameters"].erase("dma_rows_per_descriptor");
+  auto p = ParseDeviceProfile(j.dump(), kLabel);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->dma_rows_per_descriptor, 1);
+  const ProfileParam& param = p->params.at("dma_rows_per_descriptor");
+  EXPECT_EQ(param.unit, "rows");
+  EXPECT_NE(param.source.find("absent from the profile"), std::string::npos);
+  j["parameters"]["dma_rows_per_descriptor"] = {
+      {"value", 8}, {"unit", "rows"}, {"source", "test"}};
+  p = ParseDeviceProfile(j.dump(), kLabel);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->dma_rows_per_descriptor, 8);
+  j["parameters"]["dma_rows_per_descriptor"]["value"] = 0.5;
+  ExpectError(j, "/parameters/dma_rows_per_descriptor/value",
+              "a positive integer");
+  j["parameters"]["dma_rows_per_descriptor"]["value"] = 2000;
+  ExpectError(j, "/parameters/dma_rows_per_descriptor",
+              "expected values from 0 to 1024");
 }
 
 TEST(ParseDeviceProfileTest, QuantilesOnAFixedFigure) {

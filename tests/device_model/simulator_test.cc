@@ -251,6 +251,29 @@ TEST(KernelSimTest, DescriptorOverheadIsPerRow) {
   EXPECT_DOUBLE_EQ(sim.Pieces(0)[0].work, 4 * (1000 + 500));
 }
 
+TEST(KernelSimTest, ContiguousRowsShareDescriptorsWhereTheProfileSays) {
+  FairShareHbmPolicy policy;
+  Kernel k;
+  AddDma(k, 40, 1000);  // 32 rows on engine 0, 8 on engine 1
+  k.instrs.back().contiguous_rows = true;
+  AddDma(k, 40, 1000);  // the same rows, cut from wider ones
+  // Every row its own descriptor, whole or not: the per-row cost.
+  const DeviceProfile per_row =
+      Profile({{"dma_descriptor_overhead_bytes", 500}});
+  KernelSim a(k, per_row, policy);
+  EXPECT_DOUBLE_EQ(a.Pieces(0)[0].work, 32 * (1000 + 500));
+  EXPECT_DOUBLE_EQ(a.Pieces(0)[1].work, 8 * (1000 + 500));
+  // 16 rows a descriptor: engine 0's 32 whole rows are 2, engine 1's 8 one;
+  // rows that do not follow one another still pay one each.
+  const DeviceProfile merged = Profile({{"dma_descriptor_overhead_bytes", 500},
+                                        {"dma_rows_per_descriptor", 16}});
+  KernelSim b(k, merged, policy);
+  EXPECT_DOUBLE_EQ(b.Pieces(0)[0].work, 32 * 1000 + 2 * 500);
+  EXPECT_DOUBLE_EQ(b.Pieces(0)[1].work, 8 * 1000 + 1 * 500);
+  EXPECT_DOUBLE_EQ(b.Pieces(1)[0].work, 32 * (1000 + 500));
+  EXPECT_DOUBLE_EQ(b.Pieces(1)[1].work, 8 * (1000 + 500));
+}
+
 TEST(KernelSimTest, OneTransferIsDataThenLatency) {
   Kernel k;
   const uint32_t d = AddDma(k, 4, 5000);  // 20 kB on one engine at 1e4 B/us

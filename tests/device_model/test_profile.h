@@ -19,7 +19,8 @@ namespace trn::testing {
 //            two-input 2N, reciprocal 8N, bn_aggr 4N, index generation
 //            150 + N; no narrow-dtype speed-up; fp32 matmul 4x, transpose 2x;
 //   DMA: 4 engines of 32 partitions each at 10 GB/s (1e4 B/us), HBM 20 GB/s
-//        (2e4 B/us), no descriptor overhead, transpose at half speed,
+//        (2e4 B/us), no descriptor overhead (one descriptor per row),
+//        transpose at half speed,
 //        latency 2 us, no issue cost;
 //   host: dispatch 3 us, runtime 2 us, op execution overhead 10 us, graph
 //         execution overhead 5 us, host-to-device copy 4 us + 1 GB/s
@@ -58,6 +59,7 @@ inline nlohmann::json TestProfile() {
   set("dma_queue_gbps", 10, "GB/s");
   set("hbm_gbps", 20, "GB/s");
   set("dma_descriptor_overhead_bytes", 0, "B");
+  set("dma_rows_per_descriptor", 1, "rows");
   set("dma_transpose_efficiency", 0.5, "x copy rate");
   set("dma_latency_us", 2, "us");
   set("dma_issue_us", 0, "us");

@@ -601,6 +601,52 @@ TEST(NewOpsTest, PsumOperandAndDmaFlags) {
   }
   ASSERT_GT(gather, idx_load);
   EXPECT_TRUE(DependsOn(k, gather, idx_load));
+  // A gather's rows come through an index and a transpose writes columns:
+  // neither is a block of rows following one another in HBM.
+  for (const Instruction& in : k.instrs) {
+    if (in.indirect || in.transpose) {
+      EXPECT_FALSE(in.contiguous_rows);
+    }
+  }
+}
+
+// Whole rows of a tensor follow one another in HBM; rows cut from wider
+// ones do not. The DMA unit may give the first one descriptor per engine
+// (DeviceProfile::dma_rows_per_descriptor).
+TEST(NewOpsTest, LoadsAndStoresOfWholeRowsAreContiguous) {
+  const Program whole = LowerOrDie(Parse(Exp(256, 2)));
+  int dmas = 0;
+  for (const Instruction& in : whole.dispatches[0].kernel.instrs) {
+    if (in.kind != InstrKind::kDma) continue;
+    ++dmas;
+    EXPECT_TRUE(in.contiguous_rows);
+    EXPECT_EQ(in.aux, 128);  // still one run per row, as before
+  }
+  EXPECT_EQ(dmas, 4);
+  // The same tensor in [128, 128] tiles: each row is a quarter of one.
+  Json cut = Exp(256, 1);
+  Json& loop = cut["kernel"]["loops"][0];
+  Json body = loop["body"];
+  body[0]["index"] = {"p", "f"};
+  body[1]["tile"] = {128, 128};
+  body[2]["index"] = {"p", "f"};
+  loop["body"] = Json::array({{{"op", "loop"},
+                               {"var", "f"},
+                               {"range", "affine"},
+                               {"tensor", "in_tensor"},
+                               {"dim", 1},
+                               {"step", 128},
+                               {"line", 1},
+                               {"body", body}}});
+  const Program part = LowerOrDie(Parse(cut));
+  dmas = 0;
+  for (const Instruction& in : part.dispatches[0].kernel.instrs) {
+    if (in.kind != InstrKind::kDma) continue;
+    ++dmas;
+    EXPECT_FALSE(in.contiguous_rows);
+    EXPECT_EQ(in.work, 128 * 128 * 4);
+  }
+  EXPECT_EQ(dmas, 16);
 }
 
 TEST(NewOpsTest, CarriedTileOrdersASequentialLoopByThatTileOnly) {
@@ -660,6 +706,7 @@ TEST(NewOpsTest, AnHbmCopyIsOneDmaOfItsBlockBetweenTwoTensors) {
     EXPECT_EQ(in.work, 128 * 512 * 4);
     EXPECT_EQ(in.partitions, 128);  // its rows, dealt to the engines
     EXPECT_EQ(in.aux, 128);         // one descriptor per row
+    EXPECT_FALSE(in.contiguous_rows);
     EXPECT_EQ(in.flops, 0);
     EXPECT_EQ(k.strings[in.opcode], "dma_hbm_copy");
     EXPECT_EQ(k.strings[in.label], "y");
