@@ -525,9 +525,17 @@ class NkiLowering {
         whole ? 1 : (keep_all ? std::max<int64_t>(trips, 1) : loop.buffers);
     const bool pipelined = !whole && !keep_all && loop.buffers >= 2 &&
                            trips >= 2 && has_prefetch && has_compute;
-    std::vector<Iteration> iters(static_cast<size_t>(trips));
+    // The iterations still read: iteration i waits for i - distance and
+    // reads i - 1, so older ones are dropped as lowering moves on (all of
+    // them at once took 30 MB at 100k tiles, more than the program). A
+    // deque keeps the addresses of those it holds.
+    std::deque<Iteration> live;
+    int64_t first_live = 0;  // the index of live.front()
+    auto at = [&](int64_t i) -> Iteration& {
+      return live[static_cast<size_t>(i - first_live)];
+    };
     auto begin = [&](int64_t i) {
-      Iteration& it = iters[static_cast<size_t>(i)];
+      Iteration& it = live.emplace_back();
       it.index = i;
       it.tile = std::min(step, extent - i * step);
       it.entry = &entry;
@@ -539,9 +547,9 @@ class NkiLowering {
       // tracks each tile, not whole iterations).
       it.track_readers = !whole && !keep_all && loop.buffers >= 2;
       if (i >= distance) {
-        it.gate = iters[static_cast<size_t>(i - distance)].all;
+        it.gate = at(i - distance).all;
         if (it.track_readers) {
-          it.reuse = &iters[static_cast<size_t>(i - distance)];
+          it.reuse = &at(i - distance);
         }
       } else {
         it.gate = entry;
@@ -561,23 +569,21 @@ class NkiLowering {
         it.gate.insert(it.gate.end(), g.begin(), g.end());
         it.refill = refill->sub[static_cast<size_t>(i)].get();
       }
-      it.prev = i > 0 ? &iters[static_cast<size_t>(i - 1)] : nullptr;
+      it.prev = i > 0 ? &at(i - 1) : nullptr;
     };
     // An iteration is read by the ones `distance` and 1 after it; after
-    // that it only costs memory (100k iterations of maps add up).
+    // that it only costs memory. The last `distance` are the loop's result.
+    // Iterations are released in order, the oldest first.
     auto release = [&](int64_t i) {
-      if (i < 0 || i >= trips - distance) return;
-      Iteration& it = iters[static_cast<size_t>(i)];
-      std::map<std::string, LoweredTile>().swap(it.made);
-      std::map<std::string, Deps>().swap(it.readers);
-      Deps().swap(it.all);
-      Deps().swap(it.gate);
+      if (i < 0 || i >= trips - distance || i != first_live) return;
+      live.pop_front();
+      ++first_live;
     };
     auto run = [&](int64_t i, int stage) -> absl::Status {
-      frames_.push_back(&iters[static_cast<size_t>(i)]);
+      frames_.push_back(&at(i));
       for (size_t idx : order) {
         if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
-        TRN_RETURN_IF_ERROR(Emit(loop, iters[static_cast<size_t>(i)], idx));
+        TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx));
       }
       frames_.pop_back();
       return absl::OkStatus();
@@ -602,24 +608,24 @@ class NkiLowering {
     // The last `distance` iterations finish only after every earlier one.
     LoweredLoop out;
     for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
-      const Deps& a = iters[static_cast<size_t>(i)].all;
+      const Deps& a = at(i).all;
       out.done.insert(out.done.end(), a.begin(), a.end());
     }
-    if (trips > 0) out.tile = iters.back().result;
+    if (trips > 0) out.tile = live.back().result;
     if (want_slots) {
       // A block keeps every iteration (its distance is its trips), so none
       // has been released.
       out.slots = std::make_shared<BlockSlots>();
-      for (Iteration& it : iters) {
+      for (Iteration& it : live) {
         out.slots->made.push_back(it.all);
         out.slots->sub.push_back(std::move(it.sub));
       }
-      out.slots->readers.resize(iters.size());
+      out.slots->readers.resize(live.size());
     }
     if (rotates) {
       std::vector<Deps>& last = rotation_[&loop];
       for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
-        last.push_back(iters[static_cast<size_t>(i)].all);
+        last.push_back(at(i).all);
       }
       if (static_cast<int64_t>(last.size()) > distance) {
         last.erase(last.begin(),
