@@ -3,6 +3,7 @@
 // repeats x instructions.
 #include <string>
 
+#include "bench/heap_meter.h"
 #include "benchmark/benchmark.h"
 #include "device_model/device_profile.h"
 #include "device_model/metrics.h"
@@ -121,14 +122,21 @@ BENCHMARK(BM_SimulateAndMeasureExp)
 // The 100k-tile case as the command line runs it:
 // `trnbench --workload exp_tiled --shape in_tensor,out_tensor=12800000x512
 // --repeat 100` (lowering once, 100 accumulated runs, statistics).
+// peak_heap_MB: the most heap the run held at once beyond what was live
+// before it (heap_meter.h), which is what grows with the program.
 void BM_Exp100kTilesRepeat100(benchmark::State& state) {
   const WorkloadSpec spec = ExpSpec(12800000, 512, 1);
   RunOptions opts;
   opts.schedule.repeat = 100;
+  Profile();
+  const size_t before = bench::HeapLiveBytes();
+  bench::ResetHeapPeak();
   for (auto _ : state) {
     auto r = RunWorkload(spec, Profile(), opts);
     benchmark::DoNotOptimize(r->metrics.data());
   }
+  state.counters["peak_heap_MB"] =
+      static_cast<double>(bench::HeapPeakBytes() - before) / 1e6;
 }
 BENCHMARK(BM_Exp100kTilesRepeat100)->Iterations(1)->Unit(benchmark::kSecond);
 
