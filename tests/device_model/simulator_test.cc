@@ -69,8 +69,11 @@ uint32_t AddCompute(Kernel& k, Engine e, CostRule rule, int64_t n,
 }
 
 // A transfer of `partitions` rows of `row_bytes` each.
+// `edit`, if given, sets what else the transfer is (a copy in HBM, rows
+// that follow one another) before it is added.
 uint32_t AddDma(Kernel& k, int64_t partitions, int64_t row_bytes,
-                const std::vector<uint32_t>& deps = {}) {
+                const std::vector<uint32_t>& deps = {},
+                void (*edit)(Instruction&) = nullptr) {
   Instruction in;
   in.kind = InstrKind::kDma;
   in.partitions = static_cast<int32_t>(partitions);
@@ -78,6 +81,7 @@ uint32_t AddDma(Kernel& k, int64_t partitions, int64_t row_bytes,
   in.work = partitions * row_bytes;
   in.opcode = k.Intern("dma_copy");
   in.label = k.Intern("tile");
+  if (edit != nullptr) edit(in);
   return k.Add(in, deps);
 }
 
@@ -254,8 +258,8 @@ TEST(KernelSimTest, DescriptorOverheadIsPerRow) {
 TEST(KernelSimTest, ContiguousRowsShareDescriptorsWhereTheProfileSays) {
   FairShareHbmPolicy policy;
   Kernel k;
-  AddDma(k, 40, 1000);  // 32 rows on engine 0, 8 on engine 1
-  k.instrs.back().contiguous_rows = true;
+  AddDma(k, 40, 1000, {}, [](Instruction& in) { in.contiguous_rows = true; });
+  // 32 rows on engine 0, 8 on engine 1
   AddDma(k, 40, 1000);  // the same rows, cut from wider ones
   // Every row its own descriptor, whole or not: the per-row cost.
   const DeviceProfile per_row =
@@ -308,12 +312,13 @@ TEST(KernelSimTest, AnHbmCopyDrawsTwiceItsBytesFromHbm) {
   // Alone on one engine the copy runs at the engine's rate, as a load does;
   // with four engines the HBM arbiter gives it half a load's share.
   Kernel one;
-  const uint32_t a = AddDma(one, 4, 5000);
-  one.instrs[a].hbm_to_hbm = true;
+  const uint32_t a =
+      AddDma(one, 4, 5000, {}, [](Instruction& in) { in.hbm_to_hbm = true; });
   EXPECT_NEAR(RunKernel(one, Profile()).rec.Of(a).end_us, 2.0, kTol);
   Kernel four;
-  const uint32_t c = AddDma(four, 128, 100);  // 3200 B per engine
-  four.instrs[c].hbm_to_hbm = true;
+  const uint32_t c = AddDma(four, 128, 100, {}, [](Instruction& in) {
+    in.hbm_to_hbm = true;
+  });  // 3200 B per engine
   // 4 engines x 1e4 B/us of copies want 8e4 B/us of HBM; it gives 2e4.
   EXPECT_NEAR(RunKernel(four, Profile()).rec.Of(c).end_us, 3200.0 / 2500.0,
               kTol);
@@ -437,12 +442,8 @@ TEST(SimulatorTest, RefusesAForwardDependency) {
   Program p;
   p.name = "bad";
   Dispatch d;
-  Instruction in;
-  in.deps_begin = 0;
-  in.deps_end = 1;
-  d.kernel.deps = {0};
-  d.kernel.instrs = {in};
   d.kernel.strings = {"x"};
+  d.kernel.Add(Instruction{}, {0});  // its own dependency
   p.dispatches.push_back(d);
   const DeviceProfile prof = Profile();
   EXPECT_FALSE(Simulator::Create(p, prof).ok());

@@ -515,8 +515,8 @@ Json OneTile(const Json& ops, const std::string& range = "affine",
   return j;
 }
 
-const Instruction& ByOpcode(const Kernel& k, const std::string& opcode,
-                            int iteration = 0) {
+Instruction ByOpcode(const Kernel& k, const std::string& opcode,
+                     int iteration = 0) {
   for (const Instruction& in : k.instrs) {
     if (k.strings[in.opcode] == opcode && in.iteration == iteration) return in;
   }
