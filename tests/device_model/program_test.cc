@@ -1,0 +1,109 @@
+// The compact instruction store: what goes in comes back, field by field,
+// and alike instructions share one form.
+#include "device_model/program.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace trn {
+namespace {
+
+Instruction Load(Kernel& k, int64_t bytes) {
+  Instruction in;
+  in.kind = InstrKind::kDma;
+  in.partitions = 128;
+  in.work = bytes;
+  in.aux = 128;
+  in.contiguous_rows = true;
+  in.opcode = k.Intern("dma_load");
+  in.label = k.Intern("in_tensor");
+  in.source_line = 24;
+  return in;
+}
+
+TEST(InstructionListTest, EveryFieldComesBack) {
+  Kernel k;
+  Instruction c;
+  c.kind = InstrKind::kCompute;
+  c.engine = Engine::kScalar;
+  c.rule = CostRule::kAccumulate;
+  c.dtype = DType::kBf16;
+  c.psum_operand = true;
+  c.narrow_dtype = true;
+  c.partitions = 96;
+  c.work = 5'000'000'000;  // beyond 32 bits
+  c.aux = 7;
+  c.flops = 123'456'789'012;
+  c.opcode = k.Intern("activation");
+  c.label = k.Intern("tile");
+  c.source_line = 31;
+  c.iteration = 41;
+  Instruction d = Load(k, 65536);
+  d.transpose = true;
+  d.indirect = true;
+  d.hbm_to_hbm = true;
+  k.Add(d, {});
+  k.Add(c, {0});
+  ASSERT_EQ(k.instrs.size(), 2u);
+  const Instruction got = k.instrs[1];
+  EXPECT_EQ(got.kind, InstrKind::kCompute);
+  EXPECT_EQ(got.engine, Engine::kScalar);
+  EXPECT_EQ(got.rule, CostRule::kAccumulate);
+  EXPECT_EQ(got.dtype, DType::kBf16);
+  EXPECT_TRUE(got.psum_operand);
+  EXPECT_TRUE(got.narrow_dtype);
+  EXPECT_FALSE(got.transpose);
+  EXPECT_EQ(got.partitions, 96);
+  EXPECT_EQ(got.work, 5'000'000'000);
+  EXPECT_EQ(got.aux, 7);
+  EXPECT_EQ(got.flops, 123'456'789'012);
+  EXPECT_EQ(k.strings[got.opcode], "activation");
+  EXPECT_EQ(k.strings[got.label], "tile");
+  EXPECT_EQ(got.source_line, 31);
+  EXPECT_EQ(got.iteration, 41);
+  EXPECT_EQ(got.deps_begin, 0u);
+  EXPECT_EQ(got.deps_end, 1u);
+  const Instruction first = k.instrs[0];
+  EXPECT_TRUE(first.transpose);
+  EXPECT_TRUE(first.indirect);
+  EXPECT_TRUE(first.hbm_to_hbm);
+  EXPECT_TRUE(first.contiguous_rows);
+  EXPECT_EQ(first.deps_begin, first.deps_end);
+}
+
+TEST(InstructionListTest, AlikeInstructionsShareAFormAndKeepTheirOwnDeps) {
+  Kernel k;
+  // A tiled loop: the same load 100 times, each waiting for the one
+  // before, and a last, smaller tile.
+  for (int i = 0; i < 100; ++i) {
+    Instruction in = Load(k, 262144);
+    in.iteration = i;
+    k.Add(in, i == 0 ? std::vector<uint32_t>{}
+                     : std::vector<uint32_t>{static_cast<uint32_t>(i - 1)});
+  }
+  k.Add(Load(k, 1024), {99, 98});
+  EXPECT_EQ(k.instrs.size(), 101u);
+  EXPECT_EQ(k.instrs.forms(), 2u);
+  for (uint32_t i = 1; i < 100; ++i) {
+    const Instruction in = k.instrs[i];
+    EXPECT_EQ(in.iteration, static_cast<int32_t>(i));
+    ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+    EXPECT_EQ(k.deps[in.deps_begin], i - 1);
+  }
+  const Instruction last = k.instrs.back();
+  EXPECT_EQ(last.work, 1024);
+  EXPECT_EQ(last.iteration, -1);
+  ASSERT_EQ(last.deps_end - last.deps_begin, 2u);
+  EXPECT_EQ(k.deps[last.deps_begin], 99u);
+  // Iteration gives them in order, as indexing does.
+  uint32_t i = 0;
+  for (const Instruction& in : k.instrs) {
+    EXPECT_EQ(in.deps_begin, k.instrs[i].deps_begin);
+    ++i;
+  }
+  EXPECT_EQ(i, 101u);
+}
+
+}  // namespace
+}  // namespace trn
