@@ -164,7 +164,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
 }
 
 std::vector<DmaPiece> KernelSim::Pieces(size_t i) const {
-  if (kernel_->instrs[i].kind != InstrKind::kDma) return {};
+  if (hot_[i].unit != kDmaUnit) return {};
   const uint32_t s = shape_of_[i];
   return {pieces_.begin() + shape_begin_[s],
           pieces_.begin() + shape_begin_[s + 1]};
@@ -174,7 +174,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                       SimListener& out) const {
   const Kernel& k = *kernel_;
   const DeviceProfile& prof = *profile_;
-  const size_t n = k.instrs.size();
+  // From its own arrays: the kernel's instructions may have been released.
+  const size_t n = hot_.size();
   if (n == 0) return t0_us;
 
   // Each instruction's state in one place: a tile's few instructions are a

@@ -29,7 +29,10 @@ struct DmaPiece {
 // between runs is computed once.
 class KernelSim {
  public:
-  // `kernel`, `profile` and `policy` must outlive the simulator.
+  // `kernel`, `profile` and `policy` must outlive the simulator. Once
+  // built it reads none of the kernel's instructions (they may be
+  // released, Program::ReleaseInstructions); a listener may, through
+  // BusySpan::kernel.
   // `group_shares` false simulates every DMA share on its own, as the model
   // defines it; the default computes alike shares once, in groups
   // (dma_groups.h), with the same result to the bit.

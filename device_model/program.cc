@@ -1,5 +1,8 @@
 #include "device_model/program.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace trn {
 
 uint32_t Kernel::Intern(const std::string& s) {
@@ -51,7 +54,21 @@ void InstructionList::Append(const Instruction& in) {
   deps_end_ = in.deps_end;
 }
 
+void InstructionList::Release() {
+  std::vector<Entry>().swap(entries_);
+  std::vector<Instruction>().swap(forms_);
+  form_ids_.clear();
+  deps_end_ = 0;
+}
+
 Instruction InstructionList::operator[](size_t i) const {
+  if (i >= entries_.size()) {
+    std::fprintf(stderr,
+                 "trnbench: internal error: instruction %zu read of %zu (were "
+                 "the program's instructions released?)\n",
+                 i, entries_.size());
+    std::abort();
+  }
   const Entry& e = entries_[i];
   Instruction in = forms_[e.form];
   in.iteration = e.iteration;
@@ -59,6 +76,15 @@ Instruction InstructionList::operator[](size_t i) const {
   in.deps_end =
       i + 1 < entries_.size() ? entries_[i + 1].deps_begin : deps_end_;
   return in;
+}
+
+void Kernel::ReleaseInstructions() {
+  instrs.Release();
+  std::vector<uint32_t>().swap(deps);
+}
+
+void Program::ReleaseInstructions() {
+  for (Dispatch& d : dispatches) d.kernel.ReleaseInstructions();
 }
 
 int64_t Program::InstructionCount() const {

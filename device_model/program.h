@@ -89,6 +89,9 @@ class InstructionList {
   void reserve(size_t n) { entries_.reserve(n); }
   // How many distinct forms the instructions have.
   size_t forms() const { return forms_.size(); }
+  // Frees the storage; size() is then 0 and reading one is an internal
+  // error (Program::ReleaseInstructions says when that is safe).
+  void Release();
 
   class const_iterator {
    public:
@@ -150,6 +153,9 @@ struct Kernel {
   uint32_t Intern(const std::string& s);
   // Appends `instr` depending on `dep_ids` (indices of earlier instructions).
   uint32_t Add(Instruction instr, const std::vector<uint32_t>& dep_ids);
+  // Frees the instructions and their dependencies; name, source file and
+  // strings stay.
+  void ReleaseInstructions();
 };
 
 // A copy from host memory that must land before the dispatch runs, such as
@@ -171,6 +177,13 @@ struct Program {
   std::vector<Dispatch> dispatches;
 
   int64_t InstructionCount() const;
+  // Frees every kernel's instructions, keeping the dispatches (names, host
+  // copies) and the mode. A Simulator built from the program keeps what its
+  // runs need, so it may still run with a listener that reads no
+  // instruction (MetricsAccumulator); a TimelineRecorder reads them. The
+  // runner's repeats do this: the instructions were a third of the memory
+  // of a 100k-tile run.
+  void ReleaseInstructions();
 };
 
 }  // namespace trn

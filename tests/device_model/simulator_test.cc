@@ -417,6 +417,37 @@ TEST(SimulatorTest, AccumulatedMetricsEqualThoseOfTheRecordedTimeline) {
   EXPECT_GT(find("scalar_busy_us"), 0);
 }
 
+// The runner frees the instructions once the simulator is built: its runs
+// keep what they need, so a metrics run gives the same figures to the bit,
+// and the transfers' pieces are still there. Reading a released
+// instruction is an internal error, not a silent wrong value.
+TEST(SimulatorTest, RunsWithTheProgramsInstructionsReleased) {
+  const DeviceProfile prof = Profile();
+  Program p = NkiProgram();
+  auto sim = Simulator::Create(p, prof);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  MetricsAccumulator before;
+  sim->Run(7, 3, before);
+  const std::vector<DmaPiece> pieces = sim->kernel(0).Pieces(0);
+  p.ReleaseInstructions();
+  EXPECT_EQ(p.InstructionCount(), 0);
+  EXPECT_TRUE(p.dispatches[0].kernel.deps.empty());
+  EXPECT_EQ(p.dispatches[0].name, "kernel");
+  MetricsAccumulator after;
+  sim->Run(7, 3, after);
+  const auto a = before.Metrics();
+  const auto b = after.Metrics();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].value, b[i].value) << a[i].name;
+  }
+  EXPECT_EQ(before.OpRows().size(), after.OpRows().size());
+  ASSERT_EQ(sim->kernel(0).Pieces(0).size(), pieces.size());
+  EXPECT_EQ(sim->kernel(0).Pieces(0)[0].bytes, pieces[0].bytes);
+  EXPECT_TRUE(sim->kernel(0).Pieces(1).empty());  // a compute instruction
+  EXPECT_DEATH(p.dispatches[0].kernel.instrs[0], "released");
+}
+
 TEST(SimulatorTest, SameKeySameTimelineAndTheHostDriverFollowsTheMode) {
   const DeviceProfile prof = Profile();
   const Program p = NkiProgram();
