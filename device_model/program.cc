@@ -21,35 +21,14 @@ uint32_t Kernel::Add(Instruction instr, const std::vector<uint32_t>& dep_ids) {
   return static_cast<uint32_t>(instrs.size() - 1);
 }
 
-InstructionList::FormKey InstructionList::KeyOf(const Instruction& in) {
-  const uint8_t flags = static_cast<uint8_t>(
-      (in.psum_operand ? 1 : 0) | (in.narrow_dtype ? 2 : 0) |
-      (in.transpose ? 4 : 0) | (in.indirect ? 8 : 0) |
-      (in.hbm_to_hbm ? 16 : 0) | (in.contiguous_rows ? 32 : 0));
-  return {static_cast<uint8_t>(in.kind),
-          static_cast<uint8_t>(in.engine),
-          static_cast<uint8_t>(in.rule),
-          static_cast<uint8_t>(in.dtype),
-          flags,
-          in.partitions,
-          in.work,
-          in.aux,
-          in.flops,
-          in.opcode,
-          in.label,
-          in.source_line};
-}
-
 void InstructionList::Append(const Instruction& in) {
+  Instruction form = in;
+  form.iteration = -1;
+  form.deps_begin = 0;
+  form.deps_end = 0;
   auto [it, added] =
-      form_ids_.try_emplace(KeyOf(in), static_cast<uint32_t>(forms_.size()));
-  if (added) {
-    Instruction form = in;
-    form.iteration = -1;
-    form.deps_begin = 0;
-    form.deps_end = 0;
-    forms_.push_back(form);
-  }
+      form_ids_.try_emplace(form, static_cast<uint32_t>(forms_.size()));
+  if (added) forms_.push_back(form);
   entries_.push_back({it->second, in.iteration, in.deps_begin});
   deps_end_ = in.deps_end;
 }

@@ -3,11 +3,11 @@
 #ifndef TRNBENCH_DEVICE_MODEL_PROGRAM_H_
 #define TRNBENCH_DEVICE_MODEL_PROGRAM_H_
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "device_model/dtype.h"
@@ -72,6 +72,10 @@ struct Instruction {
   int32_t iteration = -1;   // tile-loop iteration, -1 if none
   uint32_t deps_begin = 0;  // [deps_begin, deps_end) in Kernel::deps
   uint32_t deps_end = 0;
+
+  // Field by field, so that InstructionList's forms follow every field
+  // without a list of them to keep in step.
+  auto operator<=>(const Instruction&) const = default;
 };
 
 // A kernel's instructions in program order, stored compactly. A tiled
@@ -129,15 +133,10 @@ class InstructionList {
     int32_t iteration;
     uint32_t deps_begin;  // deps_end is the next one's deps_begin
   };
-  // Everything of a form but iteration and dependencies, for interning.
-  using FormKey =
-      std::tuple<uint8_t, uint8_t, uint8_t, uint8_t, uint8_t, int32_t, int64_t,
-                 int64_t, int64_t, uint32_t, uint32_t, int32_t>;
-  static FormKey KeyOf(const Instruction& in);
-
   std::vector<Entry> entries_;
+  // Each form is an Instruction without iteration and dependencies.
   std::vector<Instruction> forms_;
-  std::map<FormKey, uint32_t> form_ids_;
+  std::map<Instruction, uint32_t> form_ids_;
   uint32_t deps_end_ = 0;  // the last instruction's deps_end
 };
 
