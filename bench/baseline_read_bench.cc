@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "benchmark/benchmark.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
-#include "harness/samples_checksum.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
+#include "harness/gate/samples_checksum.h"
 
 namespace trn {
 namespace {

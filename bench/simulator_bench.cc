@@ -9,7 +9,7 @@
 #include "device_model/metrics.h"
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
-#include "harness/runner.h"
+#include "harness/runner/runner.h"
 #include "workloads/lowering.h"
 #include "workloads/spec.h"
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "harness/comparison.h"
-#include "harness/serial_dependence.h"
+#include "harness/gate/comparison.h"
+#include "harness/statistics/serial_dependence.h"
 #include "support/counter_rng.h"
 
 namespace trn {

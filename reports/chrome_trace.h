@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "device_model/timeline.h"
-#include "harness/results.h"
+#include "harness/runner/results.h"
 
 namespace trn {
 

@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/summary_json.h"
+#include "harness/runner/summary_json.h"
 #include "reports/number_format.h"
 #include "reports/report_tables.h"
 #include "reports/terminal.h"

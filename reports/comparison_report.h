@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/comparison.h"
+#include "harness/gate/comparison.h"
 #include "nlohmann/json.hpp"
 #include "reports/text_table.h"
 

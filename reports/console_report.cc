@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/comparison.h"
-#include "harness/serial_dependence.h"
+#include "harness/gate/comparison.h"
+#include "harness/statistics/serial_dependence.h"
 #include "reports/measurement_text.h"
 #include "reports/number_format.h"
 #include "reports/profile_report.h"

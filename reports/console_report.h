@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "harness/results.h"
+#include "harness/runner/results.h"
 #include "reports/text_table.h"
 
 namespace trn {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "harness/summary_json.h"
+#include "harness/runner/summary_json.h"
 #include "reports/comparison_report.h"
 #include "reports/json_results.h"
 #include "reports/text_escape.h"

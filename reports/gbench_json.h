@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "harness/results.h"
+#include "harness/runner/results.h"
 
 namespace trn {
 

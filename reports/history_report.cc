@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/summary_json.h"
+#include "harness/runner/summary_json.h"
 #include "nlohmann/json.hpp"
 #include "reports/text_escape.h"
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "harness/import/measurement_json.h"
-#include "harness/samples_checksum.h"
-#include "harness/summary_json.h"
+#include "harness/gate/samples_checksum.h"
+#include "harness/runner/summary_json.h"
 #include "reports/comparison_report.h"
 
 namespace trn {

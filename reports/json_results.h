@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "harness/comparison.h"
-#include "harness/results.h"
+#include "harness/gate/comparison.h"
+#include "harness/runner/results.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "harness/comparison.h"
+#include "harness/gate/comparison.h"
 
 namespace trn {
 

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/summary_json.h"
+#include "harness/runner/summary_json.h"
 #include "reports/number_format.h"
 #include "reports/text_table.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/measured_validation.h"
+#include "harness/validation/measured_validation.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {

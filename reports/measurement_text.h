@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "harness/results.h"
+#include "harness/runner/results.h"
 
 namespace trn {
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "device_model/unit.h"
-#include "harness/statistics.h"
+#include "harness/statistics/statistics.h"
 
 namespace trn {
 

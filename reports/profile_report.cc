@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/summary_json.h"
+#include "harness/runner/summary_json.h"
 #include "reports/finding_text.h"
 #include "reports/number_format.h"
 #include "reports/text_table.h"

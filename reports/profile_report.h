@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "harness/profile_analysis.h"
+#include "harness/profile/profile_analysis.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
-#include "harness/results.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
+#include "harness/runner/results.h"
 #include "reports/report_doc.h"
 
 namespace trn {

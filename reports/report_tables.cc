@@ -10,8 +10,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "device_model/metrics.h"
-#include "harness/measured_metrics.h"
-#include "harness/summary_json.h"
+#include "harness/runner/measured_metrics.h"
+#include "harness/runner/summary_json.h"
 #include "reports/number_format.h"
 
 namespace trn {

@@ -2,7 +2,7 @@
 // model: the console renders them as aligned text, report.md and
 // report.html as document tables. Columns are chosen here, cells are
 // formatted by number_format.h, and statistics are named by the summary
-// field table (harness/summary_json.h), so each figure reads the same in
+// field table (harness/runner/summary_json.h), so each figure reads the same in
 // every output.
 #ifndef TRNBENCH_REPORTS_REPORT_TABLES_H_
 #define TRNBENCH_REPORTS_REPORT_TABLES_H_
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/comparison.h"
-#include "harness/results.h"
+#include "harness/gate/comparison.h"
+#include "harness/runner/results.h"
 
 namespace trn {
 

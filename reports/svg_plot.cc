@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/statistics.h"
+#include "harness/statistics/statistics.h"
 #include "reports/svg_canvas.h"
 
 namespace trn {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "harness/validation.h"
+#include "harness/validation/validation.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "boost/math/distributions/students_t.hpp"
-#include "harness/boost_policy.h"
+#include "harness/statistics/boost_policy.h"
 
 namespace trn::history {
 

@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "harness/statistics.h"
+#include "harness/statistics/statistics.h"
 #include "nlohmann/json.hpp"
 #include "support/status_macros.h"
 

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "harness/history/detection.h"
 #include "harness/history/sql_database.h"
-#include "harness/results.h"
+#include "harness/runner/results.h"
 
 namespace trn::history {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "harness/measured_metrics.h"
+#include "harness/runner/measured_metrics.h"
 #include "support/json_reader.h"
 #include "support/status_macros.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "harness/import/measured_file.h"
-#include "harness/results.h"
+#include "harness/runner/results.h"
 #include "nlohmann/json.hpp"
 #include "support/json_reader.h"
 

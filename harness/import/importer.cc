@@ -15,7 +15,7 @@
 #include "harness/import/neuron_bench.h"
 #include "harness/import/neuron_profile_summary.h"
 #include "harness/import/nki_benchmark_output.h"
-#include "harness/statistics.h"
+#include "harness/statistics/statistics.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 

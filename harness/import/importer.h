@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "harness/import/imported.h"
 #include "harness/import/measured_file.h"
-#include "harness/results.h"
+#include "harness/runner/results.h"
 
 namespace trn::import {
 

@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "harness/results.h"
+#include "harness/runner/results.h"
 #include "nlohmann/json.hpp"
 
 namespace trn::import {

@@ -157,11 +157,37 @@ TEST(Layering, NoIncludeRunsUpTheLayers) {
 // The rule holds for a planted violation: the check is not vacuous.
 TEST(Layering, AViolationIsSeen) {
   const Matrix matrix = ReadMatrix();
-  const std::string from = FolderOf(matrix, "harness/runner.cc");
+  const std::string from = FolderOf(matrix, "harness/runner/runner.cc");
   const std::string to = FolderOf(matrix, "reports/console_report.h");
-  EXPECT_EQ(from, "harness/");
+  EXPECT_EQ(from, "harness/runner/");
   EXPECT_EQ(to, "reports/");
   EXPECT_FALSE(matrix.at(from).count(to));
+}
+
+// The harness is layered inside: statistics know nothing of baselines, and
+// the gate nothing of validation, while the layers above see every part.
+TEST(Layering, HarnessSubfoldersAreLayered) {
+  const Matrix matrix = ReadMatrix();
+  for (const char* sub : {"statistics", "runner", "profile", "import", "gate",
+                          "validation", "history"}) {
+    const std::string folder = std::string("harness/") + sub + "/";
+    EXPECT_TRUE(matrix.count(folder)) << folder << " has no row";
+    EXPECT_FALSE(matrix.at(folder).count("harness/")) << folder;
+  }
+  const auto allows = [&](const std::string& from, const std::string& to) {
+    return matrix.at(FolderOf(matrix, from)).count(FolderOf(matrix, to)) > 0;
+  };
+  EXPECT_FALSE(allows("harness/statistics/statistics.cc",
+                      "harness/gate/baseline_store.h"));
+  EXPECT_FALSE(allows("harness/gate/comparison.cc",
+                      "harness/validation/validation.h"));
+  EXPECT_FALSE(allows("harness/runner/runner.cc", "harness/import/imported.h"));
+  EXPECT_TRUE(allows("harness/gate/comparison.cc",
+                     "harness/statistics/statistics.h"));
+  // Every file of the harness lives in one of its subfolders.
+  for (const auto& entry : fs::directory_iterator(Root() + "/harness")) {
+    EXPECT_FALSE(IsSource(entry.path())) << entry.path();
+  }
 }
 
 }  // namespace

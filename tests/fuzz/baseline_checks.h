@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
 #include "reports/comparison_report.h"
 #include "tests/fuzz/fuzz_check.h"
 

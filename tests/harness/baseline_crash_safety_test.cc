@@ -23,8 +23,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/baseline_store.h"
-#include "harness/statistics.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/statistics/statistics.h"
 
 namespace trn {
 namespace {

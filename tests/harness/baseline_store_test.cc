@@ -1,4 +1,4 @@
-#include "harness/baseline_store.h"
+#include "harness/gate/baseline_store.h"
 
 #include <grp.h>
 #include <sys/resource.h>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/samples_checksum.h"
+#include "harness/gate/samples_checksum.h"
 #include "nlohmann/json.hpp"
 
 namespace trn {

@@ -9,7 +9,7 @@
 #include "device_model/device_profile.h"
 #include "device_model/metrics.h"
 #include "gtest/gtest.h"
-#include "harness/runner.h"
+#include "harness/runner/runner.h"
 #include "workloads/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR

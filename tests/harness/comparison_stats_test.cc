@@ -1,4 +1,4 @@
-#include "harness/comparison_stats.h"
+#include "harness/statistics/comparison_stats.h"
 
 #include <algorithm>
 #include <bit>

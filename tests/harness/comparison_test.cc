@@ -1,4 +1,4 @@
-#include "harness/comparison.h"
+#include "harness/gate/comparison.h"
 
 #include <cmath>
 #include <string>

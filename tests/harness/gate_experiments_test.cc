@@ -18,9 +18,9 @@
 #include "absl/strings/str_format.h"
 #include "device_model/device_profile.h"
 #include "gtest/gtest.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
-#include "harness/runner.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
+#include "harness/runner/runner.h"
 #include "workloads/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR

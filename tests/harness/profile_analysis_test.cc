@@ -1,6 +1,6 @@
 // `trnbench profile`'s analysis: the run it shows, the summary, the
 // roofline, the what-ifs and the findings, on the shipped workloads.
-#include "harness/profile_analysis.h"
+#include "harness/profile/profile_analysis.h"
 
 #include <string>
 #include <vector>

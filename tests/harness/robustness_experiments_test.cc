@@ -19,9 +19,9 @@
 
 #include "boost/math/distributions/normal.hpp"
 #include "gtest/gtest.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
-#include "harness/comparison_stats.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
+#include "harness/statistics/comparison_stats.h"
 #include "support/counter_rng.h"
 
 namespace trn {

@@ -1,4 +1,4 @@
-#include "harness/serial_dependence.h"
+#include "harness/statistics/serial_dependence.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include "boost/math/distributions/normal.hpp"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/comparison_stats.h"
-#include "harness/statistics.h"
+#include "harness/statistics/comparison_stats.h"
+#include "harness/statistics/statistics.h"
 #include "support/counter_rng.h"
 
 namespace trn::stats {

@@ -1,7 +1,7 @@
 // Tests of the validation suite (workloads/validation/, docs/validation.md):
 // every published figure within its tolerance or listed as a known gap of
 // the model, and the comparison itself on small suites built here.
-#include "harness/validation.h"
+#include "harness/validation/validation.h"
 
 #include <cmath>
 #include <filesystem>

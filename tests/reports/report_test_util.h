@@ -14,9 +14,9 @@
 
 #include "device_model/device_profile.h"
 #include "gtest/gtest.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
-#include "harness/runner.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
+#include "harness/runner/runner.h"
 #include "tests/run_trnbench.h"
 #include "workloads/spec_catalog.h"
 

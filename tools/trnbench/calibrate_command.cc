@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "harness/measured_validation.h"
+#include "harness/validation/measured_validation.h"
 #include "reports/measured_validation_report.h"
 #include "support/input_file.h"
 #include "support/output_transaction.h"

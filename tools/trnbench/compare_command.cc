@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
 #include "reports/comparison_report.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"

@@ -9,8 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_split.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
 #include "harness/import/importer.h"
 #include "harness/import/measured_file.h"
 #include "reports/comparison_report.h"

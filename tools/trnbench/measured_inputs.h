@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
-#include "harness/baseline_store.h"
+#include "harness/gate/baseline_store.h"
 #include "tools/trnbench/options.h"
 #include "workloads/spec.h"
 

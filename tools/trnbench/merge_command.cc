@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "harness/baseline_store.h"
+#include "harness/gate/baseline_store.h"
 #include "harness/history/shards.h"
 #include "support/input_file.h"
 #include "support/output_transaction.h"

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "harness/runner.h"
+#include "harness/runner/runner.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/commands.h"

@@ -3,8 +3,8 @@
 #include <ostream>
 
 #include "absl/status/status.h"
-#include "harness/profile_analysis.h"
-#include "harness/runner.h"
+#include "harness/profile/profile_analysis.h"
+#include "harness/runner/runner.h"
 #include "reports/profile_report.h"
 #include "support/output_transaction.h"
 #include "tools/trnbench/command_context.h"

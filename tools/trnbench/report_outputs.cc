@@ -1,7 +1,7 @@
 #include "tools/trnbench/report_outputs.h"
 
 #include "absl/strings/str_cat.h"
-#include "harness/runner.h"
+#include "harness/runner/runner.h"
 #include "reports/chrome_trace.h"
 #include "reports/junit_report.h"
 #include "support/status_macros.h"

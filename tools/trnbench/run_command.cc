@@ -9,9 +9,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "harness/baseline_store.h"
-#include "harness/comparison.h"
-#include "harness/runner.h"
+#include "harness/gate/baseline_store.h"
+#include "harness/gate/comparison.h"
+#include "harness/runner/runner.h"
 #include "reports/comparison_report.h"
 #include "reports/console_report.h"
 #include "reports/gbench_json.h"

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "harness/baseline_store.h"
+#include "harness/gate/baseline_store.h"
 #include "harness/history/history_store.h"
 #include "harness/history/shards.h"
 #include "support/hash.h"

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
-#include "harness/results.h"
+#include "harness/runner/results.h"
 #include "tools/trnbench/options.h"
 #include "workloads/spec.h"
 

@@ -1,0 +1,22 @@
+// Metrics that only a measurement carries, beside the model's own
+// (device_model/metrics.h): a results or baseline file may hold either.
+#ifndef TRNBENCH_HARNESS_RUNNER_MEASURED_METRICS_H_
+#define TRNBENCH_HARNESS_RUNNER_MEASURED_METRICS_H_
+
+#include <string_view>
+#include <vector>
+
+#include "device_model/metrics.h"
+
+namespace trn {
+
+// Metrics imported from measuring tools that the model does not compute
+// (Google Benchmark's CPU time, neuron-profile's MFU, MBU and HBM bytes).
+const std::vector<MetricInfo>& MeasuredOnlyMetrics();
+
+// A metric of the model or of a measurement; nullptr when neither knows it.
+const MetricInfo* FindAnyMetric(std::string_view name);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_HARNESS_RUNNER_MEASURED_METRICS_H_

@@ -1,0 +1,211 @@
+#include "harness/runner/runner.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "device_model/metrics.h"
+#include "device_model/metrics_accumulator.h"
+#include "device_model/simulator.h"
+#include "support/status_macros.h"
+#include "workloads/lowering.h"
+
+namespace trn {
+
+absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule) {
+  const int64_t per_repeat = workloads * kMetricsPerWorkloadBound;
+  if (per_repeat > 0 && schedule.repeat > kMaxSamplesPerRun / per_repeat) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "`repeat`=", schedule.repeat, " with ", workloads, " workload",
+        workloads == 1 ? "" : "s", " would record up to ",
+        schedule.repeat * per_repeat, " samples; expected at most ",
+        kMaxSamplesPerRun, " per run (", kMetricsPerWorkloadBound,
+        " metrics a workload), so `repeat` at most ",
+        kMaxSamplesPerRun / per_repeat, " here, or fewer workloads"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
+                                           const DeviceProfile& profile,
+                                           const RunOptions& options) {
+  const Schedule& s = options.schedule;
+  if (s.repeat < 1 || s.repeat > kMaxRepeat) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("`repeat`: expected 1..", kMaxRepeat, ", got ", s.repeat));
+  }
+  if (s.wait < 0 || s.warmup < 0) {
+    return absl::InvalidArgumentError("`wait` and `warmup` must be >= 0");
+  }
+  TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+  // At most 2e6 runs of at most 5e6 instructions: no overflow.
+  const int64_t simulated = (s.warmup + s.repeat) * program.InstructionCount();
+  if (simulated > kMaxSimulatedInstructions) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.file, ": `repeat`=", s.repeat, " and `warmup`=", s.warmup,
+        " runs of its ", program.InstructionCount(),
+        "-instruction program would simulate ", simulated,
+        " instructions; expected at most ", kMaxSimulatedInstructions,
+        " per workload (about two minutes): lower `repeat` or use a smaller "
+        "shape"));
+  }
+  TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
+
+  WorkloadResult r;
+  r.name = spec.name;
+  r.family = spec.family;
+  r.mode = std::string(ExecModeName(spec.mode));
+  r.description = spec.description;
+  r.spec_file = spec.file;
+  r.spec_hash = spec.content_hash;
+  r.noise_threshold = spec.noise_threshold.value_or(NAN);
+  r.instructions = program.InstructionCount();
+  r.dispatches = static_cast<int64_t>(program.dispatches.size());
+  // The repeats below read no instruction: the simulator keeps what its
+  // runs need, and the metrics listener reads none. Their storage goes
+  // (11 MB at 100k tiles, a quarter of the run's peak heap).
+  program.ReleaseInstructions();
+  for (const TensorDecl& t : spec.tensors) {
+    r.tensor_shapes.emplace_back(t.name, t.shape);
+  }
+
+  // The model keeps no state between runs, so the skipped and warm-up runs
+  // change nothing; they are simulated anyway so that a future stateful
+  // model (caches, NEFF loading) slots in without changing the schedule.
+  // Metrics are accumulated as events arrive: no timeline is kept, so
+  // memory does not grow with the size of the program.
+  MetricsAccumulator acc;
+  for (int64_t k = 0; k < s.warmup; ++k) {
+    sim.Run(options.seed, static_cast<uint64_t>(s.wait + k), acc);
+    if (options.on_run) options.on_run();
+  }
+  std::vector<OpRow> op_sum;
+  for (int64_t k = 0; k < s.repeat; ++k) {
+    sim.Run(options.seed, static_cast<uint64_t>(s.IndexOfActive(k)), acc);
+    if (options.on_run) options.on_run();
+    std::vector<MetricValue> values = acc.Metrics();
+    if (r.metrics.empty()) {
+      for (const auto& v : values) {
+        const MetricInfo* info = FindMetric(v.name);
+        MetricResult m;
+        m.name = v.name;
+        m.unit = std::string(UnitSymbol(info->unit));
+        m.lower_is_better = info->lower_is_better;
+        m.samples.reserve(static_cast<size_t>(s.repeat));
+        r.metrics.push_back(std::move(m));
+      }
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      r.metrics[i].samples.push_back(values[i].value);
+    }
+    std::vector<OpRow> rows = acc.OpRows();
+    if (op_sum.empty()) {
+      op_sum = rows;
+    } else {
+      for (size_t i = 0; i < rows.size() && i < op_sum.size(); ++i) {
+        op_sum[i].self_cpu_us += rows[i].self_cpu_us;
+        op_sum[i].self_device_us += rows[i].self_device_us;
+        op_sum[i].calls += rows[i].calls;
+      }
+    }
+  }
+  for (auto& m : r.metrics) {
+    m.summary = stats::Summarize(m.samples, options.confidence);
+  }
+  const double n = static_cast<double>(s.repeat);
+  for (const OpRow& row : op_sum) {
+    r.ops.push_back({row.name, row.self_cpu_us / n, row.self_device_us / n,
+                     row.self_device_us / n,
+                     static_cast<double>(row.calls) / n});
+  }
+  std::stable_sort(r.ops.begin(), r.ops.end(),
+                   [](const OpResult& a, const OpResult& b) {
+                     return a.self_device_us > b.self_device_us;
+                   });
+  return r;
+}
+
+namespace {
+
+bool SameProblem(const WorkloadResult& a, const WorkloadResult& b) {
+  bool shared = false;
+  for (const auto& [name, shape] : a.tensor_shapes) {
+    for (const auto& [other, other_shape] : b.tensor_shapes) {
+      if (name != other) continue;
+      if (shape != other_shape) return false;
+      shared = true;
+    }
+  }
+  // Results read back from files carry no shapes: the family decides.
+  return shared || (a.tensor_shapes.empty() && b.tensor_shapes.empty());
+}
+
+}  // namespace
+
+RunContext ContextFor(const DeviceProfile& profile, const RunOptions& options,
+                      const std::string& trnbench_version) {
+  RunContext c;
+  c.trnbench_version = trnbench_version;
+  c.device = profile.name;
+  c.device_hash = profile.content_hash;
+  c.device_calibrated = profile.calibrated;
+  c.seed = options.seed;
+  c.schedule = options.schedule;
+  c.confidence = options.confidence;
+  return c;
+}
+
+absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
+                                 const DeviceProfile& profile,
+                                 const RunOptions& options,
+                                 const std::string& trnbench_version) {
+  RunResult run;
+  static_cast<RunContext&>(run) =
+      ContextFor(profile, options, trnbench_version);
+  for (const WorkloadSpec& spec : specs) {
+    if (options.on_workload) options.on_workload(spec.name);
+    TRN_ASSIGN_OR_RETURN(WorkloadResult r, RunWorkload(spec, profile, options));
+    run.workloads.push_back(std::move(r));
+  }
+  ComputeSpeedups(run, "device_time_us");
+  return run;
+}
+
+void ComputeSpeedups(RunResult& run, std::string_view metric) {
+  for (size_t i = 0; i < run.workloads.size(); ++i) {
+    WorkloadResult& w = run.workloads[i];
+    // The reference is the family's first variant of the same size: a size
+    // sweep's points are not variants of one another.
+    const WorkloadResult* first = nullptr;
+    for (size_t j = 0; j < i && first == nullptr; ++j) {
+      const WorkloadResult& o = run.workloads[j];
+      if (o.family == w.family && SameProblem(o, w)) first = &o;
+    }
+    w.speedup = Speedup{};
+    w.speedup.metric = std::string(metric);
+    const MetricResult* mine = w.Find(metric);
+    if (first == nullptr || mine == nullptr) continue;
+    const MetricResult* base = first->Find(metric);
+    if (base == nullptr) continue;
+    w.speedup.baseline = first->name;
+    w.speedup.ratio = base->summary.median / mine->summary.median;
+    w.speedup.resamples = stats::kDefaultBootstrapResamples;
+    w.speedup.bootstrap_seed = stats::kDefaultBootstrapSeed;
+    w.speedup.interval = stats::BootstrapRatioOfMedians(
+        base->samples, mine->samples, run.confidence, w.speedup.resamples,
+        w.speedup.bootstrap_seed);
+  }
+}
+
+absl::StatusOr<Timeline> ReplayRun(const WorkloadSpec& spec,
+                                   const DeviceProfile& profile, uint64_t seed,
+                                   int64_t repeat_index) {
+  if (repeat_index < 0) {
+    return absl::InvalidArgumentError("repeat index must be >= 0");
+  }
+  TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+  TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
+  return sim.Run(seed, static_cast<uint64_t>(repeat_index));
+}
+
+}  // namespace trn

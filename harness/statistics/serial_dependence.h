@@ -1,0 +1,119 @@
+// What the order of a sample series says beyond its distribution: serial
+// correlation, drift within the run, and bimodality; and the AR(1) t
+// methods that keep an interval honest when samples are correlated.
+//
+// The model's samples are independent by construction; a real NeuronCore's
+// are not (clocks, thermal state, caches, a neighbour's DMA). Every
+// function here is a pure function of the samples in the order they were
+// taken, so a measured file gives the same diagnosis on every machine.
+#ifndef TRNBENCH_HARNESS_STATISTICS_SERIAL_DEPENDENCE_H_
+#define TRNBENCH_HARNESS_STATISTICS_SERIAL_DEPENDENCE_H_
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/statistics/interval.h"
+
+namespace trn::stats {
+
+// One-sided level of the lag-1 test and two-sided level of the drift test.
+// 1%, not 5%: a gate holds 10-20 series and the model's are independent, so
+// a 5% flag would decorate half of all gate runs with false notes.
+inline constexpr double kSerialTestAlpha = 0.01;
+// Fewer samples than this are not diagnosed (nothing is flagged).
+inline constexpr int64_t kMinDiagnosedSamples = 8;
+// Bimodality needs a density estimate, which needs more samples (at 20 a
+// kernel density of one normal sample shows spurious dips), and values that
+// vary: a count that takes three values is not "bimodal".
+inline constexpr int64_t kMinBimodalitySamples = 50;
+inline constexpr int64_t kMinBimodalityDistinct = 10;
+
+struct SeriesDiagnostics {
+  int64_t n = 0;
+  // Everything below is computed on log values when every sample is > 0
+  // (times, rates), else on the values themselves.
+  bool log_scale = false;
+
+  // Lag-1 autocorrelation r1 = sum (y_t - m)(y_t+1 - m) / sum (y_t - m)^2,
+  // its one-sided p-value against "independent" (normal approximation to
+  // r1's null distribution, mean -1/n, variance (n-2)^2 / (n^2 (n-1))),
+  // and the AR(1) coefficient rho: r1 with Quenouille's half-series
+  // jackknife bias correction, clamped to [-0.99, 0.99].
+  double lag1 = NAN;
+  double rho = NAN;
+  double p_autocorrelation = NAN;
+  bool autocorrelated = false;  // p_autocorrelation < kSerialTestAlpha
+  // Var(mean) / (s^2 / n) for an AR(1) series with coefficient rho, and
+  // n divided by it; 1 and n unless autocorrelated.
+  double variance_inflation = 1.0;
+  double effective_n = NAN;
+  // Degrees of freedom of the mean's standard error: n - 1, or when
+  // autocorrelated n (1 - rho^2) / (3 + rho^2), which adds the spread of
+  // the estimated inflation to that of the sample variance (delta method).
+  double dof = NAN;
+
+  // Drift: the median of the last quarter of the run relative to the
+  // median of the first quarter, minus 1 (on the original scale), and the
+  // two-sided Mann-Kendall trend p-value with its variance inflated for
+  // the autocorrelation of the detrended series (Yue and Wang 2004).
+  double drift = NAN;
+  double p_drift = NAN;
+  bool drifting = false;  // p_drift < kSerialTestAlpha
+
+  // Bimodality (n >= kMinBimodalitySamples, at least kMinBimodalityDistinct
+  // distinct values): a Gaussian kernel density (Silverman's bandwidth) of
+  // the values with a dip between two modes that each hold at least 10% of the
+  // samples, deeper than kBimodalDipRatio of the lower peak. `low_mode` and
+  // `high_mode` are the two peaks (original scale), `high_share` the
+  // fraction of samples above the dip.
+  bool bimodal = false;
+  double low_mode = NAN;
+  double high_mode = NAN;
+  double high_share = NAN;
+};
+
+inline constexpr double kBimodalDipRatio = 0.7;
+inline constexpr double kBimodalMinShare = 0.10;
+
+// kAuto analyses log values when every sample is > 0; kLinear never takes
+// logs (for series that are already log ratios).
+enum class SeriesScale : uint8_t { kAuto, kLinear };
+
+// `in_order`: the samples in the order they were taken.
+SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
+                                 SeriesScale scale = SeriesScale::kAuto);
+
+// Var(mean) / (gamma0 / n) for a stationary AR(1) series of length n:
+// (1 + rho) / (1 - rho) - 2 rho (1 - rho^n) / (n (1 - rho)^2); 1 for
+// rho <= 0 (negative correlation only makes the classic interval wider
+// than needed).
+double Ar1VarianceInflation(double rho, int64_t n);
+
+// One short sentence per finding, for reports and notes, e.g.
+// "autocorrelated: ρ̂ 0.88, effective n 6 of 100"; empty when nothing is
+// flagged.
+std::vector<std::string> DiagnosticNotes(const SeriesDiagnostics& d);
+
+// A difference of means (b - a) or a mean (of b, when `a` is empty) with
+// each side's standard error inflated by its AR(1) variance inflation and
+// Welch-Satterthwaite degrees of freedom from the sides' dof: the interval
+// and p-value are a Student t pair, so the interval excludes 0 exactly when
+// p <= 1 - confidence.
+struct MeanTest {
+  double estimate = NAN;
+  Interval interval;
+  double statistic = NAN;  // t
+  double df = NAN;
+  double p_value = NAN;  // two-sided
+};
+MeanTest DependentMeanTest(std::span<const double> a,
+                           const SeriesDiagnostics& da,
+                           std::span<const double> b,
+                           const SeriesDiagnostics& db, double confidence);
+
+}  // namespace trn::stats
+
+#endif  // TRNBENCH_HARNESS_STATISTICS_SERIAL_DEPENDENCE_H_

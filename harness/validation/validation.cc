@@ -1,0 +1,354 @@
+#include "harness/validation/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "device_model/timeline.h"
+#include "harness/runner/results.h"
+#include "harness/runner/runner.h"
+#include "harness/statistics/statistics.h"
+#include "support/status_macros.h"
+#include "workloads/shape_override.h"
+#include "workloads/spec_validator.h"
+
+namespace trn {
+namespace {
+
+absl::Status Bad(const WorkloadSpec& spec, const PublishedFigure& f,
+                 std::string_view field, std::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: %s%s: %s", spec.file, f.json_path, field, what));
+}
+
+absl::StatusOr<std::vector<ShapeOverride>> Overrides(const WorkloadSpec& spec,
+                                                     const PublishedFigure& f) {
+  std::vector<ShapeOverride> out;
+  for (const std::string& text : f.shape) {
+    auto o = ParseShapeOverride(text);
+    if (!o.ok())
+      return Bad(spec, f, "/shape", std::string(o.status().message()));
+    out.push_back(*std::move(o));
+  }
+  return out;
+}
+
+// The workload as --shape names its point: "mamba_v3[delta,u,out=...]".
+absl::StatusOr<std::string> PointName(const WorkloadSpec& spec,
+                                      const PublishedFigure& f) {
+  if (f.shape.empty()) return spec.name;
+  TRN_ASSIGN_OR_RETURN(std::vector<ShapeOverride> overrides,
+                       Overrides(spec, f));
+  std::string name = spec.name + "[";
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    absl::StrAppend(&name, i > 0 ? ";" : "", ShapePointText(overrides[i], 0));
+  }
+  return name + "]";
+}
+
+std::string Key(const std::string& workload, const PublishedFigure& f) {
+  return absl::StrCat(workload, " ", f.metric, " ", f.statistic, " ", f.device);
+}
+
+// `stat` of `values`, which it sorts (so the result does not depend on
+// their order).
+double StatisticOf(std::vector<double> values, const Statistic& stat) {
+  if (values.empty()) return NAN;
+  std::sort(values.begin(), values.end());
+  if (!stat.mean) return stats::QuantileSorted(values, stat.percent / 100.0);
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+// An event metric's values on one run's timeline: a duration per event of
+// the figure's line, or a start-to-start time per pair of consecutive
+// events of that line on one engine.
+std::vector<double> EventValues(const Timeline& tl, const PublishedFigure& f) {
+  const LaneKind want =
+      f.metric == "dma_transfer_us" ? LaneKind::kDmaQueue : LaneKind::kEngine;
+  const bool intervals = f.metric == "instruction_interval_us";
+  std::vector<double> out;
+  std::map<uint32_t, std::vector<double>> starts;  // by lane
+  for (const Event& e : tl.events) {
+    if (e.source_line != f.line || tl.lanes[e.lane].kind != want) continue;
+    if (intervals) {
+      starts[e.lane].push_back(e.start_us);
+    } else {
+      out.push_back(e.dur_us());
+    }
+  }
+  for (auto& [lane, s] : starts) {
+    std::sort(s.begin(), s.end());
+    for (size_t i = 1; i < s.size(); ++i) out.push_back(s[i] - s[i - 1]);
+  }
+  return out;
+}
+
+// One spec at one shape point on one device: run once, whatever number of
+// figures it carries.
+struct Measured {
+  WorkloadSpec spec;
+  WorkloadResult result;
+  std::optional<Timeline> timeline;  // replayed when an event metric asks
+};
+
+absl::StatusOr<Measured> Measure(const WorkloadSpec& spec,
+                                 const PublishedFigure& f,
+                                 const DeviceProfile& profile,
+                                 const RunOptions& run) {
+  Measured m;
+  if (f.shape.empty()) {
+    // The suite was read with one device's limits; each figure's device
+    // has its own.
+    m.spec = spec;
+    TRN_RETURN_IF_ERROR(ResolveAutoBuffers(m.spec, profile.memory));
+  } else {
+    TRN_ASSIGN_OR_RETURN(std::vector<ShapeOverride> overrides,
+                         Overrides(spec, f));
+    auto points = ApplyShapeOverrides({spec}, overrides, profile.memory);
+    if (!points.ok()) {
+      return Bad(spec, f, "/shape", std::string(points.status().message()));
+    }
+    m.spec = std::move(points->front());
+  }
+  TRN_ASSIGN_OR_RETURN(m.result, RunWorkload(m.spec, profile, run));
+  return m;
+}
+
+absl::StatusOr<double> ModelValue(Measured& m, const WorkloadSpec& spec,
+                                  const PublishedFigure& f,
+                                  const DeviceProfile& profile,
+                                  const RunOptions& run) {
+  const Statistic stat = *ParseStatistic(f.statistic);
+  double value = NAN;
+  if (IsEventMetric(f.metric)) {
+    if (!m.timeline.has_value()) {
+      TRN_ASSIGN_OR_RETURN(
+          m.timeline,
+          ReplayRun(m.spec, profile, run.seed, run.schedule.IndexOfActive(0)));
+    }
+    value = StatisticOf(EventValues(*m.timeline, f), stat);
+    if (!std::isfinite(value)) {
+      return Bad(spec, f, "/line",
+                 absl::StrCat("the model has no ", f.metric, " event on line ",
+                              f.line));
+    }
+  } else if (const MetricResult* r = m.result.Find(f.metric)) {
+    value = StatisticOf(r->samples, stat);
+  }
+  if (!std::isfinite(value)) {
+    return Bad(spec, f, "/metric",
+               absl::StrFormat("the model gives no \"%s\" for a workload "
+                               "of mode %s",
+                               f.metric, ExecModeName(spec.mode)));
+  }
+  return value / *UnitFactor(f.unit, MetricUnit(f.metric));
+}
+
+void Score(ValidationRow& row) {
+  const PublishedFigure& f = row.published;
+  row.error = row.model / f.figure - 1.0;
+  if (f.tolerance.has_value()) {
+    row.low = f.figure * (1.0 - *f.tolerance);
+    row.high = f.figure * (1.0 + *f.tolerance);
+  } else {
+    row.low = f.range->first;
+    row.high = f.range->second;
+  }
+  row.within = row.model >= row.low && row.model <= row.high;
+}
+
+std::string OrderKey(const std::string& group) {
+  return absl::StrCat("order ", group);
+}
+
+std::vector<OrderCheck> CheckOrders(const std::vector<ValidationRow>& rows) {
+  std::map<std::string, std::vector<const ValidationRow*>> groups;
+  for (const ValidationRow& r : rows) {
+    if (!r.published.order.empty()) {
+      groups[r.published.order].push_back(&r);
+    }
+  }
+  std::vector<OrderCheck> out;
+  for (auto& [group, members] : groups) {
+    std::stable_sort(members.begin(), members.end(),
+                     [](const ValidationRow* a, const ValidationRow* b) {
+                       return a->published.figure > b->published.figure;
+                     });
+    OrderCheck c;
+    c.group = group;
+    c.key = OrderKey(group);
+    c.holds = true;
+    for (size_t i = 0; i < members.size(); ++i) {
+      c.workloads.push_back(members[i]->workload);
+      c.published.push_back(members[i]->published.figure);
+      c.model.push_back(members[i]->model);
+      if (i > 0 && !(members[i]->model < members[i - 1]->model)) {
+        c.holds = false;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseKnownGaps(
+    std::string_view text, std::string_view label) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  int line_no = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) {
+      line.remove_suffix(1);
+    }
+    if (line.empty() || line.front() == '#') continue;
+    if (line.front() == ' ' || line.find("  ") != std::string_view::npos ||
+        line.find('\t') != std::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s:%d: expected a key such as \"nki_matmul_tiled ncl_us p99 "
+          "trn1\", its words separated by single spaces",
+          label, line_no));
+    }
+    out.emplace_back(line);
+  }
+  return out;
+}
+
+std::vector<std::string> SuiteDevices(const std::vector<WorkloadSpec>& suite,
+                                      const std::string& device) {
+  std::set<std::string> out;
+  for (const WorkloadSpec& s : suite) {
+    for (const PublishedFigure& f : s.published) {
+      if (device.empty() || f.device == device) out.insert(f.device);
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+absl::StatusOr<ValidationResult> RunValidation(
+    const std::vector<WorkloadSpec>& suite, const ProfileSet& profiles,
+    const ValidationOptions& options) {
+  // Every key of the suite, whatever the device filter, so that a known
+  // gap of another device is not mistaken for a typo.
+  std::set<std::string> suite_keys;
+  for (const WorkloadSpec& spec : suite) {
+    if (spec.published.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec.file,
+                       ": /published: required key \"published\" is missing: "
+                       "every spec of the validation suite carries the "
+                       "figures it is held against"));
+    }
+    for (const PublishedFigure& f : spec.published) {
+      if (!f.order.empty()) suite_keys.insert(OrderKey(f.order));
+      TRN_ASSIGN_OR_RETURN(std::string name, PointName(spec, f));
+      if (!suite_keys.insert(Key(name, f)).second) {
+        return Bad(spec, f, "",
+                   absl::StrCat("a second figure for \"", Key(name, f),
+                                "\"; one figure per workload, metric, "
+                                "statistic and device"));
+      }
+    }
+  }
+  std::set<std::string> gaps;
+  for (const std::string& g : options.known_gaps) {
+    if (!suite_keys.contains(g)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "known gap \"", g,
+          "\" names no figure of the suite; expected \"<workload> <metric> "
+          "<statistic> <device>\" as the validation table's key column "
+          "shows it"));
+    }
+    gaps.insert(g);
+  }
+
+  ValidationResult result;
+  result.model_version = std::string(kModelVersion);
+  result.seed = options.seed;
+  result.repeat = options.repeat;
+  result.device = options.device;
+  RunOptions run;
+  run.seed = options.seed;
+  run.schedule.repeat = options.repeat;
+  std::map<std::tuple<std::string, std::string, int64_t>, Measured> runs;
+  for (const WorkloadSpec& spec : suite) {
+    for (const PublishedFigure& f : spec.published) {
+      if (!options.device.empty() && f.device != options.device) continue;
+      auto profile = profiles.find(f.device);
+      if (profile == profiles.end()) {
+        return Bad(spec, f, "/device",
+                   absl::StrCat("no device profile \"", f.device, "\""));
+      }
+      TRN_ASSIGN_OR_RETURN(std::string name, PointName(spec, f));
+      RunOptions figure_run = run;
+      if (f.runs > 0) figure_run.schedule.repeat = f.runs;
+      const auto run_key =
+          std::make_tuple(name, f.device, figure_run.schedule.repeat);
+      auto it = runs.find(run_key);
+      if (it == runs.end()) {
+        TRN_ASSIGN_OR_RETURN(Measured m,
+                             Measure(spec, f, profile->second, figure_run));
+        it = runs.emplace(run_key, std::move(m)).first;
+      }
+      ValidationRow row;
+      row.workload = name;
+      row.key = Key(name, f);
+      row.spec_file = spec.file;
+      row.published = f;
+      row.runs = figure_run.schedule.repeat;
+      TRN_ASSIGN_OR_RETURN(row.model, ModelValue(it->second, spec, f,
+                                                 profile->second, figure_run));
+      Score(row);
+      row.known_gap = gaps.contains(row.key);
+      result.rows.push_back(std::move(row));
+    }
+  }
+
+  double abs_sum = 0;
+  bool all_ok = true;
+  for (const ValidationRow& row : result.rows) {
+    if (row.within) {
+      ++result.within;
+      if (row.known_gap) result.stale_gaps.push_back(row.key);
+    } else {
+      ++result.out;
+      if (row.known_gap) {
+        ++result.known_gaps;
+      } else {
+        all_ok = false;
+      }
+    }
+    if (row.published.tolerance.has_value()) {
+      abs_sum += std::fabs(row.error);
+      ++result.with_tolerance;
+    }
+  }
+  result.mean_abs_error =
+      result.with_tolerance > 0 ? abs_sum / result.with_tolerance : 0.0;
+  result.orders = CheckOrders(result.rows);
+  for (OrderCheck& c : result.orders) {
+    c.known_gap = gaps.contains(c.key);
+    if (c.holds && c.known_gap) result.stale_gaps.push_back(c.key);
+    all_ok = all_ok && (c.holds || c.known_gap);
+  }
+  result.passed = all_ok && result.stale_gaps.empty();
+  return result;
+}
+
+}  // namespace trn

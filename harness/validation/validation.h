@@ -1,0 +1,106 @@
+// The validation suite: published hardware measurements of whole kernels
+// (specs with a "published" array, workloads/validation/) held against the
+// timing model's figures for the same kernels (docs/validation.md).
+#ifndef TRNBENCH_HARNESS_VALIDATION_VALIDATION_H_
+#define TRNBENCH_HARNESS_VALIDATION_VALIDATION_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "device_model/device_profile.h"
+#include "workloads/published_figure.h"
+#include "workloads/spec.h"
+
+namespace trn {
+
+inline constexpr int kValidationSchemaVersion = 1;
+
+struct ValidationOptions {
+  uint64_t seed = 1;
+  int64_t repeat = 100;  // recorded runs per workload (plus one warm-up)
+  // Only the figures published for this device; empty: every device.
+  std::string device;
+  // Figures (by ValidationRow::key) and order groups ("order <group>") the
+  // model is known to miss: reported as known gaps, and a miss among them
+  // is not a failure.
+  std::vector<std::string> known_gaps;
+};
+
+// One published figure beside the model's.
+struct ValidationRow {
+  // "<workload> <metric> <statistic> <device>", unique in a suite: what
+  // --known-gaps lists.
+  std::string key;
+  std::string workload;  // with its shape point, as `--shape` names it
+  std::string spec_file;
+  PublishedFigure published;
+  int64_t runs = 0;  // recorded runs the model's statistic is over
+  double model = 0;  // in published.unit
+  double error = 0;  // model / figure - 1
+  double low = 0;    // what passes, in published.unit
+  double high = 0;
+  bool within = false;
+  bool known_gap = false;  // listed in ValidationOptions::known_gaps
+};
+
+// An "order" group: its entries sorted by published figure, largest first,
+// and whether the model ranks them the same way.
+struct OrderCheck {
+  std::string group;
+  std::string key;                     // "order <group>"
+  std::vector<std::string> workloads;  // largest published figure first
+  std::vector<double> published;       // in each figure's unit
+  std::vector<double> model;           // the model's, same order and unit
+  bool holds = false;
+  bool known_gap = false;
+};
+
+struct ValidationResult {
+  int schema_version = kValidationSchemaVersion;
+  std::string model_version;
+  uint64_t seed = 0;
+  int64_t repeat = 0;
+  std::string device;               // the filter, empty for every device
+  std::vector<ValidationRow> rows;  // suite order: file name, then entry
+  std::vector<OrderCheck> orders;
+  // Over the rows with a tolerance (a range has no point figure to miss).
+  double mean_abs_error = 0;
+  int with_tolerance = 0;
+  int within = 0;
+  int out = 0;         // out of tolerance, known gaps included
+  int known_gaps = 0;  // out of tolerance and listed as known
+  // A known gap that is now within tolerance: the list is stale.
+  std::vector<std::string> stale_gaps;
+  // Exit status: every row within tolerance or a listed gap, every order
+  // group holds, and no listed gap that is not in the suite or now passes.
+  bool passed = false;
+};
+
+// Device profiles by name, as the command loaded them.
+using ProfileSet = std::map<std::string, DeviceProfile>;
+
+// A known-gaps file: one key per line (a figure's "<workload> <metric>
+// <statistic> <device>" or "order <group>"); blank lines and lines starting
+// with '#' are comments. `label` names the file in messages.
+absl::StatusOr<std::vector<std::string>> ParseKnownGaps(std::string_view text,
+                                                        std::string_view label);
+
+// The devices `suite` needs under `device` (empty: all), sorted.
+std::vector<std::string> SuiteDevices(const std::vector<WorkloadSpec>& suite,
+                                      const std::string& device);
+
+// Runs every published figure of `suite` for its device (those of
+// `options.device` only, when set) and compares. InvalidArgument for a
+// suite spec without published figures, a key listed twice, a known gap
+// that names no entry, or a shape point that does not apply.
+absl::StatusOr<ValidationResult> RunValidation(
+    const std::vector<WorkloadSpec>& suite, const ProfileSet& profiles,
+    const ValidationOptions& options);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_HARNESS_VALIDATION_VALIDATION_H_
