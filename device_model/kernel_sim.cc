@@ -298,9 +298,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                        t);
     rates_dirty = true;
   };
-  auto activate = [&](size_t e) {
-    if (!dma.Idle(e) || fifo_head[e] >= fifo[e].size()) return;
-    --queued;
+  // Takes the head of engine e's queue, which must not be empty.
+  auto pop = [&](size_t e) {
     const Queued q = fifo[e][fifo_head[e]++];
     // A drained queue starts over, so it holds what is in flight, not
     // every piece the run has queued.
@@ -314,6 +313,13 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
           fifo[e].begin() + static_cast<std::ptrdiff_t>(fifo_head[e]));
       fifo_head[e] = 0;
     }
+    return q;
+  };
+  auto empty_queue = [&](size_t e) { return fifo_head[e] == fifo[e].size(); };
+  auto activate = [&](size_t e) {
+    if (!dma.Idle(e) || empty_queue(e)) return;
+    --queued;
+    const Queued q = pop(e);
     begin_pieces(static_cast<uint32_t>(e), 1, q.piece, q.owner);
   };
   auto resolve = [&](uint32_t i) {
@@ -397,13 +403,45 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                   dispatch};
     if (queued == 0) {
       out.BusyGroup(span, static_cast<int>(g.count));
-    } else {
+    } else if (!group_shares_) {
       // Engine by engine, each span then its engine's next piece, as the
       // engines free one by one.
       for (uint32_t c = 0; c < g.count; ++c) {
         span.lane = DmaLane(static_cast<int>(g.lo + c));
         out.Busy(span);
         activate(g.lo + c);
+      }
+    } else {
+      // The same, a run of engines at a time: adjacent engines whose
+      // queues are empty, or whose queues' heads are alike pieces of one
+      // transfer (the case of a tile loop, whose transfers queue behind one
+      // another on every engine). Engine by engine, each would start its
+      // piece and join the group its left neighbour just began
+      // (DmaGroups::Begin), so the run starts as that one group; its spans
+      // end in lane order, as one by one, and the metrics do not depend on
+      // how ends and starts of one instant interleave.
+      for (uint32_t c = 0; c < g.count;) {
+        const uint32_t e = g.lo + c;
+        uint32_t run = 1;
+        span.lane = DmaLane(static_cast<int>(e));
+        if (empty_queue(e)) {
+          while (c + run < g.count && empty_queue(e + run)) ++run;
+          out.BusyGroup(span, static_cast<int>(run));
+          c += run;
+          continue;
+        }
+        const Queued q = fifo[e][fifo_head[e]];
+        while (c + run < g.count && run < run_[q.piece] &&
+               !empty_queue(e + run)) {
+          const Queued& h = fifo[e + run][fifo_head[e + run]];
+          if (h.owner != q.owner || h.piece != q.piece + run) break;
+          ++run;
+        }
+        out.BusyGroup(span, static_cast<int>(run));
+        for (uint32_t r = 0; r < run; ++r) pop(e + r);
+        queued -= run;
+        begin_pieces(e, run, q.piece, q.owner);
+        c += run;
       }
     }
     st[g.owner].pieces_left -= g.count;

@@ -30,7 +30,8 @@ Simulator::Simulator(const Program& program, const DeviceProfile& profile)
       driver_(MakeHostDriver(program.mode)) {}
 
 absl::StatusOr<Simulator> Simulator::Create(const Program& program,
-                                            const DeviceProfile& profile) {
+                                            const DeviceProfile& profile,
+                                            bool group_shares) {
   Simulator sim(program, profile);
   for (size_t d = 0; d < program.dispatches.size(); ++d) {
     const Kernel& k = program.dispatches[d].kernel;
@@ -53,7 +54,7 @@ absl::StatusOr<Simulator> Simulator::Create(const Program& program,
       }
     }
     sim.kernels_.push_back(
-        std::make_unique<KernelSim>(k, profile, *sim.policy_));
+        std::make_unique<KernelSim>(k, profile, *sim.policy_, group_shares));
   }
   return sim;
 }

@@ -1,12 +1,15 @@
 #include "harness/runner/runner.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "device_model/metrics.h"
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
+#include "support/ordered_parallel.h"
 #include "support/status_macros.h"
 #include "workloads/lowering.h"
 
@@ -25,6 +28,15 @@ absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule) {
   }
   return absl::OkStatus();
 }
+
+namespace {
+
+std::atomic<int> default_jobs{1};
+
+}  // namespace
+
+void SetDefaultJobs(int jobs) { default_jobs.store(std::max(1, jobs)); }
+int DefaultJobs() { return default_jobs.load(); }
 
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
@@ -73,42 +85,63 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   // change nothing; they are simulated anyway so that a future stateful
   // model (caches, NEFF loading) slots in without changing the schedule.
   // Metrics are accumulated as events arrive: no timeline is kept, so
-  // memory does not grow with the size of the program.
-  MetricsAccumulator acc;
-  for (int64_t k = 0; k < s.warmup; ++k) {
-    sim.Run(options.seed, static_cast<uint64_t>(s.wait + k), acc);
-    if (options.on_run) options.on_run();
-  }
+  // memory does not grow with the size of the program. Runs go on
+  // `options.jobs` threads, each with its accumulator; their results are
+  // taken in index order, so every sum below adds in the same order.
+  struct RunValues {
+    std::vector<MetricValue> values;
+    std::vector<OpRow> rows;
+  };
+  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
+  std::vector<MetricsAccumulator> accs(
+      static_cast<size_t>(std::max(1, jobs)));
   std::vector<OpRow> op_sum;
-  for (int64_t k = 0; k < s.repeat; ++k) {
-    sim.Run(options.seed, static_cast<uint64_t>(s.IndexOfActive(k)), acc);
-    if (options.on_run) options.on_run();
-    std::vector<MetricValue> values = acc.Metrics();
-    if (r.metrics.empty()) {
-      for (const auto& v : values) {
-        const MetricInfo* info = FindMetric(v.name);
-        MetricResult m;
-        m.name = v.name;
-        m.unit = std::string(UnitSymbol(info->unit));
-        m.lower_is_better = info->lower_is_better;
-        m.samples.reserve(static_cast<size_t>(s.repeat));
-        r.metrics.push_back(std::move(m));
-      }
-    }
-    for (size_t i = 0; i < values.size(); ++i) {
-      r.metrics[i].samples.push_back(values[i].value);
-    }
-    std::vector<OpRow> rows = acc.OpRows();
-    if (op_sum.empty()) {
-      op_sum = rows;
-    } else {
-      for (size_t i = 0; i < rows.size() && i < op_sum.size(); ++i) {
-        op_sum[i].self_cpu_us += rows[i].self_cpu_us;
-        op_sum[i].self_device_us += rows[i].self_device_us;
-        op_sum[i].calls += rows[i].calls;
-      }
-    }
-  }
+  const auto warmup = static_cast<size_t>(s.warmup);
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<RunValues>(
+      warmup + static_cast<size_t>(s.repeat), jobs,
+      [&](size_t worker, size_t k) -> absl::StatusOr<RunValues> {
+        MetricsAccumulator& acc = accs[worker];
+        RunValues v;
+        if (k < warmup) {
+          sim.Run(options.seed, static_cast<uint64_t>(s.wait) + k, acc);
+          return v;
+        }
+        sim.Run(options.seed,
+                static_cast<uint64_t>(
+                    s.IndexOfActive(static_cast<int64_t>(k - warmup))),
+                acc);
+        v.values = acc.Metrics();
+        v.rows = acc.OpRows();
+        return v;
+      },
+      [&](size_t k, RunValues v) -> absl::Status {
+        if (options.on_run) options.on_run();
+        if (k < warmup) return absl::OkStatus();
+        if (r.metrics.empty()) {
+          for (const auto& mv : v.values) {
+            const MetricInfo* info = FindMetric(mv.name);
+            MetricResult m;
+            m.name = mv.name;
+            m.unit = std::string(UnitSymbol(info->unit));
+            m.lower_is_better = info->lower_is_better;
+            m.samples.reserve(static_cast<size_t>(s.repeat));
+            r.metrics.push_back(std::move(m));
+          }
+        }
+        for (size_t i = 0; i < v.values.size(); ++i) {
+          r.metrics[i].samples.push_back(v.values[i].value);
+        }
+        if (op_sum.empty()) {
+          op_sum = std::move(v.rows);
+        } else {
+          for (size_t i = 0; i < v.rows.size() && i < op_sum.size(); ++i) {
+            op_sum[i].self_cpu_us += v.rows[i].self_cpu_us;
+            op_sum[i].self_device_us += v.rows[i].self_device_us;
+            op_sum[i].calls += v.rows[i].calls;
+          }
+        }
+        return absl::OkStatus();
+      }));
   for (auto& m : r.metrics) {
     m.summary = stats::Summarize(m.samples, options.confidence);
   }
@@ -162,11 +195,36 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
   RunResult run;
   static_cast<RunContext&>(run) =
       ContextFor(profile, options, trnbench_version);
-  for (const WorkloadSpec& spec : specs) {
-    if (options.on_workload) options.on_workload(spec.name);
-    TRN_ASSIGN_OR_RETURN(WorkloadResult r, RunWorkload(spec, profile, options));
-    run.workloads.push_back(std::move(r));
+  // Workloads go on up to `jobs` threads at once (each with its program
+  // and simulator: memory grows with the jobs, not with the workloads), and
+  // what jobs are left over go to each workload's repeats. Results are
+  // taken in the specs' order.
+  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
+  const int outer = static_cast<int>(
+      std::min<size_t>(specs.size(), static_cast<size_t>(std::max(1, jobs))));
+  RunOptions each = options;
+  each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  std::mutex progress;
+  if (outer > 1 && options.on_run) {
+    each.on_run = [&] {
+      std::lock_guard<std::mutex> lock(progress);
+      options.on_run();
+    };
   }
+  run.workloads.reserve(specs.size());
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<WorkloadResult>(
+      specs.size(), outer,
+      [&](size_t, size_t k) -> absl::StatusOr<WorkloadResult> {
+        if (options.on_workload) {
+          std::lock_guard<std::mutex> lock(progress);
+          options.on_workload(specs[k].name);
+        }
+        return RunWorkload(specs[k], profile, each);
+      },
+      [&](size_t, WorkloadResult r) -> absl::Status {
+        run.workloads.push_back(std::move(r));
+        return absl::OkStatus();
+      }));
   ComputeSpeedups(run, "device_time_us");
   return run;
 }

@@ -33,13 +33,27 @@ inline constexpr int64_t kMaxSimulatedInstructions = 2'000'000'000;
 // record more than kMaxSamplesPerRun samples.
 absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule);
 
+// How many runs go at once when RunOptions::jobs is 0: what the program
+// sets once from `--jobs`, before it runs anything (1 until then), so that
+// every command that runs workloads, however it builds its options, runs
+// them in parallel. No result depends on it.
+void SetDefaultJobs(int jobs);
+int DefaultJobs();
+
 struct RunOptions {
   uint64_t seed = 1;
   Schedule schedule;
   double confidence = 0.95;
+  // Runs simulated at once, on as many threads: the repeats of a workload,
+  // and the workloads of RunAll. Each run is keyed by (seed, workload,
+  // index) and results are assembled in index order, so every output is
+  // the same to the bit for any value; 1 runs everything on the calling
+  // thread, 0 means DefaultJobs().
+  int jobs = 0;
   // Called after every simulated run (warm-up or recorded), and before each
   // workload of RunAll, to drive a progress display; they cannot influence
-  // any result.
+  // any result. With jobs > 1 they may be called from several threads, one
+  // at a time.
   std::function<void()> on_run;
   std::function<void(const std::string& workload)> on_workload;
 };

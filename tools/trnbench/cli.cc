@@ -7,6 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "harness/runner/results.h"
+#include "harness/runner/runner.h"
+#include "support/ordered_parallel.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/options.h"
@@ -56,6 +58,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
   if (auto s = CheckFlagsFitCommand(*options, *command); !s.ok()) {
     return Fail(err, s);
   }
+  // Every command that runs workloads runs them on --jobs threads (the
+  // machine's cores unless given); no output depends on it.
+  SetDefaultJobs(options->Given("jobs") ? static_cast<int>(options->jobs)
+                                        : HardwareJobs());
   return command->run(*options, out, err);
 }
 

@@ -160,6 +160,7 @@ const std::vector<FlagDef>& Flags() {
       IntFlag("repeat", 1, kMaxRepeat, &Options::repeat),
       IntFlag("warmup", 0, kMaxRepeat, &Options::warmup),
       IntFlag("wait", 0, kMaxRepeat, &Options::wait),
+      IntFlag("jobs", 1, 1024, &Options::jobs),
       {"seed", Kind::kUint, "an integer from 0 to 18446744073709551615",
        [](Options& o, const std::string& v) -> absl::Status {
          uint64_t n = 0;

@@ -37,6 +37,9 @@ struct Options {
   int64_t wait = 0;
   uint64_t seed = 1;
   double confidence = 0.95;
+  // Runs simulated at once (harness/runner/runner.h); 0 when not given:
+  // the machine's cores.
+  int64_t jobs = 0;
 
   // Outputs.
   std::string format = "table";

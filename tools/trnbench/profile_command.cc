@@ -18,7 +18,7 @@ namespace {
 constexpr std::string_view kFlags[] = {
     "workload",  "spec",   "shape",  "repeat",    "warmup",
     "wait",      "seed",   "device", "set",       "profiles_dir",
-    "specs_dir", "format", "output", "confidence"};
+    "specs_dir", "format", "output", "confidence", "jobs"};
 
 int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   const absl::StatusOr<OutputFormat> format =

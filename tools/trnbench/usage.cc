@@ -52,6 +52,10 @@ Options:
   --seed N             seed of every random stream (default 1); run k of a
                        workload is replayable alone from (seed, wait+warmup+k)
   --device NAME        device profile (default trn1)
+  --jobs N             runs simulated at once, on as many threads: the
+                       repeats of a workload and the workloads of a run,
+                       validate or profile (default: the machine's cores;
+                       1 runs on one thread); no output depends on it
   --format F           what to print on stdout: table, json, or gbench-json
                        (Google Benchmark's JSON format) (default table)
   --confidence C       confidence level of intervals, in (0, 1) (default 0.95)

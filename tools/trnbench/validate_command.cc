@@ -32,7 +32,7 @@ namespace {
 constexpr std::string_view kFlags[] = {
     "device", "profiles_dir", "specs_dir",  "format",   "output",
     "seed",   "repeat",       "known_gaps", "measured", "spec",
-    "set",    "warmup",       "confidence"};
+    "set",    "warmup",       "confidence", "jobs"};
 
 absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
     const std::string& path) {

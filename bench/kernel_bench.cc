@@ -1,0 +1,146 @@
+// The kernels people write, not the benchmark kernel: one simulated run of
+// each kernel of issue 25's table (the NKI matmul tutorial's four versions
+// and Mamba v3, as the validation suite ships them) on trn1, and the whole
+// `trnbench validate`. Targets (README, "Speed"): every validation kernel at
+// >= 20 M simulated instructions/s on one core, each of these >= 10x faster
+// than its published hardware time, and validate <= 3 s on one thread.
+#include <cstdint>
+#include <string>
+
+#include "bench/heap_meter.h"
+#include "benchmark/benchmark.h"
+#include "device_model/device_profile.h"
+#include "device_model/metrics_accumulator.h"
+#include "device_model/simulator.h"
+#include "harness/runner/runner.h"
+#include "harness/validation/validation.h"
+#include "workloads/lowering.h"
+#include "workloads/spec_catalog.h"
+#include "workloads/spec_parser.h"
+#include "workloads/spec_validator.h"
+
+namespace trn {
+namespace {
+
+const std::string kSource = TRNBENCH_SOURCE_DIR;
+
+DeviceProfile LoadOrDie(const std::string& name) {
+  auto r = LoadDeviceProfile(kSource + "/device_model/profiles/" + name +
+                             ".json");
+  if (!r.ok()) std::abort();
+  return *std::move(r);
+}
+
+const DeviceProfile& Trn1() {
+  static const DeviceProfile* p = new DeviceProfile(LoadOrDie("trn1"));
+  return *p;
+}
+
+// The metrics accumulator, counting what the simulator delivers to it: a
+// listener call is the visible part of an event (a span starting or
+// ending, one per lane or one per group of lanes, or a completion).
+class CountingAccumulator : public MetricsAccumulator {
+ public:
+  void BusyStart(uint32_t lane, double t_us) override {
+    ++calls;
+    MetricsAccumulator::BusyStart(lane, t_us);
+  }
+  void Busy(const BusySpan& span) override {
+    ++calls;
+    MetricsAccumulator::Busy(span);
+  }
+  void BusyStartGroup(uint32_t first_lane, int count, double t_us) override {
+    ++calls;
+    MetricsAccumulator::BusyStartGroup(first_lane, count, t_us);
+  }
+  void BusyGroup(const BusySpan& span, int count) override {
+    ++calls;
+    MetricsAccumulator::BusyGroup(span, count);
+  }
+  void DmaDone(const DmaCompletion& done) override {
+    ++calls;
+    MetricsAccumulator::DmaDone(done);
+  }
+  int64_t calls = 0;
+};
+
+// One run of a validation spec, as the runner makes each repeat: the run
+// simulated with its metrics accumulated. Reports simulated instructions
+// per second of host time, listener calls per instruction, and the heap
+// the lowered program, the simulator and one run hold at their peak.
+void BM_ValidationKernel(benchmark::State& state, const char* name) {
+  const DeviceProfile& profile = Trn1();
+  const size_t before = bench::HeapLiveBytes();
+  bench::ResetHeapPeak();
+  auto spec = LoadSpecFile(kSource + "/workloads/validation/" + name + ".json",
+                           profile.memory);
+  if (!spec.ok() || !ResolveAutoBuffers(*spec, profile.memory).ok()) {
+    state.SkipWithError("spec");
+    return;
+  }
+  auto program = Lower(*spec, profile);
+  if (!program.ok()) {
+    state.SkipWithError("lowering");
+    return;
+  }
+  auto sim = Simulator::Create(*program, profile);
+  const auto instrs = static_cast<double>(program->InstructionCount());
+  CountingAccumulator acc;
+  uint64_t index = 0;
+  for (auto _ : state) {
+    sim->Run(1, index++, acc);
+    auto m = acc.Metrics();
+    benchmark::DoNotOptimize(m.data());
+  }
+  state.counters["instructions"] = instrs;
+  state.counters["instructions_per_s"] =
+      benchmark::Counter(instrs, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["calls_per_instruction"] =
+      static_cast<double>(acc.calls) /
+      (instrs * static_cast<double>(state.iterations()));
+  state.counters["peak_heap_MB"] =
+      static_cast<double>(bench::HeapPeakBytes() - before) / 1e6;
+}
+BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_tiled, "nki_matmul_tiled")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_hoist_load,
+                  "nki_matmul_hoist_load")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_block_free,
+                  "nki_matmul_block_free")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_fully_optimized,
+                  "nki_matmul_fully_optimized")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ValidationKernel, mamba_v3, "nki_mamba_v3")
+    ->Unit(benchmark::kMillisecond);
+
+// `trnbench validate` (every figure on every device, 100 runs a figure
+// unless the figure says otherwise) on range(0) threads.
+void BM_Validate(benchmark::State& state) {
+  const DeviceProfile& trn1 = Trn1();
+  auto suite = LoadSpecDir(kSource + "/workloads/validation", trn1.memory);
+  if (!suite.ok()) {
+    state.SkipWithError("suite");
+    return;
+  }
+  ProfileSet profiles;
+  profiles.emplace("trn1", trn1);
+  profiles.emplace("trn2", LoadOrDie("trn2"));
+  SetDefaultJobs(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    auto r = RunValidation(*suite, profiles, ValidationOptions{});
+    if (!r.ok()) state.SkipWithError("validate");
+    benchmark::DoNotOptimize(r);
+  }
+  SetDefaultJobs(1);
+}
+BENCHMARK(BM_Validate)
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kSecond);
+
+}  // namespace
+}  // namespace trn

@@ -1,0 +1,49 @@
+// `--jobs N` runs repeats and workloads on N threads; every output must be
+// the same to the byte as on one thread (docs: README, "--jobs").
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/run_trnbench.h"
+
+namespace trn {
+namespace {
+
+using test::Outcome;
+using test::RunTrnbench;
+
+void ExpectSameBytes(const std::string& args) {
+  const Outcome one = RunTrnbench(args + " --jobs 1");
+  const Outcome four = RunTrnbench(args + " --jobs 4");
+  ASSERT_TRUE(one.code == 0 || one.code == 1) << args << "\n" << one.err;
+  EXPECT_EQ(one.code, four.code) << args;
+  EXPECT_GT(one.out.size(), 1000u) << args;
+  EXPECT_TRUE(one.out == four.out) << args << ": outputs differ";
+  EXPECT_EQ(one.err, four.err) << args;
+}
+
+// The whole shipped suite: workloads on threads, and their repeats.
+TEST(CliJobsTest, TheShippedSuiteIsTheSameOnOneThreadAndOnFour) {
+  ExpectSameBytes("--workload all --repeat 24 --warmup 2 --seed 7 "
+                  "--format json");
+}
+
+// validate: each figure's repeats on threads.
+TEST(CliJobsTest, ValidateIsTheSameOnOneThreadAndOnFour) {
+  ExpectSameBytes("validate --format json");
+}
+
+// profile repeats each workload.
+TEST(CliJobsTest, ProfileIsTheSameOnOneThreadAndOnFour) {
+  ExpectSameBytes("profile --workload rmsnorm --repeat 12 --format json");
+}
+
+TEST(CliJobsTest, ZeroJobsIsRefused) {
+  const Outcome o = RunTrnbench("--workload exp_tiled --jobs 0");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, ::testing::HasSubstr("expected an integer from 1 to 1024"));
+  EXPECT_TRUE(o.out.empty());
+}
+
+}  // namespace
+}  // namespace trn
