@@ -25,8 +25,8 @@ namespace {
 const std::string kSource = TRNBENCH_SOURCE_DIR;
 
 DeviceProfile LoadOrDie(const std::string& name) {
-  auto r = LoadDeviceProfile(kSource + "/device_model/profiles/" + name +
-                             ".json");
+  auto r =
+      LoadDeviceProfile(kSource + "/device_model/profiles/" + name + ".json");
   if (!r.ok()) std::abort();
   return *std::move(r);
 }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "device_model/dma_groups.h"
+#include "device_model/dma_queues.h"
 #include "device_model/event_queue.h"
 #include "device_model/timeline.h"
 
@@ -219,16 +220,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   lane_free.fill(t0_us);
   open.fill(kNone);
 
-  // DMA engines: an in-order queue of pieces each, the head piece moving.
-  // A queued piece is its shape's piece and the transfer it belongs to.
-  struct Queued {
-    uint32_t piece;
-    uint32_t owner;
-  };
+  // DMA engines: an in-order queue of pieces each, the head piece moving
+  // (dma_queues.h).
   const auto engines = static_cast<size_t>(prof.dma_queues);
-  std::vector<std::vector<Queued>> fifo(engines);
-  std::vector<size_t> fifo_head(engines, 0);
-  size_t queued = 0;  // pieces in all the queues, not yet moving
+  DmaQueues queues(engines);
   // The moving pieces, alike ones on adjacent engines as one group. The
   // scans below visit groups in engine order (a DMA engine is idle most of
   // a compute-bound kernel), as a scan of every engine would visit their
@@ -298,30 +293,6 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                        t);
     rates_dirty = true;
   };
-  // Takes the head of engine e's queue, which must not be empty.
-  auto pop = [&](size_t e) {
-    const Queued q = fifo[e][fifo_head[e]++];
-    // A drained queue starts over, so it holds what is in flight, not
-    // every piece the run has queued.
-    if (fifo_head[e] == fifo[e].size()) {
-      fifo[e].clear();
-      fifo_head[e] = 0;
-    } else if (fifo_head[e] >= 4096 && 2 * fifo_head[e] >= fifo[e].size()) {
-      // A queue that never drains drops its consumed half (amortised O(1)).
-      fifo[e].erase(
-          fifo[e].begin(),
-          fifo[e].begin() + static_cast<std::ptrdiff_t>(fifo_head[e]));
-      fifo_head[e] = 0;
-    }
-    return q;
-  };
-  auto empty_queue = [&](size_t e) { return fifo_head[e] == fifo[e].size(); };
-  auto activate = [&](size_t e) {
-    if (!dma.Idle(e) || empty_queue(e)) return;
-    --queued;
-    const Queued q = pop(e);
-    begin_pieces(static_cast<uint32_t>(e), 1, q.piece, q.owner);
-  };
   auto resolve = [&](uint32_t i) {
     ++done;
     makespan = std::max(makespan, t);
@@ -365,28 +336,23 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       data_moved(i);
       return;
     }
+    // Piece by piece, an engine that is idle starts its piece, and a busy
+    // one queues it; a stretch of alike pieces does either at once. An idle
+    // engine has nothing queued: an engine that frees takes the head of its
+    // queue at once (finish, below).
     for (uint32_t p = b; p < e;) {
       const auto eng = static_cast<uint32_t>(pieces_[p].engine);
-      // An idle engine needs no queue, nor do the idle engines after it that
-      // take alike pieces: they start together.
-      uint32_t idle = 0;
-      if (queued == 0) {
-        idle = static_cast<uint32_t>(dma.IdleRun(eng, run_[p]));
-      } else {
-        while (idle < run_[p] && dma.Idle(eng + idle) &&
-               fifo_head[eng + idle] == fifo[eng + idle].size()) {
-          ++idle;
-        }
-      }
-      if (idle > 0) {
-        begin_pieces(eng, idle, p, i);
-        p += idle;
+      const uint32_t alike = run_[p];
+      uint32_t m = static_cast<uint32_t>(dma.IdleRun(eng, alike));
+      if (m > 0) {
+        begin_pieces(eng, m, p, i);
+        p += m;
         continue;
       }
-      fifo[eng].push_back({p, i});
-      ++queued;
-      activate(eng);
-      ++p;
+      m = 1;
+      while (m < alike && !dma.Idle(eng + m)) ++m;
+      queues.Push(eng, m, p, i);
+      p += m;
     }
   };
   // Group `s`'s pieces end now: each engine delivers its span and takes the
@@ -401,48 +367,32 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                   t,
                   g.bytes,
                   dispatch};
-    if (queued == 0) {
+    if (queues.Queued() == 0) {
       out.BusyGroup(span, static_cast<int>(g.count));
-    } else if (!group_shares_) {
-      // Engine by engine, each span then its engine's next piece, as the
-      // engines free one by one.
-      for (uint32_t c = 0; c < g.count; ++c) {
-        span.lane = DmaLane(static_cast<int>(g.lo + c));
-        out.Busy(span);
-        activate(g.lo + c);
-      }
     } else {
-      // The same, a run of engines at a time: adjacent engines whose
-      // queues are empty, or whose queues' heads are alike pieces of one
-      // transfer (the case of a tile loop, whose transfers queue behind one
-      // another on every engine). Engine by engine, each would start its
-      // piece and join the group its left neighbour just began
-      // (DmaGroups::Begin), so the run starts as that one group; its spans
-      // end in lane order, as one by one, and the metrics do not depend on
-      // how ends and starts of one instant interleave.
-      for (uint32_t c = 0; c < g.count;) {
-        const uint32_t e = g.lo + c;
-        uint32_t run = 1;
-        span.lane = DmaLane(static_cast<int>(e));
-        if (empty_queue(e)) {
-          while (c + run < g.count && empty_queue(e + run)) ++run;
-          out.BusyGroup(span, static_cast<int>(run));
-          c += run;
-          continue;
-        }
-        const Queued q = fifo[e][fifo_head[e]];
-        while (c + run < g.count && run < run_[q.piece] &&
-               !empty_queue(e + run)) {
-          const Queued& h = fifo[e + run][fifo_head[e + run]];
-          if (h.owner != q.owner || h.piece != q.piece + run) break;
-          ++run;
-        }
-        out.BusyGroup(span, static_cast<int>(run));
-        for (uint32_t r = 0; r < run; ++r) pop(e + r);
-        queued -= run;
-        begin_pieces(e, run, q.piece, q.owner);
-        c += run;
-      }
+      // Each engine's span ends and its engine takes the head of its queue,
+      // in engine order, as the engines free one by one. A stretch of
+      // engines whose heads are alike pieces of one transfer (a tile loop's
+      // transfers queue behind one another on every engine) starts them at
+      // once: engine by engine, each would have joined the group its left
+      // neighbour had just begun (DmaGroups::Begin). The metrics do not
+      // depend on how the ends and starts of one instant interleave.
+      queues.PopHeads(
+          g.lo, g.count,
+          [&](uint32_t e, uint32_t count, uint32_t piece, uint32_t owner) {
+            span.lane = DmaLane(static_cast<int>(e));
+            if (group_shares_) {
+              out.BusyGroup(span, static_cast<int>(count));
+            } else {
+              for (uint32_t c = 0; c < count; ++c) {
+                span.lane = DmaLane(static_cast<int>(e + c));
+                out.Busy(span);
+              }
+            }
+            if (piece != DmaQueues::kNone) {
+              begin_pieces(e, count, piece, owner);
+            }
+          });
     }
     st[g.owner].pieces_left -= g.count;
     if (st[g.owner].pieces_left == 0) {

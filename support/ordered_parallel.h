@@ -39,8 +39,7 @@ inline int HardwareJobs() {
 template <typename T, typename Produce, typename Consume>
 absl::Status OrderedParallelMap(size_t n, int jobs, Produce&& produce,
                                 Consume&& consume, size_t window = 0) {
-  const size_t workers =
-      std::min(n, static_cast<size_t>(std::max(jobs, 1)));
+  const size_t workers = std::min(n, static_cast<size_t>(std::max(jobs, 1)));
   if (workers <= 1) {
     for (size_t k = 0; k < n; ++k) {
       absl::StatusOr<T> r = produce(size_t{0}, k);
@@ -87,8 +86,10 @@ absl::Status OrderedParallelMap(size_t n, int jobs, Produce&& produce,
       r = std::move(*slots[k % window]);
       slots[k % window].reset();
     }
-    if (r.ok()) status = consume(k, *std::move(r));
-    else status = r.status();
+    if (r.ok())
+      status = consume(k, *std::move(r));
+    else
+      status = r.status();
     {
       std::lock_guard<std::mutex> lock(mu);
       ++done;

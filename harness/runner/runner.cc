@@ -93,8 +93,7 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
     std::vector<OpRow> rows;
   };
   const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
-  std::vector<MetricsAccumulator> accs(
-      static_cast<size_t>(std::max(1, jobs)));
+  std::vector<MetricsAccumulator> accs(static_cast<size_t>(std::max(1, jobs)));
   std::vector<OpRow> op_sum;
   const auto warmup = static_cast<size_t>(s.warmup);
   TRN_RETURN_IF_ERROR(OrderedParallelMap<RunValues>(

@@ -66,7 +66,8 @@ TEST(OrderedParallelMapTest, StopsAtTheFirstErrorInIndexOrder) {
 TEST(OrderedParallelMapTest, AConsumersErrorStops) {
   size_t last = 0;
   const absl::Status s = OrderedParallelMap<int>(
-      1000, 3, [](size_t, size_t k) -> absl::StatusOr<int> {
+      1000, 3,
+      [](size_t, size_t k) -> absl::StatusOr<int> {
         return static_cast<int>(k);
       },
       [&](size_t k, int) {

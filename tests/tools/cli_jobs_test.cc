@@ -24,8 +24,9 @@ void ExpectSameBytes(const std::string& args) {
 
 // The whole shipped suite: workloads on threads, and their repeats.
 TEST(CliJobsTest, TheShippedSuiteIsTheSameOnOneThreadAndOnFour) {
-  ExpectSameBytes("--workload all --repeat 24 --warmup 2 --seed 7 "
-                  "--format json");
+  ExpectSameBytes(
+      "--workload all --repeat 24 --warmup 2 --seed 7 "
+      "--format json");
 }
 
 // validate: each figure's repeats on threads.
@@ -41,7 +42,8 @@ TEST(CliJobsTest, ProfileIsTheSameOnOneThreadAndOnFour) {
 TEST(CliJobsTest, ZeroJobsIsRefused) {
   const Outcome o = RunTrnbench("--workload exp_tiled --jobs 0");
   EXPECT_EQ(o.code, 2);
-  EXPECT_THAT(o.err, ::testing::HasSubstr("expected an integer from 1 to 1024"));
+  EXPECT_THAT(o.err,
+              ::testing::HasSubstr("expected an integer from 1 to 1024"));
   EXPECT_TRUE(o.out.empty());
 }
 

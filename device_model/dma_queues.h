@@ -1,0 +1,143 @@
+// The DMA engines' queues: each engine serves the pieces queued on it in
+// the order they were queued. A transfer that must wait queues a piece on
+// each of its engines, and in a tile loop every transfer waits behind the
+// one before on all sixteen: kept piece by piece, queueing and taking them
+// cost most of a run. So the queues are one list of runs in queueing order,
+// a run being alike pieces of one transfer on adjacent engines; an engine's
+// queue is the runs that hold a piece for it, in that order, which is the
+// order it would have served its own queue in.
+#ifndef TRNBENCH_DEVICE_MODEL_DMA_QUEUES_H_
+#define TRNBENCH_DEVICE_MODEL_DMA_QUEUES_H_
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace trn {
+
+class DmaQueues {
+ public:
+  static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+  explicit DmaQueues(size_t engines) : pending_(engines, 0) {}
+
+  // Pieces waiting, on all engines.
+  size_t Queued() const { return queued_; }
+  // Engine e has nothing waiting.
+  bool Empty(size_t e) const { return pending_[e] == 0; }
+
+  // Queues pieces piece .. piece + count - 1 of transfer `owner` on engines
+  // lo .. lo + count - 1 (piece c on engine lo + c), each behind what its
+  // engine holds.
+  void Push(uint32_t lo, uint32_t count, uint32_t piece, uint32_t owner) {
+    while (count > 0) {
+      const uint32_t n = std::min<uint32_t>(count, 64);
+      runs_.push_back(
+          {n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo, piece, owner});
+      for (uint32_t c = 0; c < n; ++c) ++pending_[lo + c];
+      queued_ += n;
+      lo += n;
+      piece += n;
+      count -= n;
+    }
+  }
+
+  // Engines lo .. lo + count - 1 take the head of their queues, in engine
+  // order: calls fn(e, n, piece, owner) for each stretch of n adjacent
+  // engines from e on whose heads are the consecutive pieces piece .. of
+  // one queued run of transfer `owner`, and fn(e, n, kNone, kNone) for each
+  // stretch of engines with nothing waiting. A stretch may be cut in two
+  // where a run would not be (every 64 engines).
+  template <typename Fn>
+  void PopHeads(uint32_t lo, uint32_t count, Fn&& fn) {
+    for (uint32_t a = lo, end = lo + count; a < end; a += 64) {
+      PopChunk(a, std::min<uint32_t>(end - a, 64), fn);
+    }
+  }
+
+ private:
+  struct Run {
+    uint64_t waiting;  // bit c: the piece for engine lo + c waits
+    uint32_t lo;
+    uint32_t piece;  // the piece of engine lo
+    uint32_t owner;
+  };
+
+  // The run's waiting engines among [a, a + 64), as bits from a.
+  static uint64_t Overlap(const Run& r, uint32_t a) {
+    if (r.lo >= a) return r.lo - a >= 64 ? 0 : r.waiting << (r.lo - a);
+    return a - r.lo >= 64 ? 0 : r.waiting >> (a - r.lo);
+  }
+
+  template <typename Fn>
+  void PopChunk(uint32_t a, uint32_t m, Fn& fn) {
+    // The engines that have a piece waiting: each takes the first run that
+    // holds one for it.
+    uint64_t want = 0;
+    for (uint32_t c = 0; c < m; ++c) {
+      if (pending_[a + c] != 0) want |= uint64_t{1} << c;
+    }
+    const uint64_t had = want;  // every one of them finds its run
+    auto taken = [had](uint32_t c) { return (had >> c & 1) != 0; };
+    std::array<uint32_t, 64> head;
+    for (size_t r = first_; want != 0 && r < runs_.size(); ++r) {
+      Run& run = runs_[r];
+      const uint64_t take = Overlap(run, a) & want;
+      if (take == 0) continue;
+      want &= ~take;
+      // Back in the run's own bits.
+      const uint64_t own =
+          run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo);
+      run.waiting &= ~own;
+      for (uint64_t t = take; t != 0; t &= t - 1) {
+        const auto c = static_cast<uint32_t>(std::countr_zero(t));
+        head[c] = static_cast<uint32_t>(r);
+        --pending_[a + c];
+      }
+      queued_ -= static_cast<size_t>(std::popcount(take));
+    }
+    // Stretches in engine order.
+    for (uint32_t c = 0; c < m;) {
+      uint32_t n = 1;
+      if (taken(c)) {
+        const uint32_t r = head[c];
+        while (c + n < m && taken(c + n) && head[c + n] == r) ++n;
+        const Run& run = runs_[r];
+        fn(a + c, n, run.piece + (a + c - run.lo), run.owner);
+      } else {
+        while (c + n < m && !taken(c + n)) ++n;
+        fn(a + c, n, kNone, kNone);
+      }
+      c += n;
+    }
+    Compact();
+  }
+
+  // Drops the consumed runs at the front; a list that never empties drops
+  // its consumed half (amortised O(1)), so it holds what waits, not every
+  // run the simulation has queued.
+  void Compact() {
+    while (first_ < runs_.size() && runs_[first_].waiting == 0) ++first_;
+    if (first_ == runs_.size()) {
+      runs_.clear();
+      first_ = 0;
+    } else if (first_ >= 4096 && 2 * first_ >= runs_.size()) {
+      runs_.erase(runs_.begin(),
+                  runs_.begin() + static_cast<std::ptrdiff_t>(first_));
+      first_ = 0;
+    }
+  }
+
+  std::vector<Run> runs_;          // in queueing order
+  size_t first_ = 0;               // runs before it are consumed
+  std::vector<uint32_t> pending_;  // per engine, pieces waiting
+  size_t queued_ = 0;
+};
+
+}  // namespace trn
+
+#endif  // TRNBENCH_DEVICE_MODEL_DMA_QUEUES_H_

@@ -1,0 +1,87 @@
+#include "device_model/dma_queues.h"
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "support/counter_rng.h"
+
+namespace trn {
+namespace {
+
+struct Piece {
+  uint32_t piece;
+  uint32_t owner;
+  bool operator==(const Piece&) const = default;
+};
+
+// Random pushes and pops against one deque per engine: every engine takes
+// the pieces queued on it in the order they were queued, and the stretches
+// PopHeads reports are in engine order, cover the engines asked, and hold
+// consecutive pieces of one transfer.
+TEST(DmaQueuesTest, EachEngineServesItsOwnQueueInOrder) {
+  for (size_t engines : {size_t{16}, size_t{5}, size_t{130}}) {
+    CounterRng rng(engines);
+    DmaQueues q(engines);
+    std::vector<std::deque<Piece>> model(engines);
+    size_t model_queued = 0;
+    uint32_t owner = 0;
+    for (int step = 0; step < 20000; ++step) {
+      const auto lo = static_cast<uint32_t>(rng.NextBelow(engines));
+      const auto count = 1 + static_cast<uint32_t>(rng.NextBelow(engines - lo));
+      if (rng.NextBelow(2) == 0) {
+        const auto piece = static_cast<uint32_t>(rng.NextBelow(1000));
+        q.Push(lo, count, piece, ++owner);
+        for (uint32_t c = 0; c < count; ++c) {
+          model[lo + c].push_back({piece + c, owner});
+        }
+        model_queued += count;
+      } else {
+        uint32_t next = lo;
+        q.PopHeads(lo, count,
+                   [&](uint32_t e, uint32_t n, uint32_t piece, uint32_t who) {
+                     ASSERT_EQ(e, next);
+                     ASSERT_GE(n, 1u);
+                     next += n;
+                     for (uint32_t c = 0; c < n; ++c) {
+                       auto& m = model[e + c];
+                       if (piece == DmaQueues::kNone) {
+                         ASSERT_TRUE(m.empty()) << e + c;
+                         continue;
+                       }
+                       ASSERT_FALSE(m.empty()) << e + c;
+                       EXPECT_EQ(m.front(), (Piece{piece + c, who})) << e + c;
+                       m.pop_front();
+                       --model_queued;
+                     }
+                   });
+        ASSERT_EQ(next, lo + count);
+      }
+      ASSERT_EQ(q.Queued(), model_queued);
+      for (size_t e = 0; e < engines; ++e) {
+        ASSERT_EQ(q.Empty(e), model[e].empty()) << e;
+      }
+    }
+  }
+}
+
+// Alike pieces queued together on every engine come back as one stretch.
+TEST(DmaQueuesTest, ATransferQueuedOnEveryEngineStartsWhole) {
+  DmaQueues q(16);
+  q.Push(0, 16, 100, 1);
+  q.Push(0, 16, 200, 2);
+  int calls = 0;
+  q.PopHeads(0, 16, [&](uint32_t e, uint32_t n, uint32_t piece, uint32_t who) {
+    ++calls;
+    EXPECT_EQ(e, 0u);
+    EXPECT_EQ(n, 16u);
+    EXPECT_EQ(piece, 100u);
+    EXPECT_EQ(who, 1u);
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(q.Queued(), 16u);
+}
+
+}  // namespace
+}  // namespace trn
