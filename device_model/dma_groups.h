@@ -49,6 +49,23 @@ class DmaGroups {
     const size_t next = NextBusy(lo);
     return next == kEnd ? max : std::min(max, next - lo);
   }
+  // How many engines from lo on, up to `max`, are busy in a row.
+  size_t BusyRun(size_t lo, size_t max) const {
+    size_t w = lo / 64;
+    size_t run = 0;
+    uint64_t bits = ~busy_[w] >> (lo % 64);  // idle engines, from lo
+    size_t avail = 64 - lo % 64;             // bits of this word from lo
+    while (run < max) {
+      if (bits != 0) {
+        return std::min(max, run + static_cast<size_t>(std::countr_zero(bits)));
+      }
+      run += avail;
+      if (++w == busy_.size()) break;
+      bits = ~busy_[w];
+      avail = 64;
+    }
+    return std::min(max, run);
+  }
   // No engine is moving data (most of a compute-bound kernel's time).
   bool None() const { return in_use_ == 0; }
   // The slot of the only group, or kNone when there are none or several.

@@ -23,7 +23,8 @@ class DmaQueues {
  public:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-  explicit DmaQueues(size_t engines) : pending_(engines, 0) {}
+  explicit DmaQueues(size_t engines)
+      : pending_(engines, 0), nonempty_((engines + 63) / 64, 0) {}
 
   // Pieces waiting, on all engines.
   size_t Queued() const { return queued_; }
@@ -38,7 +39,10 @@ class DmaQueues {
       const uint32_t n = std::min<uint32_t>(count, 64);
       runs_.push_back(
           {n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo, piece, owner});
-      for (uint32_t c = 0; c < n; ++c) ++pending_[lo + c];
+      for (uint32_t c = 0; c < n; ++c) {
+        const size_t e = lo + c;
+        if (pending_[e]++ == 0) nonempty_[e / 64] |= uint64_t{1} << (e % 64);
+      }
       queued_ += n;
       lo += n;
       piece += n;
@@ -75,46 +79,63 @@ class DmaQueues {
 
   template <typename Fn>
   void PopChunk(uint32_t a, uint32_t m, Fn& fn) {
+    const uint64_t chunk = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
     // The engines that have a piece waiting: each takes the first run that
-    // holds one for it.
-    uint64_t want = 0;
-    for (uint32_t c = 0; c < m; ++c) {
-      if (pending_[a + c] != 0) want |= uint64_t{1} << c;
-    }
-    const uint64_t had = want;  // every one of them finds its run
-    auto taken = [had](uint32_t c) { return (had >> c & 1) != 0; };
-    std::array<uint32_t, 64> head;
+    // holds one for it. Each run's share is one or more stretches of
+    // adjacent engines.
+    uint64_t want = Bits(nonempty_, a) & chunk;
+    struct Stretch {
+      uint32_t c;  // first engine, from a
+      uint32_t n;
+      uint32_t run;
+    };
+    std::array<Stretch, 64> found;
+    size_t stretches = 0;
     for (size_t r = first_; want != 0 && r < runs_.size(); ++r) {
       Run& run = runs_[r];
-      const uint64_t take = Overlap(run, a) & want;
+      uint64_t take = Overlap(run, a) & want;
       if (take == 0) continue;
       want &= ~take;
       // Back in the run's own bits.
-      const uint64_t own =
-          run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo);
-      run.waiting &= ~own;
-      for (uint64_t t = take; t != 0; t &= t - 1) {
-        const auto c = static_cast<uint32_t>(std::countr_zero(t));
-        head[c] = static_cast<uint32_t>(r);
-        --pending_[a + c];
-      }
+      run.waiting &=
+          ~(run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo));
       queued_ -= static_cast<size_t>(std::popcount(take));
-    }
-    // Stretches in engine order.
-    for (uint32_t c = 0; c < m;) {
-      uint32_t n = 1;
-      if (taken(c)) {
-        const uint32_t r = head[c];
-        while (c + n < m && taken(c + n) && head[c + n] == r) ++n;
-        const Run& run = runs_[r];
-        fn(a + c, n, run.piece + (a + c - run.lo), run.owner);
-      } else {
-        while (c + n < m && !taken(c + n)) ++n;
-        fn(a + c, n, kNone, kNone);
+      for (uint64_t t = take; t != 0; t &= t - 1) {
+        const size_t e = a + static_cast<size_t>(std::countr_zero(t));
+        if (--pending_[e] == 0) nonempty_[e / 64] &= ~(uint64_t{1} << (e % 64));
       }
-      c += n;
+      while (take != 0) {
+        const auto c = static_cast<uint32_t>(std::countr_zero(take));
+        const auto n = static_cast<uint32_t>(std::countr_one(take >> c));
+        found[stretches++] = {c, n, static_cast<uint32_t>(r)};
+        take &= n == 64 ? 0 : ~(((uint64_t{1} << n) - 1) << c);
+      }
+    }
+    // In engine order (a few stretches, most often one), with the stretches
+    // of engines that had nothing waiting between them.
+    std::sort(found.begin(),
+              found.begin() + static_cast<std::ptrdiff_t>(stretches),
+              [](const Stretch& x, const Stretch& y) { return x.c < y.c; });
+    uint32_t c = 0;
+    for (size_t i = 0; i <= stretches; ++i) {
+      const uint32_t until = i < stretches ? found[i].c : m;
+      if (until > c) fn(a + c, until - c, kNone, kNone);
+      if (i == stretches) break;
+      const Run& run = runs_[found[i].run];
+      fn(a + found[i].c, found[i].n, run.piece + (a + found[i].c - run.lo),
+         run.owner);
+      c = found[i].c + found[i].n;
     }
     Compact();
+  }
+
+  // The 64 bits of `words` from bit `from` on (bits past the end are 0).
+  static uint64_t Bits(const std::vector<uint64_t>& words, size_t from) {
+    const size_t w = from / 64;
+    const size_t b = from % 64;
+    uint64_t bits = words[w] >> b;
+    if (b != 0 && w + 1 < words.size()) bits |= words[w + 1] << (64 - b);
+    return bits;
   }
 
   // Drops the consumed runs at the front; a list that never empties drops
@@ -132,9 +153,10 @@ class DmaQueues {
     }
   }
 
-  std::vector<Run> runs_;          // in queueing order
-  size_t first_ = 0;               // runs before it are consumed
-  std::vector<uint32_t> pending_;  // per engine, pieces waiting
+  std::vector<Run> runs_;           // in queueing order
+  size_t first_ = 0;                // runs before it are consumed
+  std::vector<uint32_t> pending_;   // per engine, pieces waiting
+  std::vector<uint64_t> nonempty_;  // engines with pieces waiting, as bits
   size_t queued_ = 0;
 };
 

@@ -349,8 +349,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         p += m;
         continue;
       }
-      m = 1;
-      while (m < alike && !dma.Idle(eng + m)) ++m;
+      m = static_cast<uint32_t>(dma.BusyRun(eng, alike));
       queues.Push(eng, m, p, i);
       p += m;
     }

@@ -57,6 +57,25 @@ TEST(DmaGroupsTest, WithoutMergingEveryShareIsAlone) {
   EXPECT_EQ(Visit(g), (std::vector<uint32_t>{0, 1}));
 }
 
+// IdleRun and BusyRun against engine-by-engine counts, across words.
+TEST(DmaGroupsTest, IdleAndBusyRunsCountEngineByEngine) {
+  CounterRng rng(5);
+  DmaGroups g(150, false);
+  for (uint32_t e = 0; e < 150; ++e) {
+    if (rng.NextBelow(3) != 0) g.Begin(e, 1, e, 0, 1, 1.0, 0);
+  }
+  for (size_t lo = 0; lo < 150; ++lo) {
+    for (size_t max : {size_t{1}, size_t{7}, size_t{64}, size_t{150 - lo}}) {
+      if (lo + max > 150) continue;
+      size_t idle = 0, busy = 0;
+      while (idle < max && g.Idle(lo + idle)) ++idle;
+      while (busy < max && !g.Idle(lo + busy)) ++busy;
+      EXPECT_EQ(g.IdleRun(lo, max), idle) << lo << " " << max;
+      EXPECT_EQ(g.BusyRun(lo, max), busy) << lo << " " << max;
+    }
+  }
+}
+
 TEST(DmaGroupsTest, SplitEndAndIdleAcrossWords) {
   DmaGroups g(130, true);
   const uint32_t a = g.Begin(60, 10, 1, 0, 8, 8.0, 0.0);  // spans two words
