@@ -23,13 +23,14 @@ class DmaQueues {
  public:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-  explicit DmaQueues(size_t engines)
-      : pending_(engines, 0), nonempty_((engines + 63) / 64, 0) {}
+  explicit DmaQueues(size_t engines) : nonempty_((engines + 63) / 64, 0) {}
 
   // Pieces waiting, on all engines.
   size_t Queued() const { return queued_; }
   // Engine e has nothing waiting.
-  bool Empty(size_t e) const { return pending_[e] == 0; }
+  bool Empty(size_t e) const {
+    return (nonempty_[e / 64] >> (e % 64) & 1) == 0;
+  }
 
   // Queues pieces piece .. piece + count - 1 of transfer `owner` on engines
   // lo .. lo + count - 1 (piece c on engine lo + c), each behind what its
@@ -39,10 +40,7 @@ class DmaQueues {
       const uint32_t n = std::min<uint32_t>(count, 64);
       runs_.push_back(
           {n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo, piece, owner});
-      for (uint32_t c = 0; c < n; ++c) {
-        const size_t e = lo + c;
-        if (pending_[e]++ == 0) nonempty_[e / 64] |= uint64_t{1} << (e % 64);
-      }
+      SetBits(nonempty_, lo, runs_.back().waiting);
       queued_ += n;
       lo += n;
       piece += n;
@@ -91,6 +89,7 @@ class DmaQueues {
     };
     std::array<Stretch, 64> found;
     size_t stretches = 0;
+    uint64_t taken = 0;
     for (size_t r = first_; want != 0 && r < runs_.size(); ++r) {
       Run& run = runs_[r];
       uint64_t take = Overlap(run, a) & want;
@@ -100,10 +99,7 @@ class DmaQueues {
       run.waiting &=
           ~(run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo));
       queued_ -= static_cast<size_t>(std::popcount(take));
-      for (uint64_t t = take; t != 0; t &= t - 1) {
-        const size_t e = a + static_cast<size_t>(std::countr_zero(t));
-        if (--pending_[e] == 0) nonempty_[e / 64] &= ~(uint64_t{1} << (e % 64));
-      }
+      taken |= take;
       while (take != 0) {
         const auto c = static_cast<uint32_t>(std::countr_zero(take));
         const auto n = static_cast<uint32_t>(std::countr_one(take >> c));
@@ -111,6 +107,20 @@ class DmaQueues {
         take &= n == 64 ? 0 : ~(((uint64_t{1} << n) - 1) << c);
       }
     }
+    // An engine that took a piece has more waiting only if a run after the
+    // one it took from holds one for it (in a tile loop, the next run).
+    uint64_t eligible = 0;  // engines whose run is before r
+    uint64_t more = 0;      // of those, the ones a later run holds one for
+    for (size_t r = stretches > 0 ? found[0].run : runs_.size(), i = 0;
+         r < runs_.size(); ++r) {
+      more |= Overlap(runs_[r], a) & eligible;
+      for (; i < stretches && found[i].run == r; ++i) {
+        eligible |= Mask(found[i].n) << found[i].c;
+      }
+      if (i == stretches && (eligible & ~more) == 0) break;
+    }
+    taken &= ~more;
+    ClearBits(nonempty_, a, taken);
     // In engine order (a few stretches, most often one), with the stretches
     // of engines that had nothing waiting between them.
     std::sort(found.begin(),
@@ -129,6 +139,24 @@ class DmaQueues {
     Compact();
   }
 
+  static uint64_t Mask(uint32_t n) {
+    return n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  }
+  // words |= bits << from, and words &= ~(bits << from), over two words.
+  static void SetBits(std::vector<uint64_t>& words, size_t from,
+                      uint64_t bits) {
+    const size_t w = from / 64;
+    const size_t b = from % 64;
+    words[w] |= bits << b;
+    if (b != 0 && w + 1 < words.size()) words[w + 1] |= bits >> (64 - b);
+  }
+  static void ClearBits(std::vector<uint64_t>& words, size_t from,
+                        uint64_t bits) {
+    const size_t w = from / 64;
+    const size_t b = from % 64;
+    words[w] &= ~(bits << b);
+    if (b != 0 && w + 1 < words.size()) words[w + 1] &= ~(bits >> (64 - b));
+  }
   // The 64 bits of `words` from bit `from` on (bits past the end are 0).
   static uint64_t Bits(const std::vector<uint64_t>& words, size_t from) {
     const size_t w = from / 64;
@@ -155,7 +183,6 @@ class DmaQueues {
 
   std::vector<Run> runs_;           // in queueing order
   size_t first_ = 0;                // runs before it are consumed
-  std::vector<uint32_t> pending_;   // per engine, pieces waiting
   std::vector<uint64_t> nonempty_;  // engines with pieces waiting, as bits
   size_t queued_ = 0;
 };
