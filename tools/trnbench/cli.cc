@@ -9,6 +9,7 @@
 #include "harness/runner/results.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/kernel_source.h"
 #include "tools/trnbench/options.h"
 
 namespace trn {
@@ -56,7 +57,13 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
   if (auto s = CheckFlagsFitCommand(*options, *command); !s.ok()) {
     return Fail(err, s);
   }
-  return command->run(*options, out, err);
+  TracedKernels kernels;  // --kernel: traced into specs (kernel_source.h)
+  if (auto s = kernels.Trace(*options); !s.ok()) return Fail(err, s);
+  const int code = command->run(*options, out, err);
+  if (code == kExitOk || code == kExitRegression) {
+    if (auto s = kernels.WriteEmitted(*options); !s.ok()) return Fail(err, s);
+  }
+  return code;
 }
 
 }  // namespace trn
