@@ -60,7 +60,8 @@ def trace(kernel: str, args: str = "", kwargs: Tuple[str, ...] = ()) -> dict:
         k, v, _raw = cli.parse_kwarg(item)
         kw[k] = v
     t = cli.trace_kernel(path, function, parsed, kw)
-    return emit.emit(t, cli.workload_name(function), "test", {})
+    return emit.emit(t, cli.workload_name(function), "test",
+                     cli.provenance_of(path, function, parsed, {}))
 
 
 def ops(spec: dict) -> Iterator[Tuple[List[dict], dict]]:

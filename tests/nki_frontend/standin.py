@@ -26,7 +26,9 @@ def _fill_body(body: list) -> None:
             if op.get("range") == "static":
                 op["range"] = "affine"
             _fill_body(op["body"])
-        elif op.get("op") in FIRST_ENGINE and "engine" not in op:
+        else:
+            op.pop("slices", None)  # compiler stage: slices of a tile
+        if op.get("op") in FIRST_ENGINE and "engine" not in op:
             op["engine"] = FIRST_ENGINE[op["op"]]
             if op["engine"] == "tensor" and op["op"] == "transpose":
                 op["buffer"] = "psum"

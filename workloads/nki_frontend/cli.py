@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
-from . import core, emit, ir, language, modules, tracer
+from . import core, emit, ir, language, lists, modules, tracer
 from .errors import TraceError
 
 _TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
@@ -78,9 +78,12 @@ def load_kernel(path: str, function: str):
     # Python's own range inside the kernel is a traced sequential loop.
     module.__dict__["range"] = _range
     sys.modules["nki_kernel_source"] = module
+    module.__dict__["__nki_list__"] = lists.TracedList
     try:
+        with open(path, encoding="utf-8") as f:
+            code = lists.rewrite(f.read(), path)
         with modules.absent_modules_allowed(os.path.abspath(path)):
-            spec.loader.exec_module(module)
+            exec(code, module.__dict__)
     except TraceError:
         raise
     except SyntaxError as e:
@@ -153,6 +156,16 @@ def _kernel_line(e: BaseException, t: tracer.Trace) -> str:
     return where
 
 
+def provenance_of(path: str, function: str, args: Dict[str, object],
+                  kwarg_text: Dict[str, str]) -> dict:
+    """The spec's "kernel_source" (docs/spec-format.md)."""
+    arg_text = {k: (f"{'x'.join(map(str, v[0]))}:{v[1]}"
+                    if isinstance(v, tuple) else repr(v))
+                for k, v in args.items()}
+    return {"path": path, "sha256": sha256_of(path), "function": function,
+            "args": arg_text, "kwargs": dict(kwarg_text)}
+
+
 def workload_name(function: str) -> str:
     name = re.sub(r"[^a-z0-9_]", "_", function.lower())
     if not name or not name[0].isalpha():
@@ -187,12 +200,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             kwarg_text[k] = raw
         trace = trace_kernel(path, function, args, kwargs)
         name = ns.name or workload_name(function)
-        arg_text = {k: (f"{'x'.join(map(str, v[0]))}:{v[1]}"
-                        if isinstance(v, tuple) else repr(v))
-                    for k, v in args.items()}
-        provenance = {"path": path, "sha256": sha256_of(path),
-                      "function": function, "args": arg_text,
-                      "kwargs": kwarg_text}
+        provenance = provenance_of(path, function, args, kwarg_text)
+        arg_text = provenance["args"]
         described = ", ".join(f"{k}={v}" for k, v in
                               list(arg_text.items()) + list(kwarg_text.items()))
         description = (f"Traced by the NKI front end from "

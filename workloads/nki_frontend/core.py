@@ -414,11 +414,18 @@ class _AccumDone:
 TileLike = Union[Tile, TileView]
 
 
+def _unlist(x: object) -> object:
+    if type(x).__name__ == "_ListView":
+        return x.view()  # type: ignore[attr-defined]
+    return x
+
+
 def is_tile(x: object) -> bool:
-    return isinstance(x, (Tile, TileView))
+    return isinstance(_unlist(x), (Tile, TileView))
 
 
 def tile_shape(x: TileLike) -> Tuple[int, ...]:
+    x = _unlist(x)  # type: ignore[assignment]
     if isinstance(x, TileView):
         return x.shape
     a = x._a
@@ -426,6 +433,7 @@ def tile_shape(x: TileLike) -> Tuple[int, ...]:
 
 
 def tile_dtype(x: TileLike) -> str:
+    x = _unlist(x)  # type: ignore[assignment]
     t = x.tile if isinstance(x, TileView) else x
     return t._a.dtype
 
@@ -479,6 +487,7 @@ def result_tile(op: ir.Op) -> Tile:
 
 
 def ref_of(x: object) -> ir.Ref:
+    x = _unlist(x)
     if isinstance(x, TileView):
         arr = x.tile._a
         dims = x.dims
@@ -490,8 +499,13 @@ def ref_of(x: object) -> ir.Ref:
     arr.fresh = False
     inner = getattr(arr, "inner", None)
     t = tracer.active()
+    part = None
+    if dims is not None:
+        seen = tile_of(view_tile(arr, dims))
+        if seen != arr.tile():
+            part = seen  # a slice of the tile ("slices", compiler stage)
     if inner is not None and inner.loop.encloses(t.loop):
-        return ir.Ref(inner, [])  # written earlier in this iteration
+        return ir.Ref(inner, [], part)  # written earlier in this iteration
     v = arr.current
     if v is None:
         raise err(f"reads {arr.name or 'an array'} (allocated at line "
@@ -506,7 +520,9 @@ def ref_of(x: object) -> ir.Ref:
                 slots.append(list(lt.keys())[0])
             else:
                 break
-    return ir.Ref(v, slots)
+        if len(slots) < len(arr.block_dims):
+            part = None  # a whole block or sub-block
+    return ir.Ref(v, slots, part)
 
 
 def _chain_below(arr: ir.Array, loop: ir.Loop) -> List[ir.Loop]:

@@ -10,6 +10,7 @@ nl.* ops) is left out."""
 from __future__ import annotations
 
 import math
+from builtins import min as builtins_min
 import os
 from typing import Dict, List, Optional, Set, Tuple, Union
 
@@ -70,6 +71,8 @@ class Emitter:
         named = arr.name if arr is not None and not arr.fresh_name else None
         if op.role == "acc" and named:
             return f"{named}_mm" if op.kind == "matmul" else f"{named}_sum"
+        if op.role == "slot" and named and getattr(op, "list_slot", False):
+            return named
         if op.role == "slot" and named:
             return named[:-1] if named.endswith("s") and len(named) > 2 \
                 else f"{named}_tile"
@@ -134,9 +137,16 @@ class Emitter:
             if op.tensor is None or op.access is None:
                 continue
             for d, acc in enumerate(op.access):
-                for v, c in acc.start.loop_terms().items():
+                lt = acc.start.loop_terms()
+                for v, c in lt.items():
                     assert isinstance(v.loop, ir.Loop)
-                    v.loop.candidates.append((op.tensor, d, c))
+                    # The next coarser loop of the same index: this loop
+                    # walks the tile that one walks (`(m * 2 + bm) * 128`).
+                    coarser = [(cu, u.loop) for u, cu in lt.items()
+                               if cu > c and u.loop.encloses(v.loop)]
+                    outer = min(coarser, key=lambda x: x[0])[1] \
+                        if coarser else None
+                    v.loop.candidates.append((op.tensor, d, c, outer))
 
     def decide_walks(self, loop: ir.Loop) -> None:
         for item in loop.body:
@@ -146,7 +156,14 @@ class Emitter:
 
     def _walk(self, loop: ir.Loop) -> Tuple[str, int, int]:
         shapes = {x.name: x.shape for x in self.t.tensors}
-        for tensor, d, step in loop.candidates:
+        for tensor, d, step, outer in loop.candidates:
+            if outer is not None and outer.walk is not None:
+                ot, od, os_ = outer.walk
+                if ot in shapes and shapes[ot][od] == tensor.shape[d] and \
+                        math.ceil(builtins_min(os_, shapes[ot][od]) / step) \
+                        == loop.trip:
+                    return (ot, od, step)
+        for tensor, d, step, _ in loop.candidates:
             extent = tensor.shape[d]
             p = loop.parent
             while p is not None and p.kind != "root":
@@ -195,6 +212,9 @@ class Emitter:
             j["func"] = op.func
         if op.inputs:
             j["inputs"] = [self.ref(r, op) for r in op.inputs]
+            if any(r.part is not None for r in op.inputs):
+                j["slices"] = [list(r.part) if r.part else None
+                               for r in op.inputs]
         if op.kind in ("load", "store", "hbm_copy"):
             assert op.tensor is not None
             j["tensor"] = op.tensor.name

@@ -20,7 +20,7 @@ class Loop:
         self.body: List[Union["Op", "Loop"]] = []
         self.id_for: Optional["Array"] = None  # the array this loop's id is
         self.outer_writes: List[Tuple["Array", "Op", str]] = []
-        self.candidates: List[Tuple["HbmTensor", int, int]] = []
+        self.candidates: List[tuple] = []
         self.depth = 0 if parent is None else parent.depth + 1
         # Decided by the emitter.
         self.name = ""
@@ -132,6 +132,8 @@ class Ref:
     """An input: a version of an array (the op or loop that made it), and
     for a block the loop variables of the slot read."""
 
-    def __init__(self, version: Union[Op, Loop], slots: List[LoopVar]) -> None:
+    def __init__(self, version: Union[Op, Loop], slots: List[LoopVar],
+                 part: Optional[Tuple[int, int]] = None) -> None:
         self.version = version
         self.slots = slots
+        self.part = part  # [partitions, free] read of a bigger tile

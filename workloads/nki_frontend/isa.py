@@ -88,8 +88,9 @@ def _dst_dtype(dst: object, dtype: object, fallback: str) -> str:
 def nc_matmul(stationary: object = None, moving: object = None, *args: object,
               dst: object = None, accumulate: object = None,
               **kwargs: object) -> object:
-    if dst is not None and not is_tile(stationary) and args:
-        pass
+    if dst is None and args and is_tile(args[0]):
+        # Today's positional form: nc_matmul(dst, stationary, moving).
+        dst, stationary, moving = stationary, moving, args[0]
     if not (is_tile(stationary) and is_tile(moving)):
         raise err("nisa.nc_matmul takes a stationary and a moving tile")
     ss, sm = tile_shape(stationary), tile_shape(moving)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from typing import Optional, Sequence, Tuple
 
 from . import core, ir, tracer
@@ -354,7 +356,7 @@ def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
     for x, y in zip(a, b):
         if x != y and 1 not in (x, y):
             raise err(f"tile shapes {a} and {b} do not broadcast")
-        out.append(max(x, y))
+        out.append(builtins.max(x, y))
     if out and a and b and a[0] != b[0]:
         raise err(f"tiles of {a[0]} and {b[0]} partitions: a broadcast "
                   "across partitions is not yet supported")
