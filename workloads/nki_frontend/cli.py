@@ -187,6 +187,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="print the trace time to stderr")
     ns = p.parse_args(argv)
     try:
+        import numpy  # noqa: F401 (kernels import it; say so up front)
+    except ImportError:
+        print("the NKI front end needs numpy: apt-get install python3-numpy "
+              "(or set TRNBENCH_PYTHON to a python3 that has it)",
+              file=sys.stderr)
+        return 2
+    try:
         started = time.perf_counter()
         path, sep, function = ns.kernel.rpartition("::")
         if not sep or not path or not function:
