@@ -170,6 +170,22 @@ class KernelFlag(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("FILE.py::FUNCTION", err)
 
+    def test_kwarg_sweep_is_one_family(self) -> None:
+        rc, out, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows", "--args",
+                                 "x=256x512:float32", "--kwarg",
+                                 "ROWS=64,128", "--repeat", "5",
+                                 "--format", "json"])
+        self.assertEqual(rc, 0, err)
+        ws = json.loads(out)["workloads"]
+        self.assertEqual(sorted(w["name"] for w in ws),
+                         ["exp_rows_rows_128", "exp_rows_rows_64"])
+        self.assertEqual({w["family"] for w in ws}, {"exp_rows"})
+        rc, _, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows", "--args",
+                               "x=256x512:float32", "--kwarg", "ROWS=64,128",
+                               "--emit-spec", "x.json"])
+        self.assertEqual(rc, 2)
+        self.assertIn("not of a --kwarg sweep", err)
+
     def test_missing_python(self) -> None:
         env = dict(os.environ, TRNBENCH_PYTHON="/nonexistent/python3")
         rc, _, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows", "--args",

@@ -133,27 +133,44 @@ def hand_spec(name: str) -> dict:
     return spec
 
 
+def fmt_us(us: float) -> str:
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.2f} us"
+
+
+def published_ncl(name: str) -> str:
+    with open(os.path.join(SOURCE, "workloads", "validation", name + ".json"),
+              encoding="utf-8") as f:
+        for fig in json.load(f).get("published", []):
+            if fig["metric"] == "ncl_us" and fig.get("device") == "trn1" \
+                    and "shape" not in fig:
+                return f"{fig['figure']} {fig['unit']} ({fig['statistic']})"
+    return ""
+
+
 def main() -> int:
     from standin import fill
     trnbench = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         SOURCE, "build", "trnbench")
-    print("| generation | kernel | traced | trace ms | run s | NCL p99 (traced, stand-in) | NCL p99 (hand-written spec) |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| generation | kernel | traced | trace ms | run s | NCL p99 traced (stand-in) | NCL p99 hand-written spec | published |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in kernels():
         spec, why, took = trace_timed(k)
         if spec is None:
-            print(f"| {k.generation} | {k.function} | no: {why.split(': ', 1)[-1]} | {took*1000:.0f} | | | |")
+            print(f"| {k.generation} | {k.function} | no: {why.split(': ', 1)[-1]} | {took*1000:.0f} | | | | |")
             continue
         try:
             m, run_s = run_spec(trnbench, fill(spec))
-            fig = f"{m['ncl_us']['p99'] / 1000:.2f} ms"
+            fig = fmt_us(m['ncl_us']['p99'])
         except RuntimeError as e:
             fig, run_s = f"refused: {e}", 0.0
-        hand = ""
+        hand = pub = ""
         if k.hand_spec:
             hm, _ = run_spec(trnbench, hand_spec(k.hand_spec))
-            hand = f"{hm['ncl_us']['p99'] / 1000:.2f} ms"
-        print(f"| {k.generation} | {k.function} | yes | {took*1000:.0f} | {run_s:.2f} | {fig} | {hand} |")
+            hand = fmt_us(hm['ncl_us']['p99'])
+            pub = published_ncl(k.hand_spec)
+        if fig.startswith("refused"):
+            fig = "refused by trnbench: " + fig.split(": ")[-1][:90]
+        print(f"| {k.generation} | {k.function} | yes | {took*1000:.0f} | {run_s:.2f} | {fig} | {hand} | {pub} |")
     return 0
 
 

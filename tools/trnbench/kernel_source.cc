@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "support/output_transaction.h"
@@ -106,6 +107,52 @@ std::string SpecFileName(const std::string& kernel, size_t index) {
   return absl::StrCat(index, "_", fn, ".json");
 }
 
+// "NAME=V1,V2": the values, split at commas outside brackets, so that a
+// tuple value such as "(3,4)" stays one value.
+std::pair<std::string, std::vector<std::string>> SplitKwarg(
+    const std::string& kv) {
+  const size_t eq = kv.find('=');
+  std::vector<std::string> values;
+  std::string cur;
+  int depth = 0;
+  for (char c : kv.substr(eq + 1)) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      values.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur.push_back(c);
+  }
+  values.push_back(cur);
+  return {kv.substr(0, eq), values};
+}
+
+// The cross product of the --kwarg values, the first flag outermost.
+std::vector<SweepPoint> SweepPoints(const std::vector<std::string>& kwargs) {
+  std::vector<SweepPoint> points = {{}};
+  bool sweep = false;
+  for (const auto& kv : kwargs) {
+    auto [name, values] = SplitKwarg(kv);
+    sweep = sweep || values.size() > 1;
+    std::vector<SweepPoint> next;
+    for (const auto& p : points) {
+      for (const auto& v : values) {
+        SweepPoint q = p;
+        q.kwargs.push_back(absl::StrCat(name, "=", v));
+        absl::StrAppend(&q.suffix, "_", name, "_", v);
+        next.push_back(std::move(q));
+      }
+    }
+    points = std::move(next);
+  }
+  if (!sweep) {
+    for (auto& p : points) p.suffix.clear();
+  }
+  return points;
+}
+
 }  // namespace
 
 std::string FrontEndPython() {
@@ -154,7 +201,6 @@ absl::Status TracedKernels::Trace(Options& o) {
         "cannot make a folder for traced specs: ", std::strerror(errno)));
   }
   dir_ = tmpl;
-  const std::string python = FrontEndPython();
   const std::string frontend = FrontEndDir();
   std::error_code ec;
   if (!std::filesystem::exists(frontend + "/nki_frontend/__main__.py", ec)) {
@@ -162,43 +208,62 @@ absl::Status TracedKernels::Trace(Options& o) {
         "--kernel: the NKI front end is not in ", frontend,
         " (expected nki_frontend/ there; set TRNBENCH_NKI_FRONTEND)"));
   }
-  for (size_t i = 0; i < o.kernels.size(); ++i) {
-    const std::string& kernel = o.kernels[i];
-    const std::string out = dir_ + "/" + SpecFileName(kernel, i);
-    std::vector<std::string> argv = {python, "-m",       "nki_frontend",
-                                     kernel, "--output", out};
-    if (!o.kernel_args.empty()) {
-      argv.push_back("--args");
-      argv.push_back(o.kernel_args);
+  const std::vector<SweepPoint> points = SweepPoints(o.kwargs);
+  if (o.Given("emit_spec") && points.size() != 1) {
+    return absl::InvalidArgumentError(
+        "--emit-spec: writes the spec of one kernel, not of a --kwarg sweep");
+  }
+  size_t index = 0;
+  for (const std::string& kernel : o.kernels) {
+    for (const SweepPoint& point : points) {
+      TRN_RETURN_IF_ERROR(TraceOne(o, kernel, point, index++));
     }
-    for (const auto& kw : o.kwargs) {
-      argv.push_back("--kwarg");
-      argv.push_back(kw);
-    }
-    const char* old_path = std::getenv("PYTHONPATH");
-    std::string path = frontend;
-    if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
-    auto child =
-        RunChild(argv, {"PYTHONPATH=" + path, "PYTHONDONTWRITEBYTECODE=1"});
-    if (absl::IsNotFound(child.status())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--kernel: cannot run ", python, " (", child.status().message(),
-          "): the NKI front end needs python3 with numpy "
-          "(apt-get install python3 python3-numpy; or set TRNBENCH_PYTHON)"));
-    }
-    TRN_RETURN_IF_ERROR(child.status());
-    if (child->exit_code == 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--kernel ", kernel, ": ", FirstLine(child->err)));
-    }
-    if (child->exit_code != 0) {
-      return absl::InternalError(
-          absl::StrCat("the NKI front end failed on ", kernel, " (exit ",
-                       child->exit_code, "): ", FirstLine(child->err)));
-    }
-    o.specs.push_back(out);
   }
   if (o.Given("emit_spec")) emitted_ = o.specs.back();
+  return absl::OkStatus();
+}
+
+absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
+                                     const SweepPoint& point, size_t index) {
+  const std::string python = FrontEndPython();
+  const std::string out = dir_ + "/" + SpecFileName(kernel, index);
+  std::vector<std::string> argv = {python, "-m",       "nki_frontend",
+                                   kernel, "--output", out};
+  if (!o.kernel_args.empty()) {
+    argv.push_back("--args");
+    argv.push_back(o.kernel_args);
+  }
+  for (const auto& kw : point.kwargs) {
+    argv.push_back("--kwarg");
+    argv.push_back(kw);
+  }
+  if (!point.suffix.empty()) {
+    // Each point of a sweep is a workload of its own, of one family.
+    const std::string fn = kernel.substr(kernel.rfind("::") + 2);
+    argv.insert(argv.end(), {"--name", fn + point.suffix, "--family", fn});
+  }
+  const char* old_path = std::getenv("PYTHONPATH");
+  std::string path = FrontEndDir();
+  if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
+  auto child =
+      RunChild(argv, {"PYTHONPATH=" + path, "PYTHONDONTWRITEBYTECODE=1"});
+  if (absl::IsNotFound(child.status())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kernel: cannot run ", python, " (", child.status().message(),
+        "): the NKI front end needs python3 with numpy "
+        "(apt-get install python3 python3-numpy; or set TRNBENCH_PYTHON)"));
+  }
+  TRN_RETURN_IF_ERROR(child.status());
+  if (child->exit_code == 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kernel ", kernel, ": ", FirstLine(child->err)));
+  }
+  if (child->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("the NKI front end failed on ",
+                                            kernel, " (exit ", child->exit_code,
+                                            "): ", FirstLine(child->err)));
+  }
+  o.specs.push_back(out);
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 #ifndef TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
 #define TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,12 @@
 #include "tools/trnbench/options.h"
 
 namespace trn {
+
+// One point of a --kwarg sweep: the flags and a name suffix.
+struct SweepPoint {
+  std::vector<std::string> kwargs;  // NAME=VALUE each
+  std::string suffix;               // "_tiles_in_block_m_4", "" if no sweep
+};
 
 // The traced specs of one command: files in a private temporary folder,
 // removed when this goes out of scope.
@@ -34,6 +41,9 @@ class TracedKernels {
   absl::Status WriteEmitted(const Options& o) const;
 
  private:
+  absl::Status TraceOne(Options& o, const std::string& kernel,
+                        const SweepPoint& point, size_t index);
+
   std::string dir_;
   std::string emitted_;  // the traced spec --emit-spec copies
 };

@@ -182,6 +182,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--kwarg", action="append", default=[],
                    help="NAME=VALUE (repeatable)")
     p.add_argument("--name", default="", help="workload name")
+    p.add_argument("--family", default="", help="workload family (default: "
+                   "the name)")
     p.add_argument("--output", default="-", help="spec file (- for stdout)")
     p.add_argument("--timing", action="store_true",
                    help="print the trace time to stderr")
@@ -206,7 +208,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             kwargs[k] = v
             kwarg_text[k] = raw
         trace = trace_kernel(path, function, args, kwargs)
-        name = ns.name or workload_name(function)
+        name = workload_name(ns.name or function)
         provenance = provenance_of(path, function, args, kwarg_text)
         arg_text = provenance["args"]
         described = ", ".join(f"{k}={v}" for k, v in
@@ -214,6 +216,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         description = (f"Traced by the NKI front end from "
                        f"{os.path.basename(path)}::{function}({described}).")
         spec = emit.emit(trace, name, description, provenance)
+        if ns.family:
+            spec["family"] = workload_name(ns.family)
         text = json.dumps(spec, indent=1) + "\n"
         elapsed = time.perf_counter() - started
     except TraceError as e:

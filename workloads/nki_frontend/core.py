@@ -15,6 +15,13 @@ def err(message: str) -> TraceError:
     return TraceError(message, tracer.where())
 
 
+def not_yet(func):
+    """Marks an API function the front end names but does not trace yet
+    (docs/nki-source.md lists it as "not yet"); calling it refuses."""
+    func._not_yet = True  # type: ignore[attr-defined]
+    return func
+
+
 # --- dtypes and buffers ---------------------------------------------------
 
 class DType:
@@ -587,6 +594,12 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
         op.role = op.role if op.role == "acc" else "tile"
         arr.current = op
         return
+    if kind == "set" and arr.current is not None and any(
+            r.version is arr.current for r in op.inputs):
+        # `dst=x, data1=x` across loops: an update in place, as `x += y`.
+        op.role = "acc"
+        op.carry_self = all(l.kind != "sequential" for l in chain)
+        kind = "acc"
     if kind == "set":
         op.role = "slot"
         levels: List[int] = []

@@ -25,7 +25,7 @@ vector_engine = _Engine("vector")
 scalar_engine = _Engine("scalar")
 gpsimd_engine = _Engine("gpsimd")
 unknown_engine = _Engine(None)
-sync_engine = _Engine(None)
+dma_engine = _Engine(None)  # dma_copy's engine: DMA, not a compute engine
 
 
 class _Enum:
@@ -37,6 +37,10 @@ reduce_cmd = _Enum(idle=0, reset=1, reset_reduce=2, reduce=3)
 dge_mode = _Enum(none=0, swdge=1, hwdge=2, unknown=3)
 oob_mode = _Enum(error=0, skip=1)
 nc_version = _Enum(gen2=2, gen3=3, gen4=4)
+matmul_perf_mode = _Enum(none=0, double_row=1, double_row_gen3=2)
+engine = _Enum(tensor=tensor_engine, vector=vector_engine,
+               scalar=scalar_engine, gpsimd=gpsimd_engine,
+               unknown=unknown_engine, dma=dma_engine)
 
 
 def get_nc_version() -> int:
@@ -63,6 +67,7 @@ def _finish(op: ir.Op, dst: object) -> object:
     """The new API writes into `dst=`; the old returns the tile."""
     if dst is None:
         return result_tile(op)
+    dst = core._unlist(dst)
     if isinstance(dst, TileView):
         core.write(dst.tile, dst.dims, result_tile(op), "set")
     elif isinstance(dst, Tile):
@@ -145,6 +150,7 @@ def activation(op: object = None, data: object = None, bias: object = None,
     return _finish(o, dst)
 
 
+@core.not_yet
 def activation_reduce(op: object = None, data: object = None,
                       reduce_op: object = None, reduce_res: object = None,
                       bias: object = None, scale: object = 1.0, *,
@@ -182,6 +188,7 @@ def tensor_scalar(data: object = None, op0: object = None,
     return _finish(o, dst)
 
 
+@core.not_yet
 def tensor_scalar_reduce(*args: object, **kwargs: object) -> object:
     raise err("nisa.tensor_scalar_reduce is not yet supported")
 
@@ -316,6 +323,20 @@ def affine_select(pred: object = None, on_true_tile: object = None,
                 dtype=_dst_dtype(dst, dtype, tile_dtype(on_true_tile)),
                 engine="gpsimd")
     return _finish(o, dst)
+
+
+def dma_transpose(src: object = None, *, dst: object = None,
+                  axes: object = None, dge_mode: object = None,
+                  **kwargs: object) -> object:
+    """A DMA transpose from HBM: a load with "transpose"."""
+    tile = language.load_transpose2d(src)
+    if dst is None:
+        return tile
+    target = dst.tile if isinstance(dst, TileView) else dst
+    dims = dst.dims if isinstance(dst, TileView) else core.normalize(
+        target._a.shape, ())
+    core.write(target, dims, tile, "set")
+    return None
 
 
 def dma_copy(*, dst: object = None, src: object = None, mask: object = None,

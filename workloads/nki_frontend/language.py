@@ -194,12 +194,40 @@ def zeros_like(a: object, dtype: object = None, buffer: object = None,
     return _filled(tile_shape(a), dtype or a.dtype, buffer, name)
 
 
-def ndarray_like(a: object, dtype: object = None, buffer: object = None,
-                 **kwargs: object):
+def empty_like(a: object, dtype: object = None, buffer: object = None,
+               **kwargs: object):
     return ndarray(a.shape, dtype or a.dtype, buffer=buffer)
 
 
-empty_like = ndarray_like
+def shared_constant(constant: object, dtype: object = None,
+                    **kwargs: object) -> HbmHandle:
+    """A constant tensor in HBM: its shape is all the trace needs."""
+    shape = tuple(int(d) for d in getattr(constant, "shape", ()))
+    if not shape:
+        raise err("nl.shared_constant takes an array")
+    d = core.spec_dtype(dtype if dtype is not None else
+                        getattr(constant, "dtype", None))
+    t = tracer.active()
+    target = tracer.current_target() or "constant"
+    tensor = ir.HbmTensor(_unique_tensor_name(target), shape, d)
+    t.tensors.append(tensor)
+    return HbmHandle(tensor, dtype)
+
+
+def is_psum(buffer: object) -> bool:
+    return buffer is PSUM
+
+
+def is_sbuf(buffer: object) -> bool:
+    return buffer is SBUF
+
+
+def is_hbm(buffer: object) -> bool:
+    return buffer in (HBM, SHARED_HBM, PRIVATE_HBM)
+
+
+def is_on_chip(buffer: object) -> bool:
+    return buffer in (SBUF, PSUM)
 
 
 # --- data movement --------------------------------------------------------
@@ -514,10 +542,12 @@ def where(condition: object, x: object, y: object, dtype: object = None,
     return result_tile(op)
 
 
+@core.not_yet
 def program_id(axis: int) -> int:
     raise err("nl.program_id (an SPMD launch grid) is not yet supported")
 
 
+@core.not_yet
 def num_programs(axes: object = None) -> int:
     raise err("nl.num_programs (an SPMD launch grid) is not yet supported")
 

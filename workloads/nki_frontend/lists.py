@@ -105,7 +105,8 @@ class _ListView:
         self._index = index
 
     def __getitem__(self, i: object):
-        return _ListView(self._list, self._index + [i])
+        more = list(i) if isinstance(i, tuple) else [i]
+        return _ListView(self._list, self._index + more)
 
     def view(self) -> core.TileView:
         arr = self._list._arr

@@ -36,12 +36,13 @@ LANGUAGE_NAMES = [n for n in dir(language) if not n.startswith("_") and n not in
     "DTYPES", "HBM", "PRIVATE_HBM", "PSUM", "SBUF", "SHARED_HBM", "DType",
     "DynSlice", "Grid", "HbmHandle", "HbmView", "ParDim", "Tile", "TileView",
     "err", "is_tile", "make_op", "result_tile", "tile_dtype", "tile_shape",
-    "Affine", "Axis", "Conjunction", "Predicate", "python_range")]
+    "Affine", "Axis", "Conjunction", "Predicate", "python_range", "builtins",
+    "not_yet")]
 
 ISA_NAMES = [n for n in dir(isa) if not n.startswith("_") and n not in (
     "annotations", "core", "ir", "language", "Optional", "Sequence",
     "HbmHandle", "HbmView", "Tile", "TileView", "err", "is_tile", "make_op",
-    "result_tile", "tile_dtype", "tile_shape")]
+    "result_tile", "tile_dtype", "tile_shape", "not_yet")]
 
 
 class _Jit:
