@@ -10,6 +10,7 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
+#include "workloads/kernel_provenance.h"
 #include "workloads/published_figure.h"
 
 namespace trn {
@@ -123,6 +124,8 @@ struct WorkloadSpec {
   // Measurements of this workload on hardware, for the validation suite
   // (docs/validation.md); empty for most specs.
   std::vector<PublishedFigure> published;
+  // The NKI source a traced spec was made from (NKI front end).
+  std::optional<KernelSource> kernel_source;
   std::string file;          // where it was read from
   std::string content_hash;  // FNV-1a 64 of the file bytes, hex
 

@@ -66,7 +66,8 @@ class SpecReader {
     spec.schema_version = kSpecSchemaVersion;
     static constexpr std::string_view kTopKeys[] = {
         "schema_version", "name", "family", "description",     "mode",
-        "tensors",        "ops",  "kernel", "noise_threshold", "published"};
+        "tensors",        "ops",  "kernel", "noise_threshold", "published",
+        "kernel_source"};
     TRN_RETURN_IF_ERROR(r_.CheckKeys(root, "", kTopKeys, "a spec"));
     TRN_ASSIGN_OR_RETURN(spec.name, r_.RequiredString(root, "", "name"));
     TRN_ASSIGN_OR_RETURN(spec.family, r_.RequiredString(root, "", "family"));
@@ -118,6 +119,7 @@ class SpecReader {
     if (const Json* published = JsonReader::Optional(root, "published")) {
       TRN_ASSIGN_OR_RETURN(spec.published, Published(*published, spec));
     }
+    TRN_ASSIGN_OR_RETURN(spec.kernel_source, ReadKernelSource(root, r_));
     return spec;
   }
 

@@ -11,6 +11,7 @@
 #include "support/ordered_parallel.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/kernel_source.h"
 #include "tools/trnbench/options.h"
 
 namespace trn {
@@ -62,7 +63,13 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
   // machine's cores unless given); no output depends on it.
   SetDefaultJobs(options->Given("jobs") ? static_cast<int>(options->jobs)
                                         : HardwareJobs());
-  return command->run(*options, out, err);
+  TracedKernels kernels;  // --kernel: traced into specs (kernel_source.h)
+  if (auto s = kernels.Trace(*options); !s.ok()) return Fail(err, s);
+  const int code = command->run(*options, out, err);
+  if (code == kExitOk || code == kExitRegression) {
+    if (auto s = kernels.WriteEmitted(*options); !s.ok()) return Fail(err, s);
+  }
+  return code;
 }
 
 }  // namespace trn

@@ -144,6 +144,32 @@ const std::vector<FlagDef>& Flags() {
          o.specs.push_back(v);
          return absl::OkStatus();
        }},
+      {"kernel", Kind::kList, "FILE.py::FUNCTION",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v.find("::") == std::string::npos || v.rfind("::") == 0 ||
+             v.rfind("::") + 2 == v.size()) {
+           return Expected("kernel", v, "FILE.py::FUNCTION");
+         }
+         o.kernels.push_back(v);
+         return absl::OkStatus();
+       }},
+      {"args", Kind::kText,
+       "the kernel's arguments, name=DIMSxDIMS:dtype or name=NUMBER, "
+       "comma-separated",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v.empty()) return Expected("args", v, "name=DIMSxDIMS:dtype,...");
+         o.kernel_args = v;
+         return absl::OkStatus();
+       }},
+      {"kwarg", Kind::kList, "NAME=VALUE, a keyword argument of the kernel",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v.find('=') == std::string::npos || v.front() == '=') {
+           return Expected("kwarg", v, "NAME=VALUE");
+         }
+         o.kwargs.push_back(v);
+         return absl::OkStatus();
+       }},
+      PathFlag("emit_spec", "a file name", &Options::emit_spec),
       {"shape", Kind::kList, "TENSOR[,TENSOR...]=DIMS[,DIMS...]",
        [](Options& o, const std::string& v) -> absl::Status {
          auto shape = ParseShapeOverride(v);

@@ -25,6 +25,12 @@ struct Options {
   // Selection.
   std::string workload;
   std::vector<std::string> specs;
+  // NKI kernel source (docs/nki-source.md): FILE.py::FUNCTION, traced into
+  // specs that join `specs` (tools/trnbench/kernel_source.h).
+  std::vector<std::string> kernels;
+  std::string kernel_args;          // --args name=DIMSxDIMS:dtype,...
+  std::vector<std::string> kwargs;  // --kwarg NAME=VALUE
+  std::string emit_spec;            // --emit-spec FILE
   std::vector<ShapeOverride> shapes;
   std::string specs_dir;     // empty: the shipped workloads/specs
   std::string profiles_dir;  // empty: the shipped device_model/profiles

@@ -46,6 +46,11 @@ Examples:
 Options:
   --workload NAME      workload name, family name, or 'all'
   --spec FILE          run a spec file (repeatable)
+  --kernel FILE.py::FN run an NKI kernel's source, traced into a spec by the
+                       NKI front end (repeatable; docs/nki-source.md)
+  --args NAME=V,...    the kernel's arguments: DIMSxDIMS:dtype or a number
+  --kwarg NAME=VALUE   a keyword argument of the kernel (repeatable)
+  --emit-spec FILE     also write the spec traced from --kernel
   --repeat N           recorded runs per workload (default 100)
   --warmup N           warm-up runs, simulated and discarded (default 1)
   --wait N             runs skipped before warm-up (default 0)

@@ -1,0 +1,35 @@
+# Kernels the front end must refuse, one line each (its tests).
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+def unknown_api(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=nl.no_such_function(t))
+    return out
+
+
+def data_dependent(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    if t:
+        t = nl.exp(t)
+    nl.store(out, value=t)
+    return out
+
+
+def bad_dtype(x):
+    out = nl.ndarray(x.shape, dtype=nl.float8_e4m3, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(x))
+    return out
+
+
+def loop_var_branch(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(x.shape[0] // 128):
+        if i == 0:
+            pass
+        nl.store(out[i * 128:(i + 1) * 128, 0:x.shape[1]],
+                 value=nl.load(x[i * 128:(i + 1) * 128, 0:x.shape[1]]))
+    return out

@@ -1,0 +1,179 @@
+"""The NKI front end on small kernels the project wrote, one per API
+generation and construct (tests/nki_frontend/kernels/)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import unittest
+
+from frontend_test_util import KERNELS, find, ops, run_frontend, trace
+
+
+def k(name: str) -> str:
+    return os.path.join(KERNELS, name)
+
+
+class SeedExpKernel(unittest.TestCase):
+    """The seed's tiled exp kernel (SDK 2.21 API, masks, partial tile)."""
+
+    def setUp(self) -> None:
+        self.path = k("exp_seed.py")
+        rc, err, spec, _ = run_frontend(
+            f"{self.path}::tensor_exp_kernel_", "in_tensor=250x512:float32")
+        self.assertEqual(rc, 0, err)
+        self.spec = spec
+
+    def test_loop_walks_row_tiles(self) -> None:
+        loop, = self.spec["kernel"]["loops"]
+        self.assertEqual(loop["var"], "p")
+        self.assertEqual(loop["range"], "affine")
+        self.assertEqual(loop["tensor"], "in_tensor")
+        self.assertEqual(loop["tile_partitions"], 128)
+        self.assertNotIn("buffers", loop)  # the compiler stage decides
+
+    def test_mask_is_iota_and_compare(self) -> None:
+        body = self.spec["kernel"]["loops"][0]["body"]
+        kinds = [op["op"] for op in body]
+        self.assertEqual(kinds, ["iota", "tensor_scalar", "load",
+                                 "activation", "store"])
+        iota, mask, load, act, store = body
+        self.assertEqual(iota["engine"], "gpsimd")  # GpSimd only
+        self.assertNotIn("engine", mask)  # nl.* ops: the compiler's
+        self.assertNotIn("engine", act)
+        self.assertEqual(load["mask"], mask["id"])
+        self.assertEqual(store["mask"], mask["id"])
+        self.assertEqual(act["func"], "exp")
+        self.assertEqual(store["inputs"], [act["id"]])
+
+    def test_lines_are_the_files(self) -> None:
+        with open(self.path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        for _, op in ops(self.spec):
+            if "line" in op and op.get("op") != "iota":
+                src = lines[op["line"] - 1]
+                want = {"load": "nl.load", "activation": "nl.exp",
+                        "store": "nl.store", "tensor_scalar": "mask="}
+                self.assertIn(want[op["op"]], src, op)
+        self.assertEqual(self.spec["kernel"]["source_file"], "exp_seed.py")
+
+    def test_provenance(self) -> None:
+        ks = self.spec["kernel_source"]
+        with open(self.path, "rb") as f:
+            self.assertEqual(ks["sha256"], hashlib.sha256(f.read()).hexdigest())
+        self.assertEqual(ks["function"], "tensor_exp_kernel_")
+        self.assertEqual(ks["args"], {"in_tensor": "250x512:float32"})
+        self.assertEqual(self.spec["name"], "tensor_exp_kernel_")
+
+
+class OldApiMatmul(unittest.TestCase):
+    def test_psum_accumulator_over_k(self) -> None:
+        spec = trace(f"{k('old_api_matmul.py')}::matmul_tiled",
+                     "lhsT=512x256:bfloat16,rhs=512x1024:bfloat16")
+        acc, = find(spec, op="loop", var="k")
+        self.assertEqual(acc["id"], "acc")
+        self.assertEqual((acc["tensor"], acc["tile_partitions"]), ("lhsT", 128))
+        mm, = find(spec, op="matmul")
+        self.assertEqual(mm["engine"], "tensor")
+        self.assertEqual(mm["tile"], [128, 512])
+        self.assertEqual(mm["buffer"], "psum")
+        self.assertEqual(mm["inputs"], ["a", "b"])
+        self.assertEqual(find(spec, op="load", id="a")[0]["index"], ["k", "m"])
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["inputs"], ["acc"])
+        self.assertEqual(copy["dtype"], "bf16")
+        self.assertFalse(find(spec, op="memset"))  # the matmul zeroes PSUM
+        n, = find(spec, op="loop", var="n")
+        self.assertEqual((n["tensor"], n["dim"], n["step"]), ("rhs", 1, 512))
+
+
+class NewApi(unittest.TestCase):
+    def test_dma_copy_nc_matmul_dst_engines(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::scaled_matmul",
+                     "lhsT=512x256:bfloat16,rhs=512x512:bfloat16,"
+                     "bias=256x1:float32")
+        res, = find(spec, op="loop", var="k")
+        self.assertEqual(res["range"], "sequential")
+        self.assertEqual(res["id"], "res")
+        self.assertEqual(len(find(spec, op="load")), 3)
+        act, = find(spec, op="activation")
+        self.assertEqual(act["engine"], "scalar")
+        self.assertEqual(act["inputs"], ["sb", "bias_t"])
+        tt, = find(spec, op="tensor_tensor")
+        self.assertEqual(tt["engine"], "vector")  # engine=nisa.vector_engine
+        for copy in find(spec, op="tensor_copy"):
+            self.assertNotIn("engine", copy)
+        store, = find(spec, op="store")
+        self.assertEqual(store["inputs"], ["res_out"])
+        self.assertEqual(store["index"], ["m", ":"])
+
+    def test_loop_kinds(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::loop_kinds", "x=256x64:float32")
+        top, = spec["kernel"]["loops"]
+        self.assertEqual(top["range"], "static")
+        inner, = find(spec, op="loop", var="j")
+        self.assertEqual(inner["range"], "sequential")  # Python's range
+        memset, = find(spec, op="memset")
+        self.assertNotIn("engine", memset)
+
+
+class Blocks(unittest.TestCase):
+    def test_sbuf_array_of_tiles_is_a_block(self) -> None:
+        spec = trace(f"{k('blocks.py')}::hoisted",
+                     "lhsT=512x256:bfloat16,rhs=512x1024:bfloat16")
+        block, = find(spec, op="loop", id="lhsT_tiles")
+        self.assertEqual(block["var"], "k")
+        self.assertEqual(block["body"][0]["op"], "load")
+        mm, = find(spec, op="matmul")
+        self.assertEqual(mm["inputs"][0], "lhsT_tiles[k]")
+
+    def test_sbuf_accumulation_carries_its_tile(self) -> None:
+        spec = trace(f"{k('blocks.py')}::sum_rows", "x=512x64:float32,s=2.0")
+        tt, = find(spec, op="tensor_tensor")
+        self.assertEqual(tt["carry"], [tt["id"]])
+        self.assertIn("total", tt["inputs"])  # the zeros before the loop
+        loop, = find(spec, op="loop", var="r")
+        store, = find(spec, op="store")
+        self.assertEqual(store["inputs"], [loop["id"]])
+
+
+class Refusals(unittest.TestCase):
+    """One line naming FILE:LINE, exit 2, nothing written."""
+
+    def refused(self, function: str, line_text: str, what: str) -> None:
+        path = k("refused.py")
+        rc, err, _, exists = run_frontend(f"{path}::{function}",
+                                          "x=128x64:float32")
+        self.assertEqual(rc, 2, err)
+        self.assertFalse(exists)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        with open(path, encoding="utf-8") as f:
+            line = next(i for i, text in enumerate(f, 1) if line_text in text)
+        self.assertTrue(err.startswith(f"{path}:{line}: "), err)
+        self.assertIn(what, err)
+
+    def test_unknown_api(self) -> None:
+        self.refused("unknown_api", "nl.no_such_function",
+                     "no_such_function is not supported")
+
+    def test_data_dependent_control_flow(self) -> None:
+        self.refused("data_dependent", "if t:", "control flow on a tile")
+
+    def test_unsupported_dtype(self) -> None:
+        self.refused("bad_dtype", "float8_e4m3", "supported: bfloat16")
+
+    def test_branch_on_loop_variable(self) -> None:
+        self.refused("loop_var_branch", "if i == 0", "cannot be traced")
+
+    def test_bad_arguments(self) -> None:
+        rc, err, _, exists = run_frontend(f"{k('refused.py')}::unknown_api",
+                                          "x=128x64:float64")
+        self.assertEqual((rc, exists), (2, False))
+        self.assertIn("float64 is not supported", err)
+        rc, err, _, _ = run_frontend(f"{k('refused.py')}::nope", "x=1x1:int8")
+        self.assertEqual(rc, 2)
+        self.assertIn("no function nope", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,108 @@
+"""The upstream tutorial kernels (../shared/fixtures/nki-samples): each
+traces at the tutorial's shapes or is refused with the one line this file
+expects; the traced matmuls have the structure of the suite's hand-written
+specs; tracing the fully optimized matmul at 8192 x 4096 x 8192 takes well
+under a second. Skips, saying so, without the samples folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+
+from frontend_test_util import SOURCE, find, samples_missing
+from standin import fill
+import upstream
+
+TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
+    SOURCE, "build", "trnbench")
+
+# What is not traced yet, and why (docs/nki-source.md, "Limits").
+REFUSED = {
+    "mamba_v1": "broadcast_to", "mamba_v2": "broadcast_to",
+    "mamba_v3": "broadcast_to", "nki_layernorm_kernel_v1": "broadcast_to",
+    "nki_layernorm_kernel_v2": "broadcast_to",
+    "nki_rmsnorm_kernel": "broadcast_to",
+    "nki_tensor_add_kernel_": "nl.program_id",
+    "fused_self_attn_for_SD_small_head_size": "writes two arrays",
+    "attn_fwd_v1": "nki.compiler.sbuf",
+}
+
+
+def run(spec: dict, repeat: int = 10) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spec.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        p = subprocess.run([TRNBENCH, "--spec", path, "--repeat",
+                            str(repeat), "--format", "json"],
+                           capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise AssertionError(p.stderr)
+    return json.loads(p.stdout)["workloads"][0]["metrics"]
+
+
+@unittest.skipIf(samples_missing(), samples_missing() or "")
+class UpstreamKernels(unittest.TestCase):
+    def test_every_kernel_traces_or_is_refused_as_expected(self) -> None:
+        for k in upstream.kernels():
+            with self.subTest(k.generation + " " + k.function):
+                spec, why, _ = upstream.trace_timed(k)
+                if k.function in REFUSED and not (
+                        k.generation == "2026-02"
+                        and k.function.startswith("nki_matmul")):
+                    self.assertIsNone(spec)
+                    self.assertIn(REFUSED[k.function], why)
+                    self.assertIn(os.path.basename(k.file) + ":", why)
+                else:
+                    self.assertIsNotNone(spec, why)
+
+    def test_fully_optimized_traces_well_under_a_second(self) -> None:
+        k = next(k for k in upstream.kernels()
+                 if k.function == "nki_matmul_fully_optimized_")
+        upstream.trace_timed(k)  # the first trace imports numpy
+        _, _, took = upstream.trace_timed(k)
+        self.assertLess(took, 0.5)
+
+    def test_matmul_structure_matches_the_hand_written_specs(self) -> None:
+        by_name = {(k.generation, k.function): k for k in upstream.kernels()}
+        spec, _, _ = upstream.trace_timed(
+            by_name[("sdk-2.21", "nki_matmul_block_free_dimension_")])
+        lhs, = find(spec, id="lhsT_tiles")
+        self.assertEqual((lhs["var"], lhs["dim"], lhs["step"]),
+                         ("bm", 1, 128))
+        mm, = find(spec, op="matmul")
+        self.assertEqual(mm["inputs"], ["lhsT_tiles[bm][k]",
+                                        "rhs_tiles[bn][k]"])
+        spec, _, _ = upstream.trace_timed(
+            by_name[("sdk-2.21", "nki_matmul_fully_optimized_")])
+        k, = find(spec, var="k")
+        self.assertEqual((k["range"], k["tensor"], k["step"]),
+                         ("sequential", "rhs", 1024))
+        self.assertIn("id", k)  # the state the store loop reads
+        # Both generations of the hoisted matmul trace to the same kernel.
+        a, _, _ = upstream.trace_timed(by_name[("sdk-2.21",
+                                                "nki_matmul_hoist_load_")])
+        b, _, _ = upstream.trace_timed(by_name[("2026-02",
+                                                "nki_matmul_hoist_load_")])
+        strip = lambda s: [(o.get("op"), o.get("id"), o.get("inputs"))
+                           for o in find(s)]
+        self.assertEqual(strip(a), strip(b))
+
+    def test_block_free_predicts_as_the_hand_written_spec(self) -> None:
+        """Within 2% of workloads/validation/nki_matmul_block_free.json,
+        which leaves buffers as the traced spec does (with the stand-in
+        for the compiler stage's engines)."""
+        k = next(k for k in upstream.kernels()
+                 if k.function == "nki_matmul_block_free_dimension_")
+        spec, _, _ = upstream.trace_timed(k)
+        got = run(fill(spec))["ncl_us"]["p99"]
+        want = run(upstream.hand_spec("nki_matmul_block_free"))["ncl_us"]["p99"]
+        self.assertLessEqual(abs(got / want - 1), 0.02, (got, want))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,178 @@
+"""The upstream NKI tutorial kernels (../shared/fixtures/nki-samples) the
+front end is held to, at the tutorials' shapes, with the hand-written
+validation spec of the same kernel where the suite has one. Run as a
+script, it traces and runs each one and prints the table of
+docs/nki-source.md ("Upstream kernels")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import List, NamedTuple, Optional, Tuple
+
+from frontend_test_util import SAMPLES, SOURCE, WORKLOADS
+
+MM = "lhsT=8192x4096:bfloat16,rhs=8192x8192:bfloat16"
+MAMBA = ("delta=1x4096x512:float32,u=1x4096x512:float32,A=4096x16:float32,"
+         "B=1x16x512:float32,C=1x16x512:float32")
+LN = ("input_tensor=4096x8192:float32,epsilon=1e-05,gamma_vector=8192:float32,"
+      "beta_vector=8192:float32")
+
+
+class Kernel(NamedTuple):
+    generation: str  # sdk-2.21 or 2026-02
+    file: str        # relative to the generation's folder
+    function: str
+    args: str
+    kwargs: Tuple[str, ...] = ()
+    hand_spec: Optional[str] = None  # workloads/validation/<name>.json
+
+
+def kernels() -> List[Kernel]:
+    out: List[Kernel] = []
+    mm = "matrix_multiplication/matrix_multiplication_nki_kernels.py"
+    mamba = "fused_mamba/mamba_nki_kernels.py"
+    for gen in ("sdk-2.21", "2026-02"):
+        hand = gen == "sdk-2.21"
+        out += [
+            Kernel(gen, mm, "nki_matmul_basic_",
+                   "lhsT=128x64:bfloat16,rhs=128x512:bfloat16"),
+            Kernel(gen, mm, "nki_matmul_tiled_", MM,
+                   hand_spec="nki_matmul_tiled" if hand else None),
+            Kernel(gen, mm, "nki_matmul_hoist_load_", MM,
+                   hand_spec="nki_matmul_hoist_load" if hand else None),
+            Kernel(gen, mm, "nki_matmul_block_free_dimension_", MM,
+                   hand_spec="nki_matmul_block_free" if hand else None),
+            Kernel(gen, mm, "nki_matmul_fully_optimized_", MM,
+                   hand_spec="nki_matmul_fully_optimized" if hand else None),
+        ]
+        for v in ("1", "2", "3"):
+            out.append(Kernel(gen, mamba, f"mamba_v{v}", MAMBA,
+                              hand_spec=f"nki_mamba_v{v}" if hand else None))
+        out += [
+            Kernel(gen, "transpose2d/transpose2d_nki_kernels.py",
+                   "tensor_transpose2D_kernel_", "in_tensor=4x12:int8",
+                   ("shape2D=(3,4)",)),
+            Kernel(gen, "average_pool2d/average_pool2d_nki_kernels.py",
+                   "tensor_avgpool_kernel", "in_tensor=2x10x10:float16,"
+                   "pool_size=2"),
+            Kernel(gen, "tensor_addition/tensor_addition_nki_kernels.py",
+                   "nki_tensor_add_kernel_",
+                   "a_input=256x1024:float16,b_input=256x1024:float16"),
+        ]
+    out += [
+        Kernel("sdk-2.21", "layernorm/layernorm_nki_kernel.py",
+               "nki_layernorm_kernel_v1", LN),
+        Kernel("sdk-2.21", "layernorm/layernorm_nki_kernel.py",
+               "nki_layernorm_kernel_v2", LN),
+        Kernel("sdk-2.21", "rmsnorm/rmsnorm_nki_kernels.py",
+               "nki_rmsnorm_kernel", "a_tensor=4096x512:float32,"
+               "g_tensor=512:float32"),
+        Kernel("sdk-2.21", "sd_attention/sd_attention_nki_kernels.py",
+               "fused_self_attn_for_SD_small_head_size",
+               "q_ref=4096x64:bfloat16,k_ref=4096x64:bfloat16,"
+               "v_ref=4096x64:bfloat16"),
+        Kernel("2026-02", "attention_fwd_performance/attention_kernels.py",
+               "attn_fwd_v1", "q=128x4096:bfloat16,k=128x4096:bfloat16,"
+               "v=4096x128:bfloat16"),
+    ]
+    return out
+
+
+def path_of(k: Kernel) -> str:
+    return os.path.join(SAMPLES, k.generation, k.file)
+
+
+def trace_timed(k: Kernel) -> Tuple[Optional[dict], str, float]:
+    """(spec or None, refusal line, seconds from the call to the spec)."""
+    sys.path.insert(0, WORKLOADS)
+    from nki_frontend import cli, emit
+    from nki_frontend.errors import TraceError
+    start = time.perf_counter()
+    try:
+        args = cli.parse_args_text(k.args)
+        kw = {}
+        for item in k.kwargs:
+            name, value, _ = cli.parse_kwarg(item)
+            kw[name] = value
+        t = cli.trace_kernel(path_of(k), k.function, args, kw)
+        spec = emit.emit(t, cli.workload_name(k.function), "upstream",
+                         cli.provenance_of(path_of(k), k.function, args,
+                                           dict(item.split("=", 1)
+                                                for item in k.kwargs)))
+    except TraceError as e:
+        return None, e.line(), time.perf_counter() - start
+    return spec, "", time.perf_counter() - start
+
+
+def run_spec(trnbench: str, spec: dict, repeat: int = 10) -> Tuple[dict, float]:
+    """The results of one run of `spec` and its wall time in seconds."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spec.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        start = time.perf_counter()
+        p = subprocess.run([trnbench, "--spec", path, "--repeat", str(repeat),
+                            "--format", "json"], capture_output=True,
+                           text=True, timeout=600)
+        took = time.perf_counter() - start
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr.strip())
+        return json.loads(p.stdout)["workloads"][0]["metrics"], took
+
+
+def hand_spec(name: str) -> dict:
+    with open(os.path.join(SOURCE, "workloads", "validation", name + ".json"),
+              encoding="utf-8") as f:
+        spec = json.load(f)
+    spec.pop("published", None)
+    return spec
+
+
+def fmt_us(us: float) -> str:
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.2f} us"
+
+
+def published_ncl(name: str) -> str:
+    with open(os.path.join(SOURCE, "workloads", "validation", name + ".json"),
+              encoding="utf-8") as f:
+        for fig in json.load(f).get("published", []):
+            if fig["metric"] == "ncl_us" and fig.get("device") == "trn1" \
+                    and "shape" not in fig:
+                return f"{fig['figure']} {fig['unit']} ({fig['statistic']})"
+    return ""
+
+
+def main() -> int:
+    from standin import fill
+    trnbench = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        SOURCE, "build", "trnbench")
+    print("| generation | kernel | traced | trace ms | run s | NCL p99 traced (stand-in) | NCL p99 hand-written spec | published |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for k in kernels():
+        spec, why, took = trace_timed(k)
+        if spec is None:
+            print(f"| {k.generation} | {k.function} | no: {why.split(': ', 1)[-1]} | {took*1000:.0f} | | | | |")
+            continue
+        try:
+            m, run_s = run_spec(trnbench, fill(spec))
+            fig = fmt_us(m['ncl_us']['p99'])
+        except RuntimeError as e:
+            fig, run_s = f"refused: {e}", 0.0
+        hand = pub = ""
+        if k.hand_spec:
+            hm, _ = run_spec(trnbench, hand_spec(k.hand_spec))
+            hand = fmt_us(hm['ncl_us']['p99'])
+            pub = published_ncl(k.hand_spec)
+        if fig.startswith("refused"):
+            fig = "refused by trnbench: " + fig.split(": ")[-1][:90]
+        print(f"| {k.generation} | {k.function} | yes | {took*1000:.0f} | {run_s:.2f} | {fig} | {hand} | {pub} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+#include "tools/trnbench/kernel_source.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "support/output_transaction.h"
+#include "support/status_macros.h"
+#include "tools/trnbench/command_context.h"
+
+extern char** environ;
+
+namespace trn {
+namespace {
+
+struct ChildResult {
+  int exit_code = 0;
+  std::string err;  // its stderr
+};
+
+// Runs argv with `env_extra` added to the environment, stdout to
+// /dev/null, stderr captured. NotFound when argv[0] cannot be executed.
+absl::StatusOr<ChildResult> RunChild(
+    const std::vector<std::string>& argv,
+    const std::vector<std::string>& env_extra) {
+  int pipe_fd[2];
+  if (pipe(pipe_fd) != 0) {
+    return absl::InternalError(
+        absl::StrCat("pipe for the NKI front end: ", std::strerror(errno)));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fd[1], 2);
+  posix_spawn_file_actions_addclose(&actions, pipe_fd[0]);
+  posix_spawn_file_actions_addclose(&actions, pipe_fd[1]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_store;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    env_store.emplace_back(*e);
+  }
+  for (const auto& e : env_extra) env_store.push_back(e);
+  std::vector<char*> env;
+  for (auto& e : env_store) env.push_back(e.data());
+  env.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc =
+      posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fd[1]);
+  if (rc != 0) {
+    close(pipe_fd[0]);
+    return absl::NotFoundError(std::strerror(rc));
+  }
+  ChildResult out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(pipe_fd[0], buf, sizeof buf);
+    if (n > 0) {
+      // Bounded: the front end says one line; a traceback is cut.
+      if (out.err.size() < 65536) out.err.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  close(pipe_fd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  if (!WIFEXITED(status)) out.exit_code = 127;
+  return out;
+}
+
+std::string FirstLine(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' ||
+                           text.back() == '\r' || text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  const size_t nl = text.rfind('\n');
+  // The front end's refusal is its last line (a warning may come first).
+  return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
+}
+
+// The traced spec's file name: FILE.py::FUNCTION -> FUNCTION.json.
+std::string SpecFileName(const std::string& kernel, size_t index) {
+  const size_t sep = kernel.rfind("::");
+  std::string fn = sep == std::string::npos ? "kernel" : kernel.substr(sep + 2);
+  for (char& c : fn) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) c = '_';
+  }
+  return absl::StrCat(index, "_", fn, ".json");
+}
+
+// "NAME=V1,V2": the values, split at commas outside brackets, so that a
+// tuple value such as "(3,4)" stays one value.
+std::pair<std::string, std::vector<std::string>> SplitKwarg(
+    const std::string& kv) {
+  const size_t eq = kv.find('=');
+  std::vector<std::string> values;
+  std::string cur;
+  int depth = 0;
+  for (char c : kv.substr(eq + 1)) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      values.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur.push_back(c);
+  }
+  values.push_back(cur);
+  return {kv.substr(0, eq), values};
+}
+
+// The cross product of the --kwarg values, the first flag outermost.
+std::vector<SweepPoint> SweepPoints(const std::vector<std::string>& kwargs) {
+  std::vector<SweepPoint> points = {{}};
+  bool sweep = false;
+  for (const auto& kv : kwargs) {
+    auto [name, values] = SplitKwarg(kv);
+    sweep = sweep || values.size() > 1;
+    std::vector<SweepPoint> next;
+    for (const auto& p : points) {
+      for (const auto& v : values) {
+        SweepPoint q = p;
+        q.kwargs.push_back(absl::StrCat(name, "=", v));
+        absl::StrAppend(&q.suffix, "_", name, "_", v);
+        next.push_back(std::move(q));
+      }
+    }
+    points = std::move(next);
+  }
+  if (!sweep) {
+    for (auto& p : points) p.suffix.clear();
+  }
+  return points;
+}
+
+}  // namespace
+
+std::string FrontEndPython() {
+  if (const char* p = std::getenv("TRNBENCH_PYTHON"); p != nullptr && *p) {
+    return p;
+  }
+  std::error_code ec;
+  if (std::filesystem::exists("/usr/bin/python3", ec))
+    return "/usr/bin/python3";
+  return "python3";
+}
+
+std::string FrontEndDir() {
+  if (const char* p = std::getenv("TRNBENCH_NKI_FRONTEND");
+      p != nullptr && *p) {
+    return p;
+  }
+  return SourceDir() + "/workloads";
+}
+
+TracedKernels::~TracedKernels() {
+  if (dir_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+absl::Status TracedKernels::Trace(Options& o) {
+  if (o.kernels.empty()) {
+    for (const char* flag : {"args", "kwarg", "emit_spec"}) {
+      if (o.Given(flag)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Dashed(flag), ": goes with --kernel FILE.py::FUNCTION"));
+      }
+    }
+    return absl::OkStatus();
+  }
+  if (o.Given("emit_spec") && o.kernels.size() != 1) {
+    return absl::InvalidArgumentError(
+        "--emit-spec: writes the spec of one --kernel; give one");
+  }
+  std::string tmpl =
+      (std::filesystem::temp_directory_path() / "trnbench-kernel.XXXXXX")
+          .string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat(
+        "cannot make a folder for traced specs: ", std::strerror(errno)));
+  }
+  dir_ = tmpl;
+  const std::string frontend = FrontEndDir();
+  std::error_code ec;
+  if (!std::filesystem::exists(frontend + "/nki_frontend/__main__.py", ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kernel: the NKI front end is not in ", frontend,
+        " (expected nki_frontend/ there; set TRNBENCH_NKI_FRONTEND)"));
+  }
+  const std::vector<SweepPoint> points = SweepPoints(o.kwargs);
+  if (o.Given("emit_spec") && points.size() != 1) {
+    return absl::InvalidArgumentError(
+        "--emit-spec: writes the spec of one kernel, not of a --kwarg sweep");
+  }
+  size_t index = 0;
+  for (const std::string& kernel : o.kernels) {
+    for (const SweepPoint& point : points) {
+      TRN_RETURN_IF_ERROR(TraceOne(o, kernel, point, index++));
+    }
+  }
+  if (o.Given("emit_spec")) emitted_ = o.specs.back();
+  return absl::OkStatus();
+}
+
+absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
+                                     const SweepPoint& point, size_t index) {
+  const std::string python = FrontEndPython();
+  const std::string out = dir_ + "/" + SpecFileName(kernel, index);
+  std::vector<std::string> argv = {python, "-m",       "nki_frontend",
+                                   kernel, "--output", out};
+  if (!o.kernel_args.empty()) {
+    argv.push_back("--args");
+    argv.push_back(o.kernel_args);
+  }
+  for (const auto& kw : point.kwargs) {
+    argv.push_back("--kwarg");
+    argv.push_back(kw);
+  }
+  if (!point.suffix.empty()) {
+    // Each point of a sweep is a workload of its own, of one family.
+    const std::string fn = kernel.substr(kernel.rfind("::") + 2);
+    argv.insert(argv.end(), {"--name", fn + point.suffix, "--family", fn});
+  }
+  const char* old_path = std::getenv("PYTHONPATH");
+  std::string path = FrontEndDir();
+  if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
+  auto child =
+      RunChild(argv, {"PYTHONPATH=" + path, "PYTHONDONTWRITEBYTECODE=1"});
+  if (absl::IsNotFound(child.status())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kernel: cannot run ", python, " (", child.status().message(),
+        "): the NKI front end needs python3 with numpy "
+        "(apt-get install python3 python3-numpy; or set TRNBENCH_PYTHON)"));
+  }
+  TRN_RETURN_IF_ERROR(child.status());
+  if (child->exit_code == 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kernel ", kernel, ": ", FirstLine(child->err)));
+  }
+  if (child->exit_code != 0) {
+    return absl::InternalError(absl::StrCat("the NKI front end failed on ",
+                                            kernel, " (exit ", child->exit_code,
+                                            "): ", FirstLine(child->err)));
+  }
+  o.specs.push_back(out);
+  return absl::OkStatus();
+}
+
+absl::Status TracedKernels::WriteEmitted(const Options& o) const {
+  if (emitted_.empty()) return absl::OkStatus();
+  std::ifstream in(emitted_, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) {
+    return absl::InternalError(absl::StrCat("cannot read ", emitted_));
+  }
+  return WriteFileAtomic(o.emit_spec, text.str());
+}
+
+}  // namespace trn

@@ -1,0 +1,61 @@
+// `--kernel FILE.py::FUNCTION`: a command runs the user's NKI kernel by
+// tracing it into a spec with the Python front end (workloads/nki_frontend/,
+// docs/nki-source.md) and running that spec as if given with --spec.
+#ifndef TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
+#define TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tools/trnbench/options.h"
+
+namespace trn {
+
+// One point of a --kwarg sweep: the flags and a name suffix.
+struct SweepPoint {
+  std::vector<std::string> kwargs;  // NAME=VALUE each
+  std::string suffix;               // "_tiles_in_block_m_4", "" if no sweep
+};
+
+// The traced specs of one command: files in a private temporary folder,
+// removed when this goes out of scope.
+class TracedKernels {
+ public:
+  TracedKernels() = default;
+  TracedKernels(const TracedKernels&) = delete;
+  TracedKernels& operator=(const TracedKernels&) = delete;
+  ~TracedKernels();
+
+  // Traces every --kernel of `o` (with its --args and --kwarg) and appends
+  // the spec files to o.specs. Bad input
+  // (an unknown API, an untraceable construct, a bad argument, no python3
+  // or numpy) is InvalidArgument with the front end's one line; a failure
+  // of the front end itself is Internal.
+  absl::Status Trace(Options& o);
+
+  // Writes --emit-spec, once the command has run (so that bad input
+  // anywhere writes nothing).
+  absl::Status WriteEmitted(const Options& o) const;
+
+ private:
+  absl::Status TraceOne(Options& o, const std::string& kernel,
+                        const SweepPoint& point, size_t index);
+
+  std::string dir_;
+  std::string emitted_;  // the traced spec --emit-spec copies
+};
+
+// The python3 the front end runs with: $TRNBENCH_PYTHON, else
+// /usr/bin/python3 when it exists (Debian's, with python3-numpy), else
+// python3 on PATH.
+std::string FrontEndPython();
+// The folder that holds nki_frontend/: $TRNBENCH_NKI_FRONTEND, else the
+// source tree's workloads/.
+std::string FrontEndDir();
+
+}  // namespace trn
+
+#endif  // TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_

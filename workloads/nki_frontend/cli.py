@@ -1,0 +1,235 @@
+"""`python3 -m nki_frontend FILE.py::FUNCTION --args ... --output SPEC`."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+import time
+from typing import Dict, List, Optional, Tuple
+
+from . import core, emit, ir, language, lists, modules, tracer
+from .errors import TraceError
+
+_TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
+
+
+def parse_args_text(text: str) -> Dict[str, object]:
+    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value."""
+    out: Dict[str, object] = {}
+    if not text:
+        return out
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise TraceError(f"--args {item}: expected NAME=DIMSxDIMS:dtype "
+                             "or NAME=NUMBER")
+        if name in out:
+            raise TraceError(f"--args: {name} is given twice")
+        m = _TENSOR_ARG.match(value)
+        if m:
+            dims = tuple(int(x) for x in m.group(1).split("x"))
+            if any(d < 1 for d in dims):
+                raise TraceError(f"--args {item}: dims are at least 1")
+            if m.group(2) not in core.ARG_DTYPES:
+                raise TraceError(
+                    f"--args {item}: dtype {m.group(2)} is not supported; "
+                    f"supported: {core.SUPPORTED_DTYPES}")
+            out[name] = (dims, m.group(2))
+            continue
+        try:
+            number = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            number = None
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise TraceError(f"--args {item}: expected DIMSxDIMS:dtype (such "
+                             "as 8192x4096:bfloat16) or a number")
+        out[name] = number
+    return out
+
+
+def parse_kwarg(text: str) -> Tuple[str, object, str]:
+    name, eq, value = text.partition("=")
+    if not eq or not name.isidentifier():
+        raise TraceError(f"--kwarg {text}: expected NAME=VALUE")
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        parsed = value
+    return name, parsed, value
+
+
+def sha256_of(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def load_kernel(path: str, function: str):
+    modules.install()
+    spec = importlib.util.spec_from_file_location("nki_kernel_source", path)
+    if spec is None or spec.loader is None:
+        raise TraceError(f"{path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    # Python's own range inside the kernel is a traced sequential loop.
+    module.__dict__["range"] = _range
+    sys.modules["nki_kernel_source"] = module
+    module.__dict__["__nki_list__"] = lists.TracedList
+    try:
+        with open(path, encoding="utf-8") as f:
+            code = lists.rewrite(f.read(), path)
+        with modules.absent_modules_allowed(os.path.abspath(path)):
+            exec(code, module.__dict__)
+    except TraceError:
+        raise
+    except SyntaxError as e:
+        raise TraceError(f"syntax error: {e.msg}", f"{path}:{e.lineno}")
+    except Exception as e:
+        raise TraceError(f"loading the kernel file: {type(e).__name__}: {e}",
+                         path)
+    func = getattr(module, function, None)
+    if func is None:
+        names = sorted(n for n, v in vars(module).items()
+                       if callable(v) and not n.startswith("_")
+                       and getattr(v, "__module__", "") == "nki_kernel_source"
+                       or isinstance(v, modules._Jit))
+        raise TraceError(f"{path}: no function {function}; it defines "
+                         f"{', '.join(names) or 'none'}")
+    if isinstance(func, modules._Jit):
+        func = func.func
+    return func
+
+
+def _range(*args: object):
+    try:
+        tracer.active()
+    except TraceError:
+        return range(*args)  # type: ignore[arg-type]
+    return language.python_range(*args)
+
+
+def trace_kernel(path: str, function: str, args: Dict[str, object],
+                 kwargs: Dict[str, object]) -> tracer.Trace:
+    if not os.path.isfile(path):
+        raise TraceError(f"{path}: no such kernel file")
+    t = tracer.begin(path)
+    func = load_kernel(path, function)
+    call_args: Dict[str, object] = {}
+    for name, value in args.items():
+        if isinstance(value, tuple):
+            dims, dtype = value
+            tensor = ir.HbmTensor(name, dims, core.ARG_DTYPES[dtype])
+            t.tensors.append(tensor)
+            call_args[name] = core.HbmHandle(
+                tensor, core.dtype_obj(core.ARG_DTYPES[dtype]))
+        else:
+            call_args[name] = value
+    call_args.update(kwargs)
+    try:
+        func(**call_args)
+    except TraceError:
+        raise
+    except AssertionError as e:
+        raise TraceError("the kernel's assertion failed at these arguments"
+                         + (f": {e}" if str(e) else ""), _kernel_line(e, t))
+    except Exception as e:  # the kernel's own Python, run on traced values
+        raise TraceError(f"{type(e).__name__}: {e} (the front end traces "
+                         "shapes, not values; docs/nki-source.md)",
+                         _kernel_line(e, t))
+    finally:
+        tracer.end()
+    return t
+
+
+def _kernel_line(e: BaseException, t: tracer.Trace) -> str:
+    """FILE:LINE of the kernel's innermost frame in the traceback."""
+    where = t.file_label
+    tb = e.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == t.kernel_path:
+            where = f"{t.file_label}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
+def provenance_of(path: str, function: str, args: Dict[str, object],
+                  kwarg_text: Dict[str, str]) -> dict:
+    """The spec's "kernel_source" (docs/spec-format.md)."""
+    arg_text = {k: (f"{'x'.join(map(str, v[0]))}:{v[1]}"
+                    if isinstance(v, tuple) else repr(v))
+                for k, v in args.items()}
+    return {"path": path, "sha256": sha256_of(path), "function": function,
+            "args": arg_text, "kwargs": dict(kwarg_text)}
+
+
+def workload_name(function: str) -> str:
+    name = re.sub(r"[^a-z0-9_]", "_", function.lower())
+    if not name or not name[0].isalpha():
+        name = "k_" + name
+    return name
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m nki_frontend",
+                                description="Trace an NKI kernel into a "
+                                "trnbench workload spec.")
+    p.add_argument("kernel", help="FILE.py::FUNCTION")
+    p.add_argument("--args", default="", help="name=DIMSxDIMS:dtype,...")
+    p.add_argument("--kwarg", action="append", default=[],
+                   help="NAME=VALUE (repeatable)")
+    p.add_argument("--name", default="", help="workload name")
+    p.add_argument("--family", default="", help="workload family (default: "
+                   "the name)")
+    p.add_argument("--output", default="-", help="spec file (- for stdout)")
+    p.add_argument("--timing", action="store_true",
+                   help="print the trace time to stderr")
+    ns = p.parse_args(argv)
+    try:
+        import numpy  # noqa: F401 (kernels import it; say so up front)
+    except ImportError:
+        print("the NKI front end needs numpy: apt-get install python3-numpy "
+              "(or set TRNBENCH_PYTHON to a python3 that has it)",
+              file=sys.stderr)
+        return 2
+    try:
+        started = time.perf_counter()
+        path, sep, function = ns.kernel.rpartition("::")
+        if not sep or not path or not function:
+            raise TraceError(f"--kernel {ns.kernel}: expected FILE.py::FUNCTION")
+        args = parse_args_text(ns.args)
+        kwargs: Dict[str, object] = {}
+        kwarg_text: Dict[str, str] = {}
+        for item in ns.kwarg:
+            k, v, raw = parse_kwarg(item)
+            kwargs[k] = v
+            kwarg_text[k] = raw
+        trace = trace_kernel(path, function, args, kwargs)
+        name = workload_name(ns.name or function)
+        provenance = provenance_of(path, function, args, kwarg_text)
+        arg_text = provenance["args"]
+        described = ", ".join(f"{k}={v}" for k, v in
+                              list(arg_text.items()) + list(kwarg_text.items()))
+        description = (f"Traced by the NKI front end from "
+                       f"{os.path.basename(path)}::{function}({described}).")
+        spec = emit.emit(trace, name, description, provenance)
+        if ns.family:
+            spec["family"] = workload_name(ns.family)
+        text = json.dumps(spec, indent=1) + "\n"
+        elapsed = time.perf_counter() - started
+    except TraceError as e:
+        print(e.line(), file=sys.stderr)
+        return 2
+    if ns.output == "-":
+        sys.stdout.write(text)
+    else:
+        tmp = ns.output + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, ns.output)
+    if ns.timing:
+        print(f"traced in {elapsed * 1000:.1f} ms", file=sys.stderr)
+    return 0

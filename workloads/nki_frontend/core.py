@@ -1,0 +1,699 @@
+"""Tracing objects shared by both API generations: dtypes, buffers, HBM
+tensors, on-chip tiles, index normalisation, loops and the op recorder."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+from . import ir, tracer
+from .errors import TraceError
+from .expr import Affine, Axis, Conjunction, LoopVar, Predicate
+
+
+def err(message: str) -> TraceError:
+    return TraceError(message, tracer.where())
+
+
+def not_yet(func):
+    """Marks an API function the front end names but does not trace yet
+    (docs/nki-source.md lists it as "not yet"); calling it refuses."""
+    func._not_yet = True  # type: ignore[attr-defined]
+    return func
+
+
+# --- dtypes and buffers ---------------------------------------------------
+
+class DType:
+    def __init__(self, name: str, spec: Optional[str]) -> None:
+        self.name = name
+        self.spec = spec  # the spec format's dtype, None: not supported
+
+    def __repr__(self) -> str:
+        return f"nl.{self.name}"
+
+
+DTYPES = {n: DType(n, s) for n, s in [
+    ("bfloat16", "bf16"), ("float16", "fp16"), ("float32", "fp32"),
+    ("int8", "int8"), ("int32", "int32"), ("tfloat32", None),
+    ("float8_e4m3", None), ("float8_e5m2", None), ("float8_e4m3fn", None),
+    ("float8_e5m2_x4", None), ("float8_e4m3fn_x4", None),
+    ("float4_e2m1fn_x4", None), ("uint8", None), ("uint16", None),
+    ("int16", None), ("uint32", None), ("bool_", None)]}
+
+SUPPORTED_DTYPES = "bfloat16, float16, float32, int8, int32"
+
+_NUMPY_NAMES = {"float32": "float32", "float16": "float16",
+                "bfloat16": "bfloat16", "int8": "int8", "int32": "int32",
+                "uint8": "uint8", "int16": "int16", "uint16": "uint16",
+                "uint32": "uint32", "bool": "bool_", "float64": None,
+                "int64": None}
+
+ARG_DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16",
+              "fp16": "fp16", "float32": "fp32", "fp32": "fp32",
+              "int8": "int8", "int32": "int32"}
+
+
+def spec_dtype(d: object) -> str:
+    """The spec format's name of an NKI dtype, or a one-line refusal."""
+    if isinstance(d, str) and d in ("bf16", "fp16", "fp32", "int8", "int32"):
+        return d
+    if isinstance(d, DType):
+        if d.spec is None:
+            raise err(f"dtype {d!r} is not supported; supported: "
+                      f"{SUPPORTED_DTYPES}")
+        return d.spec
+    name = getattr(d, "__name__", None) or getattr(d, "name", None) or str(d)
+    name = str(name)
+    if name in _NUMPY_NAMES:
+        mapped = _NUMPY_NAMES[name]
+        if mapped is not None and DTYPES[mapped].spec is not None:
+            return DTYPES[mapped].spec  # type: ignore[return-value]
+    raise err(f"dtype {name} is not supported; supported: {SUPPORTED_DTYPES}")
+
+
+class Buffer:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"nl.{self.name}"
+
+
+SBUF = Buffer("sbuf")
+PSUM = Buffer("psum")
+HBM = Buffer("hbm")
+SHARED_HBM = Buffer("shared_hbm")
+PRIVATE_HBM = Buffer("private_hbm")
+
+
+class ParDim(int):
+    """`nl.par_dim(n)`: marks the partition dim of an allocation."""
+
+
+# --- indices ----------------------------------------------------------------
+
+class DynSlice:
+    def __init__(self, start: object, size: int, step: object = None) -> None:
+        if step not in (None, 1):
+            raise err("nl.ds with a step is not supported; steps of 1 only")
+        self.start = Affine.of(start)
+        self.size = int(size)
+
+
+class Grid:
+    """The result of `nl.mgrid[...]`: axes p, x, y, z (unpackable)."""
+
+    def __init__(self, axes: List[Affine]) -> None:
+        self.axes = axes
+
+    def __iter__(self) -> Iterator[Affine]:
+        return iter(self.axes)
+
+    def __getitem__(self, i: int) -> Affine:
+        return self.axes[i]
+
+    @property
+    def p(self) -> Affine:
+        return self.axes[0]
+
+    @property
+    def x(self) -> Affine:
+        return self.axes[1]
+
+    @property
+    def y(self) -> Affine:
+        return self.axes[2]
+
+    @property
+    def z(self) -> Affine:
+        return self.axes[3]
+
+
+class ArangeVector:
+    """`nl.arange(n)` before it is given a position with [:, None]."""
+
+    def __init__(self, extent: int) -> None:
+        self.extent = extent
+        self.line = tracer.current_line()
+
+    def __getitem__(self, key: object) -> Affine:
+        if not isinstance(key, tuple):
+            key = (key,)
+        rank = len(key)
+        pos = [i for i, k in enumerate(key) if isinstance(k, slice)]
+        if len(pos) != 1 or any(k is not None for i, k in enumerate(key)
+                                if i != pos[0]):
+            raise err("nl.arange(n) is indexed as [:, None] or [None, :]")
+        return Affine({Axis(self.extent, pos[0], rank, self.line): 1})
+
+    def _as_affine(self) -> Affine:
+        return Affine({Axis(self.extent, 0, 1, self.line): 1})
+
+    def __add__(self, o: object) -> Affine:
+        return self._as_affine() + o
+
+    __radd__ = __add__
+
+    def __mul__(self, o: object) -> Affine:
+        return self._as_affine() * o
+
+    __rmul__ = __mul__
+
+
+def _extent_of(start: Affine, stop: Affine, what: str) -> int:
+    diff = stop - start
+    if not diff.is_const():
+        raise err(f"the slice {what} has a size that depends on a loop "
+                  "variable; a traced tile has a fixed size")
+    return diff.const
+
+
+def normalize(shape: Tuple[int, ...], key: object,
+              on_chip: bool = False) -> List[ir.DimAccess]:
+    """An index of a tensor of `shape`, one DimAccess per dim. On chip, a
+    dim may combine several index axes (`in_tile[i0, 2 * i1 + i2]`): the
+    view is then the grid of those axes."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(k is Ellipsis for k in key):
+        i = next(j for j, k in enumerate(key) if k is Ellipsis)
+        fill = len(shape) - (len(key) - 1)
+        key = key[:i] + (slice(None),) * fill + key[i + 1:]
+    if len(key) > len(shape):
+        raise err(f"an index of {len(key)} entries into a tensor of rank "
+                  f"{len(shape)}")
+    key = key + (slice(None),) * (len(shape) - len(key))
+    out: List[ir.DimAccess] = []
+    for d, k in enumerate(key):
+        size = shape[d]
+        if isinstance(k, slice):
+            if k.step not in (None, 1):
+                raise err("a slice with a step is not supported; steps of 1 "
+                          "only")
+            start = Affine.of(0 if k.start is None else k.start)
+            stop = Affine.of(size if k.stop is None else k.stop)
+            out.append(ir.DimAccess(start, _extent_of(start, stop,
+                                                      f"of dim {d}"), False))
+        elif isinstance(k, DynSlice):
+            out.append(ir.DimAccess(k.start, k.size, False))
+        elif isinstance(k, ArangeVector):
+            a = k._as_affine()
+            out.append(ir.DimAccess(Affine({}, 0), k.extent, False, 0))
+        else:
+            a = Affine.of(k)
+            axes = a.axes()
+            if len(axes) > 1 and on_chip:
+                span = 1 + sum((ax.extent - 1) * abs(c)
+                               for ax, c in axes.items())
+                da = ir.DimAccess(Affine(a.loop_terms(), a.const), span,
+                                  False, min(ax.position for ax in axes))
+                da.grid = list(axes)  # type: ignore[attr-defined]
+                out.append(da)
+                continue
+            if len(axes) > 1:
+                raise err(f"index of dim {d} combines {len(axes)} index "
+                          "axes: not expressible as a tile of an HBM "
+                          "tensor yet (one nl.arange axis per dim)")
+            if axes:
+                (axis, coef), = axes.items()
+                if coef != 1 and on_chip:
+                    coef = 1
+                if coef != 1:
+                    raise err(f"index of dim {d} scales an nl.arange axis "
+                              f"by {coef}: strided access is not supported")
+                start = Affine({k2: c for k2, c in a.terms.items()
+                                if k2 is not axis}, a.const)
+                out.append(ir.DimAccess(start, axis.extent, False,
+                                        axis.position))
+            else:
+                out.append(ir.DimAccess(a, 1, True))
+    return out
+
+
+def view_shape(dims: Sequence[ir.DimAccess]) -> Tuple[int, ...]:
+    grid: dict = {}
+    for d in dims:
+        for ax in getattr(d, "grid", []):
+            grid[ax.position] = (ax.extent, ax.rank)
+    if grid:
+        for d in dims:
+            if d.axis_position >= 0 and not hasattr(d, "grid"):
+                grid[d.axis_position] = (d.extent, 0)
+        rank = max(max(r for _, r in grid.values()), max(grid) + 1)
+        return tuple(grid.get(i, (1, 0))[0] for i in range(rank))
+    kept = [d for d in dims if not d.squeezed]
+    if any(d.axis_position >= 0 for d in kept):
+        kept = sorted(kept, key=lambda d: (d.axis_position < 0,
+                                           d.axis_position))
+    return tuple(d.extent for d in kept)
+
+
+def tile_of(shape: Sequence[int]) -> Tuple[int, int]:
+    if not shape:
+        return (1, 1)
+    free = 1
+    for s in shape[1:]:
+        free *= s
+    return (int(shape[0]), int(free))
+
+
+# --- HBM tensors ------------------------------------------------------------
+
+class HbmHandle:
+    """A kernel argument or an `nl.ndarray(..., buffer=nl.shared_hbm)`."""
+
+    def __init__(self, tensor: ir.HbmTensor, dtype: object) -> None:
+        self._t = tensor
+        self.dtype = dtype
+        self.shape = tensor.shape
+        self.buffer = SHARED_HBM
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __getitem__(self, key: object) -> "HbmView":
+        return HbmView(self, normalize(self.shape, key))
+
+    def __setitem__(self, key: object, value: object) -> None:
+        raise err("assigning to an HBM tensor is not an NKI operation; use "
+                  "nl.store or nisa.dma_copy")
+
+    def reshape(self, shape: Sequence[int]) -> "HbmHandle":
+        """Another view of the same bytes: a tensor of its own in the spec
+        (a load from it moves what a load from the original would)."""
+        dims = tuple(int(Affine.of(s).__index__()) for s in shape)
+        if math.prod(dims) != math.prod(self.shape):
+            raise err(f"reshape of {self._t.name} {self.shape} to {dims}: "
+                      "the element counts differ")
+        t = tracer.active()
+        base = f"{self._t.name}_" + "x".join(map(str, dims))
+        for x in t.tensors:
+            if x.name == base:
+                return HbmHandle(x, self.dtype)
+        tensor = ir.HbmTensor(base, dims, self._t.dtype)
+        t.tensors.append(tensor)
+        return HbmHandle(tensor, self.dtype)
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class HbmView:
+    def __init__(self, handle: HbmHandle, dims: List[ir.DimAccess]) -> None:
+        self.handle = handle
+        self.dims = dims
+        self.shape = view_shape(dims)
+        self.dtype = handle.dtype
+
+
+# --- on-chip tiles ----------------------------------------------------------
+
+class Tile:
+    """An on-chip array (allocation or op result)."""
+
+    def __init__(self, array: ir.Array, dtype_obj: object) -> None:
+        self._a = array
+        self.dtype = dtype_obj
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self._a.shape
+
+    @property
+    def buffer(self) -> Buffer:
+        return PSUM if self._a.buffer == "psum" else SBUF
+
+    def __getitem__(self, key: object) -> "TileView":
+        return TileView(self, normalize(self._a.shape, key, True))
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if isinstance(value, _AccumDone):
+            return
+        write(self, normalize(self._a.shape, key, True), value, "set")
+
+    def __iadd__(self, value: object) -> "Tile":
+        write(self, normalize(self._a.shape, ()), value, "acc")
+        return self
+
+    def broadcast_to(self, shape: Sequence[int]) -> "Tile":
+        raise err("broadcast_to (a partition broadcast) is not yet "
+                  "supported: it waits for the compiler stage's syntax")
+
+    # Python operators on tiles: nl.add and friends.
+    def __add__(self, o: object):
+        from . import language
+        return language.add(self, o)
+
+    __radd__ = __add__
+
+    def __sub__(self, o: object):
+        from . import language
+        return language.subtract(self, o)
+
+    def __rsub__(self, o: object):
+        from . import language
+        return language.subtract(o, self)
+
+    def __mul__(self, o: object):
+        from . import language
+        return language.multiply(self, o)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: object):
+        from . import language
+        return language.divide(self, o)
+
+    def __neg__(self):
+        from . import language
+        return language.multiply(self, -1.0)
+
+    def __bool__(self) -> bool:
+        raise err("control flow on a tile's value (if/while on data) cannot "
+                  "be traced; the front end traces shapes only")
+
+    def __getattr__(self, name: str):
+        raise err(f"tile attribute .{name} is not supported; a traced tile "
+                  "has .shape, .dtype and .buffer")
+
+
+class TileView:
+    def __init__(self, tile: Tile, dims: List[ir.DimAccess]) -> None:
+        self.tile = tile
+        self.dims = dims
+        a = tile._a
+        self.shape = view_shape(dims[a.pdim:]) or (1,)
+        self.dtype = tile.dtype
+
+    def __iadd__(self, value: object) -> "_AccumDone":
+        write(self.tile, self.dims, value, "acc")
+        return _AccumDone()
+
+    def broadcast_to(self, shape: Sequence[int]) -> "Tile":
+        return self.tile.broadcast_to(shape)
+
+    def __add__(self, o: object):
+        from . import language
+        return language.add(self, o)
+
+    __radd__ = __add__
+
+    def __mul__(self, o: object):
+        from . import language
+        return language.multiply(self, o)
+
+    __rmul__ = __mul__
+
+    def __sub__(self, o: object):
+        from . import language
+        return language.subtract(self, o)
+
+    def __bool__(self) -> bool:
+        raise err("control flow on a tile's value cannot be traced")
+
+
+class _AccumDone:
+    """What `view += x` returns, so the store Python then makes is a no-op."""
+
+
+TileLike = Union[Tile, TileView]
+
+
+def _unlist(x: object) -> object:
+    if type(x).__name__ == "_ListView":
+        return x.view()  # type: ignore[attr-defined]
+    return x
+
+
+def is_tile(x: object) -> bool:
+    return isinstance(_unlist(x), (Tile, TileView))
+
+
+def tile_shape(x: TileLike) -> Tuple[int, ...]:
+    x = _unlist(x)  # type: ignore[assignment]
+    if isinstance(x, TileView):
+        return x.shape
+    a = x._a
+    return a.shape[a.pdim:] or (1,)
+
+
+def tile_dtype(x: TileLike) -> str:
+    x = _unlist(x)  # type: ignore[assignment]
+    t = x.tile if isinstance(x, TileView) else x
+    return t._a.dtype
+
+
+def dtype_obj(spec: str) -> DType:
+    for d in DTYPES.values():
+        if d.spec == spec:
+            return d
+    raise err(f"dtype {spec} is not supported")
+
+
+# --- recording ops ----------------------------------------------------------
+
+def new_array(name: Optional[str], shape: Tuple[int, ...], dtype: str,
+              buffer: str, pdim: int = 0) -> ir.Array:
+    t = tracer.active()
+    return ir.Array(name, shape, dtype, buffer, pdim, t.loop,
+                    tracer.current_line())
+
+
+def make_op(kind: str, inputs: Sequence[object] = (), *,
+            shape: Sequence[int] = (1, 1), dtype: str = "fp32",
+            buffer: Optional[str] = None, engine: Optional[str] = None,
+            func: Optional[str] = None, result: bool = True) -> ir.Op:
+    t = tracer.active()
+    line = tracer.current_line()
+    op = ir.Op(kind, line, t.loop, line, tracer.current_target())
+    for x in inputs:
+        op.inputs.append(ref_of(x))
+    op.engine = engine
+    op.func = func
+    op.tile = tile_of(shape)
+    if op.tile[0] > 128:
+        raise err(f"a {kind} tile of {op.tile[0]} partitions; a tile has at "
+                  "most 128 (nl.tile_size.pmax)")
+    op.dtype = dtype
+    op.buffer = buffer
+    t.loop.body.append(op)
+    t.ops.append(op)
+    if result:
+        arr = new_array(None, tuple(shape), dtype, buffer or "sbuf")
+        arr.current = op
+        arr.fresh = True
+        op.out = arr
+    return op
+
+
+def result_tile(op: ir.Op) -> Tile:
+    assert op.out is not None
+    return Tile(op.out, dtype_obj(op.out.dtype))
+
+
+def ref_of(x: object) -> ir.Ref:
+    x = _unlist(x)
+    if isinstance(x, TileView):
+        arr = x.tile._a
+        dims = x.dims
+    elif isinstance(x, Tile):
+        arr = x._a
+        dims = None
+    else:
+        raise err(f"expected a tile, got {type(x).__name__}")
+    arr.fresh = False
+    inner = getattr(arr, "inner", None)
+    t = tracer.active()
+    part = None
+    if dims is not None:
+        seen = tile_of(view_tile(arr, dims))
+        if seen != arr.tile():
+            part = seen  # a slice of the tile ("slices", compiler stage)
+    if inner is not None and inner.loop.encloses(t.loop):
+        return ir.Ref(inner, [], part)  # written earlier in this iteration
+    v = arr.current
+    if v is None:
+        raise err(f"reads {arr.name or 'an array'} (allocated at line "
+                  f"{arr.line}) before anything writes it")
+    slots: List[LoopVar] = []
+    if isinstance(v, ir.Loop) and dims is not None:
+        for d in arr.block_dims:
+            e = dims[d].start
+            lt = e.loop_terms()
+            if (dims[d].extent == 1 and len(lt) == 1 and e.const == 0
+                    and not e.axes() and list(lt.values())[0] == 1):
+                slots.append(list(lt.keys())[0])
+            else:
+                break
+        if len(slots) < len(arr.block_dims):
+            part = None  # a whole block or sub-block
+    return ir.Ref(v, slots, part)
+
+
+def _chain_below(arr: ir.Array, loop: ir.Loop) -> List[ir.Loop]:
+    chain: List[ir.Loop] = []
+    l: Optional[ir.Loop] = loop
+    while l is not None and l is not arr.loop:
+        chain.append(l)
+        l = l.parent
+    if l is None:
+        raise err(f"writes {arr.name or 'an array'} outside the loop that "
+                  "allocated it")
+    return list(reversed(chain))
+
+
+def write(dst: Tile, dims: List[ir.DimAccess], value: object,
+          kind: str) -> None:
+    """`dst[dims] = value` (kind set) or `dst[dims] += value` (acc)."""
+    arr = dst._a
+    t = tracer.active()
+    if isinstance(value, (int, float)) and kind == "set":
+        op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
+                     result=False)
+    elif is_tile(value):
+        src = value.tile._a if isinstance(value, TileView) else value._a
+        src_op = src.current
+        if (kind == "set" and src.fresh and isinstance(src_op, ir.Op)
+                and src_op.loop is t.loop and src_op.out is src):
+            op = src_op  # the op writes straight into dst
+        elif kind == "acc" and src.fresh and isinstance(src_op, ir.Op) \
+                and src_op.kind == "matmul" and arr.buffer == "psum" \
+                and src_op.loop is t.loop:
+            op = src_op
+        elif kind == "set":
+            op = make_op("tensor_copy", [value], shape=arr.tile(),
+                         dtype=arr.dtype, result=False)
+        else:
+            op = None  # an SBUF accumulation, below
+    else:
+        raise err(f"cannot write a {type(value).__name__} into an on-chip "
+                  "tile")
+    chain = _chain_below(arr, t.loop)
+    if kind == "acc" and (op is None or op.kind != "matmul"):
+        old = ref_of(dst)
+        op = make_op("tensor_tensor", [value], shape=view_tile(arr, dims),
+                     dtype=arr.dtype, result=False)
+        op.inputs.append(old)
+        op.role = "acc"
+        op.carry_self = bool(chain) and all(l.kind != "sequential"
+                                            for l in chain)
+    elif kind == "acc":
+        op.role = "acc"
+        op.buffer = "psum"
+        if len(chain) > 1:
+            raise err("a matmul that accumulates over more than one loop "
+                      "into one PSUM tile is not yet supported")
+        if arr.pending_memset is not None:
+            arr.pending_memset.elided = True  # the matmul zeroes the bank
+            arr.pending_memset = None
+    assert op is not None
+    op.out = arr
+    if not chain:
+        op.role = op.role if op.role == "acc" else "tile"
+        arr.current = op
+        return
+    if kind == "set" and arr.current is not None and any(
+            r.version is arr.current for r in op.inputs):
+        # `dst=x, data1=x` across loops: an update in place, as `x += y`.
+        op.role = "acc"
+        op.carry_self = all(l.kind != "sequential" for l in chain)
+        kind = "acc"
+    if kind == "set":
+        op.role = "slot"
+        levels: List[int] = []
+        for l in chain:
+            dim = next((i for i, d in enumerate(dims)
+                        if l.var in d.start.loop_terms()), None)
+            if dim is None:
+                raise err(f"writes {arr.name} whole in every iteration of "
+                          f"the loop at line {l.line}, which it is "
+                          "allocated outside: not yet supported (allocate "
+                          "it inside the loop)")
+            levels.append(dim)
+        if arr.block_dims and arr.block_dims != levels:
+            raise err(f"{arr.name} is written at different block positions "
+                      "by two ops: not yet supported")
+        arr.block_dims = levels
+    t.loop.outer_writes.append((arr, op, kind))
+    arr.pending_memset = None
+    if kind == "set":
+        arr.inner = op  # type: ignore[attr-defined]
+
+
+def view_tile(arr: ir.Array, dims: List[ir.DimAccess]) -> Tuple[int, ...]:
+    return view_shape(dims[arr.pdim:]) or (1,)
+
+
+# --- loops ------------------------------------------------------------------
+
+class LoopRange:
+    """`nl.affine_range(n)` and friends: iterates once, symbolically."""
+
+    def __init__(self, kind: str, args: Tuple[object, ...], api: str) -> None:
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise err(f"{api} takes 1 to 3 arguments")
+        try:
+            start, stop, step = (Affine.of(a).__index__()
+                                 for a in (start, stop, step))
+        except TraceError:
+            raise err(f"{api} with a trip count that depends on another "
+                      "loop's variable (a triangular loop) is not yet "
+                      "supported")
+        if step <= 0:
+            raise err(f"{api} with step {step}: only positive steps")
+        if start != 0 or step != 1:
+            raise err(f"{api}({start}, {stop}, {step}): only ranges from 0 "
+                      "in steps of 1 are supported yet")
+        self.kind = kind
+        self.trip = max(0, math.ceil((stop - start) / step))
+        self.api = api
+
+    def __len__(self) -> int:
+        return self.trip
+
+    def __iter__(self) -> Iterator[Affine]:
+        t = tracer.active()
+        if self.trip == 0:
+            return
+        name = tracer.current_loop_var() or "i"
+        loop = ir.Loop(None, self.kind, self.trip, tracer.current_line(),
+                       t.loop)
+        var = LoopVar(name, loop)
+        loop.var = var
+        t.loop.body.append(loop)
+        t.stack.append(loop)
+        try:
+            yield Affine({var: 1})
+        finally:
+            if t.stack and t.stack[-1] is loop:
+                t.stack.pop()
+                close_loop(loop)
+
+
+def close_loop(loop: ir.Loop) -> None:
+    parent = loop.parent
+    assert parent is not None
+    seen = set()
+    for arr, op, kind in loop.outer_writes:
+        if id(arr) in seen:
+            continue
+        seen.add(id(arr))
+        if arr.loop is parent:
+            if loop.id_for is not None and loop.id_for is not arr:
+                raise TraceError(
+                    f"the loop writes two arrays allocated outside it "
+                    f"({loop.id_for.name}, {arr.name}): not yet supported",
+                    f"{tracer.active().file_label}:{loop.line}")
+            loop.id_for = arr
+            arr.current = loop
+            arr.inner = None  # type: ignore[attr-defined]
+        else:
+            parent.outer_writes.append((arr, op, kind))

@@ -1,0 +1,139 @@
+"""What a trace records: loops, ops, HBM tensors and on-chip arrays."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple, Union
+
+from .expr import Affine, Axis, LoopVar, Predicate
+
+
+class Loop:
+    """One traced loop (the root is a loop that runs once)."""
+
+    def __init__(self, var: Optional[LoopVar], kind: str, trip: int,
+                 line: int, parent: Optional["Loop"]) -> None:
+        self.var = var
+        self.kind = kind  # affine, sequential, static; root
+        self.trip = trip
+        self.line = line
+        self.parent = parent
+        self.body: List[Union["Op", "Loop"]] = []
+        self.id_for: Optional["Array"] = None  # the array this loop's id is
+        self.outer_writes: List[Tuple["Array", "Op", str]] = []
+        self.candidates: List[tuple] = []
+        self.depth = 0 if parent is None else parent.depth + 1
+        # Decided by the emitter.
+        self.name = ""
+        self.id = ""
+        self.walk: Optional[Tuple[str, int, int]] = None
+
+    def encloses(self, other: Optional["Loop"]) -> bool:
+        while other is not None:
+            if other is self:
+                return True
+            other = other.parent
+        return False
+
+    def chain(self) -> List["Loop"]:
+        out: List[Loop] = []
+        l: Optional[Loop] = self
+        while l is not None and l.kind != "root":
+            out.append(l)
+            l = l.parent
+        return list(reversed(out))
+
+
+class HbmTensor:
+    def __init__(self, name: str, shape: Tuple[int, ...], dtype: str) -> None:
+        self.name = name
+        self.shape = shape
+        self.dtype = dtype
+
+
+class DimAccess:
+    """One dim of an access: start (affine in loop vars), extent, and
+    whether an integer index removed the dim (`A[c, i_state]`)."""
+
+    def __init__(self, start: Affine, extent: int, squeezed: bool,
+                 axis_position: int = -1) -> None:
+        self.start = start
+        self.extent = extent
+        self.squeezed = squeezed
+        self.axis_position = axis_position
+
+
+class Op:
+    def __init__(self, kind: str, line: int, loop: Loop, stmt: int,
+                 target: Optional[str]) -> None:
+        self.kind = kind
+        self.line = line
+        self.loop = loop
+        self.stmt = stmt
+        self.target = target
+        self.inputs: List["Ref"] = []
+        self.engine: Optional[str] = None
+        self.func: Optional[str] = None
+        self.tile: Tuple[int, int] = (1, 1)
+        self.dtype: Optional[str] = None
+        self.buffer: Optional[str] = None
+        self.tensor: Optional[HbmTensor] = None
+        self.source: Optional[HbmTensor] = None  # hbm_copy's from
+        self.access: Optional[List[DimAccess]] = None
+        self.mask: Optional["Op"] = None
+        self.accumulate = False
+        self.transpose = False
+        self.carry_self = False
+        self.after: List["Ref"] = []
+        self.role = "tile"  # tile, slot, acc
+        self.out: Optional["Array"] = None  # the array the op writes
+        self.id = ""
+        self.elided = False
+
+
+class Array:
+    """An on-chip tensor: an `nl.ndarray`/`nl.zeros` allocation or an op's
+    result. Shape is the logical shape; `pdim` the partition dim's index
+    (dims before it are block dims)."""
+
+    def __init__(self, name: Optional[str], shape: Tuple[int, ...],
+                 dtype: str, buffer: str, pdim: int, loop: Loop,
+                 line: int) -> None:
+        self.name = name
+        self.shape = shape
+        self.dtype = dtype
+        self.buffer = buffer
+        self.pdim = pdim
+        self.loop = loop
+        self.line = line
+        self.current: Optional[Union[Op, Loop]] = None
+        self.pending_memset: Optional[Op] = None
+        self.block_dims: List[int] = []  # per block level, the dim written
+        self.fresh = False  # an op's result not yet stored anywhere
+        self.fresh_name = name is None  # named by its op's statement
+
+    def whole_tile(self) -> Tuple[int, int]:
+        """All of the array as one tile: its block dims side by side."""
+        p, free = self.tile()
+        for d in self.shape[:self.pdim]:
+            free *= d
+        return (p, free)
+
+    def tile(self) -> Tuple[int, int]:
+        rest = self.shape[self.pdim:]
+        if not rest:
+            return (1, 1)
+        free = 1
+        for d in rest[1:]:
+            free *= d
+        return (rest[0], free)
+
+
+class Ref:
+    """An input: a version of an array (the op or loop that made it), and
+    for a block the loop variables of the slot read."""
+
+    def __init__(self, version: Union[Op, Loop], slots: List[LoopVar],
+                 part: Optional[Tuple[int, int]] = None) -> None:
+        self.version = version
+        self.slots = slots
+        self.part = part  # [partitions, free] read of a bigger tile

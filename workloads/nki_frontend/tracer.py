@@ -1,0 +1,149 @@
+"""The trace being recorded: the loop stack, source lines and names.
+
+A kernel runs once under the tracer. Each API call records an op in the
+body of the innermost open loop; each loop runs its body once with a
+symbolic variable. Source lines come from the caller's frame, mapped to the
+statement that holds them, so that every op of a multi-line statement has
+the statement's first line (what neuron-profile shows)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from typing import Dict, List, Optional, Tuple
+
+from . import ir
+from .errors import TraceError
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class _Statements:
+    """Line -> (first line of its statement, assignment target name)."""
+
+    def __init__(self, path: str) -> None:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=path)
+        self.by_line: Dict[int, Tuple[int, Optional[str]]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt) and not isinstance(
+                    node, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While,
+                           ast.If, ast.With, ast.Try, ast.AsyncFunctionDef)):
+                end = getattr(node, "end_lineno", node.lineno) or node.lineno
+                target = _target_name(node)
+                for line in range(node.lineno, end + 1):
+                    prev = self.by_line.get(line)
+                    # The innermost statement wins (a lambda body, say).
+                    if prev is None or prev[0] < node.lineno:
+                        self.by_line[line] = (node.lineno, target)
+            elif isinstance(node, (ast.For, ast.While, ast.If, ast.With)):
+                # The header of a compound statement (the loop call).
+                head_end = node.body[0].lineno - 1 if node.body else node.lineno
+                name = None
+                if isinstance(node, ast.For) and isinstance(node.target,
+                                                            ast.Name):
+                    name = node.target.id
+                for line in range(node.lineno, max(head_end, node.lineno) + 1):
+                    self.by_line.setdefault(line, (node.lineno, name))
+
+    def get(self, line: int) -> Tuple[int, Optional[str]]:
+        return self.by_line.get(line, (line, None))
+
+
+def _target_name(node: ast.stmt) -> Optional[str]:
+    target: Optional[ast.expr] = None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        target = node.target
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    if isinstance(target, ast.Name):
+        return target.id
+    return None
+
+
+class Trace:
+    def __init__(self, kernel_path: str) -> None:
+        self.kernel_path = os.path.abspath(kernel_path)
+        self.file_label = kernel_path
+        self.statements = _Statements(self.kernel_path)
+        self.root = ir.Loop(None, "root", 1, 0, None)
+        self.stack: List[ir.Loop] = [self.root]
+        self.tensors: List[ir.HbmTensor] = []
+        self.ops: List[ir.Op] = []
+        self.statement_seq = 0
+
+    @property
+    def loop(self) -> ir.Loop:
+        return self.stack[-1]
+
+
+_TRACE: Optional[Trace] = None
+
+
+def begin(path: str) -> Trace:
+    global _TRACE
+    _TRACE = Trace(path)
+    return _TRACE
+
+
+def end() -> None:
+    global _TRACE
+    _TRACE = None
+
+
+def active() -> Trace:
+    if _TRACE is None:
+        raise TraceError("an NKI API was called outside a traced kernel")
+    return _TRACE
+
+
+def _user_frame():
+    """The innermost frame of the kernel file (or, failing that, of any
+    file outside this package)."""
+    f = sys._getframe(1)
+    fallback = None
+    path = _TRACE.kernel_path if _TRACE else None
+    while f is not None:
+        fname = os.path.abspath(f.f_code.co_filename)
+        if path is not None and fname == path:
+            return f
+        if fallback is None and not fname.startswith(_PACKAGE_DIR):
+            fallback = f
+        f = f.f_back
+    return fallback
+
+
+def current_line() -> int:
+    f = _user_frame()
+    if f is None or _TRACE is None:
+        return 0
+    if os.path.abspath(f.f_code.co_filename) != _TRACE.kernel_path:
+        return f.f_lineno
+    return _TRACE.statements.get(f.f_lineno)[0]
+
+
+def current_target() -> Optional[str]:
+    f = _user_frame()
+    if f is None or _TRACE is None:
+        return None
+    if os.path.abspath(f.f_code.co_filename) != _TRACE.kernel_path:
+        return None
+    return _TRACE.statements.get(f.f_lineno)[1]
+
+
+def current_loop_var() -> Optional[str]:
+    return current_target()
+
+
+def where() -> str:
+    f = _user_frame()
+    if f is None:
+        return ""
+    label = _TRACE.file_label if _TRACE else f.f_code.co_filename
+    if _TRACE and os.path.abspath(f.f_code.co_filename) != _TRACE.kernel_path:
+        label = f.f_code.co_filename
+    line = current_line()
+    return f"{label}:{line}"
