@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <filesystem>
 #include <utility>
 
@@ -16,7 +15,6 @@
 #include "harness/import/neuron_bench.h"
 #include "harness/import/neuron_profile_summary.h"
 #include "harness/import/nki_benchmark_output.h"
-#include "harness/runner/measured_metrics.h"
 #include "harness/statistics/statistics.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
@@ -238,28 +236,6 @@ absl::StatusOr<RunResult> ImportMeasured(const std::vector<MeasuredFile>& files,
     r.mode = "measured";
     r.description = absl::StrCat(imported.tool, ": ", original);
     for (MetricResult& m : w.metrics) {
-      // What import writes, the results reader must accept: a time or rate
-      // of 0 (a tool's rounding of a fast run), a negative or non-finite
-      // one, or one that overflowed its unit conversion is refused here.
-      const bool positive = MustBePositive(m.name);
-      for (size_t k = 0; k < m.samples.size(); ++k) {
-        const double x = m.samples[k];
-        if (std::isfinite(x) && (positive ? x > 0 : x >= 0)) continue;
-        return absl::InvalidArgumentError(EscapeControl(
-            absl::StrCat(files[0].path, ": ", original, " ", m.name, " sample ",
-                         k + 1, " is ", x, " ", m.unit, "; expected a finite ",
-                         positive ? "time or rate > 0" : "value >= 0",
-                         " (the results reader refuses anything else)")));
-      }
-      for (const auto& [pct, value] : m.percentiles) {
-        if (std::isfinite(value) && (positive ? value > 0 : value >= 0)) {
-          continue;
-        }
-        return absl::InvalidArgumentError(EscapeControl(absl::StrCat(
-            files[0].path, ": ", original, " ", m.name, " percentile ", pct,
-            " is ", value, " ", m.unit, "; expected a finite ",
-            positive ? "time or rate > 0" : "value >= 0")));
-      }
       run.schedule.repeat = std::max<int64_t>(
           run.schedule.repeat, static_cast<int64_t>(m.samples.size()));
       m.summary = m.samples.empty()
