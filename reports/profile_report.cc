@@ -123,6 +123,27 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
       Rate(r.attainable_flops_per_s), Rate(r.achieved_flops_per_s),
       Pct(r.attained_fraction), Bound(r));
 
+  if (p.compiler.done) {
+    const CompilerDecisions& c = p.compiler;
+    absl::StrAppend(&out, "\n  Compiler decisions\n");
+    for (const LoopDecision& l : c.loops) {
+      absl::StrAppendFormat(
+          &out, "    loop %s (%d trips): depth %d, by %s: %s\n", l.var, l.trips,
+          l.depth, DecidedByName(l.by), l.why);
+    }
+    for (const EngineDecision& e : c.engines) {
+      absl::StrAppendFormat(&out, "    op %s (%s, line %d): %s, by %s: %s\n",
+                            e.id, e.op, e.line, EngineName(e.engine),
+                            DecidedByName(e.by), e.why);
+    }
+    absl::StrAppendFormat(
+        &out, "    SBUF peak %d of %d B per partition at %s\n", c.sbuf.used,
+        c.sbuf.limit, c.sbuf.at.empty() ? "-" : c.sbuf.at);
+    absl::StrAppendFormat(&out, "    PSUM peak %d of %d banks at %s\n",
+                          c.psum.used, c.psum.limit,
+                          c.psum.at.empty() ? "-" : c.psum.at);
+  }
+
   if (!p.what_ifs.empty()) {
     absl::StrAppend(&out, "\n  What-ifs (same seed and runs)\n");
     for (const WhatIf& wi : p.what_ifs) {
@@ -142,6 +163,42 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
     absl::StrAppendFormat(&out, "    %d. %s\n", i + 1,
                           FindingText(p.findings[i], p));
   }
+}
+
+ordered_json PeakJson(const MemoryPeak& m) {
+  ordered_json live = ordered_json::array();
+  for (const LiveTile& t : m.live) {
+    live.push_back({{"id", t.id}, {"bytes", t.bytes}, {"copies", t.copies}});
+  }
+  return {{"used", m.used}, {"limit", m.limit}, {"at", m.at}, {"live", live}};
+}
+
+// The compiler stage's decisions (docs/profile.md, "compiler").
+ordered_json CompilerJson(const CompilerDecisions& c) {
+  ordered_json loops = ordered_json::array();
+  for (const LoopDecision& l : c.loops) {
+    loops.push_back({{"path", l.json_path},
+                     {"var", l.var},
+                     {"trips", l.trips},
+                     {"depth", l.depth},
+                     {"by", DecidedByName(l.by)},
+                     {"why", l.why}});
+  }
+  ordered_json engines = ordered_json::array();
+  for (const EngineDecision& e : c.engines) {
+    engines.push_back({{"path", e.json_path},
+                       {"id", e.id},
+                       {"op", e.op},
+                       {"line", e.line},
+                       {"engine", std::string(EngineName(e.engine))},
+                       {"by", DecidedByName(e.by)},
+                       {"why", e.why}});
+  }
+  return {{"loops", loops},
+          {"engines", engines},
+          {"sbuf_peak_bytes_per_partition", PeakJson(c.sbuf)},
+          {"psum_peak_banks", PeakJson(c.psum)},
+          {"psum_bank_bytes", c.psum_bank_bytes}};
 }
 
 ordered_json WhatIfJson(const WhatIf& w) {
@@ -294,6 +351,7 @@ ordered_json ProfileToJson(const ProfileReport& rep) {
         {"compute_floor_us", Num(p.cost.compute_floor_us)},
         {"memory_floor_us", Num(p.cost.memory_floor_us)},
         {"bound", Bound(r)}};
+    if (p.compiler.done) wj["compiler"] = CompilerJson(p.compiler);
     ordered_json what_ifs = ordered_json::array();
     for (const WhatIf& wi : p.what_ifs) what_ifs.push_back(WhatIfJson(wi));
     wj["what_ifs"] = what_ifs;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
 #include "workloads/aten_ops.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/nki_loops.h"
 #include "workloads/spec_validator.h"
 
@@ -275,56 +276,6 @@ absl::StatusOr<Program> LowerTorch(const WorkloadSpec& spec,
     p.dispatches.push_back(std::move(d));
   }
   return p;
-}
-
-// Each body statement's predecessors among the statements of the same body:
-// the ids it reads or waits for, and for a nested loop every id that an op
-// inside it reads.
-std::vector<std::vector<size_t>> BodyPreds(const NkiLoop& loop) {
-  const size_t n = loop.body.size();
-  std::map<std::string, size_t> by_id;
-  for (size_t i = 0; i < n; ++i) {
-    if (!loop.body[i].id.empty()) by_id[loop.body[i].id] = i;
-  }
-  std::vector<std::vector<size_t>> preds(n);
-  for (size_t i = 0; i < n; ++i) {
-    const NkiOp& op = loop.body[i];
-    auto add = [&](const std::string& id) {
-      auto it = by_id.find(id);
-      if (it != by_id.end()) preds[i].push_back(it->second);
-    };
-    for (const auto& id : op.inputs) add(id);
-    for (const auto& id : op.after) add(id);
-    if (!op.mask.empty()) add(op.mask);
-    if (!op.indirect.empty()) add(op.indirect);
-    std::vector<std::string> inner;
-    for (const NkiLoop& nested : op.loop) CollectRefs(nested, &inner);
-    for (const auto& id : inner) add(id);
-  }
-  return preds;
-}
-
-// Body statements in dependency order (stable: body order breaks ties).
-std::vector<size_t> BodyOrder(const std::vector<std::vector<size_t>>& preds) {
-  const size_t n = preds.size();
-  std::vector<size_t> order;
-  std::vector<char> placed(n, 0);
-  while (order.size() < n) {
-    bool progress = false;
-    for (size_t i = 0; i < n; ++i) {
-      if (placed[i]) continue;
-      bool ok = true;
-      for (size_t pr : preds[i]) ok = ok && placed[pr];
-      if (ok) {
-        order.push_back(i);
-        placed[i] = 1;
-        progress = true;
-        break;
-      }
-    }
-    if (!progress) break;  // the validator rejects cycles
-  }
-  return order;
 }
 
 // The prefetch stage of a multi-buffered body: its loads and everything
@@ -678,7 +629,13 @@ class NkiLowering {
       narrow = narrow && IsNarrow(t->dtype);
     }
     c.narrow_dtype = narrow;
-    const int64_t in_f = in0 != nullptr ? in0->free : tile_f;
+    int64_t in_f = in0 != nullptr ? in0->free : tile_f;
+    int64_t in_p = in0 != nullptr ? in0->partitions : tile_f;
+    // An input read by a slice (`x[:, j*512:(j+1)*512]`) costs the slice.
+    if (!op.slices.empty() && !op.slices.front().empty()) {
+      in_p = op.slices.front()[0];
+      in_f = op.slices.front()[1];
+    }
     const std::string& k = op.op;
     if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
       c.rule = CostRule::kStream2;
@@ -703,7 +660,7 @@ class NkiLowering {
       if (*op.engine == Engine::kTensor) {
         // The input's partitions become the output's free axis.
         c.rule = CostRule::kTransposePe;
-        c.work = in0 != nullptr ? in0->partitions : tile_f;
+        c.work = in_p;
         c.aux = in_f;
       } else {
         c.work = in_f;
@@ -973,6 +930,13 @@ absl::StatusOr<Program> Lower(const WorkloadSpec& spec,
     if (!spec.kernel.has_value()) {
       return absl::InvalidArgumentError(
           absl::StrCat(spec.file, ": /kernel: an nki spec needs a kernel"));
+    }
+    // Lowering reads the compiler stage's decisions; a spec built in code
+    // and only validated is compiled here, for this device.
+    if (!spec.compiled.done) {
+      WorkloadSpec compiled = spec;
+      TRN_RETURN_IF_ERROR(CompileSpec(compiled, profile.memory));
+      return LowerNki(compiled, profile);
     }
     return LowerNki(spec, profile);
   }

@@ -244,4 +244,54 @@ bool IsDataMovementOnly(const NkiOp& op) {
          (op.op == "activation" && op.func == "copy");
 }
 
+// Each body statement's predecessors among the statements of the same body:
+// the ids it reads or waits for, and for a nested loop every id that an op
+// inside it reads.
+std::vector<std::vector<size_t>> BodyPreds(const NkiLoop& loop) {
+  const size_t n = loop.body.size();
+  std::map<std::string, size_t> by_id;
+  for (size_t i = 0; i < n; ++i) {
+    if (!loop.body[i].id.empty()) by_id[loop.body[i].id] = i;
+  }
+  std::vector<std::vector<size_t>> preds(n);
+  for (size_t i = 0; i < n; ++i) {
+    const NkiOp& op = loop.body[i];
+    auto add = [&](const std::string& id) {
+      auto it = by_id.find(id);
+      if (it != by_id.end()) preds[i].push_back(it->second);
+    };
+    for (const auto& id : op.inputs) add(id);
+    for (const auto& id : op.after) add(id);
+    if (!op.mask.empty()) add(op.mask);
+    if (!op.indirect.empty()) add(op.indirect);
+    std::vector<std::string> inner;
+    for (const NkiLoop& nested : op.loop) CollectRefs(nested, &inner);
+    for (const auto& id : inner) add(id);
+  }
+  return preds;
+}
+
+// Body statements in dependency order (stable: body order breaks ties).
+std::vector<size_t> BodyOrder(const std::vector<std::vector<size_t>>& preds) {
+  const size_t n = preds.size();
+  std::vector<size_t> order;
+  std::vector<char> placed(n, 0);
+  while (order.size() < n) {
+    bool progress = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (placed[i]) continue;
+      bool ok = true;
+      for (size_t pr : preds[i]) ok = ok && placed[pr];
+      if (ok) {
+        order.push_back(i);
+        placed[i] = 1;
+        progress = true;
+        break;
+      }
+    }
+    if (!progress) break;  // the validator rejects cycles
+  }
+  return order;
+}
+
 }  // namespace trn

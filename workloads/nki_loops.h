@@ -129,6 +129,14 @@ LoopTiles TilesOf(const NkiOp& loop_op, bool in_block);
 // input without a slot, `after`, `mask`, `indirect`) is not among them.
 std::vector<const NkiOp*> BlocksReadBySlot(const std::vector<NkiLoop>& loops);
 
+// Each body statement's predecessors among the statements of the same body:
+// the ids it reads or waits for, and for a nested loop every id that an op
+// inside it reads.
+std::vector<std::vector<size_t>> BodyPreds(const NkiLoop& loop);
+
+// Body statements in dependency order (stable: body order breaks ties).
+std::vector<size_t> BodyOrder(const std::vector<std::vector<size_t>>& preds);
+
 // Whether an NKI op kind performs no arithmetic (index generation, copies).
 bool IsDataMovementOnly(const NkiOp& op);
 

@@ -11,6 +11,7 @@
 #include "support/hash.h"
 #include "support/status_macros.h"
 #include "workloads/aten_ops.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/spec_validator.h"
 
 namespace trn {
@@ -220,8 +221,8 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
       // whose pattern the new one deliberately breaks.
       std::string name = std::move(s.name);
       s.name = SpecNameOfPoint(name);
-      // A loop with "buffers": "auto" is decided again at the new shape.
-      if (absl::Status st = ResolveAutoBuffers(s, limits); !st.ok()) {
+      // The compiler stage decides again at the new shape.
+      if (absl::Status st = CompileSpec(s, limits); !st.ok()) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s: %s", point, st.message()));
       }

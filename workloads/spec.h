@@ -10,6 +10,7 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
+#include "workloads/compiler/decisions.h"
 #include "workloads/kernel_provenance.h"
 #include "workloads/published_figure.h"
 
@@ -34,7 +35,9 @@ struct TorchOp {
   std::string json_path;            // e.g. "/ops/2", for messages
 };
 
-enum class LoopRange : uint8_t { kAffine, kSequential };
+// nl.affine_range, nl.sequential_range (and a Python range), nl.static_range
+// (unrolled; costed as affine).
+enum class LoopRange : uint8_t { kAffine, kSequential, kStatic };
 
 // A load or store index entry that takes the whole dim (Python's `:`).
 inline constexpr char kWholeDim[] = ":";
@@ -43,18 +46,27 @@ struct NkiLoop;
 
 // One statement of an NKI tile-loop body.
 struct NkiOp {
-  std::string id;                   // tile it defines; empty for a store
-  std::string op;                   // load, store, iota, activation, ...
-  std::optional<Engine> engine;     // compute ops only
+  std::string id;  // tile it defines; empty for a store
+  std::string op;  // load, store, iota, activation, ...
+  // Compute ops only. The spec's engine when `engine_stated`; otherwise the
+  // compiler stage's placement (workloads/compiler/), unset before it ran.
+  std::optional<Engine> engine;
+  bool engine_stated = false;
+  // `"engine": "auto"`: the compiler selects by engine workload even where
+  // the ISA names a default engine (nl.* arithmetic such as `acc += x`).
+  bool engine_auto = false;
   std::string func;                 // activation function, e.g. "exp"
   std::vector<std::string> inputs;  // tile ids read
   std::string tensor;               // load source; store/hbm_copy target
   std::string from;                 // hbm_copy: the tensor copied from
   std::string mask;                 // tile id of the mask, or empty
-  std::vector<int64_t> tile;        // [partitions, free]; empty: loop tile
-  std::optional<DType> dtype;       // tile dtype; default: loop tensor's
-  std::string buffer = "sbuf";      // "sbuf" or "psum"
-  std::vector<std::string> after;   // extra ordering dependencies (ids)
+  // load/store: rows past the tensor's end are masked by an affine
+  // predicate of the indices that the compiler evaluates (no tile).
+  bool affine_mask = false;
+  std::vector<int64_t> tile;       // [partitions, free]; empty: loop tile
+  std::optional<DType> dtype;      // tile dtype; default: loop tensor's
+  std::string buffer = "sbuf";     // "sbuf" or "psum"
+  std::vector<std::string> after;  // extra ordering dependencies (ids)
   // Ids of this body read as the previous iteration made them (a tile
   // carried from one iteration to the next, such as an accumulator).
   std::vector<std::string> carry;
@@ -62,6 +74,9 @@ struct NkiOp {
   // "block[v][w]", the loop variables that pick one slot of the block, one
   // per level of its nested block loops; empty for a whole tile.
   std::vector<std::vector<std::string>> input_slots;
+  // Parallel to `inputs` (or empty): the [partitions, free] part of each
+  // input the op reads (`x[:, j*512:(j+1)*512]`), or empty for the whole.
+  std::vector<std::vector<int64_t>> slices;
   bool transpose = false;   // load: a DMA transpose
   std::string indirect;     // load: id of the index tile of a gather
   bool accumulate = false;  // activation / tensor_scalar: also reduce
@@ -90,11 +105,11 @@ struct NkiLoop {
   int dim = 0;
   int64_t tile_partitions = 128;  // dim 0, unless `step` is given
   int64_t step = 0;               // dim >= 1, or row blocks of dim 0
+  // Iterations in flight (tile buffers in rotation): the spec's number when
+  // `buffers_stated`, otherwise the compiler stage's depth, decided again at
+  // every shape and device (CompileSpec).
   int buffers = 1;
-  // `"buffers": "auto"`: two buffers where the kernel's tiles fit with two
-  // on the device at the spec's shape, else one, decided again at every
-  // shape (ResolveAutoBuffers) as a compiler allocating the tiles would.
-  bool auto_buffers = false;
+  bool buffers_stated = false;
   std::vector<NkiOp> body;
   std::string json_path;
 
@@ -126,6 +141,9 @@ struct WorkloadSpec {
   std::vector<PublishedFigure> published;
   // The NKI source a traced spec was made from (NKI front end).
   std::optional<KernelSource> kernel_source;
+  // What the compiler stage decided for an nki spec at its current shape
+  // and device (empty before CompileSpec ran, and for torch modes).
+  CompilerDecisions compiled;
   std::string file;          // where it was read from
   std::string content_hash;  // FNV-1a 64 of the file bytes, hex
 

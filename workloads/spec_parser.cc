@@ -27,6 +27,7 @@
 #include "support/message_text.h"
 #include "support/status_macros.h"
 #include "support/strict_json.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/published_figure.h"
 #include "workloads/shape_override.h"
 #include "workloads/spec_validator.h"
@@ -155,6 +156,7 @@ class SpecReader {
   static std::optional<LoopRange> ParseLoopRange(std::string_view s) {
     if (s == "affine") return LoopRange::kAffine;
     if (s == "sequential") return LoopRange::kSequential;
+    if (s == "static") return LoopRange::kStatic;
     return std::nullopt;
   }
 
@@ -239,7 +241,8 @@ class SpecReader {
     loop.json_path = path;
     TRN_ASSIGN_OR_RETURN(loop.var, r_.RequiredString(v, path, "var"));
     TRN_ASSIGN_OR_RETURN(const Json* range, r_.Required(v, path, "range"));
-    static constexpr std::string_view kRanges[] = {"affine", "sequential"};
+    static constexpr std::string_view kRanges[] = {"affine", "sequential",
+                                                   "static"};
     TRN_ASSIGN_OR_RETURN(
         loop.range, Enum<LoopRange>(*range, JsonChild(path, "range"), "range",
                                     &ParseLoopRange, kRanges));
@@ -282,14 +285,14 @@ class SpecReader {
                                              kInt32Max, "a positive integer"));
     }
     if (const Json* b = JsonReader::Optional(v, "buffers")) {
-      if (b->is_string() && b->get<std::string>() == "auto") {
-        loop.auto_buffers = true;
-      } else {
+      // "auto" is omission: the compiler stage decides the depth.
+      if (!(b->is_string() && b->get<std::string>() == "auto")) {
         TRN_ASSIGN_OR_RETURN(
             int64_t buffers,
             r_.Int(*b, JsonChild(path, "buffers"), 1, kInt32Max,
                    "a positive integer or \"auto\""));
         loop.buffers = static_cast<int>(buffers);
+        loop.buffers_stated = true;
       }
     }
     TRN_ASSIGN_OR_RETURN(const Json* body, r_.Required(v, path, "body"));
@@ -452,19 +455,21 @@ class SpecReader {
   }
 
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
-    static constexpr std::string_view kAll[] = {"id",       "op",
-                                                "engine",   "func",
-                                                "inputs",   "tensor",
-                                                "index",    "mask",
-                                                "tile",     "dtype",
-                                                "buffer",   "after",
-                                                "carry",    "transpose",
-                                                "indirect", "accumulate",
-                                                "from",     "var",
-                                                "range",    "dim",
-                                                "step",     "tile_partitions",
-                                                "buffers",  "body",
-                                                "line"};
+    static constexpr std::string_view kAll[] = {
+        "id",          "op",
+        "engine",      "func",
+        "inputs",      "tensor",
+        "index",       "mask",
+        "tile",        "dtype",
+        "buffer",      "after",
+        "carry",       "transpose",
+        "indirect",    "accumulate",
+        "from",        "var",
+        "range",       "dim",
+        "step",        "tile_partitions",
+        "buffers",     "body",
+        "affine_mask", "slices",
+        "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
@@ -489,6 +494,13 @@ class SpecReader {
       drop = {"func", "tensor", "index", "transpose", "indirect", "accumulate"};
     }
     if (IsNkiOpKind(kind) && kind != "hbm_copy") drop.push_back("from");
+    if (IsNkiOpKind(kind) && kind != "load" && kind != "store") {
+      drop.push_back("affine_mask");
+    }
+    if (kind == "load" || kind == "store" || kind == "hbm_copy" ||
+        kind == "loop") {
+      drop.push_back("slices");
+    }
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key : {"var", "range", "dim", "step",
                                    "tile_partitions", "buffers", "body"}) {
@@ -504,6 +516,24 @@ class SpecReader {
     return keys;
   }
 
+  // "slices": one entry per input, null or [partitions, free].
+  absl::Status Slices(const Json& v, const std::string& path, NkiOp& op) const {
+    TRN_RETURN_IF_ERROR(r_.Array(v, path));
+    for (size_t k = 0; k < v.size(); ++k) {
+      const std::string at = JsonChild(path, k);
+      if (v[k].is_null()) {
+        op.slices.emplace_back();
+        continue;
+      }
+      TRN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, Dims(v[k], at));
+      if (dims.size() != 2) {
+        return r_.Error(at, "a slice is null or [partitions, free]");
+      }
+      op.slices.push_back(std::move(dims));
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<NkiOp> KernelOp(const Json& v, const std::string& path) const {
     if (!v.is_object()) return r_.Expected(path, "an object", v);
     NkiOp op;
@@ -517,12 +547,17 @@ class SpecReader {
         absl::StrFormat("%s %s op", IsVowel(op.op) ? "an" : "a", op.op),
         all_known));
     TRN_RETURN_IF_ERROR(r_.OptionalString(v, path, "id", op.id));
-    if (const Json* e = JsonReader::Optional(v, "engine")) {
+    // Left out or "auto": the compiler stage places the op.
+    if (const Json* e = JsonReader::Optional(v, "engine");
+        e != nullptr && e->is_string() && e->get<std::string>() == "auto") {
+      op.engine_auto = true;
+    } else if (e != nullptr) {
       static constexpr std::string_view kNames[] = {"tensor", "vector",
-                                                    "scalar", "gpsimd"};
+                                                    "scalar", "gpsimd", "auto"};
       TRN_ASSIGN_OR_RETURN(op.engine,
                            Enum<Engine>(*e, JsonChild(path, "engine"), "engine",
                                         &ParseEngine, kNames));
+      op.engine_stated = true;
     }
     TRN_RETURN_IF_ERROR(r_.OptionalString(v, path, "func", op.func));
     if (const Json* in = JsonReader::Optional(v, "inputs")) {
@@ -582,6 +617,11 @@ class SpecReader {
     TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "after", op.after));
     TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "carry", op.carry));
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "transpose", op.transpose));
+    TRN_RETURN_IF_ERROR(
+        r_.OptionalBool(v, path, "affine_mask", op.affine_mask));
+    if (const Json* sl = JsonReader::Optional(v, "slices")) {
+      TRN_RETURN_IF_ERROR(Slices(*sl, JsonChild(path, "slices"), op));
+    }
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "accumulate", op.accumulate));
     if (const Json* ix = JsonReader::Optional(v, "indirect")) {
       TRN_ASSIGN_OR_RETURN(op.indirect,
@@ -666,7 +706,7 @@ absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
   TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecReader(label).Read(root));
   spec.file = label;
   spec.content_hash = Fnv1a64Hex(text);
-  TRN_RETURN_IF_ERROR(ResolveAutoBuffers(spec, limits));
+  TRN_RETURN_IF_ERROR(CompileSpec(spec, limits));
   return spec;
 }
 

@@ -36,14 +36,6 @@ int64_t SatMul(int64_t a, int64_t b) {
   return r;
 }
 
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) {
-    return std::numeric_limits<int64_t>::max();
-  }
-  return r;
-}
-
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -619,9 +611,9 @@ class Validator {
       TRN_RETURN_IF_ERROR(CheckNkiOp(ctx, j));
     }
     TRN_RETURN_IF_ERROR(CheckCycles(ctx));
-    // Memory is summed over a whole nest, so it is checked once, from the
-    // kernel's loop.
-    return parent == nullptr ? CheckMemory(ctx) : absl::OkStatus();
+    // On-chip memory is the compiler stage's to check: its allocator knows
+    // the depths and the live ranges (workloads/compiler/allocation.h).
+    return absl::OkStatus();
   }
 
   absl::Status CheckRef(const LoopContext& ctx, std::string_view path,
@@ -804,7 +796,13 @@ class Validator {
                                    "comes from (>= 1), got %d",
                                    op.source_line));
     }
-    if (rule->moves_data && op.mask.empty()) {
+    if (op.affine_mask && !op.mask.empty()) {
+      return Error(path + "/affine_mask",
+                   "a load or store is masked by a mask tile (\"mask\") or "
+                   "by an affine predicate (\"affine_mask\"), not both");
+    }
+    TRN_RETURN_IF_ERROR(CheckSlices(ctx, op, path));
+    if (rule->moves_data && op.mask.empty() && !op.affine_mask) {
       TRN_RETURN_IF_ERROR(CheckMaskNeed(ctx, op, path));
     }
     if (!rule->moves_data && rule->defines_tile && op.tile.empty() &&
@@ -855,6 +853,28 @@ class Validator {
     return absl::OkStatus();
   }
 
+  // "slices": one per input; each part fits the device's partitions.
+  absl::Status CheckSlices(const LoopContext& ctx, const NkiOp& op,
+                           const std::string& path) const {
+    (void)ctx;
+    if (op.slices.empty()) return absl::OkStatus();
+    if (op.slices.size() != op.inputs.size()) {
+      return Error(path + "/slices",
+                   absl::StrFormat("has %d entries; expected one per input "
+                                   "(%d), null for a whole tile",
+                                   op.slices.size(), op.inputs.size()));
+    }
+    for (size_t k = 0; k < op.slices.size(); ++k) {
+      if (op.slices[k].empty()) continue;
+      if (op.slices[k][0] > limits_.partitions) {
+        return Error(absl::StrFormat("%s/slices/%d", path, k),
+                     absl::StrFormat("a slice of %d partitions; SBUF has %d",
+                                     op.slices[k][0], limits_.partitions));
+      }
+    }
+    return absl::OkStatus();
+  }
+
   // A carried id names a tile of this loop's own body: the previous
   // iteration's copy of it is what the op reads.
   absl::Status CheckCarry(const LoopContext& ctx, const NkiOp& op,
@@ -888,11 +908,8 @@ class Validator {
       }
       return absl::OkStatus();
     }
-    if (!op.engine.has_value()) {
-      return Error(path + "/engine",
-                   absl::StrFormat("%s needs an engine: %s", A(op.op),
-                                   Join(names, " or ")));
-    }
+    // Left out, the compiler stage places the op (workloads/compiler/).
+    if (!op.engine.has_value()) return absl::OkStatus();
     for (Engine e : rule.engines) {
       if (e == *op.engine) return absl::OkStatus();
     }
@@ -1133,93 +1150,6 @@ class Validator {
     return absl::OkStatus();
   }
 
-  struct MemoryTally {
-    int64_t sbuf = 0;
-    int64_t psum = 0;
-  };
-
-  absl::Status CheckMemory(const LoopContext& ctx) const {
-    MemoryTally tally;
-    return TallyMemory(ctx.chain, ctx.path, {}, /*keep_all=*/false,
-                       /*accumulates=*/false, tally);
-  }
-
-  // A tile is held once per buffer of its loop and of every loop around it,
-  // as an allocator without liveness analysis must reserve it; tiles are
-  // counted in body order, nested loops where they appear. A loop whose
-  // iterations each keep their tiles (`keep_all`, an NKI block) holds one
-  // copy per iteration; the PSUM tile a loop accumulates into (`accumulates`)
-  // is one tile whatever the loop's own buffers.
-  absl::Status TallyMemory(const LoopChain& chain, const std::string& path,
-                           const std::vector<int64_t>& outer_factors,
-                           bool keep_all, bool accumulates,
-                           MemoryTally& tally) const {
-    const NkiLoop& loop = *chain.back();
-    int64_t own = loop.buffers;
-    if (keep_all) {
-      const int64_t extent = LoopExtents(spec_, chain, chain.size() - 1).back();
-      own = std::max(own, (extent + loop.TileSize() - 1) / loop.TileSize());
-    }
-    int64_t outer_copies = 1;
-    for (int64_t f : outer_factors) outer_copies = SatMul(outer_copies, f);
-    const int64_t copies = SatMul(outer_copies, own);
-    std::vector<int64_t> factors = outer_factors;
-    factors.push_back(own);
-    const int result = accumulates ? LoopResultIndex(loop) : -1;
-    for (size_t j = 0; j < loop.body.size(); ++j) {
-      const NkiOp& op = loop.body[j];
-      const std::string op_path = absl::StrFormat("%s/body/%d", path, j);
-      if (op.op == "loop") {
-        LoopChain inner = chain;
-        inner.push_back(&op.loop.front());
-        // A loop that rotates its own buffers holds its tiles once per
-        // buffer of its own, whatever the buffers of the loops around it.
-        const LoopTiles tiles = TilesOf(op, keep_all);
-        TRN_RETURN_IF_ERROR(TallyMemory(
-            inner, op_path, tiles.rotates ? std::vector<int64_t>{} : factors,
-            tiles.keep_all,
-            !op.id.empty() &&
-                LoopResultOf(op.loop.front()) == LoopResultKind::kAccumulator,
-            tally));
-        continue;
-      }
-      if (!FindNkiOpRule(op.op)->defines_tile) continue;
-      const NkiTile tile =
-          ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
-      const int64_t op_copies =
-          static_cast<int>(j) == result ? outer_copies : copies;
-      const int64_t bytes =
-          SatMul(SatMul(tile.free, DTypeBytes(tile.dtype)), op_copies);
-      const bool in_psum = op.buffer == "psum";
-      int64_t& total = in_psum ? tally.psum : tally.sbuf;
-      total = SatAdd(total, bytes);
-      const int64_t limit = in_psum ? limits_.psum_bytes_per_partition
-                                    : limits_.sbuf_bytes_per_partition;
-      if (total > limit) {
-        std::string buffers =
-            CountText(static_cast<int>(std::min<int64_t>(
-                          op_copies, std::numeric_limits<int>::max())),
-                      "buffer");
-        if (chain.size() > 1) {
-          std::vector<int64_t> shown = factors;
-          if (op_copies != copies) shown.back() = 1;  // the accumulator
-          absl::StrAppend(&buffers, " (", absl::StrJoin(shown, " x "),
-                          " through the loop nest)");
-        }
-        return Error(
-            op_path,
-            absl::StrFormat(
-                "%s overflow at tile \"%s\": %s [%d, %d] x %s = %d B per "
-                "partition brings the loop %s to %d B per partition; the "
-                "limit is %d B per partition",
-                in_psum ? "PSUM" : "SBUF", op.id, DTypeName(tile.dtype),
-                tile.partitions, tile.free, buffers, bytes,
-                chain.size() > 1 ? "nest" : "body", total, limit));
-      }
-    }
-    return absl::OkStatus();
-  }
-
   // WorkloadSpec::FindTensor scans; a 1 MiB spec can hold thousands of
   // tensors and ops, so the validator looks names up here instead.
   const TensorDecl* FindTensor(std::string_view name) const {
@@ -1256,30 +1186,14 @@ absl::Status ValidateSpec(const WorkloadSpec& spec,
   return Validator(spec, limits).Run();
 }
 
-namespace {
-
-void AutoLoops(std::vector<NkiLoop>& loops, std::vector<NkiLoop*>& out) {
-  for (NkiLoop& loop : loops) {
-    if (loop.auto_buffers) out.push_back(&loop);
-    for (NkiOp& op : loop.body) AutoLoops(op.loop, out);
-  }
+std::vector<Engine> NkiOpEngines(std::string_view op) {
+  const NkiOpRule* rule = FindNkiOpRule(op);
+  return rule == nullptr ? std::vector<Engine>{} : rule->engines;
 }
 
-}  // namespace
-
-absl::Status ResolveAutoBuffers(WorkloadSpec& spec,
-                                const MemoryLimits& limits) {
-  std::vector<NkiLoop*> autos;
-  if (spec.kernel) AutoLoops(spec.kernel->loops, autos);
-  for (NkiLoop* loop : autos) loop->buffers = 1;
-  if (absl::Status s = ValidateSpec(spec, limits); !s.ok()) return s;
-  // Buffers change only the memory check: a spec valid with a loop at 1
-  // and refused at 2 does not fit with 2.
-  for (NkiLoop* loop : autos) {
-    loop->buffers = 2;
-    if (!ValidateSpec(spec, limits).ok()) loop->buffers = 1;
-  }
-  return absl::OkStatus();
+bool NkiOpDefinesTile(std::string_view op) {
+  const NkiOpRule* rule = FindNkiOpRule(op);
+  return rule != nullptr && rule->defines_tile;
 }
 
 }  // namespace trn

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "device_model/dtype.h"
+#include "device_model/engine.h"
 #include "device_model/memory_limits.h"
 #include "workloads/spec.h"
 
@@ -24,16 +26,15 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 // position in the struct, which is where a parsed spec had it in its file.
 absl::Status ValidateSpec(const WorkloadSpec& spec, const MemoryLimits& limits);
 
-// Gives each loop of `spec` with `"buffers": "auto"` its count, then
-// validates: outermost first, in file order, a loop gets 2 buffers when the
-// spec is valid with them (its tiles fit on chip with every loop decided so
-// far), else 1. Every auto loop is decided again, so a spec whose shape
-// changed is re-resolved. The error is ValidateSpec's with every auto loop
-// at 1.
-absl::Status ResolveAutoBuffers(WorkloadSpec& spec, const MemoryLimits& limits);
-
 // The NKI op kinds a loop body may hold.
 bool IsNkiOpKind(std::string_view op);
+
+// The engines that can run an NKI op kind, in the order of the op table of
+// docs/spec-format.md (from the NKI ISA reference); empty for DMA and loops.
+std::vector<Engine> NkiOpEngines(std::string_view op);
+
+// Whether an op kind makes a tile (every compute op and load).
+bool NkiOpDefinesTile(std::string_view op);
 
 // The product of all dims but the first (1 for rank <= 1): the free axis of a
 // tile over dim 0.

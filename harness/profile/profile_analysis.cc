@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
 #include "support/status_macros.h"
+#include "workloads/compiler/allocation.h"
 #include "workloads/lowering.h"
 #include "workloads/nki_loops.h"
 #include "workloads/shape_override.h"
@@ -38,6 +39,7 @@ void DoubleBuffer(const WorkloadSpec& spec, LoopChain& chain, NkiLoop& loop,
   if (loop.range == LoopRange::kAffine && loop.buffers == 1 && loads &&
       repeats) {
     loop.buffers = 2;
+    loop.buffers_stated = true;  // the what-if's override, not a decision
     *changed = true;
   }
   for (NkiOp& op : loop.body) {
@@ -69,7 +71,10 @@ absl::StatusOr<WhatIf> RunWhatIf(std::string id, std::string change,
   // ApplyShapeOverrides does: the point's name breaks the name pattern.
   WorkloadSpec check = variant;
   check.name = SpecNameOfPoint(variant.name);
-  if (absl::Status s = ValidateSpec(check, profile.memory); !s.ok()) {
+  absl::Status s = ValidateSpec(check, profile.memory);
+  // The variant's depths are overrides: the allocator says if they fit.
+  if (s.ok()) s = RefusalOf(check, Allocate(check, profile.memory));
+  if (!s.ok()) {
     w.feasible = false;
     w.why_not = WithoutFile(
         variant, std::string_view(s.message().data(), s.message().size()));
@@ -262,6 +267,7 @@ absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
   p.time_us = m->samples[static_cast<size_t>(p.recorded_run)];
 
   TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+  p.compiler = spec.compiled;
   TRN_ASSIGN_OR_RETURN(Timeline tl,
                        ReplayRun(spec, profile, options.seed, p.repeat_index));
   p.summary = SummarizeDevice(tl);

@@ -72,6 +72,8 @@ struct WorkloadProfile {
   double flop_utilisation = 0;              // achieved / TensorE bf16 peak
   std::vector<WhatIf> what_ifs;
   std::vector<Finding> findings;
+  // The compiler stage's decisions for an nki spec (empty otherwise).
+  CompilerDecisions compiler;
 };
 
 struct ProfileReport : RunContext {

@@ -17,6 +17,7 @@
 #include "harness/runner/runner.h"
 #include "harness/statistics/statistics.h"
 #include "support/status_macros.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/shape_override.h"
 #include "workloads/spec_validator.h"
 
@@ -110,7 +111,7 @@ absl::StatusOr<Measured> Measure(const WorkloadSpec& spec,
     // The suite was read with one device's limits; each figure's device
     // has its own.
     m.spec = spec;
-    TRN_RETURN_IF_ERROR(ResolveAutoBuffers(m.spec, profile.memory));
+    TRN_RETURN_IF_ERROR(CompileSpec(m.spec, profile.memory));
   } else {
     TRN_ASSIGN_OR_RETURN(std::vector<ShapeOverride> overrides,
                          Overrides(spec, f));

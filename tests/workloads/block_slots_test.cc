@@ -40,7 +40,7 @@ Json Hoisted(const std::string& lhs, const std::string& rhs) {
          "tensor": "lhsT", "tile_partitions": 128, "line": 1, "body": [
           {"id": "lhsT_tile", "op": "load", "tensor": "lhsT",
            "index": ["kl", "m"], "line": 2}]},
-        {"op": "loop", "var": "n", "range": "affine", "tensor": "result",
+        {"op": "loop", "var": "n", "range": "affine", "buffers": 1, "tensor": "result",
          "dim": 1, "step": 512, "line": 3, "body": [
           {"id": "rhs_tiles", "op": "loop", "var": "kr", "range": "affine",
            "tensor": "rhs", "tile_partitions": 128, "line": 4, "body": [

@@ -149,28 +149,28 @@ TEST(SpecValidatorTest, AStepThatLeavesAPartialTileNeedsAMask) {
 
 TEST(SpecValidatorTest, MemoryMultipliesBuffersThroughTheNest) {
   Json j = Nest();
-  // PSUM: 2 KiB x 2 (m) x 2 (n) = 8 KiB fits; 4 x 4 = 32 KiB does not. "m"
-  // has no id, so its buffers rotate over its runs: the nest is counted
-  // from it, not from "nb".
+  // PSUM by liveness, in banks: "acc" (one 2 KiB bank) is live in each of
+  // the iterations of "m" in flight; "n" is a block, whose transient tiles
+  // count once. 8 of m fit PSUM's 8 banks, 9 do not.
+  MLoop(j)["buffers"] = 8;
   ASSERT_TRUE(Check(j).ok()) << Check(j);
-  MLoop(j)["buffers"] = 4;
-  NLoop(j)["buffers"] = 4;
+  MLoop(j)["buffers"] = 9;
   EXPECT_THAT(std::string(Check(j).message()),
-              HasSubstr("PSUM overflow at tile \"part\": fp32 [128, 512] x "
-                        "16 buffers (4 x 4 x 1 through the loop nest) = "
-                        "32768 B per partition brings the loop nest to 32768 "
-                        "B per partition"));
+              HasSubstr("PSUM overflow: the live tiles need 9 banks of 2048 B "
+                        "per partition here, the limit is 8 banks (live: acc "
+                        "2048 B x 9)"));
 }
 
 TEST(SpecValidatorTest, ALoopWithoutAnIdHoldsItsOwnBuffersOnly) {
-  // "m" inside a loop of 4 buffers: as a block (with an id) its 2 buffers
-  // of PSUM tiles are held for each of the 4 (2 KiB x 4 x 2 x 2 = 32 KiB);
-  // without one they rotate over its runs (2 KiB x 2 x 2 = 8 KiB).
+  // "m" inside a loop of 9 buffers: with an id it is a block, held for
+  // each of the 9 (its transient PSUM tile once per block: 9 banks);
+  // without one its 2 buffers rotate over its runs (2 banks).
   Json j = Nest();
-  j["kernel"]["loops"][0]["buffers"] = 4;
+  j["kernel"]["loops"][0]["buffers"] = 9;
   EXPECT_TRUE(Check(j).ok()) << Check(j);
   MLoop(j)["id"] = "rows";
-  EXPECT_THAT(std::string(Check(j).message()), HasSubstr("PSUM overflow"));
+  EXPECT_THAT(std::string(Check(j).message()),
+              HasSubstr("PSUM overflow: the live tiles need 9 banks"));
 }
 
 TEST(SpecValidatorTest, ALoadBlockTallerThanThePartitionsFolds) {
@@ -183,8 +183,9 @@ TEST(SpecValidatorTest, ALoadBlockTallerThanThePartitionsFolds) {
   j["tensors"][1]["shape"] = {16384, 1024};
   j["tensors"][0]["shape"] = {16384, 256};
   EXPECT_THAT(std::string(Check(j).message()),
-              HasSubstr("SBUF overflow at tile \"rhs_block\": bf16 [128, "
-                        "131072]"));
+              HasSubstr("SBUF overflow: the live tiles need 331776 B per "
+                        "partition here, the limit is 196608 B per partition "
+                        "(live: rhs_block 262144 B"));
 }
 
 TEST(SpecValidatorTest, ACycleThroughANestedLoopIsFound) {

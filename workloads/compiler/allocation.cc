@@ -1,0 +1,267 @@
+#include "workloads/compiler/allocation.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "workloads/nki_loops.h"
+#include "workloads/spec_validator.h"
+
+namespace trn {
+namespace {
+
+// Byte counts saturate: a block of 2^40 tiles is refused, not wrapped.
+int64_t SatMul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return r;
+}
+
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return r;
+}
+
+// One memory's use at a point: the sum and the tiles that make it.
+struct Use {
+  int64_t used = 0;
+  std::vector<LiveTile> live;
+  void Add(const Use& u) {
+    used = SatAdd(used, u.used);
+    live.insert(live.end(), u.live.begin(), u.live.end());
+  }
+  Use Times(int64_t d) const {
+    Use u = *this;
+    u.used = SatMul(u.used, d);
+    for (LiveTile& t : u.live) t.copies = SatMul(t.copies, d);
+    return u;
+  }
+};
+
+struct Point {
+  Use sbuf;
+  Use psum;  // banks
+};
+
+struct Peaks {
+  MemoryPeak sbuf;
+  MemoryPeak psum;
+  void Take(const Point& p, const std::string& at) {
+    if (p.sbuf.used > sbuf.used) {
+      sbuf.used = p.sbuf.used;
+      sbuf.at = at;
+      sbuf.live = p.sbuf.live;
+    }
+    if (p.psum.used > psum.used) {
+      psum.used = p.psum.used;
+      psum.at = at;
+      psum.live = p.psum.live;
+    }
+  }
+};
+
+// The largest trip count of chain.back() over the extents it may walk.
+int64_t Trips(const WorkloadSpec& spec, const LoopChain& chain) {
+  const int64_t extent = LoopExtents(spec, chain, chain.size() - 1).back();
+  const int64_t step = chain.back()->TileSize();
+  return (extent + step - 1) / step;
+}
+
+class Allocator {
+ public:
+  Allocator(const WorkloadSpec& spec, const MemoryLimits& limits)
+      : spec_(spec),
+        limits_(limits),
+        bank_bytes_(std::max<int64_t>(1, limits.psum_bytes_per_partition /
+                                             std::max(1, limits.psum_banks))) {}
+
+  int64_t bank_bytes() const { return bank_bytes_; }
+
+  // The peaks of one run of chain.back(): its body's tiles, each copy per
+  // iteration in flight, and the loops nested in it. `has_id`: the loop's
+  // result is held by the body around it (from the loop to its last
+  // reader), so it is not counted here.
+  Peaks Walk(LoopChain& chain, const LoopTiles& tiles, bool has_id) {
+    const NkiLoop& loop = *chain.back();
+    // A block's iterations each keep only their slot (counted as the
+    // block's result by the body around it); its other tiles are transient
+    // and counted once, not once per slot.
+    const int64_t depth = tiles.keep_all ? 1 : std::max(1, loop.buffers);
+    const auto preds = BodyPreds(loop);
+    const std::vector<size_t> order = BodyOrder(preds);
+    const size_t n = loop.body.size();
+    std::vector<size_t> pos(n, 0);
+    for (size_t p = 0; p < order.size(); ++p) pos[order[p]] = p;
+    const int result = has_id ? LoopResultIndex(loop) : -1;
+    // Live range of each op's tile, in positions of `order`.
+    std::vector<size_t> def(n), last(n);
+    std::vector<Point> size(n);
+    for (size_t i = 0; i < n; ++i) {
+      def[i] = pos[i];
+      last[i] = pos[i];
+      if (static_cast<int>(i) != result) size[i] = SizeOf(chain, loop.body[i]);
+    }
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t i : preds[j]) last[i] = std::max(last[i], pos[j]);
+      // A carried tile is read by the next iteration: alive throughout.
+      for (const std::string& id : loop.body[j].carry) {
+        for (size_t i = 0; i < n; ++i) {
+          if (loop.body[i].id == id) {
+            def[i] = 0;
+            last[i] = n - 1;
+          }
+        }
+      }
+    }
+    Peaks peaks;
+    for (size_t p = 0; p < order.size(); ++p) {
+      const NkiOp& at = loop.body[order[p]];
+      Point iter;
+      for (size_t i = 0; i < n; ++i) {
+        if (def[i] <= p && p <= last[i]) {
+          iter.sbuf.Add(size[i].sbuf);
+          iter.psum.Add(size[i].psum);
+        }
+      }
+      Point fixed;
+      if (at.op == "loop") {
+        const LoopTiles inner_tiles = TilesOf(at, tiles.keep_all);
+        chain.push_back(&at.loop.front());
+        const Peaks inner = Walk(chain, inner_tiles, !at.id.empty());
+        chain.pop_back();
+        Point in{{inner.sbuf.used, inner.sbuf.live},
+                 {inner.psum.used, inner.psum.live}};
+        // A loop without an id rotates its own buffers over its runs: its
+        // tiles are not copied for the iterations in flight around it.
+        Point& into = inner_tiles.rotates ? fixed : iter;
+        into.sbuf.Add(in.sbuf);
+        into.psum.Add(in.psum);
+      }
+      Point total{iter.sbuf.Times(depth), iter.psum.Times(depth)};
+      total.sbuf.Add(fixed.sbuf);
+      total.psum.Add(fixed.psum);
+      peaks.Take(total, at.json_path);
+    }
+    return peaks;
+  }
+
+ private:
+  // What the op holds while its tile (or its loop's result) is live.
+  Point SizeOf(LoopChain& chain, const NkiOp& op) {
+    Point p;
+    if (op.op == "loop") {
+      if (op.id.empty()) return p;
+      chain.push_back(&op.loop.front());
+      p = ResultOf(chain, op.id);
+      chain.pop_back();
+      return p;
+    }
+    if (!NkiOpDefinesTile(op.op)) return p;
+    const NkiTile tile =
+        ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
+    const int64_t bytes = tile.BytesPerPartition();
+    if (op.buffer == "psum") {
+      p.psum.used = (bytes + bank_bytes_ - 1) / bank_bytes_;
+      p.psum.live.push_back({op.id, bytes, 1});
+    } else {
+      p.sbuf.used = bytes;
+      p.sbuf.live.push_back({op.id, bytes, 1});
+    }
+    return p;
+  }
+
+  // The tile a nested loop's id stands for: its result op's tile, once per
+  // iteration for a block. A state (a sequential loop's id) is the tiles
+  // its iterations update in place: one of its result tile, however many
+  // blocks that tile is made in (`in_state`).
+  Point ResultOf(LoopChain& chain, const std::string& id,
+                 bool in_state = false) {
+    const NkiLoop& loop = *chain.back();
+    const int r = LoopResultIndex(loop);
+    if (r < 0) return {};
+    const NkiOp& op = loop.body[static_cast<size_t>(r)];
+    Point unit;
+    if (op.op == "loop") {
+      chain.push_back(&op.loop.front());
+      unit = ResultOf(chain, id,
+                      in_state || LoopResultOf(loop) == LoopResultKind::kState);
+      chain.pop_back();
+    } else {
+      unit = SizeOf(chain, op);
+    }
+    for (LiveTile& t : unit.sbuf.live) t.id = id;
+    for (LiveTile& t : unit.psum.live) t.id = id;
+    if (in_state || LoopResultOf(loop) != LoopResultKind::kBlock) return unit;
+    const int64_t trips = Trips(spec_, chain);
+    return {unit.sbuf.Times(trips), unit.psum.Times(trips)};
+  }
+
+  const WorkloadSpec& spec_;
+  const MemoryLimits& limits_;
+  const int64_t bank_bytes_;
+};
+
+std::string LiveText(const std::vector<LiveTile>& live) {
+  std::vector<std::string> parts;
+  for (const LiveTile& t : live) {
+    parts.push_back(absl::StrFormat(
+        "%s %d B%s", t.id, t.bytes,
+        t.copies > 1 ? absl::StrFormat(" x %d", t.copies) : std::string()));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
+Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits) {
+  Allocation a;
+  Allocator alloc(spec, limits);
+  a.psum_bank_bytes = alloc.bank_bytes();
+  a.sbuf.limit = limits.sbuf_bytes_per_partition;
+  a.psum.limit = limits.psum_banks;
+  if (!spec.kernel.has_value()) return a;
+  // The kernel's loops run one after the other: the peak is the largest.
+  for (const NkiLoop& loop : spec.kernel->loops) {
+    LoopChain chain{&loop};
+    const Peaks p = alloc.Walk(chain, LoopTiles{}, /*has_id=*/false);
+    if (p.sbuf.used > a.sbuf.used) {
+      a.sbuf.used = p.sbuf.used;
+      a.sbuf.at = p.sbuf.at;
+      a.sbuf.live = p.sbuf.live;
+    }
+    if (p.psum.used > a.psum.used) {
+      a.psum.used = p.psum.used;
+      a.psum.at = p.psum.at;
+      a.psum.live = p.psum.live;
+    }
+  }
+  return a;
+}
+
+absl::Status RefusalOf(const WorkloadSpec& spec, const Allocation& a) {
+  const std::string file = spec.file.empty() ? spec.name : spec.file;
+  if (a.sbuf.used > a.sbuf.limit) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s: SBUF overflow: the live tiles need %d B per partition here, "
+        "the limit is %d B per partition (live: %s)",
+        file, a.sbuf.at, a.sbuf.used, a.sbuf.limit, LiveText(a.sbuf.live)));
+  }
+  if (a.psum.used > a.psum.limit) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s: PSUM overflow: the live tiles need %d banks of %d B per "
+        "partition here, the limit is %d banks (live: %s)",
+        file, a.psum.at, a.psum.used, a.psum_bank_bytes, a.psum.limit,
+        LiveText(a.psum.live)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace trn

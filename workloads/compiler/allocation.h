@@ -1,0 +1,35 @@
+// The compiler stage's on-chip allocator: SBUF and PSUM by liveness. A tile
+// holds its bytes from the op that writes it to the last op that reads it;
+// the iterations in flight of a loop (its depth, NkiLoop::buffers) each hold
+// a copy of its body's tiles; PSUM is taken in whole banks. The peak over the
+// kernel is what must fit (docs/spec-format.md, "Allocation by liveness").
+#ifndef TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
+#define TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
+
+#include "absl/status/status.h"
+#include "device_model/memory_limits.h"
+#include "workloads/compiler/decisions.h"
+#include "workloads/spec.h"
+
+namespace trn {
+
+struct Allocation {
+  MemoryPeak sbuf;  // bytes per partition
+  MemoryPeak psum;  // banks
+  int64_t psum_bank_bytes = 0;
+  bool Fits() const {
+    return sbuf.used <= sbuf.limit && psum.used <= psum.limit;
+  }
+};
+
+// The peaks of a validated nki spec with the depths its loops have now
+// (NkiLoop::buffers).
+Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits);
+
+// InvalidArgument naming the point of the first peak that does not fit and
+// the tiles live there; OK when `a` fits.
+absl::Status RefusalOf(const WorkloadSpec& spec, const Allocation& a);
+
+}  // namespace trn
+
+#endif  // TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
