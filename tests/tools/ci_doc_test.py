@@ -60,6 +60,8 @@ class JobResult:
     name: str
     steps: list[StepResult] = field(default_factory=list)
 
+    summary: str = ""  # what the job appended to $GITHUB_STEP_SUMMARY
+
     @property
     def failed(self) -> bool:
         return any(s.ran and s.code != 0 for s in self.steps)
@@ -228,6 +230,8 @@ class Runner:
                             f"{proc.returncode}\n      " +
                             tail.replace("\n", "\n      "))
             result.steps.append(StepResult(step_name, True, proc.returncode))
+        summary = job_dir / "step_summary.md"
+        result.summary = summary.read_text() if summary.exists() else ""
         return result
 
     def run_workflow(self, workflow: dict) -> list[JobResult]:
@@ -328,6 +332,14 @@ def main() -> int:
         if j.name in ("gate", "merge") and not j.failed:
             problems.append(f"regressed run: job {j.name} passed although "
                             "the baseline was doctored")
+    # The job page says what changed, compactly.
+    for j in bad:
+        if j.name == "gate" and (
+                "### trnbench gate: " not in j.summary or
+                "regression" not in j.summary or len(j.summary) > 8192):
+            problems.append("regressed run: the gate job's step summary "
+                            f"is not the compact summary ({len(j.summary)} "
+                            "bytes)")
     if not any(j.failed for j in bad if j.name.startswith("shard")):
         problems.append("regressed run: every shard job passed")
     for p in problems:

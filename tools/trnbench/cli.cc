@@ -40,7 +40,37 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) return Fail(err, options.status());
   if (options->help) {
-    out << UsageText();
+    const CommandInfo* c = FindCommand(options->command);
+    if (c == nullptr || c->name.empty()) {
+      out << UsageText();
+    } else if (c->name == "gate") {
+      // gate takes every run flag; its help shows the ones a gate uses.
+      out << CommandUsageText("gate", {"baseline",
+                                       "workload",
+                                       "exclude",
+                                       "spec",
+                                       "repeat",
+                                       "warmup",
+                                       "seed",
+                                       "device",
+                                       "set",
+                                       "threshold",
+                                       "alpha",
+                                       "allow_missing",
+                                       "allow_unchecked",
+                                       "fresh_seeds",
+                                       "shard",
+                                       "db",
+                                       "output",
+                                       "summary",
+                                       "report_dir",
+                                       "junit",
+                                       "format",
+                                       "confidence",
+                                       "color"});
+    } else {
+      out << CommandUsageText(c->name, {c->flags.begin(), c->flags.end()});
+    }
     return kExitOk;
   }
   if (options->version) {

@@ -24,6 +24,7 @@ struct Options {
 
   // Selection.
   std::string workload;
+  std::string exclude;  // --exclude: terms like --workload's, taken out
   std::vector<std::string> specs;
   std::vector<ShapeOverride> shapes;
   std::string specs_dir;     // empty: the shipped workloads/specs
@@ -45,6 +46,7 @@ struct Options {
   std::string trace;
   int64_t trace_repeat = 0;
   std::string junit;
+  std::string summary;  // --summary: the compact markdown of what changed
 
   // Baselines and the gate.
   std::string baseline;
@@ -94,6 +96,10 @@ bool IsFlagName(std::string_view name);
 
 // The --help text.
 std::string_view UsageText();
+// `trnbench COMMAND --help`: the command's usage lines and the entries of
+// the flags it takes, cut from UsageText().
+std::string CommandUsageText(std::string_view command,
+                             const std::vector<std::string_view>& flags);
 
 }  // namespace trn
 

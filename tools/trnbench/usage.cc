@@ -1,4 +1,11 @@
-// The --help text of the trnbench program.
+// The --help text of the trnbench program, whole or for one command.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "tools/trnbench/options.h"
 
 namespace trn {
@@ -44,7 +51,9 @@ Examples:
                                                 a size sweep: one row per shape
 
 Options:
-  --workload NAME      workload name, family name, or 'all'
+  --workload NAME      workload name, family name, a glob of either
+                       ('rmsnorm_*'), or 'all'; a comma-separated list
+  --exclude LIST       leave out these names, families or globs
   --spec FILE          run a spec file (repeatable)
   --repeat N           recorded runs per workload (default 100)
   --warmup N           warm-up runs, simulated and discarded (default 1)
@@ -141,5 +150,53 @@ docs/history.md.
 }  // namespace
 
 std::string_view UsageText() { return kUsage; }
+
+std::string CommandUsageText(std::string_view command,
+                             const std::vector<std::string_view>& flags) {
+  // The whole text's usage lines of the command, and the entries of its
+  // flags (an entry is a line "  --flag ..." and the deeper-indented lines
+  // after it), in the order the whole text has them: one source of truth.
+  const std::vector<std::string> lines = absl::StrSplit(kUsage, '\n');
+  const std::string word = absl::StrCat("  trnbench ", std::string(command));
+  std::string usage;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!absl::StartsWith(lines[i], word + " ") && lines[i] != word) continue;
+    absl::StrAppend(&usage, lines[i], "\n");
+    while (i + 1 < lines.size() && absl::StartsWith(lines[i + 1], "      ") &&
+           !absl::StartsWith(lines[i + 1], "  trnbench")) {
+      absl::StrAppend(&usage, lines[++i], "\n");
+    }
+  }
+  std::string options;
+  std::vector<std::string_view> shown;  // a flag's first entry is its own
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!absl::StartsWith(lines[i], "  --")) continue;
+    bool uses = false;
+    for (std::string_view f : flags) {
+      if (std::find(shown.begin(), shown.end(), f) != shown.end()) continue;
+      const std::string dashed = Dashed(f);
+      const std::string rest = lines[i].substr(2);
+      if (absl::StartsWith(rest, dashed) &&
+          (rest.size() == dashed.size() || rest[dashed.size()] == ' ' ||
+           rest[dashed.size()] == ',' || rest[dashed.size()] == '=')) {
+        uses = true;
+        shown.push_back(f);
+      }
+    }
+    if (!uses) continue;
+    absl::StrAppend(&options, lines[i], "\n");
+    while (i + 1 < lines.size() && absl::StartsWith(lines[i + 1], "     ") &&
+           !absl::StartsWith(lines[i + 1], "  --")) {
+      absl::StrAppend(&options, lines[++i], "\n");
+    }
+  }
+  return absl::StrCat("trnbench ", std::string(command), "\n\nUsage:\n", usage,
+                      "\nOptions:\n", options,
+                      "  --help               this text (trnbench --help: "
+                      "every command)\n\n"
+                      "Exit codes: 0 success and no regression, 1 a "
+                      "regression was found,\n2 bad usage or bad input "
+                      "(nothing is written).\n");
+}
 
 }  // namespace trn
