@@ -178,6 +178,11 @@ TEST(ComparisonTest, MissingBaselineIsAnErrorUnlessAllowed) {
   ASSERT_EQ(r->rows.size(), 2u);
   EXPECT_EQ(r->rows[1].workload, "b");
   EXPECT_EQ(r->rows[1].verdict, Verdict::kNew);
+  // A new workload is shown with its own figures, per gated metric.
+  EXPECT_EQ(r->rows[1].metric, r->rows[0].metric);
+  EXPECT_GT(r->rows[1].n_current, 0);
+  EXPECT_GT(r->rows[1].current_median, 0);
+  EXPECT_TRUE(std::isnan(r->rows[1].baseline_median));
   EXPECT_EQ(r->comparisons, 1);
 }
 

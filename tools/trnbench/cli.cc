@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "harness/runner/results.h"
+#include "reports/terminal.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/options.h"
@@ -19,7 +20,9 @@ namespace {
 absl::Status CheckFlagsFitCommand(const Options& o, const CommandInfo& c) {
   if (c.flags.empty()) return absl::OkStatus();
   for (const std::string& name : o.given) {
-    if (std::find(c.flags.begin(), c.flags.end(), name) != c.flags.end()) {
+    // --color is the program's, not a command's.
+    if (name == "color" ||
+        std::find(c.flags.begin(), c.flags.end(), name) != c.flags.end()) {
       continue;
     }
     std::string list;
@@ -39,6 +42,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
            std::ostream& err) {
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) return Fail(err, options.status());
+  SetColorChoice(options->color == "always"  ? ColorChoice::kAlways
+                 : options->color == "never" ? ColorChoice::kNever
+                                             : ColorChoice::kAuto);
   if (options->help) {
     const CommandInfo* c = FindCommand(options->command);
     if (c == nullptr || c->name.empty()) {

@@ -200,8 +200,8 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
                          DidYouMean(sub, names))));
   }
   for (const std::string& name : o.given) {
-    if (std::find(found->flags.begin(), found->flags.end(), name) ==
-        found->flags.end()) {
+    if (name != "color" && std::find(found->flags.begin(), found->flags.end(),
+                                     name) == found->flags.end()) {
       return Fail(err, absl::InvalidArgumentError(
                            absl::StrCat(Dashed(name), ": trnbench history ",
                                         sub, " does not use this flag")));

@@ -203,6 +203,26 @@ const std::vector<FlagDef>& Flags() {
               "a recorded run, 0-based (the one --trace writes; default 0)"),
       PathFlag("junit", "a file name", &Options::junit),
       PathFlag("summary", "a file name", &Options::summary),
+      {"color", Kind::kText, "auto, always or never",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v != "auto" && v != "always" && v != "never") {
+           return Expected("color", v, "auto, always or never");
+         }
+         o.color = v;
+         return absl::OkStatus();
+       }},
+      {"gbench_metrics", Kind::kText,
+       "time metrics, comma-separated (such as vector_busy_us,dma_busy_us), "
+       "or all",
+       [](Options& o, const std::string& v) -> absl::Status {
+         o.gbench_metrics = absl::StrSplit(v, ',', absl::SkipEmpty());
+         if (o.gbench_metrics.empty()) {
+           return absl::InvalidArgumentError(
+               "--gbench-metrics=: expected time metrics, comma-separated, "
+               "or all");
+         }
+         return absl::OkStatus();
+       }},
       PathFlag("specs_dir", "a folder of workload specs", &Options::specs_dir),
       PathFlag("profiles_dir", "a folder of device profiles",
                &Options::profiles_dir),

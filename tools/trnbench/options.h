@@ -47,6 +47,8 @@ struct Options {
   int64_t trace_repeat = 0;
   std::string junit;
   std::string summary;  // --summary: the compact markdown of what changed
+  std::string color = "auto";               // --color auto|always|never
+  std::vector<std::string> gbench_metrics;  // --gbench-metrics: more metrics
 
   // Baselines and the gate.
   std::string baseline;

@@ -63,6 +63,9 @@ Options:
   --device NAME        device profile (default trn1)
   --format F           what to print on stdout: table, json, or gbench-json
                        (Google Benchmark's JSON format) (default table)
+  --gbench-metrics LIST
+                       gbench-json: time metrics exported beside each
+                       workload's primary one (or all)
   --confidence C       confidence level of intervals, in (0, 1) (default 0.95)
   --output FILE        also write the JSON results (for compare: the
                        comparison) to FILE (atomically)
@@ -77,7 +80,9 @@ Options:
 
 Reports (docs/reports.md; every file is written atomically):
   --report-dir DIR     results.json, report.md, report.html, summary.csv,
-                       samples.csv and plots/*.svg; report.md is also
+                       samples.csv and plots/*.svg
+  --summary FILE       compact markdown of what changed against the
+                       baseline (gate, compare, history detect); also
                        appended to $GITHUB_STEP_SUMMARY when that is set
   --trace FILE         Chrome trace (Perfetto, chrome://tracing) of one
                        recorded run of every selected workload
@@ -117,6 +122,8 @@ Run history (docs/history.md):
                          $GITHUB_RUN_ID)
   --nights N             only the last N nights (show, trend, detect)
   --fdr Q                false-discovery rate across all series (0.05)
+  --color WHEN           colour: auto (a terminal, unless NO_COLOR is set
+                         non-empty; FORCE_COLOR forces it), always, never
   --help                 this text
   --version              the trnbench and model versions
 
