@@ -52,7 +52,9 @@ std::string Field(const ordered_json& v) {
     return out;
   }
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  // TRUE / FALSE: the spelling both R's read.csv and pandas read as
+  // booleans (R leaves "true" as text).
+  if (v.is_boolean()) return v.get<bool>() ? "TRUE" : "FALSE";
   if (v.is_number_integer()) return v.dump();
   if (v.is_number()) return ShortestDouble(v.get<double>());
   return v.dump();
@@ -81,7 +83,7 @@ std::string SummaryCsv(const RunResult& run,
     for (const MetricResult& m : w.metrics) {
       std::vector<std::string> row = {
           w.name, w.family, w.mode,
-          m.name, m.unit,   m.lower_is_better ? "true" : "false"};
+          m.name, m.unit,   m.lower_is_better ? "TRUE" : "FALSE"};
       for (const SummaryField& f : SummaryFields()) {
         const double v = f.get(m.summary);
         row.push_back(f.unit == SummaryUnit::kCount && std::isfinite(v)

@@ -12,19 +12,22 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr char kCounterHost[] = "device_time_us";
+// Google Benchmark's time_unit: the model's microseconds times 1000.
+constexpr char kTimeUnit[] = "ns";
+constexpr double kPerMicrosecond = 1000.0;
 
 struct Aggregate {
   const char* name;
   const char* unit;  // aggregate_unit: "time", or "percentage" for cv
   double (*get)(const stats::Summary&);
+  bool is_time;  // scaled to kTimeUnit
 };
 constexpr Aggregate kAggregates[] = {
-    {"mean", "time", [](const stats::Summary& s) { return s.mean; }},
-    {"median", "time", [](const stats::Summary& s) { return s.median; }},
-    {"stddev", "time", [](const stats::Summary& s) { return s.stddev; }},
+    {"mean", "time", [](const stats::Summary& s) { return s.mean; }, true},
+    {"median", "time", [](const stats::Summary& s) { return s.median; }, true},
+    {"stddev", "time", [](const stats::Summary& s) { return s.stddev; }, true},
     // Google Benchmark's cv is a fraction despite the unit's name.
-    {"cv", "percentage", [](const stats::Summary& s) { return s.cv; }},
+    {"cv", "percentage", [](const stats::Summary& s) { return s.cv; }, false},
 };
 
 bool IsTimeMetric(const MetricResult& m) {
@@ -56,9 +59,32 @@ void AddAggregateCounters(ordered_json& j, const WorkloadResult& w,
   }
 }
 
+// The metric that stands for the workload in compare.py's table.
+const MetricResult* Primary(const WorkloadResult& w) {
+  for (const char* name : {"device_time_us", "ncl_us"}) {
+    const MetricResult* m = w.Find(name);
+    if (m != nullptr && IsTimeMetric(*m) && !NeverRan(*m)) return m;
+  }
+  for (const MetricResult& m : w.metrics) {
+    if (IsTimeMetric(m) && !NeverRan(m)) return &m;
+  }
+  return nullptr;
+}
+
+bool Exported(const WorkloadResult& w, const MetricResult& m,
+              const std::vector<std::string>& metrics) {
+  if (!IsTimeMetric(m) || NeverRan(m)) return false;
+  if (&m == Primary(w)) return true;
+  for (const std::string& name : metrics) {
+    if (name == "all" || name == m.name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-std::string GbenchJson(const RunResult& run) {
+std::string GbenchJson(const RunResult& run,
+                       const std::vector<std::string>& metrics) {
   ordered_json doc;
   // Google Benchmark's context describes the machine that ran; here that is
   // the timing model. "date", "host_name" and "load_avg" would make the
@@ -72,7 +98,7 @@ std::string GbenchJson(const RunResult& run) {
   context["load_avg"] = ordered_json::array();
   context["library_build_type"] = "release";
   // How this file maps results onto the format (docs/reports.md).
-  context["trnbench_format_version"] = 1;
+  context["trnbench_format_version"] = 2;
   context["trnbench_version"] = run.trnbench_version;
   context["model_version"] = run.model_version;
   context["device"] = run.device;
@@ -88,10 +114,11 @@ std::string GbenchJson(const RunResult& run) {
   int family = 0;
   for (const WorkloadResult& w : run.workloads) {
     int instance = 0;
+    const MetricResult* primary = Primary(w);
     for (const MetricResult& m : w.metrics) {
-      if (!IsTimeMetric(m) || NeverRan(m)) continue;
+      if (!Exported(w, m, metrics)) continue;
       const std::string name = absl::StrCat(w.name, "/", m.name);
-      const bool counters = m.name == kCounterHost;
+      const bool counters = &m == primary;
       const auto reps = static_cast<int64_t>(m.samples.size());
       auto common = [&](ordered_json& j, const std::string& shown,
                         const char* run_type) {
@@ -113,9 +140,9 @@ std::string GbenchJson(const RunResult& run) {
         j["threads"] = 1;
         j["iterations"] = 1;
         // The model has no CPU time distinct from the figure itself.
-        j["real_time"] = v;
-        j["cpu_time"] = v;
-        j["time_unit"] = "us";
+        j["real_time"] = v * kPerMicrosecond;
+        j["cpu_time"] = v * kPerMicrosecond;
+        j["time_unit"] = kTimeUnit;
         if (counters) AddCounters(j, w, static_cast<size_t>(k));
         benchmarks.push_back(std::move(j));
       }
@@ -129,9 +156,9 @@ std::string GbenchJson(const RunResult& run) {
           j["aggregate_name"] = a.name;
           j["aggregate_unit"] = a.unit;
           j["iterations"] = reps;
-          j["real_time"] = v;
-          j["cpu_time"] = v;
-          j["time_unit"] = "us";
+          j["real_time"] = a.is_time ? v * kPerMicrosecond : v;
+          j["cpu_time"] = a.is_time ? v * kPerMicrosecond : v;
+          j["time_unit"] = kTimeUnit;
           if (counters) AddAggregateCounters(j, w, a);
           benchmarks.push_back(std::move(j));
         }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "harness/runner/summary_json.h"
 #include "nlohmann/json.hpp"
+#include "reports/report_doc.h"
 #include "reports/text_escape.h"
 
 namespace trn {
@@ -341,13 +342,24 @@ std::vector<std::pair<std::string, std::string>> RenderTrendReport(
       "provisional; red: regression, green: improvement), drifts shaded, "
       "baseline refreshes dotted blue (docs/history.md).\n\n",
       RenderDetectionMarkdown(series, d), "\n");
-  std::string html =
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>trnbench "
-      "run history</title></head>\n<body style=\"font-family: "
-      "sans-serif\">\n<h1>trnbench run history</h1>\n";
+  std::string html = absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, "
+      "initial-scale=1\">\n<title>trnbench run history</title>\n<style>\n",
+      std::string(HtmlStyle()),
+      "</style>\n</head>\n<body>\n<h1>trnbench run history</h1>\n");
   absl::StrAppend(&html, "<pre>",
                   XmlEscapeText(RenderDetectionTable(series, d)), "</pre>\n");
+  // The series with an alert first (in their order), then the rest: what
+  // needs a look is at the top of a page of dozens of plots.
+  std::vector<size_t> order;
   for (size_t i = 0; i < series.size(); ++i) {
+    if (!AlertsOf(d, i).empty()) order.push_back(i);
+  }
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (AlertsOf(d, i).empty()) order.push_back(i);
+  }
+  for (size_t i : order) {
     const Series& s = series[i];
     const std::string name = PlotName(s);
     const std::vector<Alert> alerts = AlertsOf(d, i);

@@ -1,5 +1,6 @@
 #include "reports/junit_report.h"
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,16 +20,36 @@ std::string Fig(double x) {
 }
 
 std::string Details(const MetricComparison& c) {
-  std::string out = absl::StrCat(
-      "workload: ", c.workload, "\nmetric: ", c.metric,
-      "\nverdict: ", std::string(VerdictName(c.verdict)),
-      "\nreason: ", c.reason, "\nbaseline median: ", Fig(c.baseline_median),
-      " (n = ", c.n_baseline, ")\ncurrent median: ", Fig(c.current_median),
-      " (n = ", c.n_current, ")\nchange: ", Fig(c.change), " [",
-      Fig(c.change_interval.low), ", ", Fig(c.change_interval.high),
+  std::string out =
+      absl::StrCat("workload: ", c.workload, "\nmetric: ", c.metric,
+                   "\nverdict: ", std::string(VerdictName(c.verdict)),
+                   "\nreason: ", c.reason, "\n");
+  // A new workload has its own figures and nothing to compare them with.
+  if (c.verdict == Verdict::kNew) {
+    absl::StrAppend(&out, "baseline: none\n");
+    if (c.n_current > 0) {
+      absl::StrAppend(&out, "current median: ", Fig(c.current_median),
+                      " (n = ", c.n_current, ")\n");
+    }
+    for (const auto& n : c.notes) absl::StrAppend(&out, "note: ", n, "\n");
+    return out;
+  }
+  absl::StrAppend(
+      &out, "baseline median: ", Fig(c.baseline_median), " (n = ", c.n_baseline,
+      ")\ncurrent median: ", Fig(c.current_median), " (n = ", c.n_current,
+      ")\nchange: ", Fig(c.change), " [", Fig(c.change_interval.low), ", ",
+      Fig(c.change_interval.high),
       "] (relative, current / baseline - 1)\nthreshold: ", Fig(c.threshold),
-      "\n", c.rank_test, " p: ", Fig(c.p_rank), "\n", c.t_test,
-      " p: ", Fig(c.p_t), "\nadjusted p (Holm): ", Fig(c.p_adjusted), "\n");
+      "\n");
+  // A test that did not run (an autocorrelated series has no rank test)
+  // has no name and no line.
+  if (!c.rank_test.empty()) {
+    absl::StrAppend(&out, c.rank_test, " p: ", Fig(c.p_rank), "\n");
+  }
+  if (!c.t_test.empty()) {
+    absl::StrAppend(&out, c.t_test, " p: ", Fig(c.p_t), "\n");
+  }
+  absl::StrAppend(&out, "adjusted p (Holm): ", Fig(c.p_adjusted), "\n");
   if (c.repeats_to_resolve > 0) {
     absl::StrAppend(&out, "repeats to resolve: ", c.repeats_to_resolve, "\n");
   }
@@ -89,7 +110,7 @@ std::string JunitXml(const ComparisonReport& report) {
              {"alpha", Fig(report.alpha)},
              {"confidence", Fig(report.confidence)},
              {"correction", "holm"},
-             {"format_version", "1"},
+             {"format_version", "2"},
              {"comparisons", absl::StrCat(report.comparisons)}}) {
       absl::StrAppend(&out, "      <property name=\"", XmlEscape(k),
                       "\" value=\"", XmlEscape(v), "\"/>\n");
@@ -97,9 +118,20 @@ std::string JunitXml(const ComparisonReport& report) {
     out += "    </properties>\n";
     for (const MetricComparison* row : suite.rows) {
       const MetricComparison& c = *row;
-      absl::StrAppend(&out, "    <testcase name=\"", XmlEscape(c.metric),
-                      "\" classname=\"trnbench.", XmlEscape(c.workload),
-                      "\">\n");
+      // workload.metric: unique across suites, so a viewer that lists test
+      // cases without their suite still says which workload regressed.
+      // time: the current side's total of a time metric, in seconds (the
+      // device time the measured runs took), else 0.
+      const bool timed = c.metric.size() > 3 &&
+                         c.metric.compare(c.metric.size() - 3, 3, "_us") == 0 &&
+                         std::isfinite(c.current_median);
+      absl::StrAppendFormat(
+          &out,
+          "    <testcase name=\"%s.%s\" classname=\"trnbench.%s\" "
+          "time=\"%.6f\">\n",
+          XmlEscape(c.workload), XmlEscape(c.metric), XmlEscape(c.workload),
+          timed ? c.current_median * static_cast<double>(c.n_current) * 1e-6
+                : 0.0);
       if (is_failure(c)) {
         absl::StrAppend(&out, "      <failure message=\"", XmlEscape(c.reason),
                         "\" type=\"regression\">", XmlEscapeText(Details(c)),

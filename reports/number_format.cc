@@ -46,6 +46,9 @@ std::string Bytes(double b) {
 std::string FormatPercent(double fraction) {
   if (!std::isfinite(fraction)) return kNotAvailable;
   const double p = fraction * 100;
+  // Rounding noise of a double computation (a CV of identical samples
+  // comes out as 1e-16, not 0) is zero: far below any real share.
+  if (std::fabs(fraction) < 1e-12) return "0.00%";
   // A share that is tiny but not zero keeps two significant digits rather
   // than reading "0.00%" (an engine busy 0.003% of the time is busy).
   if (p != 0 && std::fabs(p) < 0.005) return absl::StrFormat("%.2g%%", p);

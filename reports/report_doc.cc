@@ -260,6 +260,8 @@ std::string RenderMarkdown(const ReportDoc& doc,
   return out;
 }
 
+std::string_view HtmlStyle() { return kHtmlStyle; }
+
 std::string RenderHtml(const ReportDoc& doc) {
   std::string out = absl::StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

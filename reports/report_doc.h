@@ -5,6 +5,7 @@
 #define TRNBENCH_REPORTS_REPORT_DOC_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trn {
@@ -72,6 +73,9 @@ std::string RenderMarkdown(const ReportDoc& doc,
 // One self-contained HTML5 page: styles inline, figures inlined as SVG, no
 // scripts and no external resources.
 std::string RenderHtml(const ReportDoc& doc);
+// The stylesheet of every HTML page trnbench writes (report.html, the
+// history's trend page), so they look alike.
+std::string_view HtmlStyle();
 
 // Every figure of the document, in order (including folded ones).
 std::vector<const DocFigure*> Figures(const ReportDoc& doc);

@@ -22,14 +22,29 @@ bool IsTerminal(const std::ostream& stream) {
   return false;
 }
 
-bool ShouldUseColor(bool is_terminal, const char* no_color_env,
+namespace {
+ColorChoice g_color_choice = ColorChoice::kAuto;
+
+bool NonEmpty(const char* v) { return v != nullptr && *v != '\0'; }
+}  // namespace
+
+void SetColorChoice(ColorChoice choice) { g_color_choice = choice; }
+
+bool ShouldUseColor(ColorChoice choice, bool is_terminal,
+                    const char* no_color_env, const char* force_color_env,
                     const char* term_env) {
-  if (!is_terminal || no_color_env != nullptr) return false;
+  if (choice != ColorChoice::kAuto) return choice == ColorChoice::kAlways;
+  if (NonEmpty(no_color_env)) return false;
+  if (NonEmpty(force_color_env) && std::strcmp(force_color_env, "0") != 0) {
+    return true;
+  }
+  if (!is_terminal) return false;
   return term_env == nullptr || std::strcmp(term_env, "dumb") != 0;
 }
 
 bool ShouldUseColor(const std::ostream& stream) {
-  return ShouldUseColor(IsTerminal(stream), std::getenv("NO_COLOR"),
+  return ShouldUseColor(g_color_choice, IsTerminal(stream),
+                        std::getenv("NO_COLOR"), std::getenv("FORCE_COLOR"),
                         std::getenv("TERM"));
 }
 
@@ -93,13 +108,28 @@ void ProgressBar::Advance(int64_t units) {
   if (enabled_) MaybeDraw();
 }
 
-std::string ProgressBar::Line() const {
+static std::string FormatClock(double seconds) {
+  const auto s = static_cast<int64_t>(std::max(0.0, seconds) + 0.5);
+  if (s >= 3600) {
+    return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  }
+  return absl::StrFormat("%d:%02d", s / 60, s % 60);
+}
+
+std::string ProgressBar::Line() const { return LineAt(Clock::now()); }
+
+std::string ProgressBar::LineAt(Clock::time_point now) const {
   constexpr int kWidth = 30;
   const double frac = static_cast<double>(done_) / static_cast<double>(total_);
   const int filled = static_cast<int>(frac * kWidth);
-  return absl::StrFormat("trnbench [%s%s] %3d%% %s", std::string(filled, '#'),
-                         std::string(kWidth - filled, '.'),
-                         static_cast<int>(frac * 100), label_);
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  // The rest at the pace so far; none before anything is done.
+  const std::string eta =
+      done_ > 0 ? FormatClock(elapsed * (1 - frac) / frac) : "-:--";
+  return absl::StrFormat(
+      "trnbench [%s%s] %3d%% %s elapsed, ETA %s %s", std::string(filled, '#'),
+      std::string(kWidth - filled, '.'), static_cast<int>(frac * 100),
+      FormatClock(elapsed), eta, label_);
 }
 
 void ProgressBar::MaybeDraw() {

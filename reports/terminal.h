@@ -17,9 +17,17 @@ namespace trn {
 // descriptor behind it is a terminal.
 bool IsTerminal(const std::ostream& stream);
 
-// Colour is used only on a terminal, never when NO_COLOR is set (to any
-// value, https://no-color.org) and never for TERM=dumb.
-bool ShouldUseColor(bool is_terminal, const char* no_color_env,
+// --color: auto (the default), always or never.
+enum class ColorChoice : uint8_t { kAuto, kAlways, kNever };
+// The program's choice, set once by the command line before any output.
+void SetColorChoice(ColorChoice choice);
+
+// `always` and `never` decide alone. `auto`: never when NO_COLOR is set to
+// a non-empty value (https://no-color.org: an empty one does not count),
+// always when FORCE_COLOR is set to a non-empty value other than "0" (CI
+// logs that render colour), else only on a terminal that is not TERM=dumb.
+bool ShouldUseColor(ColorChoice choice, bool is_terminal,
+                    const char* no_color_env, const char* force_color_env,
                     const char* term_env);
 bool ShouldUseColor(const std::ostream& stream);
 
@@ -62,6 +70,7 @@ class ProgressBar {
 
   // For tests: the line that would be drawn now.
   std::string Line() const;
+  std::string LineAt(Clock::time_point now) const;
   // For tests: pretend the run started `ago` earlier.
   void StartedAgo(Clock::duration ago) { start_ -= ago; }
   bool drawn() const { return drawn_; }

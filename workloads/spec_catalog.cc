@@ -17,6 +17,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "support/message_text.h"
+#include "support/name_match.h"
+#include "support/status_macros.h"
 #include "workloads/spec_parser.h"
 
 namespace trn {
@@ -108,17 +110,34 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectWorkloads(
     if (term.empty()) continue;
     any_term = true;
     bool matched = false;
+    // A glob ('rmsnorm_*') matches names and families as the shell would.
+    const bool glob = IsGlob(term);
     for (size_t i = 0; i < all.size(); ++i) {
-      if (term == "all" || all[i].name == term || all[i].family == term) {
+      const bool hit =
+          term == "all" || all[i].name == term || all[i].family == term ||
+          (glob &&
+           (GlobMatch(term, all[i].name) || GlobMatch(term, all[i].family)));
+      if (hit) {
         chosen[i] = true;
         matched = true;
       }
     }
     if (!matched) {
+      // A near miss gets the names it was close to; the whole list only
+      // when nothing is close.
+      std::vector<std::string> names;
+      for (const auto& w : all) names.push_back(w.name);
+      for (const auto& w : all) {
+        if (std::find(names.begin(), names.end(), w.family) == names.end()) {
+          names.push_back(w.family);
+        }
+      }
+      const std::string hint = DidYouMean(term, names);
       return absl::InvalidArgumentError(absl::StrCat(
           "no workload matches \"",
-          EscapeControl(std::string_view(term.data(), term.size())), "\"; ",
-          Available(all)));
+          EscapeControl(std::string_view(term.data(), term.size())), "\"",
+          hint.empty() ? "; " + Available(all)
+                       : hint + " (trnbench list shows every workload)"));
     }
   }
   if (!any_term) {
@@ -131,6 +150,20 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectWorkloads(
     if (chosen[i]) out.push_back(all[i]);
   }
   return out;
+}
+
+absl::StatusOr<std::vector<WorkloadSpec>> ExcludeWorkloads(
+    std::vector<WorkloadSpec> specs, std::string_view exclude) {
+  if (exclude.empty()) return specs;
+  // The selection's machinery decides what each term matches, so a name, a
+  // family and a glob mean the same in --workload and --exclude.
+  TRN_ASSIGN_OR_RETURN(const std::vector<WorkloadSpec> dropped,
+                       SelectWorkloads(specs, exclude));
+  std::erase_if(specs, [&](const WorkloadSpec& s) {
+    return std::any_of(dropped.begin(), dropped.end(),
+                       [&](const WorkloadSpec& d) { return d.name == s.name; });
+  });
+  return specs;
 }
 
 }  // namespace trn

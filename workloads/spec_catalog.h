@@ -21,10 +21,17 @@ namespace trn {
 absl::StatusOr<std::vector<WorkloadSpec>> LoadSpecDir(
     const std::string& dir, const MemoryLimits& limits);
 
-// `selector` is "all", a workload name, a family, or a comma-separated list
-// of those. The result keeps the order of `all` and holds each spec once.
-// A term that matches nothing is an InvalidArgument error listing the names
-// and families there are.
+// `selector` is "all", a workload name, a family, a glob of either
+// ('rmsnorm_*'), or a comma-separated list of those. The result keeps the
+// order of `all` and holds each spec once. A term that matches nothing is
+// an InvalidArgument error naming the close names ("did you mean"), else
+// listing the names and families there are.
+// `specs` without those `exclude` (the same kinds of terms as a selector)
+// matches. A term that matches none of `specs` is an error, like a
+// selector's: a typo must not leave the workload in.
+absl::StatusOr<std::vector<WorkloadSpec>> ExcludeWorkloads(
+    std::vector<WorkloadSpec> specs, std::string_view exclude);
+
 absl::StatusOr<std::vector<WorkloadSpec>> SelectWorkloads(
     const std::vector<WorkloadSpec>& all, std::string_view selector);
 

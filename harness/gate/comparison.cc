@@ -236,7 +236,7 @@ struct Side {
 };
 
 absl::StatusOr<ComparisonReport> CompareCore(
-    const std::vector<Side>& sides, const std::vector<std::string>& missing,
+    const std::vector<Side>& sides, const std::vector<const Baseline*>& missing,
     const std::vector<std::string>& absent, const CompareOptions& options,
     std::string source) {
   ComparisonReport report;
@@ -390,15 +390,30 @@ absl::StatusOr<ComparisonReport> CompareCore(
     TRN_RETURN_IF_ERROR(
         CheckComputed(c, *tested_old[k], options.allow_unchecked));
   }
-  for (const std::string& w : missing) {
+  // A new workload is shown with its own figures, one row per gated
+  // metric it has (nothing to compare them with).
+  for (const Baseline* b : missing) {
     MetricComparison c;
-    c.workload = w;
+    c.workload = b->workload;
     c.metric = "*";
     c.verdict = Verdict::kNew;
     c.reason = "no baseline for this workload (allowed by --allow-missing)";
     c.change = kNaN;
+    c.baseline_median = kNaN;
     c.p_rank = c.p_t = c.p_adjusted = kNaN;
-    report.rows.push_back(std::move(c));
+    bool any = false;
+    for (const std::string& metric : options.metrics) {
+      const MetricResult* m = b->Find(metric);
+      if (m == nullptr) continue;
+      MetricComparison row = c;
+      row.metric = metric;
+      row.lower_is_better = m->lower_is_better;
+      row.n_current = static_cast<int64_t>(m->samples.size());
+      row.current_median = m->summary.median;
+      report.rows.push_back(std::move(row));
+      any = true;
+    }
+    if (!any) report.rows.push_back(std::move(c));
   }
   for (const std::string& w : absent) {
     MetricComparison c;
@@ -590,7 +605,7 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
                                  ? baselines.front().file
                                  : options.source;
   std::vector<Side> sides;
-  std::vector<std::string> missing;
+  std::vector<const Baseline*> missing;
   // Linear in the workloads: a results file may hold 100k of them.
   absl::flat_hash_map<std::string_view, const Baseline*> by_name;
   for (const auto& b : baselines) by_name[b.workload] = &b;
@@ -605,7 +620,7 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
             "; save one with `save_baseline`, or pass `allow_missing` to "
             "report it as new"));
       }
-      missing.push_back(current[i].workload);
+      missing.push_back(&current[i]);
       continue;
     }
     if (old_b->device != run.device) {
@@ -626,7 +641,7 @@ absl::StatusOr<ComparisonReport> CompareFiles(
     const std::vector<Baseline>& old_side,
     const std::vector<Baseline>& new_side, const CompareOptions& options) {
   std::vector<Side> sides;
-  std::vector<std::string> missing;
+  std::vector<const Baseline*> missing;
   absl::flat_hash_map<std::string_view, const Baseline*> old_by_name;
   for (const auto& o : old_side) old_by_name.emplace(o.workload, &o);
   for (const auto& n : new_side) {
@@ -639,7 +654,7 @@ absl::StatusOr<ComparisonReport> CompareFiles(
             "; save one with `save_baseline`, or pass `allow_missing` to "
             "report it as new"));
       }
-      missing.push_back(n.workload);
+      missing.push_back(&n);
       continue;
     }
     if (found != old_by_name.end()) {

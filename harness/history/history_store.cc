@@ -81,6 +81,11 @@ const std::vector<Migration>& Migrations() {
 }
 
 absl::Status ApplyMigrations(SqlDatabase& db, int from, int to) {
+  if (from == 0) {
+    TRN_RETURN_IF_ERROR(db.Query("CREATE TABLE IF NOT EXISTS schema_version ("
+                                 " version INTEGER NOT NULL)")
+                            .status());
+  }
   for (const Migration& m : Migrations()) {
     if (m.to <= from || m.to > to) continue;
     for (const char* sql : m.statements) {
@@ -95,14 +100,78 @@ absl::Status ApplyMigrations(SqlDatabase& db, int from, int to) {
   return absl::OkStatus();
 }
 
+// The tables each schema version has, besides schema_version.
+std::vector<std::string> TablesOf(int version) {
+  std::vector<std::string> out = {"metrics", "runs"};
+  if (version >= 2) out.push_back("workloads");
+  return out;
+}
+
+absl::StatusOr<std::set<std::string>> TableNames(SqlDatabase& db) {
+  TRN_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Query(db.Dialect() == "postgresql"
+                   ? "SELECT table_name FROM information_schema.tables WHERE "
+                     "table_schema = current_schema()"
+                   : "SELECT name FROM sqlite_master WHERE type = 'table'"));
+  std::set<std::string> out;
+  for (const SqlRow& row : rows) out.insert(row.Text(0));
+  return out;
+}
+
+// The schema version of the database, 0 for one with no tables at all (a
+// new file), after checking that it holds every table of that version: a
+// database altered outside trnbench (a table dropped, schema_version
+// emptied) or someone else's is bad input, named, never a failed query.
 absl::StatusOr<int> ReadVersion(SqlDatabase& db) {
-  TRN_RETURN_IF_ERROR(db.Query("CREATE TABLE IF NOT EXISTS schema_version ("
-                               " version INTEGER NOT NULL)")
-                          .status());
+  TRN_ASSIGN_OR_RETURN(const std::set<std::string> tables, TableNames(db));
+  if (!tables.count("schema_version")) {
+    if (tables.empty()) return 0;
+    return absl::InvalidArgumentError(absl::StrCat(
+        db.Label(),
+        ": not a trnbench history database (no schema_version table; it "
+        "holds ",
+        absl::StrJoin(tables, ", "),
+        "); expected a database written by trnbench history ingest"));
+  }
   TRN_ASSIGN_OR_RETURN(auto rows,
                        db.Query("SELECT MAX(version) FROM schema_version"));
-  if (rows.empty() || rows[0].IsNull(0)) return 0;
-  return static_cast<int>(rows[0].Int(0));
+  if (rows.empty() || rows[0].IsNull(0)) {
+    if (tables.size() == 1) return 0;  // created, nothing migrated yet
+    return absl::InvalidArgumentError(absl::StrCat(
+        db.Label(),
+        ": the history database's schema_version table is empty; expected "
+        "one row holding the schema's version (was it altered outside "
+        "trnbench?)"));
+  }
+  const int version = static_cast<int>(rows[0].Int(0));
+  if (version < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(db.Label(), ": the history database's schema_version is ",
+                     version, "; expected a version from 1"));
+  }
+  if (version > kHistorySchemaVersion) return version;  // refused by caller
+  std::vector<std::string> missing;
+  for (const std::string& t : TablesOf(version)) {
+    if (!tables.count(t)) missing.push_back(t);
+  }
+  if (!missing.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        db.Label(), ": the history database lacks the table",
+        missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "),
+        " of its schema version ", version,
+        "; expected every table trnbench history ingest creates (was it "
+        "altered outside trnbench?)"));
+  }
+  return version;
+}
+
+absl::Status NewerSchemaError(const SqlDatabase& db, int version) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      db.Label(), ": the history database has schema version ", version,
+      ", newer than this trnbench's ", kHistorySchemaVersion,
+      "; expected a trnbench at least as new as the one that last "
+      "wrote it (a database is never migrated down)"));
 }
 
 std::string SamplesText(const std::vector<double>& samples) {
@@ -119,11 +188,6 @@ std::vector<double> ParseSamples(const std::string& text) {
     if (x.is_number()) out.push_back(x.get<double>());
   }
   return out;
-}
-
-bool IsPostgresUrl(const std::string& url) {
-  return absl::StartsWith(url, "postgresql://") ||
-         absl::StartsWith(url, "postgres://");
 }
 
 // "WHERE a = $k AND ..." for the filter's single-valued parts.
@@ -165,28 +229,71 @@ absl::Status CreateSchemaAt(SqlDatabase& db, int version) {
   });
 }
 
+absl::StatusOr<DbLocation> ParseDbUrl(const std::string& url) {
+  if (absl::StartsWith(url, "postgresql://") ||
+      absl::StartsWith(url, "postgres://")) {
+    return DbLocation{true, url};
+  }
+  if (!absl::StartsWith(url, "sqlite:")) return DbLocation{false, url};
+  // SQLAlchemy's form: sqlite:/// then the path, so sqlite:////abs/x.db is
+  // absolute and sqlite:///x.db relative.
+  const std::string kPrefix = "sqlite:///";
+  if (!absl::StartsWith(url, kPrefix) || url.size() == kPrefix.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--db=", url,
+        ": expected an SQLite file as sqlite:///relative.db or "
+        "sqlite:////absolute/path.db (an in-memory database keeps no "
+        "history), a file path, or a postgresql:// URL"));
+  }
+  return DbLocation{false, url.substr(kPrefix.size())};
+}
+
 absl::StatusOr<std::unique_ptr<HistoryStore>> HistoryStore::Open(
-    const std::string& url) {
+    const std::string& url, OpenMode mode) {
+  TRN_ASSIGN_OR_RETURN(const DbLocation where, ParseDbUrl(url));
   std::unique_ptr<SqlDatabase> db;
-  if (IsPostgresUrl(url)) {
-    TRN_ASSIGN_OR_RETURN(db, OpenPostgres(url));
+  if (where.postgres) {
+    TRN_ASSIGN_OR_RETURN(db, OpenPostgres(where.target));
   } else {
-    TRN_ASSIGN_OR_RETURN(db, OpenSqlite(url));
+    TRN_ASSIGN_OR_RETURN(
+        db, OpenSqlite(where.target, mode == OpenMode::kRead
+                                         ? SqliteMode::kReadOnly
+                                         : SqliteMode::kReadWrite));
   }
   std::unique_ptr<HistoryStore> store(new HistoryStore(std::move(db)));
-  TRN_RETURN_IF_ERROR(store->Migrate());
+  if (mode == OpenMode::kIngest) {
+    TRN_RETURN_IF_ERROR(store->Migrate());
+    return store;
+  }
+  TRN_ASSIGN_OR_RETURN(const int version, store->CheckReadable());
+  if (version < kHistorySchemaVersion) {
+    // An older schema: migrated once, as ingest would (needs write access).
+    store.reset();
+    return Open(url, OpenMode::kIngest);
+  }
   return store;
+}
+
+absl::StatusOr<int> HistoryStore::CheckReadable() {
+  TRN_ASSIGN_OR_RETURN(const int version, ReadVersion(*db_));
+  if (version == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        db_->Label(),
+        ": an empty database, with no trnbench history in it; expected a "
+        "database written by trnbench history ingest"));
+  }
+  if (version > kHistorySchemaVersion) {
+    return NewerSchemaError(*db_, version);
+  }
+  schema_version_ = version;
+  return version;
 }
 
 absl::Status HistoryStore::Migrate() {
   return db_->WriteTransaction([&]() -> absl::Status {
     TRN_ASSIGN_OR_RETURN(int current, ReadVersion(*db_));
     if (current > kHistorySchemaVersion) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          db_->Label(), ": the history database has schema version ", current,
-          ", newer than this trnbench's ", kHistorySchemaVersion,
-          "; expected a trnbench at least as new as the one that last "
-          "wrote it (a database is never migrated down)"));
+      return NewerSchemaError(*db_, current);
     }
     TRN_RETURN_IF_ERROR(ApplyMigrations(*db_, current, kHistorySchemaVersion));
     schema_version_ = kHistorySchemaVersion;

@@ -87,12 +87,28 @@ struct WorkloadCost {
   double device_seconds = 0;
 };
 
+// Where `--db` points: a PostgreSQL URL (postgresql:// or postgres://),
+// or an SQLite file given as a path or as an SQLAlchemy-style URL
+// (sqlite:///relative.db, sqlite:////absolute.db; `sqlite://` alone, an
+// in-memory database, keeps nothing and is refused).
+struct DbLocation {
+  bool postgres = false;
+  std::string target;  // the URL, or the SQLite file's path
+};
+absl::StatusOr<DbLocation> ParseDbUrl(const std::string& url);
+
+// How a command opens the history. Only ingest creates a database; the
+// reading commands refuse one that does not exist or has no history
+// schema, and open SQLite read-only (an older schema is migrated once,
+// which needs write access).
+enum class OpenMode { kIngest, kRead };
+
 class HistoryStore {
  public:
-  // Opens (creating or migrating as needed) the history at `url`: a
-  // postgresql:// or postgres:// URL, else an SQLite file path.
+  // Opens the history at `url` (ParseDbUrl), checking its schema: ingest
+  // creates or migrates it as needed; a reader requires an existing one.
   static absl::StatusOr<std::unique_ptr<HistoryStore>> Open(
-      const std::string& url);
+      const std::string& url, OpenMode mode = OpenMode::kIngest);
 
   // Adds a run and returns true, or returns false when a run of that id
   // with the same content is already there (ingest is idempotent). The
@@ -111,6 +127,7 @@ class HistoryStore {
  private:
   explicit HistoryStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) {}
   absl::Status Migrate();
+  absl::StatusOr<int> CheckReadable();
 
   std::unique_ptr<SqlDatabase> db_;
   int schema_version_ = 0;

@@ -55,8 +55,11 @@ class SqlDatabase {
   virtual const std::string& Label() const = 0;
 };
 
+// kReadOnly opens an existing regular file without writing to it (the
+// reading commands); kReadWrite creates the file if needed (ingest).
+enum class SqliteMode { kReadOnly, kReadWrite };
 absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqlite(
-    const std::string& path);
+    const std::string& path, SqliteMode mode = SqliteMode::kReadWrite);
 absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgres(
     const std::string& url);
 

@@ -1,7 +1,10 @@
 // The SQLite backend: the embedded default, a file on disk.
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +42,15 @@ absl::Status SqliteError(sqlite3* db, int rc, const std::string& label,
       return absl::InvalidArgumentError(absl::StrCat(
           label, ": not a trnbench history database (", sqlite3_errstr(rc),
           "); expected an SQLite file written by trnbench history ingest"));
+    case SQLITE_IOERR:
+      // The disk, not trnbench: a full disk, a file size limit, a failing
+      // device. errno says which.
+      return absl::ResourceExhaustedError(absl::StrCat(
+          label, ": ", what, ": cannot read or write the database file (",
+          db != nullptr && sqlite3_system_errno(db) != 0
+              ? std::strerror(sqlite3_system_errno(db))
+              : sqlite3_errstr(rc),
+          "); expected a disk with room and a file within its size limit"));
     case SQLITE_CANTOPEN:
       return absl::InvalidArgumentError(absl::StrCat(
           label, ": cannot open the history database (", sqlite3_errstr(rc),
@@ -136,11 +148,29 @@ class SqliteDatabase : public SqlDatabase {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqlite(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqlite(const std::string& path,
+                                                        SqliteMode mode) {
+  // SQLite opens whatever the path names; a device or a FIFO would be read
+  // (or block) as if it were a database, so only a regular file is taken.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path,
+          ": not a regular file (a folder, device or FIFO); expected an "
+          "SQLite file written by trnbench history ingest"));
+    }
+  } else if (errno == ENOENT && mode == SqliteMode::kReadOnly) {
+    return absl::NotFoundError(absl::StrCat(
+        path,
+        ": no history database there; expected a database written by "
+        "trnbench history ingest (only ingest creates one)"));
+  }
+  const int flags = mode == SqliteMode::kReadOnly
+                        ? SQLITE_OPEN_READONLY
+                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(
-      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     absl::Status s = SqliteError(db, rc, path, "open");
     sqlite3_close_v2(db);
@@ -149,6 +179,7 @@ absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqlite(
   auto out = std::make_unique<SqliteDatabase>(db, path);
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   sqlite3_extended_result_codes(db, 0);
+  if (mode == SqliteMode::kReadOnly) return out;
   // WAL: readers never block the writer, and a crash mid-ingest leaves the
   // last committed state. The mode is stored in the file, so setting it
   // again is a no-op.

@@ -165,6 +165,9 @@ RunResult TwoWorkloadRun() {
 
 TEST(ComparisonTest, MissingBaselineIsAnErrorUnlessAllowed) {
   RunResult run = TwoWorkloadRun();
+  for (auto& w : run.workloads) {
+    w.metrics[0].summary = stats::Summarize(w.metrics[0].samples, 0.95);
+  }
   std::vector<Baseline> only_a = {
       OneBaseline("a", "trn1", Noisy(100, 0.02, 50, 5))};
   auto refused = CompareWithBaselines(run, only_a, CompareOptions{});
@@ -178,6 +181,11 @@ TEST(ComparisonTest, MissingBaselineIsAnErrorUnlessAllowed) {
   ASSERT_EQ(r->rows.size(), 2u);
   EXPECT_EQ(r->rows[1].workload, "b");
   EXPECT_EQ(r->rows[1].verdict, Verdict::kNew);
+  // A new workload is shown with its own figures, per gated metric.
+  EXPECT_EQ(r->rows[1].metric, r->rows[0].metric);
+  EXPECT_GT(r->rows[1].n_current, 0);
+  EXPECT_GT(r->rows[1].current_median, 0);
+  EXPECT_TRUE(std::isnan(r->rows[1].baseline_median));
   EXPECT_EQ(r->comparisons, 1);
 }
 

@@ -199,7 +199,8 @@ TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
   auto same = [](const nlohmann::ordered_json& v, const std::string& cell) {
     if (v.is_null()) return cell.empty();
     if (v.is_string()) return cell == v.get<std::string>();
-    if (v.is_boolean()) return cell == (v.get<bool>() ? "true" : "false");
+    // R's read.csv and pandas both read TRUE / FALSE as booleans.
+    if (v.is_boolean()) return cell == (v.get<bool>() ? "TRUE" : "FALSE");
     if (v.is_array()) {  // notes: joined by "; "
       std::string joined;
       for (const auto& x : v) {
@@ -225,7 +226,8 @@ TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
         if (v.is_object()) {
           for (const auto& [inner, x] : v.items()) {
             EXPECT_TRUE(same(x, cells[col(key + "_" + inner)]))
-                << metric << " " << key << "_" << inner;
+                << x.dump() << " vs " << cells[col(key + "_" + inner)] << metric
+                << " " << key << "_" << inner;
           }
         } else {
           EXPECT_TRUE(same(v, cells[col(key)])) << metric << " " << key;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 
@@ -49,7 +50,8 @@ const std::set<std::string> kAggregateKeys = {
 
 TEST(GbenchJsonTest, MirrorsGoogleBenchmarkFields) {
   const RunResult run = report_test::MakeRun(report_test::kSeeds, 7);
-  const std::string text = GbenchJson(run);
+  // Every time metric, to check each one's fields.
+  const std::string text = GbenchJson(run, {"all"});
   const json doc = json::parse(text);
   ASSERT_TRUE(doc["context"].is_object());
   for (const char* k :
@@ -94,7 +96,7 @@ TEST(GbenchJsonTest, MirrorsGoogleBenchmarkFields) {
         keys.erase(m.name);
       }
     }
-    EXPECT_EQ(b["time_unit"], "us");
+    EXPECT_EQ(b["time_unit"], "ns");
     EXPECT_EQ(b["threads"], 1);
     EXPECT_EQ(b["repetitions"], 7);
     if (b["run_type"] == "iteration") {
@@ -104,7 +106,7 @@ TEST(GbenchJsonTest, MirrorsGoogleBenchmarkFields) {
       if (device) {
         const int k = b["repetition_index"];
         EXPECT_EQ(b["real_time"].get<double>(),
-                  w->Find("device_time_us")->samples[k]);
+                  w->Find("device_time_us")->samples[k] * 1000.0);
         EXPECT_EQ(b["real_time"], b["cpu_time"]);
       }
       ++iterations;
@@ -123,7 +125,7 @@ TEST(GbenchJsonTest, MirrorsGoogleBenchmarkFields) {
                             : agg == "median" ? s.median
                             : agg == "stddev" ? s.stddev
                                               : s.cv;
-        EXPECT_EQ(v, want) << agg;
+        EXPECT_EQ(v, agg == "cv" ? want : want * 1000.0) << agg;
       }
     }
   }
@@ -268,11 +270,82 @@ TEST(GbenchJsonTest, EveryIterationCountsTowardsCompareGeomean) {
   }
   ASSERT_GT(iterations, 0);
   EXPECT_GT(std::exp(log_sum / iterations), 0);
-  // What ran is still there: device time of every workload, and TensorE
-  // busy time of the matmul, which uses it.
+  // One benchmark per workload by default: its primary metric.
   EXPECT_EQ(names.count("rmsnorm_naive/device_time_us"), 1u);
-  EXPECT_EQ(names.count("matmul_bf16_2048/tensor_busy_us"), 1u);
-  EXPECT_EQ(names.count("rmsnorm_naive/tensor_busy_us"), 0u);
+  EXPECT_EQ(names.count("matmul_bf16_2048/tensor_busy_us"), 0u);
+  std::set<std::string> workloads;
+  for (const std::string& n : names) workloads.insert(n.substr(0, n.find('/')));
+  EXPECT_EQ(names.size(), workloads.size());
+  // --gbench-metrics adds more; an engine a workload never runs is still
+  // left out.
+  const auto all = report_test::RunTrnbench(
+      "--workload all --repeat 3 --format gbench-json --gbench-metrics all");
+  ASSERT_EQ(all.code, 0) << all.err;
+  std::set<std::string> more;
+  const json all_doc = json::parse(all.out);
+  for (const json& b : all_doc["benchmarks"]) {
+    more.insert(b["run_name"].get<std::string>());
+  }
+  EXPECT_EQ(more.count("matmul_bf16_2048/tensor_busy_us"), 1u);
+  EXPECT_EQ(more.count("rmsnorm_naive/tensor_busy_us"), 0u);
+  const auto typo = report_test::RunTrnbench(
+      "--workload all --repeat 3 --format gbench-json --gbench-metrics "
+      "tensor_busy");
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("did you mean tensor_busy_us"));
+}
+
+// compare.py's OVERALL_GEOMEAN is the geometric mean over every benchmark
+// of new/old time: with one benchmark per workload it is the geometric
+// mean of the workloads' device-time changes (issue 24: it read +1.6%
+// where device time rose +5.4% while every sub-metric was a benchmark).
+TEST(GbenchJsonTest, OverallGeomeanIsTheDeviceTimeGeomean) {
+  const auto base = report_test::RunTrnbench(
+      "--workload all --repeat 5 --format gbench-json");
+  const auto slow = report_test::RunTrnbench(
+      "--workload all --repeat 5 --format gbench-json --set "
+      "op_exec_overhead_us=430");
+  ASSERT_EQ(base.code, 0) << base.err;
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  auto medians = [](const std::string& text) {
+    std::map<std::string, double> out;
+    const json parsed = json::parse(text);
+    for (const json& b : parsed["benchmarks"]) {
+      if (b.value("aggregate_name", "") == "median") {
+        out[b["run_name"]] = b["real_time"];
+      }
+    }
+    return out;
+  };
+  const auto a = medians(base.out);
+  const auto b = medians(slow.out);
+  ASSERT_EQ(a.size(), b.size());
+  double log_sum = 0;
+  for (const auto& [name, t] : a) log_sum += std::log(b.at(name) / t);
+  const double geomean = std::exp(log_sum / static_cast<double>(a.size()));
+  // The same from the results: device time medians.
+  const auto ra = report_test::RunTrnbench(
+      "--workload all --repeat 5 "
+      "--format json");
+  const auto rb = report_test::RunTrnbench(
+      "--workload all --repeat 5 --format json --set "
+      "op_exec_overhead_us=430");
+  double device_log = 0;
+  int n = 0;
+  const json ja = json::parse(ra.out);
+  const json jb = json::parse(rb.out);
+  for (size_t i = 0; i < ja["workloads"].size(); ++i) {
+    const json& ma = ja["workloads"][i]["metrics"];
+    const json& mb = jb["workloads"][i]["metrics"];
+    const char* primary =
+        ma.contains("device_time_us") ? "device_time_us" : "ncl_us";
+    device_log += std::log(mb[primary]["median"].get<double>() /
+                           ma[primary]["median"].get<double>());
+    ++n;
+  }
+  ASSERT_EQ(n, static_cast<int>(a.size()));
+  EXPECT_NEAR(geomean, std::exp(device_log / n), 1e-3);
+  EXPECT_GT(geomean, 1.01);  // the slower profile shows
 }
 
 }  // namespace

@@ -278,8 +278,8 @@ TEST(JunitReportTest, InterleavedRowsGoToTheirWorkloadsSuiteInOrder) {
   EXPECT_EQ(root.children[0].attrs.at("name"), "trnbench.w1");
   EXPECT_EQ(root.children[0].attrs.at("tests"), "2");
   ASSERT_EQ(root.children[0].children.size(), 3u);
-  EXPECT_EQ(root.children[0].children[1].attrs.at("name"), "a");
-  EXPECT_EQ(root.children[0].children[2].attrs.at("name"), "c");
+  EXPECT_EQ(root.children[0].children[1].attrs.at("name"), "w1.a");
+  EXPECT_EQ(root.children[0].children[2].attrs.at("name"), "w1.c");
   EXPECT_EQ(root.children[1].attrs.at("name"), "trnbench.w2");
   EXPECT_EQ(root.children[1].attrs.at("failures"), "1");
 }
@@ -318,7 +318,8 @@ TEST(JunitReportTest, WellFormedWithAFailurePerRegression) {
             "baselines/<trn1> & \"co\"");
   const XmlElement& regression = w1.children[1];
   EXPECT_EQ(regression.name, "testcase");
-  EXPECT_EQ(regression.attrs.at("name"), "device_time_us");
+  EXPECT_EQ(regression.attrs.at("name"), "w1.device_time_us");
+  EXPECT_TRUE(regression.attrs.count("time"));
   EXPECT_EQ(regression.attrs.at("classname"), "trnbench.w1");
   ASSERT_EQ(regression.children[0].name, "failure");
   // The reason, escaped and read back; the control character is replaced.
@@ -387,6 +388,51 @@ TEST(JunitReportTest, GateWritesItAndARegressionFails) {
               ::testing::IsEmpty());
   root = XmlReader(report_test::Slurp(file)).Document();
   EXPECT_EQ(root.attrs["failures"], "0");
+}
+
+}  // namespace
+}  // namespace trn
+
+namespace trn {
+namespace {
+
+using ::testing::Not;
+
+// Issue 24: a `new` workload read "baseline median 0 (n = 0)" and "current
+// median 0 (n = 0)" although it ran, and a row without a rank test printed
+// a line " p: n/a" with an empty name.
+TEST(JunitReportTest, NewWorkloadsShowTheirFiguresAndNoEmptyNames) {
+  ComparisonReport r;
+  MetricComparison added;
+  added.workload = "w_new";
+  added.metric = "device_time_us";
+  added.verdict = Verdict::kNew;
+  added.reason = "no baseline for this workload";
+  added.n_current = 100;
+  added.current_median = 19.93;
+  added.baseline_median = NAN;
+  added.change = NAN;
+  MetricComparison ar1;
+  ar1.workload = "w";
+  ar1.metric = "ncl_us";
+  ar1.verdict = Verdict::kUnchanged;
+  ar1.reason = "within";
+  ar1.rank_test = "";
+  ar1.p_rank = NAN;
+  ar1.t_test = "welch-t-log-ar1";
+  ar1.p_t = 0.5;
+  ar1.n_baseline = ar1.n_current = 10;
+  ar1.baseline_median = ar1.current_median = 20;
+  r.rows = {added, ar1};
+  r.comparisons = 1;
+  const std::string xml = JunitXml(r);
+  EXPECT_THAT(Junit10Violations(xml), ::testing::IsEmpty());
+  EXPECT_THAT(xml, HasSubstr("current median: 19.93 (n = 100)"));
+  EXPECT_THAT(xml, Not(HasSubstr("median: 0 (n = 0)")));
+  EXPECT_THAT(xml, HasSubstr("<testcase name=\"w_new.device_time_us\" "
+                             "classname=\"trnbench.w_new\" time=\"0.001993\""));
+  EXPECT_THAT(xml, HasSubstr("welch-t-log-ar1 p: 0.5\n"));
+  EXPECT_THAT(xml, Not(HasSubstr("\n p:")));
 }
 
 }  // namespace

@@ -46,6 +46,10 @@ TEST(NumberFormatTest, PercentsKeepTwoDecimalsAndTinyValuesStayVisible) {
   EXPECT_EQ(FormatPercent(0.412), "41.20%");
   EXPECT_EQ(FormatPercent(0), "0.00%");
   EXPECT_EQ(FormatPercent(3.1e-5), "0.0031%");
+  // Float noise (a CV of identical samples) is zero, not 1.2e-14%.
+  EXPECT_EQ(FormatPercent(1.2e-16), "0.00%");
+  EXPECT_EQ(FormatPercent(-3e-15), "0.00%");
+  EXPECT_EQ(FormatPercent(2e-9), "2e-07%");
   EXPECT_EQ(FormatSignedPercent(0.0571), "+5.71%");
   EXPECT_EQ(FormatSignedPercent(-0.0093), "-0.93%");
   EXPECT_EQ(FormatQuantity(0.25, Unit::kFraction), "25.00%");

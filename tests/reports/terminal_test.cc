@@ -23,12 +23,24 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 
 TEST(ColorTest, OnlyOnATerminalAndNeverWithNoColor) {
-  EXPECT_TRUE(ShouldUseColor(true, nullptr, "xterm-256color"));
-  EXPECT_TRUE(ShouldUseColor(true, nullptr, nullptr));
-  EXPECT_FALSE(ShouldUseColor(false, nullptr, "xterm"));
-  EXPECT_FALSE(ShouldUseColor(true, "1", "xterm"));
-  EXPECT_FALSE(ShouldUseColor(true, "", "xterm"));  // set, even if empty
-  EXPECT_FALSE(ShouldUseColor(true, nullptr, "dumb"));
+  constexpr ColorChoice kAuto = ColorChoice::kAuto;
+  EXPECT_TRUE(ShouldUseColor(kAuto, true, nullptr, nullptr, "xterm-256color"));
+  EXPECT_TRUE(ShouldUseColor(kAuto, true, nullptr, nullptr, nullptr));
+  EXPECT_FALSE(ShouldUseColor(kAuto, false, nullptr, nullptr, "xterm"));
+  EXPECT_FALSE(ShouldUseColor(kAuto, true, "1", nullptr, "xterm"));
+  // no-color.org: an empty NO_COLOR does not count.
+  EXPECT_TRUE(ShouldUseColor(kAuto, true, "", nullptr, "xterm"));
+  EXPECT_FALSE(ShouldUseColor(kAuto, true, nullptr, nullptr, "dumb"));
+  // FORCE_COLOR: colour in a CI log that is not a terminal; NO_COLOR wins.
+  EXPECT_TRUE(ShouldUseColor(kAuto, false, nullptr, "1", nullptr));
+  EXPECT_FALSE(ShouldUseColor(kAuto, false, nullptr, "0", nullptr));
+  EXPECT_FALSE(ShouldUseColor(kAuto, false, nullptr, "", nullptr));
+  EXPECT_FALSE(ShouldUseColor(kAuto, false, "1", "1", nullptr));
+  // --color always / never decide alone.
+  EXPECT_TRUE(
+      ShouldUseColor(ColorChoice::kAlways, false, "1", nullptr, "dumb"));
+  EXPECT_FALSE(
+      ShouldUseColor(ColorChoice::kNever, true, nullptr, "1", "xterm"));
   std::ostringstream not_a_terminal;
   EXPECT_FALSE(IsTerminal(not_a_terminal));
   EXPECT_EQ(Colorize("x", Color::kRed, false), "x");
@@ -71,10 +83,14 @@ TEST(ProgressBarTest, DrawsInPlaceAfterASecondAndErasesItself) {
   for (int i = 0; i < 100; ++i) bar.Advance();
   EXPECT_TRUE(bar.drawn());
   EXPECT_THAT(err.str(), HasSubstr("\r"));
-  EXPECT_THAT(err.str(), HasSubstr("% rmsnorm_naive\x1b[K"));
+  EXPECT_THAT(err.str(), HasSubstr(" elapsed, ETA "));
+  EXPECT_THAT(err.str(), HasSubstr(" rmsnorm_naive\x1b[K"));
   EXPECT_THAT(err.str(), Not(HasSubstr("\n")));
-  EXPECT_EQ(bar.Line(),
-            "trnbench [###############...............]  50% rmsnorm_naive");
+  // Half done in 1.5 s: 0:02 elapsed (rounded), the other half as long.
+  EXPECT_THAT(bar.Line(),
+              ::testing::MatchesRegex(
+                  "trnbench \\[###############\\.{15}\\]  50% 0:0[12] "
+                  "elapsed, ETA 0:0[12] rmsnorm_naive"));
   bar.Finish();
   EXPECT_EQ(err.str().substr(err.str().size() - 4), "\r\x1b[K");
   const std::string after = err.str();
@@ -113,6 +129,20 @@ TEST(TerminalCliTest, ColourOnATerminalOnly) {
   auto piped = report_test::RunTrnbench(gate, "TERM=xterm");
   EXPECT_EQ(piped.code, 1);
   EXPECT_THAT(piped.out, Not(HasSubstr("\x1b[")));
+  // CI logs: --color always, or FORCE_COLOR, colour a pipe; --color never
+  // keeps a terminal plain.
+  EXPECT_THAT(report_test::RunTrnbench(gate + " --color always").out,
+              HasSubstr("\x1b[1;31mregression\x1b[0m"));
+  EXPECT_THAT(report_test::RunTrnbench(gate, "FORCE_COLOR=1").out,
+              HasSubstr("\x1b[1;31mregression"));
+  EXPECT_THAT(OnATerminal(gate + " --color never", "TERM=xterm"),
+              Not(HasSubstr("\x1b[1;31m")));
+  EXPECT_THAT(OnATerminal(gate, "TERM=xterm NO_COLOR="),
+              HasSubstr("\x1b[1;31mregression"));
+  const auto bad = report_test::RunTrnbench(gate + " --color sometimes");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--color=sometimes: expected auto, always "
+                                 "or never"));
 }
 
 TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
@@ -155,7 +185,7 @@ TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
                  << ", too short to show the bar";
   }
   EXPECT_THAT(tty, HasSubstr("trnbench ["));
-  EXPECT_THAT(tty, HasSubstr("% progress_heavy"));
+  EXPECT_THAT(tty, HasSubstr(" progress_heavy\x1b[K"));
   EXPECT_THAT(tty, HasSubstr("\r\x1b[K")) << "erased when done";
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/runner/results.h"
 #include "harness/runner/runner.h"
+#include "reports/terminal.h"
 #include "support/ordered_parallel.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
@@ -22,7 +23,9 @@ namespace {
 absl::Status CheckFlagsFitCommand(const Options& o, const CommandInfo& c) {
   if (c.flags.empty()) return absl::OkStatus();
   for (const std::string& name : o.given) {
-    if (std::find(c.flags.begin(), c.flags.end(), name) != c.flags.end()) {
+    // --color is the program's, not a command's.
+    if (name == "color" ||
+        std::find(c.flags.begin(), c.flags.end(), name) != c.flags.end()) {
       continue;
     }
     std::string list;
@@ -42,8 +45,41 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
            std::ostream& err) {
   auto options = ParseOptions(argc, argv);
   if (!options.ok()) return Fail(err, options.status());
+  SetColorChoice(options->color == "always"  ? ColorChoice::kAlways
+                 : options->color == "never" ? ColorChoice::kNever
+                                             : ColorChoice::kAuto);
   if (options->help) {
-    out << UsageText();
+    const CommandInfo* c = FindCommand(options->command);
+    if (c == nullptr || c->name.empty()) {
+      out << UsageText();
+    } else if (c->name == "gate") {
+      // gate takes every run flag; its help shows the ones a gate uses.
+      out << CommandUsageText("gate", {"baseline",
+                                       "workload",
+                                       "exclude",
+                                       "spec",
+                                       "repeat",
+                                       "warmup",
+                                       "seed",
+                                       "device",
+                                       "set",
+                                       "threshold",
+                                       "alpha",
+                                       "allow_missing",
+                                       "allow_unchecked",
+                                       "fresh_seeds",
+                                       "shard",
+                                       "db",
+                                       "output",
+                                       "summary",
+                                       "report_dir",
+                                       "junit",
+                                       "format",
+                                       "confidence",
+                                       "color"});
+    } else {
+      out << CommandUsageText(c->name, {c->flags.begin(), c->flags.end()});
+    }
     return kExitOk;
   }
   if (options->version) {

@@ -16,6 +16,7 @@
 #include "support/counter_rng.h"
 #include "support/hash.h"
 #include "support/message_text.h"
+#include "support/name_match.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/diagnostics.h"
 #include "workloads/shape_override.h"
@@ -59,6 +60,7 @@ absl::StatusOr<DeviceProfile> LoadNamedProfile(const Options& o) {
         "--device ", EscapeControl(name), ": ",
         plain_name ? absl::StrCat("no profile ", EscapeControl(path))
                    : std::string("expected the name of a profile, not a path"),
+        DidYouMean(name, names),
         "; available: ", names.empty() ? "none" : absl::StrJoin(names, ", ")));
   }
   return LoadDeviceProfile(path);
@@ -146,6 +148,16 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
     TRN_ASSIGN_OR_RETURN(auto all,
                          LoadSpecDir(SpecsDir(options), profile.memory));
     TRN_ASSIGN_OR_RETURN(specs, SelectWorkloads(all, selector));
+    if (!options.exclude.empty()) {
+      auto kept = ExcludeWorkloads(std::move(specs), options.exclude);
+      if (!kept.ok()) return FromFlag("--exclude", kept.status());
+      specs = *std::move(kept);
+      if (specs.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--exclude=", options.exclude,
+                         ": leaves nothing of --workload's selection to run"));
+      }
+    }
     NameRelativeToSource(specs);
   }
   for (const auto& path : options.specs) {
@@ -290,9 +302,13 @@ ReportOutputOptions ReportOutputOptionsFrom(const Options& options) {
   r.trace_file = options.trace;
   r.trace_repeat = options.trace_repeat;
   r.junit_file = options.junit;
+  r.summary_file = options.summary;
   if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY")) {
     r.step_summary = summary;
   }
+  r.compares = !options.baseline.empty() || options.command == "compare";
+  r.summary_title = absl::StrCat(
+      "trnbench ", options.command.empty() ? "run" : options.command);
   return r;
 }
 

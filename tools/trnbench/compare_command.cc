@@ -23,8 +23,8 @@ namespace trn {
 namespace {
 
 constexpr std::string_view kFlags[] = {
-    "format",        "confidence",      "threshold", "alpha",
-    "allow_missing", "allow_unchecked", "output",    "junit"};
+    "format",          "confidence", "threshold", "alpha",  "allow_missing",
+    "allow_unchecked", "output",     "junit",     "summary"};
 
 int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.positional.size() != 2) {

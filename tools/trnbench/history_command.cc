@@ -1,13 +1,16 @@
 // `trnbench history ingest|show|trend|detect`: the run history in SQLite or
 // PostgreSQL, its trends and change points (docs/history.md).
 #include <cstdlib>
+#include <filesystem>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/gate/baseline_store.h"
 #include "harness/gate/comparison.h"
 #include "harness/history/detection.h"
@@ -15,6 +18,7 @@
 #include "harness/history/run_record.h"
 #include "reports/history_report.h"
 #include "support/input_file.h"
+#include "support/name_match.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -25,10 +29,12 @@
 namespace trn {
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr std::string_view kFlags[] = {
     "db",     "run_id",     "night",     "commit", "branch",
     "ci_run", "device",     "workload",  "nights", "format",
-    "output", "report_dir", "threshold", "fdr"};
+    "output", "report_dir", "threshold", "fdr",    "summary"};
 
 // Which flags each subcommand uses; the rest are refused, never ignored.
 struct Sub {
@@ -44,7 +50,7 @@ const std::vector<Sub>& Subs() {
         "threshold", "fdr"}},
       {"detect",
        {"db", "device", "workload", "nights", "branch", "format", "output",
-        "threshold", "fdr"}},
+        "threshold", "fdr", "summary"}},
   };
   return kSubs;
 }
@@ -116,16 +122,66 @@ int Ingest(const Options& o, std::ostream& out, std::ostream& err) {
     if (!run.ok()) return Fail(err, run.status());
     runs.push_back(*std::move(run));
   }
-  auto store = history::HistoryStore::Open(o.db);
-  if (!store.ok()) return Fail(err, store.status());
-  for (const auto& run : runs) {
-    auto added = (*store)->Ingest(run);
-    if (!added.ok()) return Fail(err, added.status());
-    out << (*added ? "ingested" : "already in the history:") << " run "
-        << run.run_id << " (" << run.night << ", " << run.workloads.size()
-        << " workloads, " << run.device << ")\n";
+  // A database this ingest creates is removed again if the ingest fails
+  // (a full disk): a failure leaves nothing behind.
+  auto where = history::ParseDbUrl(o.db);
+  if (!where.ok()) return Fail(err, where.status());
+  const bool created = !where->postgres && !fs::exists(where->target);
+  std::string lines;
+  absl::Status status = [&]() -> absl::Status {
+    TRN_ASSIGN_OR_RETURN(auto store, history::HistoryStore::Open(o.db));
+    for (const auto& run : runs) {
+      TRN_ASSIGN_OR_RETURN(const bool added, store->Ingest(run));
+      absl::StrAppend(&lines,
+                      added ? "ingested" : "already in the history:", " run ",
+                      run.run_id, " (", run.night, ", ", run.workloads.size(),
+                      " workloads, ", run.device, ")\n");
+    }
+    return absl::OkStatus();
+  }();
+  if (!status.ok()) {
+    if (created) {
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        fs::remove(where->target + suffix, ignored);
+      }
+    }
+    return Fail(err, status);
   }
+  out << lines;
   return kExitOk;
+}
+
+// A filter that selects nothing is a mistyped name, never "no alerts".
+absl::Status CheckFilterMatched(const Options& o,
+                                const std::vector<history::Series>& series,
+                                history::HistoryStore& store) {
+  if (!series.empty()) return absl::OkStatus();
+  const bool filtered = o.Given("device") || o.Given("workload") ||
+                        o.Given("branch") || o.Given("nights");
+  if (!filtered) return absl::OkStatus();
+  std::string held;
+  auto all = store.LoadSeries(history::SeriesFilter{});
+  if (all.ok()) {
+    std::set<std::string> names;
+    for (const auto& s : *all) {
+      names.insert(o.Given("workload") ? s.workload : s.device);
+    }
+    held = absl::StrCat(
+        o.Given("workload")
+            ? DidYouMean(o.workload, {names.begin(), names.end()})
+        : o.Given("device") ? DidYouMean(o.device, {names.begin(), names.end()})
+                            : "",
+        "; it holds ", o.Given("workload") ? "workloads " : "devices ",
+        names.empty() ? "none" : absl::StrJoin(names, ", "));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      store.db().Label(), ": no series matches the filter (",
+      o.Given("device") ? "--device=" + o.device + " " : "",
+      o.Given("workload") ? "--workload=" + o.workload + " " : "",
+      o.Given("branch") ? "--branch=" + o.branch + " " : "",
+      o.Given("nights") ? absl::StrCat("--nights=", o.nights, " ") : "",
+      "selects nothing)", held));
 }
 
 int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
@@ -135,14 +191,17 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
     if (s.name == sub) found = &s;
   }
   if (found == nullptr) {
+    std::vector<std::string> names;
+    for (const Sub& s : Subs()) names.emplace_back(s.name);
     return Fail(err, absl::InvalidArgumentError(absl::StrCat(
                          "history ", sub.empty() ? "" : sub + " ",
                          ": expected one of history ingest, show, trend, "
-                         "detect (docs/history.md)")));
+                         "detect (docs/history.md)",
+                         DidYouMean(sub, names))));
   }
   for (const std::string& name : o.given) {
-    if (std::find(found->flags.begin(), found->flags.end(), name) ==
-        found->flags.end()) {
+    if (name != "color" && std::find(found->flags.begin(), found->flags.end(),
+                                     name) == found->flags.end()) {
       return Fail(err, absl::InvalidArgumentError(
                            absl::StrCat(Dashed(name), ": trnbench history ",
                                         sub, " does not use this flag")));
@@ -170,10 +229,9 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   // Outputs are checked before the database is touched, and written all
   // or nothing (support/output_transaction.h).
   OutputTransaction outputs;
-  if (!absl::StartsWith(o.db, "postgresql://") &&
-      !absl::StartsWith(o.db, "postgres://")) {
-    outputs.AddInput("--db", o.db);
-  }
+  auto where = history::ParseDbUrl(o.db);
+  if (!where.ok()) return Fail(err, where.status());
+  if (!where->postgres) outputs.AddInput("--db", where->target);
   if (sub == "trend") {
     outputs.PlanFolder("--report-dir", o.report_dir,
                        {"report.md", "report.html", "plots/"});
@@ -181,14 +239,26 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   if (sub == "detect" && !o.output.empty()) {
     outputs.PlanFile("--output", o.output);
   }
+  // detect's markdown goes to --summary and to a CI job's step summary,
+  // so the job needs no pipe (docs/ci.md).
+  const std::string step_summary = Env("GITHUB_STEP_SUMMARY");
+  if (sub == "detect" && !o.summary.empty()) {
+    outputs.PlanFile("--summary", o.summary);
+  }
+  if (sub == "detect" && !step_summary.empty()) {
+    outputs.PlanAppend("GITHUB_STEP_SUMMARY", step_summary);
+  }
   if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
   if (sub == "ingest") return Ingest(o, out, err);
-  auto store = history::HistoryStore::Open(o.db);
+  auto store = history::HistoryStore::Open(o.db, history::OpenMode::kRead);
   if (!store.ok()) return Fail(err, store.status());
 
   const history::SeriesFilter filter = FilterFrom(o);
   auto series = (*store)->LoadSeries(filter);
   if (!series.ok()) return Fail(err, series.status());
+  if (auto s = CheckFilterMatched(o, *series, **store); !s.ok()) {
+    return Fail(err, s);
+  }
   if (sub == "show") {
     auto runs = (*store)->Runs(filter);
     if (!runs.ok()) return Fail(err, runs.status());
@@ -212,16 +282,27 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   }
   const std::string json = DetectionToJsonText(
       *series, detection, DetectReportOptions{o.threshold, o.fdr});
+  const std::string markdown = RenderDetectionMarkdown(*series, detection);
   if (!o.output.empty()) {
     if (auto s = outputs.StageFile(o.output, json); !s.ok()) {
       return Fail(err, s);
     }
-    if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   }
+  if (!o.summary.empty()) {
+    if (auto s = outputs.StageFile(o.summary, markdown); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (!step_summary.empty()) {
+    if (auto s = outputs.StageAppend(step_summary, markdown); !s.ok()) {
+      return Fail(err, s);
+    }
+  }
+  if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
   if (*format == OutputFormat::kJson) {
     out << json;
   } else if (*format == OutputFormat::kMarkdown) {
-    out << RenderDetectionMarkdown(*series, detection);
+    out << markdown;
   } else {
     out << RenderDetectionTable(*series, detection);
   }

@@ -9,8 +9,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "harness/runner/runner.h"
 #include "support/message_text.h"
+#include "support/name_match.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
@@ -215,12 +217,39 @@ const std::vector<FlagDef>& Flags() {
                  &Options::threshold, Fraction),
       DoubleFlag("alpha", "a level strictly between 0 and 1, such as 0.05",
                  &Options::alpha, Level),
+      {"exclude", Kind::kText,
+       "workload names, families or globs, comma-separated",
+       [](Options& o, const std::string& v) {
+         o.exclude = v;
+         return absl::OkStatus();
+       }},
       PathFlag("output", "a file name", &Options::output),
       PathFlag("report_dir", "a folder name", &Options::report_dir),
       PathFlag("trace", "a file name", &Options::trace),
       IntFlag("trace_repeat", 0, kMaxRepeat - 1, &Options::trace_repeat,
               "a recorded run, 0-based (the one --trace writes; default 0)"),
       PathFlag("junit", "a file name", &Options::junit),
+      PathFlag("summary", "a file name", &Options::summary),
+      {"color", Kind::kText, "auto, always or never",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v != "auto" && v != "always" && v != "never") {
+           return Expected("color", v, "auto, always or never");
+         }
+         o.color = v;
+         return absl::OkStatus();
+       }},
+      {"gbench_metrics", Kind::kText,
+       "time metrics, comma-separated (such as vector_busy_us,dma_busy_us), "
+       "or all",
+       [](Options& o, const std::string& v) -> absl::Status {
+         o.gbench_metrics = absl::StrSplit(v, ',', absl::SkipEmpty());
+         if (o.gbench_metrics.empty()) {
+           return absl::InvalidArgumentError(
+               "--gbench-metrics=: expected time metrics, comma-separated, "
+               "or all");
+         }
+         return absl::OkStatus();
+       }},
       PathFlag("specs_dir", "a folder of workload specs", &Options::specs_dir),
       PathFlag("profiles_dir", "a folder of device profiles",
                &Options::profiles_dir),
@@ -262,6 +291,12 @@ const std::vector<FlagDef>& Flags() {
                &Options::known_gaps),
   };
   return flags;
+}
+
+std::vector<std::string> FlagNames() {
+  std::vector<std::string> out = {"save_baseline", "help", "version"};
+  for (const FlagDef& f : Flags()) out.emplace_back(f.name);
+  return out;
 }
 
 const FlagDef* FindFlag(std::string_view name) {
@@ -320,9 +355,18 @@ absl::StatusOr<Options> ParseOptions(int argc, const char* const* argv) {
         o.positional.push_back(arg);
         continue;
       }
+      // A first word that is almost a command is a typo of one.
+      std::vector<std::string> commands;
+      if (o.command.empty() && o.positional.empty()) {
+        commands = absl::StrSplit(CommandNameList(), ", ");
+      }
+      const std::string hint = DidYouMean(arg, commands);
       return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument '", EscapeControl(arg),
-          "'; expected a flag or one of the commands ", CommandNameList()));
+          "unexpected argument '", EscapeControl(arg), "'",
+          hint.empty() ? absl::StrCat("; expected a flag or one of the "
+                                      "commands ",
+                                      CommandNameList())
+                       : hint));
     }
     std::string name = arg.substr(2);
     std::string value;
@@ -350,9 +394,12 @@ absl::StatusOr<Options> ParseOptions(int argc, const char* const* argv) {
     }
     const FlagDef* def = FindFlag(name);
     if (def == nullptr) {
+      std::vector<std::string> dashed;
+      for (const std::string& f : FlagNames()) dashed.push_back(Dashed(f));
+      const std::string hint = DidYouMean(Dashed(name), dashed);
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag ", EscapeControl(Dashed(name)),
-                       "; see trnbench --help"));
+                       hint.empty() ? "; see trnbench --help" : hint));
     }
     TRN_RETURN_IF_ERROR(note_given(name));
     if (!has_value && def->kind == Kind::kBool) {

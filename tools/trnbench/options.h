@@ -24,6 +24,7 @@ struct Options {
 
   // Selection.
   std::string workload;
+  std::string exclude;  // --exclude: terms like --workload's, taken out
   std::vector<std::string> specs;
   // NKI kernel source (docs/nki-source.md): FILE.py::FUNCTION, traced into
   // specs that join `specs` (tools/trnbench/kernel_source.h).
@@ -54,6 +55,9 @@ struct Options {
   std::string trace;
   int64_t trace_repeat = 0;
   std::string junit;
+  std::string summary;  // --summary: the compact markdown of what changed
+  std::string color = "auto";               // --color auto|always|never
+  std::vector<std::string> gbench_metrics;  // --gbench-metrics: more metrics
 
   // Baselines and the gate.
   std::string baseline;
@@ -103,6 +107,10 @@ bool IsFlagName(std::string_view name);
 
 // The --help text.
 std::string_view UsageText();
+// `trnbench COMMAND --help`: the command's usage lines and the entries of
+// the flags it takes, cut from UsageText().
+std::string CommandUsageText(std::string_view command,
+                             const std::vector<std::string_view>& flags);
 
 }  // namespace trn
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/runner/runner.h"
+#include "reports/change_summary.h"
 #include "reports/chrome_trace.h"
 #include "reports/junit_report.h"
 #include "support/status_macros.h"
@@ -15,6 +16,12 @@ absl::Status ValidateReportOutputs(const ReportOutputOptions& o, int64_t repeat,
         absl::StrCat("--trace-repeat=", o.trace_repeat,
                      ": expected a recorded run from 0 to ", repeat - 1,
                      " (--repeat ", repeat, ")"));
+  }
+  if (!o.summary_file.empty() && !have_baseline) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--summary ", o.summary_file,
+        ": the summary says what changed against a baseline; add --baseline "
+        "DIR|FILE (or use trnbench gate)"));
   }
   if (!o.junit_file.empty() && !have_baseline) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -59,6 +66,9 @@ absl::StatusOr<PendingOutputs> PrepareReportOutputs(
   if (!options.junit_file.empty() && comparison != nullptr) {
     p.junit = JunitXml(*comparison);
   }
+  if (comparison != nullptr) {
+    p.summary = RenderChangeSummary(*comparison, options.summary_title);
+  }
   return p;
 }
 
@@ -66,17 +76,22 @@ PendingOutputs PrepareJunitOutput(const ReportOutputOptions& options,
                                   const ComparisonReport& comparison) {
   PendingOutputs p;
   p.options.junit_file = options.junit_file;
+  p.options.summary_file = options.summary_file;
+  p.options.step_summary = options.step_summary;
+  p.options.compares = true;
   if (!options.junit_file.empty()) p.junit = JunitXml(comparison);
+  p.summary = RenderChangeSummary(comparison, options.summary_title);
   return p;
 }
 
 void PlanReportOutputs(const ReportOutputOptions& o, OutputTransaction& out) {
   if (!o.report_dir.empty()) {
     out.PlanFolder("--report-dir", o.report_dir, ReportFileNames());
-    if (!o.step_summary.empty()) {
-      out.PlanAppend("GITHUB_STEP_SUMMARY", o.step_summary);
-    }
   }
+  if (!o.step_summary.empty() && (o.compares || !o.report_dir.empty())) {
+    out.PlanAppend("GITHUB_STEP_SUMMARY", o.step_summary);
+  }
+  if (!o.summary_file.empty()) out.PlanFile("--summary", o.summary_file);
   if (!o.trace_file.empty()) out.PlanFile("--trace", o.trace_file);
   if (!o.junit_file.empty()) out.PlanFile("--junit", o.junit_file);
 }
@@ -86,10 +101,16 @@ absl::Status StageReportOutputs(const PendingOutputs& p,
   const ReportOutputOptions& o = p.options;
   if (!o.report_dir.empty()) {
     TRN_RETURN_IF_ERROR(out.StageFolder(o.report_dir, p.report.files));
-    if (!o.step_summary.empty()) {
-      TRN_RETURN_IF_ERROR(
-          out.StageAppend(o.step_summary, p.report.step_summary));
-    }
+  }
+  // A job page or pull request gets what changed; the whole report (62 KB
+  // for the shipped suite) stays in the folder.
+  if (!o.step_summary.empty() && o.compares) {
+    TRN_RETURN_IF_ERROR(out.StageAppend(o.step_summary, p.summary));
+  } else if (!o.step_summary.empty() && !o.report_dir.empty()) {
+    TRN_RETURN_IF_ERROR(out.StageAppend(o.step_summary, p.report.step_summary));
+  }
+  if (!o.summary_file.empty()) {
+    TRN_RETURN_IF_ERROR(out.StageFile(o.summary_file, p.summary));
   }
   if (!o.trace_file.empty()) {
     TRN_RETURN_IF_ERROR(out.StageFile(o.trace_file, p.trace));

@@ -26,9 +26,13 @@ struct ReportOutputOptions {
   std::string trace_file;    // --trace
   int64_t trace_repeat = 0;  // --trace-repeat: recorded run k, 0-based
   std::string junit_file;    // --junit
-  // GITHUB_STEP_SUMMARY: report.md is appended there when a report folder
-  // is written.
+  // --summary: the compact markdown of what changed (a comparison).
+  std::string summary_file;
+  // GITHUB_STEP_SUMMARY: the compact summary is appended there when the
+  // command compares; report.md when it only writes a report folder.
   std::string step_summary;
+  bool compares = false;      // a baseline comparison is made
+  std::string summary_title;  // "trnbench gate"
 
   bool any() const {
     return !report_dir.empty() || !trace_file.empty() || !junit_file.empty();
@@ -49,6 +53,7 @@ struct PendingOutputs {
   ReportFiles report;
   std::string trace;
   std::string junit;
+  std::string summary;  // RenderChangeSummary, when there is a comparison
 };
 
 // Renders every requested output (replaying the traced run). `specs` are
@@ -58,7 +63,7 @@ absl::StatusOr<PendingOutputs> PrepareReportOutputs(
     const ComparisonReport* comparison, const std::vector<Baseline>& baselines,
     const std::vector<WorkloadSpec>& specs, const DeviceProfile& profile);
 
-// JUnit only, for `trnbench compare`.
+// JUnit and the summary only, for `trnbench compare`.
 PendingOutputs PrepareJunitOutput(const ReportOutputOptions& options,
                                   const ComparisonReport& comparison);
 

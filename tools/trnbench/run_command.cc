@@ -1,6 +1,7 @@
 // The plain run (`trnbench --workload ...`) and `trnbench gate`: run the
 // selected workloads, compare them with baselines when asked, and write
 // every requested output.
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -18,6 +19,7 @@
 #include "reports/gbench_json.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"
+#include "support/name_match.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -76,6 +78,11 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
     return Fail(err, absl::InvalidArgumentError(
                          "gate needs --baseline DIR|FILE (for example "
                          "--baseline baselines/trn1)"));
+  }
+  if (!o.gbench_metrics.empty() && o.format != "gbench-json") {
+    return Fail(err, absl::InvalidArgumentError(
+                         "--gbench-metrics: chooses the benchmarks of "
+                         "--format gbench-json; expected that format with it"));
   }
   const ReportOutputOptions report_options = ReportOutputOptionsFrom(o);
   if (auto s =
@@ -154,6 +161,21 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   run->shard = shard;
   progress.SetLabel("intervals and comparisons");
 
+  if (!o.gbench_metrics.empty()) {
+    std::vector<std::string> known = {"all"};
+    for (const auto& w : run->workloads) {
+      for (const auto& m : w.metrics) known.push_back(m.name);
+    }
+    for (const std::string& name : o.gbench_metrics) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        progress.Finish();
+        return Fail(err, absl::InvalidArgumentError(absl::StrCat(
+                             "--gbench-metrics: no selected workload has a "
+                             "metric \"",
+                             name, "\"", DidYouMean(name, known))));
+      }
+    }
+  }
   std::optional<ComparisonReport> comparison;
   if (!o.baseline.empty()) {
     CompareOptions copts = CompareOptionsFrom(o);
@@ -202,7 +224,7 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   if (*format == OutputFormat::kJson) {
     out << json_text;
   } else if (*format == OutputFormat::kGbenchJson) {
-    out << GbenchJson(*run);
+    out << GbenchJson(*run, o.gbench_metrics);
   } else {
     const ConsoleStyle style = ConsoleStyleFor(out);
     if (!gate) out << RenderConsoleReport(*run, style);

@@ -48,7 +48,8 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectShard(
                        history::ParseShard(o.shard));
   std::map<std::string, double> recorded;
   if (!o.db.empty()) {
-    TRN_ASSIGN_OR_RETURN(auto store, history::HistoryStore::Open(o.db));
+    TRN_ASSIGN_OR_RETURN(auto store, history::HistoryStore::Open(
+                                         o.db, history::OpenMode::kRead));
     TRN_ASSIGN_OR_RETURN(auto costs, store->Costs(profile.name));
     for (const auto& c : costs) recorded[c.workload] = c.device_seconds;
   }

@@ -1,4 +1,11 @@
-// The --help text of the trnbench program.
+// The --help text of the trnbench program, whole or for one command.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "tools/trnbench/options.h"
 
 namespace trn {
@@ -44,7 +51,9 @@ Examples:
                                                 a size sweep: one row per shape
 
 Options:
-  --workload NAME      workload name, family name, or 'all'
+  --workload NAME      workload name, family name, a glob of either
+                       ('rmsnorm_*'), or 'all'; a comma-separated list
+  --exclude LIST       leave out these names, families or globs
   --spec FILE          run a spec file (repeatable)
   --kernel FILE.py::FN run an NKI kernel's source, traced into a spec by the
                        NKI front end (repeatable; docs/nki-source.md)
@@ -63,6 +72,9 @@ Options:
                        1 runs on one thread); no output depends on it
   --format F           what to print on stdout: table, json, or gbench-json
                        (Google Benchmark's JSON format) (default table)
+  --gbench-metrics LIST
+                       gbench-json: time metrics exported beside each
+                       workload's primary one (or all)
   --confidence C       confidence level of intervals, in (0, 1) (default 0.95)
   --output FILE        also write the JSON results (for compare: the
                        comparison) to FILE (atomically)
@@ -77,7 +89,9 @@ Options:
 
 Reports (docs/reports.md; every file is written atomically):
   --report-dir DIR     results.json, report.md, report.html, summary.csv,
-                       samples.csv and plots/*.svg; report.md is also
+                       samples.csv and plots/*.svg
+  --summary FILE       compact markdown of what changed against the
+                       baseline (gate, compare, history detect); also
                        appended to $GITHUB_STEP_SUMMARY when that is set
   --trace FILE         Chrome trace (Perfetto, chrome://tracing) of one
                        recorded run of every selected workload
@@ -125,6 +139,8 @@ Run history (docs/history.md):
                          $GITHUB_RUN_ID)
   --nights N             only the last N nights (show, trend, detect)
   --fdr Q                false-discovery rate across all series (0.05)
+  --color WHEN           colour: auto (a terminal, unless NO_COLOR is set
+                         non-empty; FORCE_COLOR forces it), always, never
   --help                 this text
   --version              the trnbench and model versions
 
@@ -158,5 +174,53 @@ docs/history.md.
 }  // namespace
 
 std::string_view UsageText() { return kUsage; }
+
+std::string CommandUsageText(std::string_view command,
+                             const std::vector<std::string_view>& flags) {
+  // The whole text's usage lines of the command, and the entries of its
+  // flags (an entry is a line "  --flag ..." and the deeper-indented lines
+  // after it), in the order the whole text has them: one source of truth.
+  const std::vector<std::string> lines = absl::StrSplit(kUsage, '\n');
+  const std::string word = absl::StrCat("  trnbench ", std::string(command));
+  std::string usage;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!absl::StartsWith(lines[i], word + " ") && lines[i] != word) continue;
+    absl::StrAppend(&usage, lines[i], "\n");
+    while (i + 1 < lines.size() && absl::StartsWith(lines[i + 1], "      ") &&
+           !absl::StartsWith(lines[i + 1], "  trnbench")) {
+      absl::StrAppend(&usage, lines[++i], "\n");
+    }
+  }
+  std::string options;
+  std::vector<std::string_view> shown;  // a flag's first entry is its own
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!absl::StartsWith(lines[i], "  --")) continue;
+    bool uses = false;
+    for (std::string_view f : flags) {
+      if (std::find(shown.begin(), shown.end(), f) != shown.end()) continue;
+      const std::string dashed = Dashed(f);
+      const std::string rest = lines[i].substr(2);
+      if (absl::StartsWith(rest, dashed) &&
+          (rest.size() == dashed.size() || rest[dashed.size()] == ' ' ||
+           rest[dashed.size()] == ',' || rest[dashed.size()] == '=')) {
+        uses = true;
+        shown.push_back(f);
+      }
+    }
+    if (!uses) continue;
+    absl::StrAppend(&options, lines[i], "\n");
+    while (i + 1 < lines.size() && absl::StartsWith(lines[i + 1], "     ") &&
+           !absl::StartsWith(lines[i + 1], "  --")) {
+      absl::StrAppend(&options, lines[++i], "\n");
+    }
+  }
+  return absl::StrCat("trnbench ", std::string(command), "\n\nUsage:\n", usage,
+                      "\nOptions:\n", options,
+                      "  --help               this text (trnbench --help: "
+                      "every command)\n\n"
+                      "Exit codes: 0 success and no regression, 1 a "
+                      "regression was found,\n2 bad usage or bad input "
+                      "(nothing is written).\n");
+}
 
 }  // namespace trn
