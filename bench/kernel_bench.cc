@@ -15,6 +15,7 @@
 #include "device_model/simulator.h"
 #include "harness/runner/runner.h"
 #include "harness/validation/validation.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/lowering.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_parser.h"
@@ -75,7 +76,7 @@ void BM_ValidationKernel(benchmark::State& state, const char* name) {
   bench::ResetHeapPeak();
   auto spec = LoadSpecFile(kSource + "/workloads/validation/" + name + ".json",
                            profile.memory);
-  if (!spec.ok() || !ResolveAutoBuffers(*spec, profile.memory).ok()) {
+  if (!spec.ok() || !CompileSpec(*spec, profile.memory).ok()) {
     state.SkipWithError("spec");
     return;
   }

@@ -42,15 +42,18 @@ WorkloadSpec ExpSpec(int64_t rows, int64_t cols, int buffers) {
   l.tensor = "in_tensor";
   l.tile_partitions = 128;
   l.buffers = buffers;
+  l.buffers_stated = true;  // the bench's depth, not the compiler stage's
   NkiOp iota;
   iota.id = "i_p";
   iota.op = "iota";
   iota.engine = Engine::kGpSimd;
+  iota.engine_stated = true;
   iota.tile = {128, 1};
   NkiOp mask;
   mask.id = "mask";
   mask.op = "tensor_scalar";
   mask.engine = Engine::kVector;
+  mask.engine_stated = true;
   mask.inputs = {"i_p"};
   mask.tile = {128, 1};
   NkiOp load;
@@ -62,6 +65,7 @@ WorkloadSpec ExpSpec(int64_t rows, int64_t cols, int buffers) {
   exp.id = "out_tile";
   exp.op = "activation";
   exp.engine = Engine::kScalar;
+  exp.engine_stated = true;
   exp.func = "exp";
   exp.inputs = {"in_tile"};
   NkiOp store;
@@ -69,6 +73,11 @@ WorkloadSpec ExpSpec(int64_t rows, int64_t cols, int buffers) {
   store.tensor = "out_tensor";
   store.inputs = {"out_tile"};
   store.mask = "mask";
+  // Lines as in the seed's source: the compiler stage validates them.
+  iota.source_line = mask.source_line = 20;
+  load.source_line = 24;
+  exp.source_line = 26;
+  store.source_line = 29;
   l.body = {iota, mask, load, exp, store};
   k.loops = {l};
   s.kernel = k;

@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "boost/math/distributions/students_t.hpp"
-#include "harness/statistics/comparison_stats.h"
 #include "harness/gate/gate_inputs.h"
+#include "harness/statistics/comparison_stats.h"
 #include "support/status_macros.h"
 
 namespace trn {

@@ -12,6 +12,7 @@
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
 #include "gtest/gtest.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/lowering.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_validator.h"
@@ -87,7 +88,7 @@ TEST(DmaGroupingEquivalenceTest, GroupsGiveWhatSharesApartGiveOnEveryKernel) {
       ASSERT_TRUE(specs.ok()) << specs.status();
       for (WorkloadSpec& spec : *specs) {
         // A kernel that does not fit this device's memory is not run on it.
-        if (!ResolveAutoBuffers(spec, profile.memory).ok()) continue;
+        if (!CompileSpec(spec, profile.memory).ok()) continue;
         auto program = Lower(spec, profile);
         if (!program.ok()) continue;
         auto grouped = Simulator::Create(*program, profile);

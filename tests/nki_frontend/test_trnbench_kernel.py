@@ -138,7 +138,7 @@ class KernelFlag(unittest.TestCase):
             shutil.copy(EXPLICIT, kernel)
             base = os.path.join(d, "base")
             common = ["--kernel", f"{kernel}::exp_rows", "--args",
-                      "x=256x512:float32", "--repeat", "5"]
+                      "x=256x512:float32", "--repeat", "10"]
             rc, _, err = trnbench(common + [f"--save-baseline={base}"])
             self.assertEqual(rc, 0, err)
             rc, out, err = trnbench(["gate"] + common + ["--baseline", base])
