@@ -1,6 +1,6 @@
 // The sentences of `trnbench profile`'s findings. The harness finds (an id
-// and its figures, harness/profile/profile_analysis.h); this says it in words, each
-// figure formatted like every other figure of the reports.
+// and its figures, harness/profile/profile_analysis.h); this says it in words,
+// each figure formatted like every other figure of the reports.
 #ifndef TRNBENCH_REPORTS_FINDING_TEXT_H_
 #define TRNBENCH_REPORTS_FINDING_TEXT_H_
 

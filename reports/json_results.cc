@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "harness/import/measurement_json.h"
 #include "harness/gate/samples_checksum.h"
+#include "harness/import/measurement_json.h"
 #include "harness/runner/summary_json.h"
 #include "reports/comparison_report.h"
 

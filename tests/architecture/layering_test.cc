@@ -179,11 +179,11 @@ TEST(Layering, HarnessSubfoldersAreLayered) {
   };
   EXPECT_FALSE(allows("harness/statistics/statistics.cc",
                       "harness/gate/baseline_store.h"));
-  EXPECT_FALSE(allows("harness/gate/comparison.cc",
-                      "harness/validation/validation.h"));
+  EXPECT_FALSE(
+      allows("harness/gate/comparison.cc", "harness/validation/validation.h"));
   EXPECT_FALSE(allows("harness/runner/runner.cc", "harness/import/imported.h"));
-  EXPECT_TRUE(allows("harness/gate/comparison.cc",
-                     "harness/statistics/statistics.h"));
+  EXPECT_TRUE(
+      allows("harness/gate/comparison.cc", "harness/statistics/statistics.h"));
   // Every file of the harness lives in one of its subfolders.
   for (const auto& entry : fs::directory_iterator(Root() + "/harness")) {
     EXPECT_FALSE(IsSource(entry.path())) << entry.path();

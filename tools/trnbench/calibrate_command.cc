@@ -22,9 +22,8 @@ namespace trn {
 namespace {
 
 constexpr std::string_view kFlags[] = {
-    "spec",   "device", "profiles_dir", "specs_dir", "repeat",
-    "warmup", "seed",   "format",       "output",    "confidence",
-    "jobs"};
+    "spec", "device", "profiles_dir", "specs_dir",  "repeat", "warmup",
+    "seed", "format", "output",       "confidence", "jobs"};
 
 absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
   if (o.positional.empty()) {
