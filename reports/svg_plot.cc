@@ -114,10 +114,12 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
   // One axis for all rows (baseline included) unless that would squeeze
   // every distribution into a sliver: variants of one family can differ
   // six-fold, and a box 2% of the width shows nothing. Then each row gets
-  // its own axis, and the subtitle says so.
+  // its own axis, and the subtitle says so. A distribution is one side of a
+  // row: a row whose baseline and current sides lie apart (a regression)
+  // spans both, but each side alone is still a sliver on the shared axis.
   Range all;
   std::vector<Range> row_range(plot.rows.size());
-  double widest_row = 0;
+  double widest = 0;
   size_t max_n = 0;
   size_t max_label = 0;
   for (size_t i = 0; i < plot.rows.size(); ++i) {
@@ -126,7 +128,11 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
     row_range[i].Add(r.baseline);
     all.Add(r.current);
     all.Add(r.baseline);
-    widest_row = std::max(widest_row, row_range[i].width());
+    for (std::span<const double> side : {r.current, r.baseline}) {
+      Range one;
+      one.Add(side);
+      widest = std::max(widest, one.width());
+    }
     max_n = std::max({max_n, r.current.size(), r.baseline.size()});
     max_label = std::max(max_label, r.label.size());
   }
@@ -134,7 +140,7 @@ std::string RenderDistributionSvg(const DistributionPlot& plot) {
     all.lo = 0;
     all.hi = 1;
   }
-  const bool free_axes = plot.rows.size() > 1 && all.width() > 5 * widest_row;
+  const bool free_axes = plot.rows.size() > 1 && all.width() > 5 * widest;
   const Scale scale =
       ChooseScale(plot.unit, std::max(std::fabs(all.lo), std::fabs(all.hi)));
   const Axis shared =

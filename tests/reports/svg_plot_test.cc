@@ -112,5 +112,33 @@ TEST(SvgPlotTest, VariantsOfVeryDifferentSizeGetTheirOwnAxes) {
   EXPECT_THAT(RenderDistributionSvg(p), Not(HasSubstr("own axis")));
 }
 
+// With a baseline, the rule measures each side's spread, not the row's: a
+// large regression (the naive variant 2.4 -> 9.1 ms beside 0.4 ms variants)
+// put every row's two sides on one 0-10 ms axis, each box a sliver.
+TEST(SvgPlotTest, ARegressionDoesNotMergeTheRowsOntoOneAxis) {
+  const auto naive_base = Ramp(50, 2380, 1);
+  const auto naive_cur = Ramp(50, 9100, 4);
+  const auto fused_base = Ramp(50, 398, 0.3);
+  const auto fused_cur = Ramp(50, 1510, 0.6);
+  const auto compiled = Ramp(50, 376, 0.3);
+  DistributionPlot p;
+  p.title = "rmsnorm";
+  p.metric = "device_time_us";
+  p.unit = Unit::kMicroseconds;
+  p.with_baseline = true;
+  p.rows = {{"rmsnorm_naive", naive_cur, naive_base},
+            {"rmsnorm_fused", fused_cur, fused_base},
+            {"rmsnorm_compiled", compiled, compiled}};
+  const std::string svg = RenderDistributionSvg(p);
+  EXPECT_THAT(svg, HasSubstr("each row on its own axis"));
+  // The compiled row, alone on its axis, is labelled in its own unit.
+  EXPECT_THAT(svg, HasSubstr("\xCE\xBCs</text>"));
+  // A small regression, whose sides overlap the row, keeps the rule too.
+  const auto naive_close = Ramp(50, 2520, 1);
+  p.rows[0] = {"rmsnorm_naive", naive_close, naive_base};
+  p.rows[1] = {"rmsnorm_fused", fused_base, fused_base};
+  EXPECT_THAT(RenderDistributionSvg(p), HasSubstr("each row on its own axis"));
+}
+
 }  // namespace
 }  // namespace trn
