@@ -10,7 +10,9 @@
 #include "harness/runner/summary_json.h"
 #include "nlohmann/json.hpp"
 #include "reports/report_doc.h"
+#include "reports/svg_canvas.h"
 #include "reports/text_escape.h"
+#include "support/p_value_text.h"
 
 namespace trn {
 namespace {
@@ -48,11 +50,11 @@ std::string AlertLine(const Series& s, const Alert& a) {
           ? absl::StrCat("from ", NightOf(s, a.first))
           : absl::StrCat(NightOf(s, a.first), " to ", NightOf(s, a.last), ", ",
                          Percent(a.slope_per_night), " a night");
-  return absl::StrCat(
-      s.workload, " ", s.metric, " (", s.device, "): ", KindName(a.kind), " ",
-      Percent(a.change), " ", where, ", ", StatusName(a.status), " ",
-      Direction(a), a.is_new ? ", new" : "",
-      absl::StrFormat(" (q %.2g, noise %.2f%%)", a.q, 100 * a.noise));
+  return absl::StrCat(s.workload, " ", s.metric, " (", s.device,
+                      "): ", KindName(a.kind), " ", Percent(a.change), " ",
+                      where, ", ", StatusName(a.status), " ", Direction(a),
+                      a.is_new ? ", new" : "", " (", PValueClause("q", a.q),
+                      absl::StrFormat(", noise %.2f%%)", 100 * a.noise));
 }
 
 std::string PlotName(const Series& s) {
@@ -170,8 +172,7 @@ std::string RenderDetectionMarkdown(std::span<const Series> series,
           a.kind == AlertKind::kDrift ? absl::StrCat(" to ", NightOf(s, a.last))
                                       : "",
           " | ", StatusName(a.status), " ", Direction(a),
-          a.is_new ? " (new)" : "", " | ", absl::StrFormat("%.2g", a.q),
-          " |\n");
+          a.is_new ? " (new)" : "", " | ", FormatPValue(a.q), " |\n");
     }
   }
   return out;
@@ -208,12 +209,12 @@ std::string RenderHistoryTable(std::span<const history::RunInfo> runs,
 }
 
 std::string RenderTrendSvg(const Series& s, std::span<const Alert> alerts) {
-  constexpr double kW = 720;
-  constexpr double kH = 260;
-  constexpr double kLeft = 70;
-  constexpr double kRight = 20;
-  constexpr double kTop = 30;
-  constexpr double kBottom = 40;
+  constexpr double kW = 760;
+  constexpr double kH = 270;
+  constexpr double kLeft = 78;
+  constexpr double kRight = 24;
+  constexpr double kTop = 44;
+  constexpr double kBottom = 44;
   const size_t n = s.points.size();
   double lo = INFINITY;
   double hi = -INFINITY;
@@ -226,108 +227,104 @@ std::string RenderTrendSvg(const Series& s, std::span<const Alert> alerts) {
     }
   }
   if (!std::isfinite(lo)) lo = hi = 0;
-  if (hi <= lo) {
-    hi = lo + std::max(1e-9, std::fabs(lo) * 0.01);
-    lo = lo - (hi - lo);
-  }
-  const double pad = 0.05 * (hi - lo);
-  lo -= pad;
-  hi += pad;
+  // Ticks at 1, 2 or 5 times a power of ten (the distribution plots' rule),
+  // so a level reads as 420 or 2.5, never 418.7 or 2.513.
+  const Axis axis = ChooseAxis(lo, hi);
+  const double bottom = kH - kBottom;
   auto x = [&](double i) {
     return kLeft + (n <= 1 ? 0.5 : i / static_cast<double>(n - 1)) *
                        (kW - kLeft - kRight);
   };
   auto y = [&](double v) {
-    return kTop + (hi - v) / (hi - lo) * (kH - kTop - kBottom);
+    return kTop + (axis.hi - v) / (axis.hi - axis.lo) * (bottom - kTop);
   };
-  std::string out = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
-      "font-size=\"11\">\n",
-      kW, kH, kW, kH);
-  absl::StrAppend(
-      &out, "<text x=\"", kLeft, "\" y=\"18\" font-size=\"13\">",
-      XmlEscapeText(absl::StrCat(s.workload, " ", s.metric, " (", s.device,
-                                 "): nightly median and interval, ", s.unit)),
-      "</text>\n");
-  absl::StrAppend(
-      &out,
-      absl::StrFormat("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                      "height=\"%.1f\" fill=\"none\" "
-                      "stroke=\"#999\"/>\n",
-                      kLeft, kTop, kW - kLeft - kRight, kH - kTop - kBottom));
-  for (int k = 0; k <= 4; ++k) {
-    const double v = lo + (hi - lo) * k / 4.0;
-    absl::StrAppend(&out, absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\" "
-                                          "text-anchor=\"end\">%.4g</text>\n",
-                                          kLeft - 4, y(v) + 4, v));
+  const std::string title =
+      absl::StrCat(s.workload, " \xC2\xB7 ", s.metric, " \xC2\xB7 ", s.device);
+  std::string out = SvgBegin(kW, kH, title);
+  out += SvgText(12, 20, title, "start", 15, kInk, "bold");
+  out += SvgText(12, 36,
+                 absl::StrCat("nightly median and its interval, in ", s.unit,
+                              s.lower_is_better ? " (lower is better)"
+                                                : " (higher is better)"),
+                 "start", 11, kMuted);
+  const int ticks =
+      static_cast<int>(std::lround((axis.hi - axis.lo) / axis.step));
+  for (int t = 0; t <= ticks; ++t) {
+    double v = axis.lo + axis.step * t;
+    if (std::fabs(v) < axis.step * 1e-9) v = 0;  // no "-0"
+    out += SvgLine(kLeft, y(v), kW - kRight, y(v), kGrid, 1);
+    out +=
+        SvgText(kLeft - 6, y(v) + 4, absl::StrFormat("%.*f", axis.decimals, v),
+                "end", 11, kMuted);
   }
+  out += SvgLine(kLeft, bottom, kW - kRight, bottom, kMuted, 1);
   // Drift windows first, so everything else draws over them.
   for (const Alert& a : alerts) {
     if (a.kind != AlertKind::kDrift) continue;
     absl::StrAppend(
-        &out, absl::StrFormat(
-                  "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                  "height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.15\"/>\n",
-                  x(a.first), kTop, std::max(1.0, x(a.last) - x(a.first)),
-                  kH - kTop - kBottom, a.regression ? "#d62728" : "#2ca02c"));
+        &out,
+        absl::StrFormat("<rect x=\"%s\" y=\"%s\" width=\"%s\" "
+                        "height=\"%s\" fill=\"%s\" fill-opacity=\"0.15\"/>\n",
+                        SvgNumber(x(a.first)), SvgNumber(kTop),
+                        SvgNumber(std::max(1.0, x(a.last) - x(a.first))),
+                        SvgNumber(bottom - kTop),
+                        a.regression ? "#d62728" : "#2ca02c"));
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& p = s.points[i];
     const double xi = x(static_cast<double>(i));
     if (p.baseline_refresh) {
       absl::StrAppend(
-          &out, absl::StrFormat("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                                "y2=\"%.1f\" stroke=\"#1f77b4\" "
+          &out, absl::StrFormat("<line x1=\"%s\" y1=\"%s\" x2=\"%s\" "
+                                "y2=\"%s\" stroke=\"#1f77b4\" "
                                 "stroke-dasharray=\"1,3\"/>\n",
-                                xi, kTop, xi, kH - kBottom));
+                                SvgNumber(xi), SvgNumber(kTop), SvgNumber(xi),
+                                SvgNumber(bottom)));
     }
     if (std::isfinite(p.ci_low) && std::isfinite(p.ci_high)) {
-      absl::StrAppend(
-          &out, absl::StrFormat("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                                "y2=\"%.1f\" stroke=\"#888\"/>\n",
-                                xi, y(p.ci_low), xi, y(p.ci_high)));
+      out += SvgLine(xi, y(p.ci_low), xi, y(p.ci_high), "#8c959f", 1);
     }
   }
   std::string path;
   for (size_t i = 0; i < n; ++i) {
     absl::StrAppend(&path, i == 0 ? "M" : " L",
-                    absl::StrFormat("%.1f %.1f", x(static_cast<double>(i)),
-                                    y(s.points[i].median)));
+                    SvgNumber(x(static_cast<double>(i))), " ",
+                    SvgNumber(y(s.points[i].median)));
   }
   if (!path.empty()) {
     absl::StrAppend(&out, "<path d=\"", path,
-                    "\" fill=\"none\" stroke=\"#333\"/>\n");
+                    "\" fill=\"none\" stroke=\"#4c78a8\" "
+                    "stroke-width=\"1.5\"/>\n");
   }
+  out += "<g fill=\"#1f4e79\">\n";
   for (size_t i = 0; i < n; ++i) {
-    absl::StrAppend(
-        &out,
-        absl::StrFormat("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
-                        "fill=\"#333\"/>\n",
-                        x(static_cast<double>(i)), y(s.points[i].median)));
+    absl::StrAppend(&out, "<circle cx=\"", SvgNumber(x(static_cast<double>(i))),
+                    "\" cy=\"", SvgNumber(y(s.points[i].median)),
+                    "\" r=\"2.5\"/>\n");
   }
+  out += "</g>\n";
   for (const Alert& a : alerts) {
     if (a.kind != AlertKind::kStep) continue;
     const double xa = x(a.first - 0.5);
     absl::StrAppend(
         &out,
-        absl::StrFormat(
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-            "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
-            xa, kTop, xa, kH - kBottom, a.regression ? "#d62728" : "#2ca02c",
-            a.status == AlertStatus::kProvisional ? " stroke-dasharray=\"5,4\""
-                                                  : ""),
-        absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", xa + 3,
-                        kTop + 12, Percent(a.change)));
+        absl::StrFormat("<line x1=\"%s\" y1=\"%s\" x2=\"%s\" "
+                        "y2=\"%s\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+                        SvgNumber(xa), SvgNumber(kTop), SvgNumber(xa),
+                        SvgNumber(bottom), a.regression ? "#d62728" : "#2ca02c",
+                        a.status == AlertStatus::kProvisional
+                            ? " stroke-dasharray=\"5,4\""
+                            : ""));
+    out += SvgText(xa + 4, kTop + 13, Percent(a.change), "start", 11,
+                   a.regression ? "#b31b1b" : "#1a7f37", "bold");
   }
   if (n > 0) {
-    absl::StrAppend(
-        &out,
-        absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", kLeft,
-                        kH - 12, s.points.front().night),
-        absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
-                        "%s</text>\n",
-                        kW - kRight, kH - 12, s.points.back().night));
+    out += SvgText(kLeft, kH - 18, s.points.front().night, "start", 11, kMuted);
+    out +=
+        SvgText(kW - kRight, kH - 18, s.points.back().night, "end", 11, kMuted);
+    out += SvgText((kLeft + kW - kRight) / 2, kH - 18,
+                   absl::StrCat(n, n == 1 ? " night" : " nights"), "middle", 11,
+                   kMuted);
   }
   absl::StrAppend(&out, "</svg>\n");
   return out;
@@ -335,47 +332,82 @@ std::string RenderTrendSvg(const Series& s, std::span<const Alert> alerts) {
 
 std::vector<std::pair<std::string, std::string>> RenderTrendReport(
     std::span<const Series> series, const Detection& d) {
+  // One document, rendered as markdown and as HTML with the report's
+  // stylesheet (reports/report_doc.h), like report.md and report.html.
+  ReportDoc doc;
+  doc.title = "trnbench run history";
+  doc.blocks.push_back(Paragraph(PlainText(absl::StrCat(
+      d.series, " series, ", d.nights, " series-nights, ", d.tests,
+      " tests; false-discovery rate controlled across all of them. Nightly "
+      "medians with their intervals; change points are vertical lines "
+      "(solid: confirmed, dashed: provisional; red: regression, green: "
+      "improvement), drifts shaded, baseline refreshes dotted blue "
+      "(docs/history.md)."))));
+  doc.blocks.push_back(Heading(2, PlainText("Change points and drifts")));
+  if (d.alerts.empty()) {
+    doc.blocks.push_back(Paragraph(PlainText("No change point or drift.")));
+  } else {
+    DocTable t;
+    t.header = {"commits", "workload", "metric", "device", "kind",
+                "change",  "nights",   "status", "q"};
+    t.right_align = {false, false, false, false, false,
+                     true,  false, false, true};
+    for (const auto& g : d.groups) {
+      for (size_t i : g.alerts) {
+        const Alert& a = d.alerts[i];
+        const Series& s = series[a.series];
+        t.rows.push_back(
+            {CodeText(Range(a)), CodeText(s.workload), CodeText(s.metric),
+             PlainText(s.device), PlainText(KindName(a.kind)),
+             PlainText(Percent(a.change)),
+             PlainText(
+                 absl::StrCat(NightOf(s, a.first),
+                              a.kind == AlertKind::kDrift
+                                  ? absl::StrCat(" to ", NightOf(s, a.last))
+                                  : "")),
+             a.regression && a.status == AlertStatus::kConfirmed
+                 ? StrongText(absl::StrCat(StatusName(a.status), " ",
+                                           Direction(a),
+                                           a.is_new ? " (new)" : ""))
+                 : PlainText(absl::StrCat(StatusName(a.status), " ",
+                                          Direction(a),
+                                          a.is_new ? " (new)" : "")),
+             PlainText(FormatPValue(a.q))});
+      }
+    }
+    doc.blocks.push_back(Table(std::move(t)));
+  }
+  // What needs a look first, on a page of dozens of plots: the series with
+  // a regression, then those with only an improvement, then the rest, each
+  // group in the history's order.
+  auto rank = [&](size_t i) {
+    const std::vector<Alert> alerts = AlertsOf(d, i);
+    if (alerts.empty()) return 2;
+    for (const Alert& a : alerts) {
+      if (a.regression) return 0;
+    }
+    return 1;
+  };
+  std::vector<size_t> order(series.size());
+  for (size_t i = 0; i < series.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rank(a) < rank(b); });
+  doc.blocks.push_back(Heading(2, PlainText("Series")));
   std::vector<std::pair<std::string, std::string>> files;
-  std::string md = absl::StrCat(
-      "# trnbench run history\n\nNightly medians with their intervals; "
-      "change points are vertical lines (solid: confirmed, dashed: "
-      "provisional; red: regression, green: improvement), drifts shaded, "
-      "baseline refreshes dotted blue (docs/history.md).\n\n",
-      RenderDetectionMarkdown(series, d), "\n");
-  std::string html = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, "
-      "initial-scale=1\">\n<title>trnbench run history</title>\n<style>\n",
-      std::string(HtmlStyle()),
-      "</style>\n</head>\n<body>\n<h1>trnbench run history</h1>\n");
-  absl::StrAppend(&html, "<pre>",
-                  XmlEscapeText(RenderDetectionTable(series, d)), "</pre>\n");
-  // The series with an alert first (in their order), then the rest: what
-  // needs a look is at the top of a page of dozens of plots.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < series.size(); ++i) {
-    if (!AlertsOf(d, i).empty()) order.push_back(i);
-  }
-  for (size_t i = 0; i < series.size(); ++i) {
-    if (AlertsOf(d, i).empty()) order.push_back(i);
-  }
   for (size_t i : order) {
     const Series& s = series[i];
     const std::string name = PlotName(s);
-    const std::vector<Alert> alerts = AlertsOf(d, i);
-    const std::string svg = RenderTrendSvg(s, alerts);
-    files.emplace_back("plots/" + name, svg);
-    absl::StrAppend(&md, "### ", MarkdownEscape(s.workload), " ",
-                    MarkdownEscape(s.metric), " (", MarkdownEscape(s.device),
-                    ")\n\n![", MarkdownEscape(s.metric), "](plots/", name,
-                    ")\n\n");
-    absl::StrAppend(&html, "<h2>", XmlEscapeText(s.workload), " ",
-                    XmlEscapeText(s.metric), " (", XmlEscapeText(s.device),
-                    ")</h2>\n", svg);
+    std::string svg = RenderTrendSvg(s, AlertsOf(d, i));
+    doc.blocks.push_back(
+        Heading(3, CodeText(s.workload) + PlainText(" ") + CodeText(s.metric) +
+                       PlainText(absl::StrCat(" (", s.device, ")"))));
+    doc.blocks.push_back(Figure(
+        {"plots/" + name,
+         absl::StrCat(s.workload, " ", s.metric, " (", s.device, ")"), svg}));
+    files.emplace_back("plots/" + name, std::move(svg));
   }
-  absl::StrAppend(&html, "</body></html>\n");
-  files.emplace(files.begin(), "report.html", std::move(html));
-  files.emplace(files.begin(), "report.md", std::move(md));
+  files.emplace(files.begin(), "report.html", RenderHtml(doc));
+  files.emplace(files.begin(), "report.md", RenderMarkdown(doc));
   return files;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "reports/text_escape.h"
+#include "support/p_value_text.h"
 
 namespace trn {
 namespace {
@@ -44,12 +45,15 @@ std::string Details(const MetricComparison& c) {
   // A test that did not run (an autocorrelated series has no rank test)
   // has no name and no line.
   if (!c.rank_test.empty()) {
-    absl::StrAppend(&out, c.rank_test, " p: ", Fig(c.p_rank), "\n");
+    absl::StrAppend(&out, c.rank_test, " p: ", FormatPValue(c.p_rank), "\n");
   }
   if (!c.t_test.empty()) {
-    absl::StrAppend(&out, c.t_test, " p: ", Fig(c.p_t), "\n");
+    absl::StrAppend(&out, c.t_test, " p: ", FormatPValue(c.p_t), "\n");
   }
-  absl::StrAppend(&out, "adjusted p (Holm): ", Fig(c.p_adjusted), "\n");
+  // p-values as every table and sentence writes them (support/); the exact
+  // ones are in results.json.
+  absl::StrAppend(&out, "adjusted p (Holm): ", FormatPValue(c.p_adjusted),
+                  "\n");
   if (c.repeats_to_resolve > 0) {
     absl::StrAppend(&out, "repeats to resolve: ", c.repeats_to_resolve, "\n");
   }

@@ -104,12 +104,6 @@ std::string FormatRatio(double ratio) {
   return absl::StrCat(SignificantText(ratio), "x");
 }
 
-std::string FormatPValue(double p) {
-  if (!std::isfinite(p)) return kNotAvailable;
-  if (p < 1e-4) return "<0.0001";
-  return absl::StrFormat("%.4f", p);
-}
-
 std::string FormatLevel(double confidence) {
   if (!std::isfinite(confidence)) return kNotAvailable;
   return absl::StrFormat("%g%%", confidence * 100);

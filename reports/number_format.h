@@ -15,6 +15,7 @@
 
 #include "device_model/unit.h"
 #include "harness/statistics/statistics.h"
+#include "support/p_value_text.h"
 
 namespace trn {
 
@@ -38,8 +39,9 @@ std::string FormatSignedPercent(double fraction);
 // A ratio (speed-up) with three significant digits: 0.0123x, 1.00x, 12.3x.
 std::string FormatRatio(double ratio);
 
-// A p-value: four decimals, "<0.0001" below that.
-std::string FormatPValue(double p);
+// A p-value: FormatPValue of support/p_value_text.h (four decimals,
+// "<0.0001" below that), shared with the layers below, whose sentences
+// quote p-values too.
 
 // "[low, high]" with each end formatted by `format`; n/a when either end is
 // undefined.

@@ -431,7 +431,7 @@ TEST(JunitReportTest, NewWorkloadsShowTheirFiguresAndNoEmptyNames) {
   EXPECT_THAT(xml, Not(HasSubstr("median: 0 (n = 0)")));
   EXPECT_THAT(xml, HasSubstr("<testcase name=\"w_new.device_time_us\" "
                              "classname=\"trnbench.w_new\" time=\"0.001993\""));
-  EXPECT_THAT(xml, HasSubstr("welch-t-log-ar1 p: 0.5\n"));
+  EXPECT_THAT(xml, HasSubstr("welch-t-log-ar1 p: 0.5000\n"));
   EXPECT_THAT(xml, Not(HasSubstr("\n p:")));
 }
 
