@@ -20,6 +20,7 @@ bool IsCauseNote(const std::string& note) {
   return absl::StrContains(note, "spec changed") ||
          absl::StrContains(note, "model version ") ||
          absl::StrContains(note, "device profile differs") ||
+         absl::StrContains(note, "profile parameters that differ") ||
          absl::StrContains(note, "model -> measured") ||
          absl::StrContains(note, "measured -> model");
 }

@@ -25,6 +25,7 @@
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/output_format.h"
+#include "tools/trnbench/profile_cause.h"
 #include "tools/trnbench/report_outputs.h"
 #include "tools/trnbench/shard_selection.h"
 
@@ -169,6 +170,17 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
       return Fail(err, c.status());
     }
     comparison = *std::move(c);
+    // The gate knows only that the profile hashes differ; the tool knows
+    // the profile as shipped and the --set overrides, so it can name the
+    // parameters.
+    Options shipped_options = o;
+    shipped_options.sets.clear();
+    auto shipped = LoadProfile(shipped_options);
+    if (!shipped.ok()) {
+      progress.Finish();
+      return Fail(err, shipped.status());
+    }
+    NoteProfileDifferences(baselines, *shipped, *profile, o.sets, *comparison);
   }
   const ComparisonReport* cmp = comparison ? &*comparison : nullptr;
 

@@ -1,0 +1,76 @@
+// The likely cause of a regression names the profile parameters that
+// differ between the baseline and the run, where the tool can know them.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/run_trnbench.h"
+
+namespace trn {
+namespace {
+
+using test::RunTrnbench;
+using test::Slurp;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Baselines() {
+  return std::string(TRNBENCH_SOURCE_DIR) + "/baselines/trn1";
+}
+
+// The shipped baselines ran the shipped profile: a --set is exactly the
+// difference, named with both values, in the summary, the console and the
+// results' comparison notes.
+TEST(ProfileCauseTest, ASetParameterIsNamedWithBothValues) {
+  const std::string dir = test::FreshDir("profile_cause_set");
+  const auto r = RunTrnbench(
+      "gate --baseline " + Baselines() +
+      " --workload rmsnorm --repeat 30 --set op_exec_overhead_us=410 "
+      "--summary " +
+      dir + "/s.md --output " + dir + "/r.json");
+  ASSERT_EQ(r.code, 1) << r.err;
+  const std::string named =
+      "profile parameters that differ: op_exec_overhead_us 387.4 us -> 410 "
+      "us (--set)";
+  EXPECT_THAT(r.out, HasSubstr(named));
+  const std::string summary = Slurp(dir + "/s.md");
+  EXPECT_THAT(summary, HasSubstr("**Likely cause**"));
+  EXPECT_THAT(summary, HasSubstr("op\\_exec\\_overhead\\_us 387.4 us -\\> 410 "
+                                 "us (--set)"));
+  const auto j = nlohmann::json::parse(Slurp(dir + "/r.json"));
+  EXPECT_THAT(j["comparison"].dump(), HasSubstr(named));
+}
+
+// A baseline of another profile (here: saved under a --set) cannot be
+// resolved to parameters: the note says so and gives both hashes, rather
+// than naming the wrong ones.
+TEST(ProfileCauseTest, AnUnknownProfileIsSaidToBeUnknown) {
+  const std::string dir = test::FreshDir("profile_cause_other");
+  ASSERT_EQ(RunTrnbench("--workload rmsnorm --repeat 30 --set "
+                        "op_exec_overhead_us=350 --save-baseline " +
+                        dir + "/bl")
+                .code,
+            0);
+  const auto r = RunTrnbench(
+      "gate --baseline " + dir +
+      "/bl --workload rmsnorm --fresh-seeds --repeat 30 --summary " + dir +
+      "/s.md");
+  ASSERT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("profile parameters that differ: not recorded; "
+                               "the baseline ran a profile other than trn1"));
+  EXPECT_THAT(r.out, Not(HasSubstr("(--set)")));
+}
+
+// The same profile on both sides: no such note.
+TEST(ProfileCauseTest, NoNoteWhenTheProfilesAgree) {
+  const auto r = RunTrnbench("gate --baseline " + Baselines() +
+                             " --workload rmsnorm --repeat 30");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("profile parameters that differ")));
+}
+
+}  // namespace
+}  // namespace trn
