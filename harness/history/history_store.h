@@ -17,7 +17,7 @@
 namespace trn::history {
 
 // The schema this trnbench writes; a database of a newer one is refused.
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 
 // One run as ingested: the results file's content plus where and when it
 // ran (which the results file deliberately does not hold).

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -220,7 +221,7 @@ TEST_P(HistoryStoreTest, NewerSchemaIsRefused) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(again.status().message(),
-              HasSubstr("schema version 99, newer than this trnbench's 2"));
+              HasSubstr("schema version 99, newer than this trnbench's 3"));
 }
 
 TEST_P(HistoryStoreTest, VersionOneIsMigratedWithItsRuns) {
@@ -233,7 +234,8 @@ TEST_P(HistoryStoreTest, VersionOneIsMigratedWithItsRuns) {
     }
     ASSERT_TRUE(CreateSchemaAt(*db, 1).ok());
     ASSERT_TRUE(
-        db->Query("INSERT INTO runs VALUES ('old', '2026-10-01', 'x', 'c', "
+        db->Query("INSERT INTO runs VALUES ('old', '2026-10-01', "
+                  "'2026-10-01T03:17:00Z', 'c', "
                   "'main', '', 'model', 'h', 'trn1', 'd', '0.1.0', '1', '1', "
                   "0, 1, 2, 0.95)")
             .ok());
@@ -247,13 +249,77 @@ TEST_P(HistoryStoreTest, VersionOneIsMigratedWithItsRuns) {
   }
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), kHistorySchemaVersion);
   auto series = store->LoadSeries({});
   ASSERT_TRUE(series.ok()) << series.status();
   ASSERT_EQ(series->size(), 1u);
   EXPECT_EQ((*series)[0].points[0].median, 5.0);
   // Version 2's table is there and usable.
   ASSERT_TRUE(store->Ingest(MakeRun("new", "2026-10-02", 5.0)).ok());
+  auto runs = store->Runs({});
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].night, "2026-10-01");
+  EXPECT_EQ((*runs)[0].recorded_at, "2026-10-01T03:17:00Z");
+}
+
+// Schema version 3: on PostgreSQL the columns SQL users had to cast have
+// their natural types, so `night >= current_date - 14`, time-zone-aware
+// times, `WHERE lower_is_better` and jsonb operators work unchanged; the
+// values read back as before, every sample bit for bit.
+TEST_P(HistoryStoreTest, PostgresColumnsHaveNativeTypes) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "PostgreSQL types";
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Ingest(MakeRun("r1", "2026-11-01", 0.1 + 0.2)).ok());
+  auto types = store->db().Query(
+      "SELECT table_name || '.' || column_name, data_type FROM "
+      "information_schema.columns WHERE table_schema = current_schema() "
+      "ORDER BY 1");
+  ASSERT_TRUE(types.ok()) << types.status();
+  std::map<std::string, std::string> type;
+  for (const SqlRow& row : *types) type[row.Text(0)] = row.Text(1);
+  EXPECT_EQ(type["runs.night"], "date");
+  EXPECT_EQ(type["runs.recorded_at"], "timestamp with time zone");
+  EXPECT_EQ(type["runs.seed"], "numeric");
+  EXPECT_EQ(type["metrics.lower_is_better"], "boolean");
+  EXPECT_EQ(type["metrics.samples"], "jsonb");
+  auto q = store->db().Query(
+      "SELECT COUNT(*) FROM metrics m JOIN runs r USING (run_id) WHERE "
+      "m.lower_is_better AND r.night >= DATE '2026-10-25' AND "
+      "jsonb_array_length(m.samples) = 4");
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ((*q)[0].Int(0), 2);
+  auto series = store->LoadSeries({});
+  ASSERT_TRUE(series.ok()) << series.status();
+  EXPECT_EQ((*series)[0].points[0].night, "2026-11-01");
+  // The median of the four samples, from their exact doubles.
+  const double level = 0.1 + 0.2;
+  EXPECT_EQ((*series)[0].points[0].median, (level + level * 1.01) / 2);
+}
+
+// A version-2 database holding a value trnbench never writes cannot be
+// given its native types: refused with the column named, and left as it was.
+TEST_P(HistoryStoreTest, PostgresMigrationRefusesAnAlteredValue) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "PostgreSQL types";
+  {
+    std::unique_ptr<SqlDatabase> db = *OpenPostgres(url_);
+    ASSERT_TRUE(CreateSchemaAt(*db, 2).ok());
+    ASSERT_TRUE(
+        db->Query("INSERT INTO runs VALUES ('old', 'last tuesday', "
+                  "'2026-10-01T03:17:00Z', 'c', 'main', '', 'model', 'h', "
+                  "'trn1', 'd', '0.1.0', '1', '1', 0, 1, 2, 0.95)")
+            .ok());
+  }
+  auto store = HistoryStore::Open(url_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("night"));
+  EXPECT_THAT(store.status().message(), HasSubstr("altered outside trnbench"));
+  std::unique_ptr<SqlDatabase> db = *OpenPostgres(url_);
+  auto v = db->Query("SELECT version FROM schema_version");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ((*v)[0].Int(0), 2);
 }
 
 TEST_P(HistoryStoreTest, ConcurrentWritersAllLand) {
