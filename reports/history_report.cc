@@ -75,11 +75,63 @@ std::vector<Alert> AlertsOf(const Detection& d, size_t series) {
   return out;
 }
 
+// The likely causes of a group: those of its alerts, each once.
+std::vector<std::string> GroupCauses(std::span<const Series> series,
+                                     const Detection& d,
+                                     const history::AlertGroup& g,
+                                     std::span<const history::RunInfo> runs) {
+  std::vector<std::string> out;
+  for (size_t i : g.alerts) {
+    const Alert& a = d.alerts[i];
+    for (std::string& c : LikelyCauses(series[a.series], a, runs)) {
+      if (std::find(out.begin(), out.end(), c) == out.end()) {
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> LikelyCauses(const Series& s, const Alert& a,
+                                      std::span<const history::RunInfo> runs) {
+  if (a.kind != AlertKind::kStep || a.first < 1 ||
+      static_cast<size_t>(a.first) >= s.points.size()) {
+    return {};
+  }
+  const std::string& before = NightOf(s, a.first - 1);
+  const std::string& after = NightOf(s, a.first);
+  // Runs come in night and time order: the last of each night wins, as the
+  // night's commit does.
+  const history::RunInfo* old_run = nullptr;
+  const history::RunInfo* new_run = nullptr;
+  for (const history::RunInfo& r : runs) {
+    if (r.device != s.device) continue;
+    if (r.night == before) old_run = &r;
+    if (r.night == after) new_run = &r;
+  }
+  if (old_run == nullptr || new_run == nullptr) return {};
+  std::vector<std::string> out;
+  auto differs = [&](const std::string& what, const std::string& x,
+                     const std::string& y) {
+    if (x != y) out.push_back(absl::StrCat(what, " (", x, " -> ", y, ")"));
+  };
+  differs("device profile changed", old_run->device_hash, new_run->device_hash);
+  differs("model version changed", old_run->model_version,
+          new_run->model_version);
+  differs("trnbench version changed", old_run->trnbench_version,
+          new_run->trnbench_version);
+  if (old_run->source != new_run->source) {
+    out.push_back(absl::StrCat(old_run->source, " -> ", new_run->source));
+  }
+  return out;
+}
 
 std::string DetectionToJsonText(std::span<const Series> series,
                                 const Detection& d,
-                                const DetectReportOptions& options) {
+                                const DetectReportOptions& options,
+                                std::span<const history::RunInfo> runs) {
   ordered_json j;
   j["schema"] = "trnbench.history.detect";
   j["schema_version"] = kDetectSchemaVersion;
@@ -119,14 +171,16 @@ std::string DetectionToJsonText(std::span<const Series> series,
     groups.push_back({{"commit_from", g.commit_from},
                       {"commit_to", g.commit_to},
                       {"alerts", g.alerts},
-                      {"confirmed_regression", g.confirmed_regression}});
+                      {"confirmed_regression", g.confirmed_regression},
+                      {"likely_causes", GroupCauses(series, d, g, runs)}});
   }
   j["groups"] = std::move(groups);
   return j.dump(2) + "\n";
 }
 
 std::string RenderDetectionTable(std::span<const Series> series,
-                                 const Detection& d) {
+                                 const Detection& d,
+                                 std::span<const history::RunInfo> runs) {
   std::string out = absl::StrCat(
       "history detect: ", d.series, " series, ", d.nights, " series-nights, ",
       d.tests, " tests (Benjamini-Hochberg); ", d.alerts.size(),
@@ -135,6 +189,9 @@ std::string RenderDetectionTable(std::span<const Series> series,
   for (const auto& g : d.groups) {
     absl::StrAppend(&out, "commits ", Range(d.alerts[g.alerts.front()]),
                     g.confirmed_regression ? "  REGRESSION" : "", "\n");
+    for (const std::string& c : GroupCauses(series, d, g, runs)) {
+      absl::StrAppend(&out, "  likely cause: ", c, "\n");
+    }
     for (size_t i : g.alerts) {
       const Alert& a = d.alerts[i];
       absl::StrAppend(&out, "  ", AlertLine(series[a.series], a), "\n");
@@ -147,7 +204,8 @@ std::string RenderDetectionTable(std::span<const Series> series,
 }
 
 std::string RenderDetectionMarkdown(std::span<const Series> series,
-                                    const Detection& d) {
+                                    const Detection& d,
+                                    std::span<const history::RunInfo> runs) {
   std::string out = absl::StrCat(
       "## Run history: change points and drifts\n\n", d.series, " series, ",
       d.nights, " series-nights, ", d.tests,
@@ -175,6 +233,20 @@ std::string RenderDetectionMarkdown(std::span<const Series> series,
           a.is_new ? " (new)" : "", " | ", FormatPValue(a.q), " |\n");
     }
   }
+  std::string causes;
+  for (const auto& g : d.groups) {
+    for (const std::string& c : GroupCauses(series, d, g, runs)) {
+      absl::StrAppend(&causes, "- `",
+                      MarkdownEscape(Range(d.alerts[g.alerts.front()])),
+                      "`: ", MarkdownEscape(c), "\n");
+    }
+  }
+  if (!causes.empty()) {
+    absl::StrAppend(&out,
+                    "\n**Likely cause** (what differs between the runs "
+                    "either side of the change):\n\n",
+                    causes);
+  }
   return out;
 }
 
@@ -186,7 +258,9 @@ std::string RenderHistoryTable(std::span<const history::RunInfo> runs,
     absl::StrAppend(&out, "  ", r.night, "  ", r.run_id, "  ",
                     r.commit.empty() ? "-" : r.commit.substr(0, 12), "  ",
                     r.branch.empty() ? "-" : r.branch, "  ", r.device, "  ",
-                    r.source, "  ", r.workloads, " workloads\n");
+                    r.source, "  ", r.workloads, " workloads  profile ",
+                    r.device_hash.empty() ? "-" : r.device_hash, "  model ",
+                    r.model_version.empty() ? "-" : r.model_version, "\n");
   }
   for (const Series& s : series) {
     absl::StrAppend(&out, s.workload, " ", s.metric, " (", s.device, ", ",
@@ -331,7 +405,8 @@ std::string RenderTrendSvg(const Series& s, std::span<const Alert> alerts) {
 }
 
 std::vector<std::pair<std::string, std::string>> RenderTrendReport(
-    std::span<const Series> series, const Detection& d) {
+    std::span<const Series> series, const Detection& d,
+    std::span<const history::RunInfo> runs) {
   // One document, rendered as markdown and as HTML with the report's
   // stylesheet (reports/report_doc.h), like report.md and report.html.
   ReportDoc doc;
@@ -376,6 +451,20 @@ std::vector<std::pair<std::string, std::string>> RenderTrendReport(
       }
     }
     doc.blocks.push_back(Table(std::move(t)));
+    std::vector<Text> causes;
+    for (const auto& g : d.groups) {
+      for (const std::string& c : GroupCauses(series, d, g, runs)) {
+        causes.push_back(CodeText(Range(d.alerts[g.alerts.front()])) +
+                         PlainText(": " + c));
+      }
+    }
+    if (!causes.empty()) {
+      doc.blocks.push_back(Paragraph(StrongText("Likely cause") +
+                                     PlainText(" (what differs between the "
+                                               "runs either side of the "
+                                               "change):")));
+      doc.blocks.push_back(List(std::move(causes)));
+    }
   }
   // What needs a look first, on a page of dozens of plots: the series with
   // a regression, then those with only an improvement, then the rest, each

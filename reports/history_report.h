@@ -22,16 +22,30 @@ struct DetectReportOptions {
   double fdr = 0.05;
 };
 
+// The likely cause of a step: what differs between the last run of the
+// night before it and the last run of its first night on the series'
+// device (device profile hash, model version, trnbench version), e.g.
+// "device profile changed (9818d56f2a8a15a2 -> 5e1c0b7d3a2f4e61)". Empty
+// when nothing recorded differs, for a drift, or without `runs`.
+std::vector<std::string> LikelyCauses(const history::Series& series,
+                                      const history::Alert& alert,
+                                      std::span<const history::RunInfo> runs);
+
 // The versioned `trnbench.history.detect` document, newline-terminated.
+// `runs` (the history's, for the likely causes) may be empty.
 std::string DetectionToJsonText(std::span<const history::Series> series,
                                 const history::Detection& detection,
-                                const DetectReportOptions& options);
+                                const DetectReportOptions& options,
+                                std::span<const history::RunInfo> runs = {});
 // One line per alert group and alert, for a terminal or a CI log.
 std::string RenderDetectionTable(std::span<const history::Series> series,
-                                 const history::Detection& detection);
+                                 const history::Detection& detection,
+                                 std::span<const history::RunInfo> runs = {});
 // The same as a markdown section (for $GITHUB_STEP_SUMMARY or a PR).
-std::string RenderDetectionMarkdown(std::span<const history::Series> series,
-                                    const history::Detection& detection);
+std::string RenderDetectionMarkdown(
+    std::span<const history::Series> series,
+    const history::Detection& detection,
+    std::span<const history::RunInfo> runs = {});
 
 // `history show`: the runs, then every series' last nights.
 std::string RenderHistoryTable(std::span<const history::RunInfo> runs,
@@ -50,7 +64,8 @@ std::string RenderTrendSvg(const history::Series& series,
 // report.md, report.html and plots/<workload>.<metric>.<device>.svg.
 std::vector<std::pair<std::string, std::string>> RenderTrendReport(
     std::span<const history::Series> series,
-    const history::Detection& detection);
+    const history::Detection& detection,
+    std::span<const history::RunInfo> runs = {});
 
 }  // namespace trn
 

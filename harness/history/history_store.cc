@@ -421,13 +421,15 @@ absl::StatusOr<std::vector<RunInfo>> HistoryStore::Runs(
                             ColumnsOf(*db_).recorded_at,
                             ", r.commit_sha, r.branch, r.ci_run, r.device, "
                             "r.source, (SELECT COUNT(*) FROM workloads w "
-                            "WHERE w.run_id = r.run_id) FROM runs r"),
+                            "WHERE w.run_id = r.run_id), r.device_hash, "
+                            "r.model_version, r.trnbench_version FROM runs "
+                            "r"),
                "r.night, r.recorded_at, r.run_id"));
   std::vector<RunInfo> out;
   for (const SqlRow& row : rows) {
     out.push_back(RunInfo{row.Text(0), row.Text(1), row.Text(2), row.Text(3),
                           row.Text(4), row.Text(5), row.Text(6), row.Text(7),
-                          row.Int(8)});
+                          row.Int(8), row.Text(9), row.Text(10), row.Text(11)});
   }
   if (filter.last_nights > 0) {
     std::set<std::string> nights;

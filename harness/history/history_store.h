@@ -69,6 +69,11 @@ struct RunInfo {
   std::string device;
   std::string source;
   int64_t workloads = 0;
+  // What the run ran on: a change between two nights is a likely cause of
+  // a step between them.
+  std::string device_hash;
+  std::string model_version;
+  std::string trnbench_version;
 };
 
 struct SeriesFilter {

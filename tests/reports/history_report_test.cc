@@ -135,5 +135,45 @@ TEST(DetectTextTest, QValuesAsEveryTableWritesThem) {
   EXPECT_THAT(RenderDetectionMarkdown(series, d), HasSubstr("| <0.0001 |"));
 }
 
+// The device profile changed on the night of the step: detect names it,
+// in the table, the markdown and the JSON; a night without a change names
+// nothing.
+TEST(DetectTextTest, TheLikelyCauseIsWhatChangedThatNight) {
+  const std::vector<Series> series = {MakeSeries("w", 100, 0.06)};
+  Detection d;
+  d.series = 1;
+  d.alerts = {StepAt8(0, true, 0.06)};
+  d.groups = {{"c7", "c8", {0}, true}};
+  std::vector<history::RunInfo> runs;
+  for (int i = 0; i < 12; ++i) {
+    history::RunInfo r;
+    r.run_id = absl::StrCat("run", i);
+    r.night = absl::StrFormat("2026-11-%02d", i + 1);
+    r.device = "trn1";
+    r.source = "model";
+    r.device_hash = i >= 8 ? "bbbb" : "aaaa";
+    r.model_version = "7";
+    r.trnbench_version = "0.1.0";
+    runs.push_back(r);
+  }
+  const std::string cause = "device profile changed (aaaa -> bbbb)";
+  EXPECT_THAT(RenderDetectionTable(series, d, runs),
+              HasSubstr("  likely cause: " + cause + "\n"));
+  EXPECT_THAT(RenderDetectionMarkdown(series, d, runs),
+              HasSubstr("device profile changed (aaaa -\\> bbbb)"));
+  EXPECT_THAT(DetectionToJsonText(series, d, {}, runs),
+              HasSubstr("\"likely_causes\": [\n        \"" + cause));
+  // Another device's runs do not count; the same profile names nothing.
+  for (auto& r : runs) r.device_hash = "aaaa";
+  runs[8].device = "trn2";
+  runs[8].device_hash = "cccc";
+  EXPECT_THAT(LikelyCauses(series[0], d.alerts[0], runs), ::testing::IsEmpty());
+  runs[8].device = "trn1";
+  runs[8].model_version = "8";
+  EXPECT_THAT(LikelyCauses(series[0], d.alerts[0], runs),
+              ::testing::ElementsAre("device profile changed (aaaa -> cccc)",
+                                     "model version changed (7 -> 8)"));
+}
+
 }  // namespace
 }  // namespace trn

@@ -267,22 +267,26 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   }
   const history::Detection detection =
       history::Detect(*series, DetectOptionsFrom(o));
+  // The runs' provenance, for the likely cause of each step.
+  auto runs = (*store)->Runs(filter);
+  if (!runs.ok()) return Fail(err, runs.status());
   if (sub == "trend") {
     std::vector<OutputFile> files;
-    for (auto& [rel, content] : RenderTrendReport(*series, detection)) {
+    for (auto& [rel, content] : RenderTrendReport(*series, detection, *runs)) {
       files.push_back({std::move(rel), std::move(content)});
     }
     if (auto s = outputs.StageFolder(o.report_dir, files); !s.ok()) {
       return Fail(err, s);
     }
     if (auto s = outputs.Commit(); !s.ok()) return Fail(err, s);
-    out << RenderDetectionTable(*series, detection);
+    out << RenderDetectionTable(*series, detection, *runs);
     out << "trnbench: wrote the trend report to " << o.report_dir << "\n";
     return kExitOk;
   }
   const std::string json = DetectionToJsonText(
-      *series, detection, DetectReportOptions{o.threshold, o.fdr});
-  const std::string markdown = RenderDetectionMarkdown(*series, detection);
+      *series, detection, DetectReportOptions{o.threshold, o.fdr}, *runs);
+  const std::string markdown =
+      RenderDetectionMarkdown(*series, detection, *runs);
   if (!o.output.empty()) {
     if (auto s = outputs.StageFile(o.output, json); !s.ok()) {
       return Fail(err, s);
@@ -304,7 +308,7 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   } else if (*format == OutputFormat::kMarkdown) {
     out << markdown;
   } else {
-    out << RenderDetectionTable(*series, detection);
+    out << RenderDetectionTable(*series, detection, *runs);
   }
   return detection.NewConfirmedRegression() ? kExitRegression : kExitOk;
 }
