@@ -83,7 +83,7 @@ std::vector<std::string> GroupCauses(std::span<const Series> series,
   std::vector<std::string> out;
   for (size_t i : g.alerts) {
     const Alert& a = d.alerts[i];
-    for (std::string& c : LikelyCauses(series[a.series], a, runs)) {
+    for (std::string& c : StepCauses(series[a.series], a, runs)) {
       if (std::find(out.begin(), out.end(), c) == out.end()) {
         out.push_back(std::move(c));
       }
@@ -94,8 +94,8 @@ std::vector<std::string> GroupCauses(std::span<const Series> series,
 
 }  // namespace
 
-std::vector<std::string> LikelyCauses(const Series& s, const Alert& a,
-                                      std::span<const history::RunInfo> runs) {
+std::vector<std::string> StepCauses(const Series& s, const Alert& a,
+                                    std::span<const history::RunInfo> runs) {
   if (a.kind != AlertKind::kStep || a.first < 1 ||
       static_cast<size_t>(a.first) >= s.points.size()) {
     return {};
@@ -277,6 +277,67 @@ std::string RenderHistoryTable(std::span<const history::RunInfo> runs,
               ? std::string()
               : absl::StrFormat("  [%.6g, %.6g]", p.ci_low, p.ci_high),
           p.baseline_refresh ? "  baseline refreshed" : "", "\n");
+    }
+  }
+  return out;
+}
+
+std::string HistoryToJsonText(std::span<const history::RunInfo> runs,
+                              std::span<const Series> series) {
+  ordered_json j;
+  j["schema"] = "trnbench.history.show";
+  j["schema_version"] = kShowSchemaVersion;
+  ordered_json rs = ordered_json::array();
+  for (const auto& r : runs) {
+    rs.push_back({{"run_id", r.run_id},
+                  {"night", r.night},
+                  {"recorded_at", r.recorded_at},
+                  {"commit", r.commit},
+                  {"branch", r.branch},
+                  {"ci_run", r.ci_run},
+                  {"device", r.device},
+                  {"device_hash", r.device_hash},
+                  {"model_version", r.model_version},
+                  {"trnbench_version", r.trnbench_version},
+                  {"source", r.source},
+                  {"workloads", r.workloads}});
+  }
+  j["runs"] = std::move(rs);
+  ordered_json ss = ordered_json::array();
+  for (const Series& s : series) {
+    ordered_json points = ordered_json::array();
+    for (const auto& p : s.points) {
+      points.push_back({{"night", p.night},
+                        {"commit", p.commit},
+                        {"median", JsonNumber(p.median)},
+                        {"ci_low", JsonNumber(p.ci_low)},
+                        {"ci_high", JsonNumber(p.ci_high)},
+                        {"baseline_refresh", p.baseline_refresh}});
+    }
+    ss.push_back({{"workload", s.workload},
+                  {"metric", s.metric},
+                  {"device", s.device},
+                  {"unit", s.unit},
+                  {"lower_is_better", s.lower_is_better},
+                  {"points", std::move(points)}});
+  }
+  j["series"] = std::move(ss);
+  return j.dump(2) + "\n";
+}
+
+std::string HistoryToCsv(std::span<const Series> series) {
+  std::string out =
+      "workload,metric,device,unit,lower_is_better,night,commit,median,"
+      "ci_low,ci_high,baseline_refresh\r\n";
+  for (const Series& s : series) {
+    for (const auto& p : s.points) {
+      absl::StrAppend(&out, CsvField(s.workload), ",", CsvField(s.metric), ",",
+                      CsvField(s.device), ",", CsvField(s.unit), ",",
+                      s.lower_is_better ? "TRUE" : "FALSE", ",",
+                      CsvField(p.night), ",", CsvField(p.commit), ",",
+                      ShortestDouble(p.median), ",", ShortestDouble(p.ci_low),
+                      ",", ShortestDouble(p.ci_high), ",",
+                      p.baseline_refresh ? "TRUE" : "FALSE", "\r\n");
     }
   }
   return out;

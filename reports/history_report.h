@@ -27,9 +27,9 @@ struct DetectReportOptions {
 // device (device profile hash, model version, trnbench version), e.g.
 // "device profile changed (9818d56f2a8a15a2 -> 5e1c0b7d3a2f4e61)". Empty
 // when nothing recorded differs, for a drift, or without `runs`.
-std::vector<std::string> LikelyCauses(const history::Series& series,
-                                      const history::Alert& alert,
-                                      std::span<const history::RunInfo> runs);
+std::vector<std::string> StepCauses(const history::Series& series,
+                                    const history::Alert& alert,
+                                    std::span<const history::RunInfo> runs);
 
 // The versioned `trnbench.history.detect` document, newline-terminated.
 // `runs` (the history's, for the likely causes) may be empty.
@@ -51,6 +51,19 @@ std::string RenderDetectionMarkdown(
 std::string RenderHistoryTable(std::span<const history::RunInfo> runs,
                                std::span<const history::Series> series,
                                int nights);
+
+// `history show --format json`: the `trnbench.history.show` document
+// (version 1), every run with its provenance and every series with each
+// night's pooled median, interval, commit and baseline refresh; exact
+// numbers, newline-terminated.
+inline constexpr int kShowSchemaVersion = 1;
+std::string HistoryToJsonText(std::span<const history::RunInfo> runs,
+                              std::span<const history::Series> series);
+// `history show --format csv`: one RFC 4180 record per series and night
+// (workload, metric, device, unit, lower_is_better, night, commit, median,
+// ci_low, ci_high, baseline_refresh), booleans TRUE / FALSE as in
+// summary.csv.
+std::string HistoryToCsv(std::span<const history::Series> series);
 
 // One series over nights as a standalone SVG: the nightly medians joined
 // by a line, each night's interval as a bar, every change point as a

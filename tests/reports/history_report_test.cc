@@ -167,10 +167,10 @@ TEST(DetectTextTest, TheLikelyCauseIsWhatChangedThatNight) {
   for (auto& r : runs) r.device_hash = "aaaa";
   runs[8].device = "trn2";
   runs[8].device_hash = "cccc";
-  EXPECT_THAT(LikelyCauses(series[0], d.alerts[0], runs), ::testing::IsEmpty());
+  EXPECT_THAT(StepCauses(series[0], d.alerts[0], runs), ::testing::IsEmpty());
   runs[8].device = "trn1";
   runs[8].model_version = "8";
-  EXPECT_THAT(LikelyCauses(series[0], d.alerts[0], runs),
+  EXPECT_THAT(StepCauses(series[0], d.alerts[0], runs),
               ::testing::ElementsAre("device profile changed (aaaa -> cccc)",
                                      "model version changed (7 -> 8)"));
 }

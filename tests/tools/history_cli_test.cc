@@ -189,6 +189,37 @@ TEST_P(HistoryCliTest, IngestDetectTrendOverNights) {
   EXPECT_THAT(Slurp(report + "/report.html"), HasSubstr("<svg"));
 }
 
+// show for programs: JSON and CSV with the same nights the table shows,
+// exact numbers; and detect names the profile change of the step's night.
+TEST_P(HistoryCliTest, ShowAsJsonAndCsvAndTheStepsCause) {
+  for (int k = 0; k < 11; ++k) Night(k, 8);
+  const auto json =
+      RunTrnbench("history show --format json --db '" + db_ + "'");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["schema"], "trnbench.history.show");
+  ASSERT_EQ(j["runs"].size(), 11u);
+  EXPECT_EQ(j["runs"][0]["night"], "2026-11-01");
+  EXPECT_EQ(j["runs"][0]["recorded_at"].get<std::string>().size(), 20u);
+  EXPECT_NE(j["runs"][7]["device_hash"], j["runs"][8]["device_hash"]);
+  const auto& series = j["series"];
+  ASSERT_FALSE(series.empty());
+  EXPECT_EQ(series[0]["points"].size(), 11u);
+  EXPECT_TRUE(series[0]["points"][0]["median"].is_number());
+  const auto csv = RunTrnbench("history show --format csv --db '" + db_ + "'");
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("workload,metric,device,unit,lower_is_better,night,"
+                          "commit,median,ci_low,ci_high,baseline_refresh\r\n",
+                          0),
+            0u);
+  EXPECT_THAT(csv.out, HasSubstr(",TRUE,2026-11-01,c0,"));
+  EXPECT_EQ(
+      RunTrnbench("history show --format markdown --db '" + db_ + "'").code, 2);
+  const auto d = RunTrnbench("history detect --db '" + db_ + "'");
+  EXPECT_EQ(d.code, 1) << d.out << d.err;
+  EXPECT_THAT(d.out, HasSubstr("likely cause: device profile changed ("));
+}
+
 TEST_P(HistoryCliTest, RefusalsNameTheInput) {
   const std::string shard = (dir_ / "shard.json").string();
   ASSERT_EQ(

@@ -44,7 +44,7 @@ struct Sub {
 const std::vector<Sub>& Subs() {
   static const std::vector<Sub> kSubs = {
       {"ingest", {"db", "run_id", "night", "commit", "branch", "ci_run"}},
-      {"show", {"db", "device", "workload", "nights", "branch"}},
+      {"show", {"db", "device", "workload", "nights", "branch", "format"}},
       {"trend",
        {"db", "device", "workload", "nights", "branch", "report_dir",
         "threshold", "fdr"}},
@@ -224,6 +224,7 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   }
   const absl::StatusOr<OutputFormat> format =
       sub == "detect" ? FormatFor(o, kDocumentFormats, "history detect")
+      : sub == "show" ? FormatFor(o, kHistoryShowFormats, "history show")
                       : OutputFormat::kTable;
   if (!format.ok()) return Fail(err, format.status());
   // Outputs are checked before the database is touched, and written all
@@ -262,7 +263,14 @@ int RunHistory(const Options& o, std::ostream& out, std::ostream& err) {
   if (sub == "show") {
     auto runs = (*store)->Runs(filter);
     if (!runs.ok()) return Fail(err, runs.status());
-    out << RenderHistoryTable(*runs, *series, o.nights > 0 ? 0 : 10);
+    const int nights = o.nights > 0 ? 0 : 10;
+    if (*format == OutputFormat::kJson) {
+      out << HistoryToJsonText(*runs, *series);
+    } else if (*format == OutputFormat::kCsv) {
+      out << HistoryToCsv(*series);
+    } else {
+      out << RenderHistoryTable(*runs, *series, nights);
+    }
     return kExitOk;
   }
   const history::Detection detection =

@@ -12,7 +12,7 @@ namespace {
 
 constexpr OutputFormat kAll[] = {OutputFormat::kTable, OutputFormat::kJson,
                                  OutputFormat::kGbenchJson,
-                                 OutputFormat::kMarkdown};
+                                 OutputFormat::kMarkdown, OutputFormat::kCsv};
 
 std::optional<OutputFormat> Parse(std::string_view name) {
   for (OutputFormat f : kAll) {
@@ -33,6 +33,8 @@ std::string_view FormatName(OutputFormat format) {
       return "gbench-json";
     case OutputFormat::kMarkdown:
       return "markdown";
+    case OutputFormat::kCsv:
+      return "csv";
   }
   return "table";
 }

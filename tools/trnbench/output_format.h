@@ -13,7 +13,7 @@
 
 namespace trn {
 
-enum class OutputFormat { kTable, kJson, kGbenchJson, kMarkdown };
+enum class OutputFormat { kTable, kJson, kGbenchJson, kMarkdown, kCsv };
 
 // The --format spelling.
 std::string_view FormatName(OutputFormat format);
@@ -25,6 +25,9 @@ inline constexpr OutputFormat kReportFormats[] = {OutputFormat::kTable,
                                                   OutputFormat::kJson};
 inline constexpr OutputFormat kDocumentFormats[] = {
     OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kMarkdown};
+// `history show`: the table, or the runs and series for programs.
+inline constexpr OutputFormat kHistoryShowFormats[] = {
+    OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kCsv};
 
 // "table, json or gbench-json".
 std::string FormatList(std::span<const OutputFormat> formats);
