@@ -345,7 +345,7 @@ void OneShardOfTwo(const Sandbox& box) {
   WriteFile(box.in / "shard-1.json", ShardDoc(1, "abc", "a"));
 }
 
-// A history database written by a newer trnbench (schema version 3).
+// A history database written by a newer trnbench (schema version 4).
 void NewerSchemaHistory(const Sandbox& box) {
   WriteFile(box.in / "history.sqlite",
             Slurp(fs::path(TRNBENCH_SOURCE_DIR) /
@@ -357,7 +357,7 @@ const Case kCases[] = {
     {"merge/shard_of_another_commit", "merge $IN/shard-1.json $IN/shard-2.json", "$IN/shard-2.json: /shard/commit: def, but $IN/shard-1.json ran abc", "expected every shard from the same commit", ShardsOfTwoCommits},
     {"merge/missing_shard", "merge $IN/shard-1.json", "merge: shard 2/2 missing", "expected every shard of the split", OneShardOfTwo},
     {"merge/output_is_a_shard", "merge $IN/shard-1.json --output $IN/shard-1.json", "--output $IN/shard-1.json: would overwrite $IN/shard-1.json, which is the input merge $IN/shard-1.json", "expected an output that is not read by this command", OneShardOfTwo, Start::kPlain, false},
-    {"history/newer_schema", "history detect --db $IN/history.sqlite", "$IN/history.sqlite: the history database has schema version 3", "newer than this trnbench's 2", NewerSchemaHistory, Start::kPlain, false},
+    {"history/newer_schema", "history detect --db $IN/history.sqlite", "$IN/history.sqlite: the history database has schema version 4", "newer than this trnbench's 3", NewerSchemaHistory, Start::kPlain, false},
     {"history/ingest_a_shard", "history ingest $IN/shard-1.json --db $OUT/history.sqlite", "$IN/shard-1.json: /shard: this is shard 1/2 of a split run", "expected the whole run", OneShardOfTwo, Start::kPlain, false},
     {"shard/more_shards_than_families", "--workload rmsnorm --repeat 3 --shard 2/2", "--shard 2/2", "expected at most 1 shards"},
     // ---- flags and their values ----
