@@ -176,7 +176,7 @@ class DmaGroups {
   std::vector<uint32_t> slot_of_;
   std::vector<uint64_t> busy_;   // engines with a share, as bits
   std::vector<uint64_t> heads_;  // the first engine of each group, as bits
-  size_t in_use_ = 0;           // groups
+  size_t in_use_ = 0;            // groups
   bool merge_;
 };
 

@@ -137,7 +137,7 @@ class DmaQueues {
     // between them.
     if (stretches > 1) {
       std::sort(found.begin(),
-              found.begin() + static_cast<std::ptrdiff_t>(stretches),
+                found.begin() + static_cast<std::ptrdiff_t>(stretches),
                 [](const Stretch& x, const Stretch& y) { return x.c < y.c; });
     }
     uint32_t c = 0;
