@@ -42,7 +42,6 @@ uint32_t DmaGroups::Begin(uint32_t lo, uint32_t count, uint32_t owner,
   const uint32_t slot = NewSlot();
   groups_[slot] = {lo, count, owner, piece, bytes, work, t, work, 0};
   Mark(lo, count, true);
-  SetHead(lo, true);
   Ends(slot);
   return slot;
 }
@@ -55,7 +54,6 @@ uint32_t DmaGroups::SplitFirst(uint32_t slot) {
   r.lo = g.lo + 1;
   r.count = g.count - 1;
   g.count = 1;
-  SetHead(r.lo, true);
   Ends(slot);
   Ends(rest);
   return rest;

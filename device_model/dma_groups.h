@@ -41,7 +41,6 @@ class DmaGroups {
   DmaGroups(size_t engines, bool merge)
       : slot_of_(engines, kNone),
         busy_((engines + 63) / 64, 0),
-        heads_((engines + 63) / 64, 0),
         merge_(merge) {}
 
   bool Idle(size_t e) const { return (busy_[e / 64] >> (e % 64) & 1) == 0; }
@@ -70,12 +69,7 @@ class DmaGroups {
   // No engine is moving data (most of a compute-bound kernel's time).
   bool None() const { return in_use_ == 0; }
   // The slot of the only group, or kNone when there are none or several.
-  uint32_t Only() const {
-    if (in_use_ != 1) return kNone;
-    size_t w = 0;
-    while (heads_[w] == 0) ++w;
-    return slot_of_[w * 64 + static_cast<size_t>(std::countr_zero(heads_[w]))];
-  }
+  uint32_t Only() const { return in_use_ == 1 ? slot_of_[NextBusy(0)] : kNone; }
   DmaGroup& operator[](uint32_t slot) { return groups_[slot]; }
   const DmaGroup& operator[](uint32_t slot) const { return groups_[slot]; }
 
@@ -88,7 +82,6 @@ class DmaGroups {
   // The group's engines become idle.
   void End(uint32_t slot) {
     Mark(groups_[slot].lo, groups_[slot].count, false);
-    SetHead(groups_[slot].lo, false);
     free_.push_back(slot);
     --in_use_;
   }
@@ -99,24 +92,13 @@ class DmaGroups {
   // Calls fn(slot) for each group in engine order. fn may end or split the
   // group it is given and begin shares on that group's engines; those
   // engines are not visited again in this pass.
-  //
-  // The groups are found by their first engines' bits, a word at a time,
-  // rather than by scanning busy engines (a step of the event loop visits
-  // every group twice, and the scans cost a tenth of a run). A word is read
-  // once, before its groups are visited: fn changes heads only among the
-  // engines it was given, which `end` skips, so the heads read are those a
-  // scan would have found.
   template <typename Fn>
   void ForEach(Fn&& fn) {
-    size_t end = 0;  // engines before it are visited
-    for (size_t w = 0; w < heads_.size(); ++w) {
-      for (uint64_t bits = heads_[w]; bits != 0; bits &= bits - 1) {
-        const size_t e = w * 64 + static_cast<size_t>(std::countr_zero(bits));
-        if (e < end) continue;
-        const uint32_t slot = slot_of_[e];
-        end = e + groups_[slot].count;
-        fn(slot);
-      }
+    for (size_t e = NextBusy(0); e != kEnd;) {
+      const uint32_t slot = slot_of_[e];
+      const size_t end = e + groups_[slot].count;
+      fn(slot);
+      e = NextBusy(end);
     }
   }
 
@@ -155,14 +137,6 @@ class DmaGroups {
     }
   }
   void MarkWords(size_t lo, size_t count, bool busy);
-  void SetHead(size_t e, bool head) {
-    const uint64_t bit = uint64_t{1} << (e % 64);
-    if (head) {
-      heads_[e / 64] |= bit;
-    } else {
-      heads_[e / 64] &= ~bit;
-    }
-  }
   // Records the slot at both ends of its group, the only engines looked up.
   void Ends(uint32_t slot) {
     slot_of_[groups_[slot].lo] = slot;
@@ -174,9 +148,8 @@ class DmaGroups {
   // Per engine, the slot of the group it begins or ends; stale elsewhere
   // (a group's inner engines and idle engines are never looked up).
   std::vector<uint32_t> slot_of_;
-  std::vector<uint64_t> busy_;   // engines with a share, as bits
-  std::vector<uint64_t> heads_;  // the first engine of each group, as bits
-  size_t in_use_ = 0;            // groups
+  std::vector<uint64_t> busy_;  // engines with a share, as bits
+  size_t in_use_ = 0;           // groups
   bool merge_;
 };
 
