@@ -25,21 +25,8 @@ class DmaQueues {
 
   explicit DmaQueues(size_t engines) : nonempty_((engines + 63) / 64, 0) {}
 
-  // Pieces waiting, on all engines (counted: for tests).
-  size_t Queued() const {
-    size_t n = 0;
-    for (size_t r = first_; r < runs_.size(); ++r) {
-      n += static_cast<size_t>(std::popcount(runs_[r].waiting));
-    }
-    return n;
-  }
-  // No engine has a piece waiting.
-  bool None() const {
-    for (uint64_t w : nonempty_) {
-      if (w != 0) return false;
-    }
-    return true;
-  }
+  // Pieces waiting, on all engines.
+  size_t Queued() const { return queued_; }
   // Engine e has nothing waiting.
   bool Empty(size_t e) const {
     return (nonempty_[e / 64] >> (e % 64) & 1) == 0;
@@ -54,6 +41,7 @@ class DmaQueues {
       runs_.push_back(
           {n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo, piece, owner});
       SetBits(nonempty_, lo, runs_.back().waiting);
+      queued_ += n;
       lo += n;
       piece += n;
       count -= n;
@@ -110,6 +98,7 @@ class DmaQueues {
       // Back in the run's own bits.
       run.waiting &=
           ~(run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo));
+      queued_ -= static_cast<size_t>(std::popcount(take));
       taken |= take;
       while (take != 0) {
         const auto c = static_cast<uint32_t>(std::countr_zero(take));
@@ -132,14 +121,11 @@ class DmaQueues {
     }
     taken &= ~more;
     ClearBits(nonempty_, a, taken);
-    // In engine order (a few stretches, most often one, which needs no
-    // sorting), with the stretches of engines that had nothing waiting
-    // between them.
-    if (stretches > 1) {
-      std::sort(found.begin(),
-                found.begin() + static_cast<std::ptrdiff_t>(stretches),
-                [](const Stretch& x, const Stretch& y) { return x.c < y.c; });
-    }
+    // In engine order (a few stretches, most often one), with the stretches
+    // of engines that had nothing waiting between them.
+    std::sort(found.begin(),
+              found.begin() + static_cast<std::ptrdiff_t>(stretches),
+              [](const Stretch& x, const Stretch& y) { return x.c < y.c; });
     uint32_t c = 0;
     for (size_t i = 0; i <= stretches; ++i) {
       const uint32_t until = i < stretches ? found[i].c : m;
@@ -198,6 +184,7 @@ class DmaQueues {
   std::vector<Run> runs_;           // in queueing order
   size_t first_ = 0;                // runs before it are consumed
   std::vector<uint64_t> nonempty_;  // engines with pieces waiting, as bits
+  size_t queued_ = 0;
 };
 
 }  // namespace trn

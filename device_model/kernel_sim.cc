@@ -366,7 +366,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                   t,
                   g.bytes,
                   dispatch};
-    if (queues.None()) {
+    if (queues.Queued() == 0) {
       out.BusyGroup(span, static_cast<int>(g.count));
     } else {
       // Each engine's span ends and its engine takes the head of its queue,
