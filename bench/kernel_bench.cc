@@ -117,6 +117,46 @@ BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_fully_optimized,
 BENCHMARK_CAPTURE(BM_ValidationKernel, mamba_v3, "nki_mamba_v3")
     ->Unit(benchmark::kMillisecond);
 
+// Memory per job: the tiled matmul run as `trnbench --spec ... --repeat R
+// --jobs J` runs it (lowering, the repeats, the statistics), for
+// range(0) = R repeats on range(1) = J threads. peak_heap_MB is the most
+// heap held at once; it should not grow with R (a run's state is freed
+// before the next, and at most 2 J finished runs wait to be summarised),
+// only with J, by about one run's state a job.
+void BM_MatmulTiledRepeatsHeap(benchmark::State& state) {
+  const DeviceProfile& profile = Trn1();
+  auto spec = LoadSpecFile(
+      kSource + "/workloads/validation/nki_matmul_tiled.json", profile.memory);
+  if (!spec.ok() || !CompileSpec(*spec, profile.memory).ok()) {
+    state.SkipWithError("spec");
+    return;
+  }
+  RunOptions opts;
+  opts.schedule.repeat = state.range(0);
+  opts.schedule.warmup = 0;
+  opts.jobs = static_cast<int>(state.range(1));
+  const size_t before = bench::HeapLiveBytes();
+  bench::ResetHeapPeak();
+  for (auto _ : state) {
+    auto r = RunWorkload(*spec, profile, opts);
+    if (!r.ok()) state.SkipWithError("run");
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["peak_heap_MB"] =
+      static_cast<double>(bench::HeapPeakBytes() - before) / 1e6;
+  state.counters["repeats_per_s"] =
+      benchmark::Counter(static_cast<double>(state.range(0)),
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_MatmulTiledRepeatsHeap)
+    ->Args({5, 1})
+    ->Args({40, 1})
+    ->Args({5, 2})
+    ->Args({40, 2})
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // `trnbench validate` (every figure on every device, 100 runs a figure
 // unless the figure says otherwise) on range(0) threads.
 void BM_Validate(benchmark::State& state) {
