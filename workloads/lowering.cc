@@ -355,8 +355,7 @@ struct Iteration {
   LoweredTile result;           // shape of the tile the loop's id stands for
   Iteration* prev = nullptr;    // for tiles carried from it
   const Deps* entry = nullptr;  // what the loop was entered with
-  // How many iterations apart two share buffers; 0 when none do (a block)
-  // or each waits for the whole one before (a plain sequential loop).
+  // How many iterations apart two share buffers; 0 when none do (a block).
   int64_t copies = 0;
   // A block's iteration: whether its slots are kept (want_slots); the run
   // before's slot this iteration refills, when the block refills slot by
@@ -458,24 +457,19 @@ class NkiLowering {
     const bool has_compute =
         std::find(prefetch.begin(), prefetch.end(), 0) != prefetch.end();
     // Buffer rotation: with B tile sets, iteration i reuses the buffers of
-    // iteration i - B and so waits for it to finish; a sequential range also
-    // carries a dependency from every iteration to the next.
-    // A sequential loop whose iterations hand tiles on (`carry`), or whose
-    // id names the state they update in place, is ordered by that state
-    // and its buffers, not by whole iterations: its engines take the
-    // iterations in program order, so the state's updates stay in order.
-    const bool sequential = loop.range == LoopRange::kSequential;
-    const bool carried =
-        tiles.holds_state ||
-        std::any_of(loop.body.begin(), loop.body.end(),
-                    [](const NkiOp& op) { return !op.carry.empty(); });
-    const bool whole = sequential && !carried;
+    // iteration i - B and so waits for it to finish. A sequential range
+    // (model 8) orders only what its iterations carry from one to the next,
+    // as NKI's sequential_range does: the tiles in `carry` (each op that
+    // reads one waits for the previous iteration's) and a state its id
+    // names (updated in place, its updates kept in order by the engines,
+    // which take the iterations in program order). What nothing carries
+    // is free to overlap, as in an affine loop.
     // Iterations that each fill their own slot of a block never reuse one
     // another's buffers.
     const int64_t distance =
-        whole ? 1 : (keep_all ? std::max<int64_t>(trips, 1) : loop.buffers);
-    const bool pipelined = !whole && !keep_all && loop.buffers >= 2 &&
-                           trips >= 2 && has_prefetch && has_compute;
+        keep_all ? std::max<int64_t>(trips, 1) : loop.buffers;
+    const bool pipelined = !keep_all && loop.buffers >= 2 && trips >= 2 &&
+                           has_prefetch && has_compute;
     // The iterations still read: iteration i waits for i - distance and
     // reads i - 1, so older ones are dropped as lowering moves on (all of
     // them at once took 30 MB at 100k tiles, more than the program). A
@@ -490,13 +484,13 @@ class NkiLowering {
       it.index = i;
       it.tile = std::min(step, extent - i * step);
       it.entry = &entry;
-      it.copies = whole || keep_all ? 0 : loop.buffers;
+      it.copies = keep_all ? 0 : loop.buffers;
       // With one buffer an iteration waits for the whole one before, as
       // the seed profile of exp_tiled shows its engines taking turns and
       // its DMA never overlapping compute; with more, each tile's buffer
       // is free once that tile's readers are done (the tile framework
       // tracks each tile, not whole iterations).
-      it.track_readers = !whole && !keep_all && loop.buffers >= 2;
+      it.track_readers = !keep_all && loop.buffers >= 2;
       if (i >= distance) {
         it.gate = at(i - distance).all;
         if (it.track_readers) {

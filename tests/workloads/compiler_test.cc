@@ -4,14 +4,22 @@
 // decisions.
 #include "workloads/compiler/compiler.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "device_model/bandwidth_policy.h"
+#include "device_model/device_profile.h"
+#include "device_model/kernel_sim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/counter_rng.h"
+#include "tests/device_model/test_profile.h"
 #include "workloads/compiler/allocation.h"
+#include "workloads/lowering.h"
+#include "workloads/nki_loops.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_parser.h"
 
@@ -182,6 +190,140 @@ TEST(CompilerTest, PsumIsTakenInBanks) {
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(std::string(spec.status().message()),
               HasSubstr("PSUM overflow: the live tiles need 9 banks"));
+}
+
+// The device time of a compiled spec on the test profile (one run).
+double DeviceUs(const WorkloadSpec& spec) {
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  auto program = Lower(spec, *profile);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return 0;
+  FairShareHbmPolicy policy;
+  KernelSim sim(program->dispatches.at(0).kernel, *profile, policy);
+  CounterRng rng(1);
+  SimListener none;
+  return sim.Run(rng, 0.0, 0, none);
+}
+
+// A loop over 8 small tiles of x, copied to y, whose VectorE op `acc` adds
+// a large tile w loaded once outside it: `acc` is the busiest engine's
+// work. `range` is the inner loop's kind; `carry` makes acc carried from
+// one iteration to the next (`acc += w`); `buffers` > 0 states a depth.
+Json Accumulate(const std::string& range, bool carry, int buffers = 0) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "acc", "family": "acc",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [1024, 64], "dtype": "fp32"},
+      {"name": "y", "shape": [1024, 64], "dtype": "fp32"},
+      {"name": "w", "shape": [128, 8192], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "acc.py", "loops": [{
+      "var": "o", "range": "affine", "tensor": "w", "tile_partitions": 128,
+      "body": [
+        {"id": "w_t", "op": "load", "tensor": "w", "line": 1},
+        {"op": "loop", "var": "p", "range": "affine", "tensor": "x",
+         "tile_partitions": 128, "line": 2, "body": [
+          {"id": "x_t", "op": "load", "tensor": "x", "line": 3},
+          {"id": "c", "op": "tensor_copy", "inputs": ["x_t"], "line": 4},
+          {"op": "store", "tensor": "y", "inputs": ["c"], "line": 5},
+          {"id": "acc", "op": "tensor_tensor", "inputs": ["w_t", "w_t"],
+           "tile": [128, 8192], "line": 6}]}]}]}
+  })");
+  Json& inner = j["kernel"]["loops"][0]["body"][1];
+  inner["range"] = range;
+  if (carry) inner["body"][3]["carry"] = {"acc"};
+  if (buffers > 0) inner["buffers"] = buffers;
+  return j;
+}
+
+TEST(SequentialTest, ACarriedAccumulatorLiesBetweenWholeIterationsAndAffine) {
+  // Model 8: a sequential loop orders only what it carries. The affine
+  // loop's acc instructions run back to back; the sequential loop's wait
+  // each for the one before (its carried tile), while its loads and
+  // copies still run ahead; whole iterations in order (model 7's
+  // sequential without a carry, the same as one buffer) also hold every
+  // load behind the iteration before.
+  auto affine = Parse(Accumulate("affine", false));
+  auto carried = Parse(Accumulate("sequential", true));
+  auto whole = Parse(Accumulate("sequential", false, 1));
+  ASSERT_TRUE(affine.ok()) << affine.status();
+  ASSERT_TRUE(carried.ok()) << carried.status();
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  const double a = DeviceUs(*affine);
+  const double c = DeviceUs(*carried);
+  const double w = DeviceUs(*whole);
+  EXPECT_LT(a, c);
+  EXPECT_LT(c, w);
+  std::printf("affine %.3f us, carried %.3f us, whole %.3f us\n", a, c, w);
+  EXPECT_GT(carried->kernel->loops[0].body[1].loop[0].buffers, 1);
+}
+
+TEST(SequentialTest, WithoutACarriedDependencyItIsAffine) {
+  auto affine = Parse(Accumulate("affine", false));
+  auto seq = Parse(Accumulate("sequential", false));
+  ASSERT_TRUE(affine.ok()) << affine.status();
+  ASSERT_TRUE(seq.ok()) << seq.status();
+  EXPECT_EQ(DeviceUs(*affine), DeviceUs(*seq));
+  ASSERT_EQ(affine->compiled.loops.size(), seq->compiled.loops.size());
+  for (size_t i = 0; i < seq->compiled.loops.size(); ++i) {
+    EXPECT_EQ(affine->compiled.loops[i].depth, seq->compiled.loops[i].depth);
+    EXPECT_EQ(affine->compiled.loops[i].why, seq->compiled.loops[i].why);
+  }
+}
+
+// A Python `range` that fills a list of tiles (`tiles.append(nl.load(..))`)
+// is a sequential loop whose id names a block, not a state: each
+// iteration keeps its own tile. One that updates a tile made before it
+// (`acc = acc + x`) names a state: one set of tiles.
+Json FillOrUpdate(bool update) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "fill", "family": "fill",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [1024, 512], "dtype": "fp32"},
+      {"name": "y", "shape": [128, 512], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "fill.py", "loops": [{
+      "var": "n", "range": "affine", "tensor": "y", "tile_partitions": 128,
+      "body": [
+        {"id": "zero", "op": "memset", "tile": [128, 512], "line": 1},
+        {"id": "tiles", "op": "loop", "var": "k", "range": "sequential",
+         "tensor": "x", "tile_partitions": 128, "line": 2, "body": [
+          {"id": "x_t", "op": "load", "tensor": "x", "index": ["k", ":"],
+           "line": 3},
+          {"id": "sum", "op": "tensor_tensor", "inputs": ["x_t", "x_t"],
+           "tile": [128, 512], "line": 4}]},
+        {"id": "out", "op": "tensor_copy", "inputs": ["tiles"],
+         "tile": [128, 512], "line": 5},
+        {"op": "store", "tensor": "y", "inputs": ["out"], "line": 6}]}]}
+  })");
+  if (update) {
+    j["kernel"]["loops"][0]["body"][1]["body"][1]["inputs"] = {"x_t", "zero"};
+  }
+  return j;
+}
+
+TEST(SequentialTest, ARangeThatFillsTilesIsABlockOneThatUpdatesIsAState) {
+  auto fill = Parse(FillOrUpdate(false));
+  auto update = Parse(FillOrUpdate(true));
+  ASSERT_TRUE(fill.ok()) << fill.status();
+  ASSERT_TRUE(update.ok()) << update.status();
+  const NkiOp& fill_loop = fill->kernel->loops[0].body[1];
+  const NkiOp& update_loop = update->kernel->loops[0].body[1];
+  EXPECT_EQ(LoopResultOf(fill_loop.loop[0]), LoopResultKind::kBlock);
+  EXPECT_EQ(LoopResultOf(update_loop.loop[0]), LoopResultKind::kState);
+  // The block holds its 8 tiles of 2 KiB for `out`; the state one.
+  auto copies_of_tiles = [](const WorkloadSpec& s) {
+    int64_t n = 0;
+    for (const LiveTile& t : s.compiled.sbuf.live) {
+      if (t.id == "tiles") n += t.copies;
+    }
+    return n;
+  };
+  EXPECT_EQ(copies_of_tiles(*fill), 8);
+  EXPECT_EQ(copies_of_tiles(*update), 1);
 }
 
 // Issue 23: the suite states no depth and no engine its kernels' sources

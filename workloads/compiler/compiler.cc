@@ -57,19 +57,13 @@ void Collect(const WorkloadSpec& spec, NkiLoop& loop, const LoopTiles& tiles,
 // Why a loop keeps one iteration in flight whatever the memory, or empty
 // when its depth is the allocator's to decide.
 std::string FixedDepthReason(const LoopSite& s) {
-  const NkiLoop& loop = *s.loop;
   if (s.tiles.keep_all) {
     return "a block: every iteration keeps its own tile, none reuses "
            "another's buffers";
   }
-  const bool carried =
-      s.tiles.holds_state ||
-      std::any_of(loop.body.begin(), loop.body.end(),
-                  [](const NkiOp& op) { return !op.carry.empty(); });
-  if (loop.range == LoopRange::kSequential && !carried) {
-    return "sequential without a carried tile: each iteration waits for the "
-           "one before";
-  }
+  // A sequential loop is pipelined as an affine one (model 8): it orders
+  // only what it carries (its `carry` tiles, its state), not whole
+  // iterations, so its other tiles rotate over buffers as any loop's.
   if (s.trips < 2) return "runs once";
   if (s.partial_last) {
     return "its last iteration is partial: the iterations are not alike, "
