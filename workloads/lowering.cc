@@ -663,6 +663,54 @@ class NkiLowering {
     return c;
   }
 
+  // The instructions the compiler inserts before a matmul whose first
+  // input x is [M, K] (nl.matmul with transpose_x=False, which the NKI
+  // reference says lowers to nc_matmul(transpose(x), y)): a PE-array
+  // transpose of x into PSUM, [K, M], and the copy of that tile to SBUF
+  // on the engine the compiler stage chose. The transpose waits for x and
+  // for whatever the matmul waits for besides its other inputs (its
+  // buffers, `after`); the matmul then waits for the copy. Returns the
+  // contraction depth, K.
+  absl::StatusOr<int64_t> InsertTranspose(const NkiOp& op, const LoweredTile* x,
+                                          Deps& deps, size_t first_end,
+                                          size_t inputs_end, int iter) {
+    if (x == nullptr || x->partitions == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec_.file, ": ", op.json_path,
+                       "/insert_transpose: the first input must be a tile"));
+    }
+    if (x->partitions > partitions_ || x->free > partitions_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec_.file, ": ", op.json_path, "/insert_transpose: x is [",
+          x->partitions, ", ", x->free, "]; nl.matmul transposes an x of at ",
+          "most [", partitions_, ", ", partitions_, "]"));
+    }
+    Deps t_deps(deps.begin(),
+                deps.begin() + static_cast<std::ptrdiff_t>(first_end));
+    t_deps.insert(t_deps.end(),
+                  deps.begin() + static_cast<std::ptrdiff_t>(inputs_end),
+                  deps.end());
+    const std::string id = op.id.empty() ? op.op : op.id;
+    ComputeCost t;
+    t.rule = CostRule::kTransposePe;
+    t.work = x->partitions;  // the input's partitions become the free axis
+    t.aux = x->free;
+    t.narrow_dtype = IsNarrow(x->dtype);
+    const uint32_t transpose =
+        builder_.Compute(Engine::kTensor, "transpose", id + ".transpose",
+                         x->dtype, x->free, t, t_deps, 0, op.source_line, iter);
+    ComputeCost c;
+    c.work = x->partitions;  // [K, M]: M elements per partition
+    c.psum_operand = true;
+    c.narrow_dtype = t.narrow_dtype;
+    const uint32_t copy =
+        builder_.Compute(op.transpose_copy_engine.value_or(Engine::kVector),
+                         "tensor_copy", id + ".transpose_copy", x->dtype,
+                         x->free, c, {transpose}, 0, op.source_line, iter);
+    deps.push_back(copy);
+    return x->free;
+  }
+
   // The tile `id` of the nearest body around that made it, and the
   // iteration that made it; {nullptr, nullptr} if none did.
   std::pair<const LoweredTile*, Iteration*> FindWithFrame(
@@ -720,10 +768,15 @@ class NkiLowering {
       if (reader.first != nullptr) slot_reads.push_back(reader);
     };
     static const std::vector<std::string> kWhole;
+    // Where the first input's producers end and the other inputs' do: an
+    // inserted transpose of the first input waits for all but the others.
+    size_t first_end = 0;
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       need(op.inputs[k],
            k < op.input_slots.size() ? op.input_slots[k] : kWhole);
+      if (k == 0) first_end = deps.size();
     }
+    const size_t inputs_end = deps.size();
     for (const auto& id : op.after) need(id);
     if (!op.mask.empty()) need(op.mask);
     if (!op.indirect.empty()) need(op.indirect);
@@ -844,6 +897,11 @@ class NkiLowering {
         if (stationary != nullptr && stationary->partitions > 0) {
           cost_dtype = stationary->dtype;
           depth = std::min<int64_t>(partitions_, stationary->partitions);
+        }
+        if (op.insert_transpose) {
+          TRN_ASSIGN_OR_RETURN(depth,
+                               InsertTranspose(op, stationary, deps, first_end,
+                                               inputs_end, iter));
         }
         flops = 2 * depth * tile_p * tile_f;
       }

@@ -326,6 +326,114 @@ TEST(SequentialTest, ARangeThatFillsTilesIsABlockOneThatUpdatesIsAState) {
   EXPECT_EQ(copies_of_tiles(*update), 1);
 }
 
+// c[128, 512] = a[128, K] @ b[K, 512] with nl.matmul(a_t, b_t) over 8 K
+// tiles: a_t is [M, K] = [128, 128], as the source holds it, so the
+// compiler transposes it before each matmul when `insert` is set.
+Json NlMatmul(bool insert, int64_t m = 128) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "nl_matmul", "family": "mm",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "a", "shape": [128, 1024], "dtype": "bf16"},
+      {"name": "b", "shape": [1024, 512], "dtype": "bf16"},
+      {"name": "c", "shape": [128, 512], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "mm.py", "loops": [{
+      "var": "m", "range": "affine", "tensor": "c", "tile_partitions": 128,
+      "body": [
+        {"id": "acc", "op": "loop", "var": "k", "range": "affine",
+         "tensor": "a", "dim": 1, "step": 128, "line": 1, "body": [
+          {"id": "a_t", "op": "load", "tensor": "a", "index": ["m", "k"],
+           "line": 2},
+          {"id": "b_t", "op": "load", "tensor": "b", "index": ["k", ":"],
+           "line": 3},
+          {"id": "p", "op": "matmul", "inputs": ["a_t", "b_t"],
+           "tile": [128, 512], "buffer": "psum", "line": 4}]},
+        {"id": "out", "op": "tensor_copy", "inputs": ["acc"],
+         "tile": [128, 512], "line": 5},
+        {"op": "store", "tensor": "c", "inputs": ["out"], "line": 6}]}]}
+  })");
+  Json& mm = j["kernel"]["loops"][0]["body"][0]["body"][2];
+  if (insert) mm["insert_transpose"] = true;
+  j["tensors"][0]["shape"][1] = 1024;
+  if (m != 128) j["kernel"]["loops"][0]["body"][0]["step"] = m;
+  return j;
+}
+
+TEST(InsertTransposeTest, TheCompilerAddsATransposeAndACopyBeforeEachMatmul) {
+  auto plain = Parse(NlMatmul(false));
+  auto inserted = Parse(NlMatmul(true));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE(inserted.ok()) << inserted.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*inserted, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  int transposes = 0, copies = 0, matmuls = 0;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    const std::string label(k.strings[in.label]);
+    if (label == "p.transpose") {
+      ++transposes;
+      EXPECT_EQ(in.engine, Engine::kTensor);
+      EXPECT_EQ(in.rule, CostRule::kTransposePe);
+      EXPECT_EQ(in.work, 128);
+    } else if (label == "p.transpose_copy") {
+      ++copies;
+      EXPECT_TRUE(in.engine == Engine::kVector || in.engine == Engine::kScalar);
+      // It reads the transpose.
+      ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+      EXPECT_EQ(k.strings[k.instrs[k.deps[in.deps_begin]].label],
+                "p.transpose");
+    } else if (label == "p") {
+      ++matmuls;
+      bool after_copy = false;
+      for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+        after_copy = after_copy ||
+                     k.strings[k.instrs[k.deps[d]].label] == "p.transpose_copy";
+      }
+      EXPECT_TRUE(after_copy);
+      EXPECT_EQ(in.flops, 2 * 128 * 128 * 512);
+    }
+  }
+  EXPECT_EQ(transposes, 8);
+  EXPECT_EQ(copies, 8);
+  EXPECT_EQ(matmuls, 8);
+  EXPECT_GT(DeviceUs(*inserted), DeviceUs(*plain));
+  // The profile's record: the copy's engine is the compiler's.
+  int recorded = 0;
+  for (const EngineDecision& e : inserted->compiled.engines) {
+    if (e.id == "p.transpose_copy" || e.id == "p.transpose") {
+      ++recorded;
+      EXPECT_EQ(e.by, DecidedBy::kCompiler);
+      EXPECT_THAT(e.why, HasSubstr("transpose_x=False"));
+    }
+  }
+  EXPECT_EQ(recorded, 2);
+  // Its two tiles are live at the matmul: one more PSUM bank for each
+  // iteration in flight.
+  EXPECT_GT(inserted->compiled.psum.used, plain->compiled.psum.used);
+  EXPECT_GT(inserted->compiled.psum.used, 1);
+}
+
+TEST(InsertTransposeTest, OnlyAMatmulTakesItAndXMustFitThePeArray) {
+  Json j = NlMatmul(false);
+  j["kernel"]["loops"][0]["body"][1]["insert_transpose"] = true;
+  auto copy = Parse(j);
+  ASSERT_FALSE(copy.ok());
+  EXPECT_THAT(std::string(copy.status().message()),
+              HasSubstr("/kernel/loops/0/body/1/insert_transpose"));
+  auto wide = Parse(NlMatmul(true, 256));
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*wide, *profile);
+  ASSERT_FALSE(program.ok());
+  EXPECT_THAT(std::string(program.status().message()),
+              HasSubstr("/insert_transpose: x is [128, 256]"));
+}
+
 // Issue 23: the suite states no depth and no engine its kernels' sources
 // leave to the compiler. A stated engine is left only on an op one engine
 // alone runs (the sources name no engine=).

@@ -131,6 +131,11 @@ class Allocator {
           iter.psum.Add(size[i].psum);
         }
       }
+      if (at.op == "matmul" && at.insert_transpose) {
+        const Point t = InsertedTranspose(chain, at);
+        iter.sbuf.Add(t.sbuf);
+        iter.psum.Add(t.psum);
+      }
       Point fixed;
       if (at.op == "loop") {
         const LoopTiles inner_tiles = TilesOf(at, tiles.keep_all);
@@ -154,6 +159,22 @@ class Allocator {
   }
 
  private:
+  // The two transient tiles of the transpose the compiler inserts before a
+  // matmul with insert_transpose: x [M, K] transposed into PSUM as [K, M],
+  // and its copy to SBUF, each M elements per partition, counted at PSUM's
+  // 4 bytes (an upper bound for a narrower x), alive at the matmul.
+  Point InsertedTranspose(const LoopChain& chain, const NkiOp& op) const {
+    const NkiTile out =
+        ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
+    const int64_t bytes = out.partitions * 4;
+    Point p;
+    p.psum.used = (bytes + bank_bytes_ - 1) / bank_bytes_;
+    p.psum.live.push_back({op.id + ".transpose", bytes, 1});
+    p.sbuf.used = bytes;
+    p.sbuf.live.push_back({op.id + ".transpose_copy", bytes, 1});
+    return p;
+  }
+
   // What the op holds while its tile (or its loop's result) is live.
   Point SizeOf(LoopChain& chain, const NkiOp& op) {
     Point p;

@@ -86,6 +86,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
       for (NkiOp& op : l.body) {
         if (op.op == "loop" && !op.loop.empty()) self(self, op.loop.front());
         if (!op.engine_stated) op.engine.reset();
+        op.transpose_copy_engine.reset();
       }
     };
     for (NkiLoop& loop : spec.kernel->loops) visit(visit, loop);
