@@ -349,8 +349,8 @@ Json NlMatmul(bool insert, int64_t m = 128) {
            "line": 3},
           {"id": "p", "op": "matmul", "inputs": ["a_t", "b_t"],
            "tile": [128, 512], "buffer": "psum", "line": 4}]},
-        {"id": "out", "op": "tensor_copy", "inputs": ["acc"],
-         "tile": [128, 512], "line": 5},
+        {"id": "out", "op": "tensor_copy", "engine": "vector",
+         "inputs": ["acc"], "tile": [128, 512], "line": 5},
         {"op": "store", "tensor": "c", "inputs": ["out"], "line": 6}]}]}
   })");
   Json& mm = j["kernel"]["loops"][0]["body"][0]["body"][2];
@@ -400,7 +400,8 @@ TEST(InsertTransposeTest, TheCompilerAddsATransposeAndACopyBeforeEachMatmul) {
   EXPECT_EQ(transposes, 8);
   EXPECT_EQ(copies, 8);
   EXPECT_EQ(matmuls, 8);
-  EXPECT_GT(DeviceUs(*inserted), DeviceUs(*plain));
+  // DMA-bound: the inserted instructions may hide under the loads.
+  EXPECT_GE(DeviceUs(*inserted), DeviceUs(*plain));
   // The profile's record: the copy's engine is the compiler's.
   int recorded = 0;
   for (const EngineDecision& e : inserted->compiled.engines) {
