@@ -371,6 +371,8 @@ struct Iteration {
   Iteration* reuse = nullptr;
   bool track_readers = false;
   std::map<std::string, Deps> readers;
+  // Spilled tiles of this iteration: the DMA that saved each to HBM.
+  std::map<std::string, uint32_t> spill_saves;
 };
 
 struct LoweredLoop {
@@ -410,6 +412,10 @@ class NkiLowering {
       by_slot_.insert(op);
     }
     any_slots_ = HasSlotInputs(spec.kernel->loops);
+    for (const SpillDecision& s : spec.compiled.spills) {
+      spill_after_[s.json_path] = &s;
+      reload_before_[s.reload_before].push_back(&s);
+    }
   }
 
   // `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
@@ -726,8 +732,29 @@ class NkiLowering {
     return FindWithFrame(id).first;
   }
 
+  // A spilled tile as it moves: `s.bytes` per partition on s.partitions
+  // partitions, one contiguous run per partition.
+  static DmaShape SpillShape(const SpillDecision& s) {
+    return DmaShape{s.partitions, s.partitions, s.partitions * s.bytes,
+                    /*whole_rows=*/true};
+  }
+
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     const NkiOp& op = loop.body[idx];
+    // The spilled tiles this op is the first reader of come back from HBM
+    // first: its reads of them wait for the reload, the reload for the
+    // save.
+    if (auto r = reload_before_.find(op.json_path); r != reload_before_.end()) {
+      for (const SpillDecision* s : r->second) {
+        auto save = it.spill_saves.find(s->id);
+        auto tile = it.made.find(s->id);
+        if (save == it.spill_saves.end() || tile == it.made.end()) continue;
+        tile->second.deps = {builder_.Dma(
+            "dma_spill_reload", s->id, SpillShape(*s), {save->second},
+            op.source_line, static_cast<int>(it.index))};
+        it.all.push_back(tile->second.deps.front());
+      }
+    }
     Deps deps;
     bool local = false;
     // Slots this op reads one by one: it becomes one of their readers.
@@ -925,6 +952,13 @@ class NkiLowering {
       r.insert(r.end(), made.deps.begin(), made.deps.end());
     }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
+    if (auto s = spill_after_.find(op.json_path); s != spill_after_.end()) {
+      const uint32_t save =
+          builder_.Dma("dma_spill_save", op.id, SpillShape(*s->second),
+                       made.deps, op.source_line, iter);
+      it.spill_saves[op.id] = save;
+      it.all.push_back(save);
+    }
     if (static_cast<int>(idx) == result_index_.back()) {
       it.result.partitions = made.partitions;  // the shape, not the deps
       it.result.free = made.free;
@@ -951,6 +985,10 @@ class NkiLowering {
   std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
   std::vector<int> result_index_;   // parallel to chain_
   std::vector<Iteration*> frames_;  // parallel to chain_
+  // The compiler stage's spills, by the op that writes the tile and by the
+  // op it is reloaded for.
+  std::map<std::string, const SpillDecision*> spill_after_;
+  std::map<std::string, std::vector<const SpillDecision*>> reload_before_;
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

@@ -435,6 +435,93 @@ TEST(InsertTransposeTest, OnlyAMatmulTakesItAndXMustFitThePeArray) {
               HasSubstr("/insert_transpose: x is [128, 256]"));
 }
 
+// x [1024, 18432] fp32 in 8 tiles of 72 KiB per partition: a = load,
+// b = exp(a), c = exp(b) stored, then e = a reduced. At c, a, b and c are
+// live, 216 KiB of SBUF's 192: a is live across c, read next by e.
+Json Spilling() {
+  Json j = Exp(18432);
+  j["tensors"].push_back(
+      {{"name", "z"}, {"shape", {1024, 1}}, {"dtype", "fp32"}});
+  j["kernel"]["loops"][0]["body"] = Json::parse(R"([
+    {"id": "a", "op": "load", "tensor": "x", "line": 1},
+    {"id": "b", "op": "activation", "func": "exp", "inputs": ["a"], "line": 2},
+    {"id": "c", "op": "activation", "func": "exp", "inputs": ["b"], "line": 3},
+    {"op": "store", "tensor": "y", "inputs": ["c"], "line": 4},
+    {"id": "e", "op": "tensor_reduce", "inputs": ["a"], "tile": [128, 1],
+     "line": 5},
+    {"op": "store", "tensor": "z", "inputs": ["e"], "line": 6}])");
+  return j;
+}
+
+TEST(SpillTest, ALiveSetOverSbufSpillsTheTileReadFurthestAhead) {
+  auto spec = Parse(Spilling());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->compiled.spills.size(), 1u);
+  const SpillDecision& s = spec->compiled.spills[0];
+  EXPECT_EQ(s.id, "a");
+  EXPECT_EQ(s.json_path, "/kernel/loops/0/body/0");
+  EXPECT_EQ(s.reload_before, "/kernel/loops/0/body/4");
+  EXPECT_EQ(s.bytes, 18432 * 4);
+  EXPECT_EQ(s.partitions, 128);
+  EXPECT_EQ(s.runs, 8);
+  EXPECT_EQ(s.TotalBytes(), int64_t{8} * 128 * 18432 * 4);
+  // Without a, the peak is b and c at the second exp.
+  EXPECT_EQ(spec->compiled.sbuf.used, 2 * 18432 * 4);
+  EXPECT_EQ(spec->kernel->loops[0].buffers, 1);
+  EXPECT_THAT(spec->compiled.loops[0].why, HasSubstr("spills"));
+  // Lowered: each iteration saves a after its load and reloads it for e.
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  int saves = 0, reloads = 0;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    const std::string opcode(k.strings[in.opcode]);
+    if (opcode == "dma_spill_save") ++saves;
+    if (opcode == "dma_spill_reload") {
+      ++reloads;
+      EXPECT_EQ(in.work, 128 * 18432 * 4);
+      ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+      EXPECT_EQ(k.strings[k.instrs[k.deps[in.deps_begin]].opcode],
+                "dma_spill_save");
+    }
+    if (opcode == "tensor_reduce") {
+      ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+      EXPECT_EQ(k.strings[k.instrs[k.deps[in.deps_begin]].opcode],
+                "dma_spill_reload");
+    }
+  }
+  EXPECT_EQ(saves, 8);
+  EXPECT_EQ(reloads, 8);
+}
+
+TEST(SpillTest, WhatCannotFitEvenSpilledIsRefusedNamingThePoint) {
+  // Two 128 KiB tiles both used by the exp: nothing live there can go.
+  auto spec = Parse(Exp(32768));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr("/kernel/loops/0/body/1: SBUF overflow"));
+}
+
+TEST(EngineTest, NothingOnAPsumTileGoesToGpSimd) {
+  // The copy out of the matmul's PSUM accumulator: by workload it would
+  // go to the idle GpSimd (VectorE has the inserted transposes' copies),
+  // which cannot access PSUM.
+  Json j = NlMatmul(true);
+  j["kernel"]["loops"][0]["body"][1].erase("engine");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  bool seen = false;
+  for (const EngineDecision& e : spec->compiled.engines) {
+    if (e.id != "out") continue;
+    seen = true;
+    EXPECT_NE(e.engine, Engine::kGpSimd);
+  }
+  EXPECT_TRUE(seen);
+}
+
 // Issue 23: the suite states no depth and no engine its kernels' sources
 // leave to the compiler. A stated engine is left only on an op one engine
 // alone runs (the sources name no engine=).

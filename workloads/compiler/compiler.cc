@@ -102,8 +102,16 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     }
   }
   // Every loop at its stated depth or 1 must fit: otherwise no depth does.
+  // Where the live tiles exceed SBUF, the compiler spills (docs/spec-format.md,
+  // "Spilling"): one tile at a time, the heuristic's choice at the peak,
+  // until the kernel fits or no live tile can be spilled there.
   Allocation a = Allocate(spec, limits);
+  while (a.sbuf.used > a.sbuf.limit && a.spill.has_value()) {
+    d.spills.push_back(*a.spill);
+    a = Allocate(spec, limits, d.spills);
+  }
   TRN_RETURN_IF_ERROR(RefusalOf(spec, a));
+  const bool spills = !d.spills.empty();
   // The free space is shared out in rounds: each round gives every loop
   // that may still grow one more iteration in flight, innermost first
   // (the reverse of file order), while the kernel fits; a loop that does
@@ -127,6 +135,12 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     ld.by = DecidedBy::kCompiler;
     ld.why = FixedDepthReason(s);
     if (!ld.why.empty()) continue;
+    if (spills) {
+      ld.why =
+          "the kernel spills at one iteration in flight: no room for more "
+          "(model 8: a spilling kernel is not pipelined further)";
+      continue;
+    }
     // An innermost loop's iterations are short and their loads wait on
     // DMA latency: up to kMaxPipelineDepth in flight. A loop around other
     // loops is double-buffered: one iteration ahead already overlaps its
@@ -148,7 +162,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
       }
       NkiLoop& loop = *sites[i].loop;
       loop.buffers = round;
-      const Allocation at = Allocate(spec, limits);
+      const Allocation at = Allocate(spec, limits, d.spills);
       if (at.Fits()) continue;
       loop.buffers = round - 1;
       growing[i] = 0;
@@ -165,7 +179,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     decided[i].depth = sites[i].loop->buffers;
     d.loops.push_back(std::move(decided[i]));
   }
-  a = Allocate(spec, limits);
+  a = Allocate(spec, limits, d.spills);
   d.sbuf = a.sbuf;
   d.psum = a.psum;
   d.psum_bank_bytes = a.psum_bank_bytes;
