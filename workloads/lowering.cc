@@ -732,6 +732,20 @@ class NkiLowering {
     return FindWithFrame(id).first;
   }
 
+  // An op's free size in this iteration: a tile whose free size is the
+  // step of an enclosing loop over a free dim (dim >= 1) follows that
+  // loop's tile, so on its partial last tile (a dim that the step does not
+  // divide) it is costed at the real size, as the loads and stores of that
+  // iteration already move (model 8). The innermost such loop decides.
+  int64_t PartialFree(int64_t free) const {
+    for (size_t f = chain_.size(); f-- > 0;) {
+      const NkiLoop& l = *chain_[f];
+      if (l.dim < 1 || l.step <= 0 || l.step != free) continue;
+      return std::min(free, frames_[f]->tile);
+    }
+    return free;
+  }
+
   // A spilled tile as it moves: `s.bytes` per partition on s.partitions
   // partitions, one contiguous run per partition.
   static DmaShape SpillShape(const SpillDecision& s) {
@@ -911,7 +925,7 @@ class NkiLowering {
       const int64_t tile_p = op.tile.empty() && loop.WalksPartitionTiles()
                                  ? it.tile
                                  : tile.partitions;
-      const int64_t tile_f = tile.free;
+      const int64_t tile_f = PartialFree(tile.free);
       DType cost_dtype = tile.dtype;
       int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
       ComputeCost cost = CostOf(op, tile_p, tile_f, tile.dtype);

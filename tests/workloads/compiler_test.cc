@@ -522,6 +522,44 @@ TEST(EngineTest, NothingOnAPsumTileGoesToGpSimd) {
   EXPECT_TRUE(seen);
 }
 
+TEST(PartialTileTest, ALastTileAlongAFreeDimIsCostedAtItsRealSize) {
+  // x [128, 1000] walked by 512 columns: 512, then 488.
+  Json j = Exp(1000);
+  j["tensors"][0]["shape"] = {128, 1000};
+  j["tensors"][1]["shape"] = {128, 1000};
+  Json& loop = j["kernel"]["loops"][0];
+  loop["tensor"] = "x";
+  loop.erase("tile_partitions");
+  loop["dim"] = 1;
+  loop["step"] = 512;
+  loop["var"] = "f";
+  loop["body"] = Json::parse(R"([
+    {"id": "in_tile", "op": "load", "tensor": "x", "index": [":", "f"],
+     "affine_mask": true, "line": 1},
+    {"id": "out_tile", "op": "activation", "func": "exp",
+     "inputs": ["in_tile"], "tile": [128, 512], "line": 2},
+    {"op": "store", "tensor": "y", "inputs": ["out_tile"], "index": [":", "f"],
+     "affine_mask": true, "line": 3}])");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  std::vector<int64_t> exp_work, dma_bytes;
+  for (const Instruction& in : k.instrs) {
+    if (in.kind == InstrKind::kDma) {
+      dma_bytes.push_back(in.work);
+    } else {
+      exp_work.push_back(in.work);
+    }
+  }
+  EXPECT_EQ(exp_work, (std::vector<int64_t>{512, 488}));
+  EXPECT_EQ(dma_bytes, (std::vector<int64_t>{128 * 512 * 4, 128 * 512 * 4,
+                                             128 * 488 * 4, 128 * 488 * 4}));
+}
+
 // Issue 23: the suite states no depth and no engine its kernels' sources
 // leave to the compiler. A stated engine is left only on an op one engine
 // alone runs (the sources name no engine=).
