@@ -136,6 +136,14 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
                             e.id, e.op, e.line, EngineName(e.engine),
                             DecidedByName(e.by), e.why);
     }
+    for (const SpillDecision& sp : c.spills) {
+      absl::StrAppendFormat(
+          &out,
+          "    spill %s: %d B x %d partitions saved to HBM after %s and "
+          "reloaded before %s, %d times: %d B saved, %d B reloaded: %s\n",
+          sp.id, sp.bytes, sp.partitions, sp.json_path, sp.reload_before,
+          sp.runs, sp.TotalBytes(), sp.TotalBytes(), sp.why);
+    }
     absl::StrAppendFormat(
         &out, "    SBUF peak %d of %d B per partition at %s\n", c.sbuf.used,
         c.sbuf.limit, c.sbuf.at.empty() ? "-" : c.sbuf.at);
@@ -194,8 +202,25 @@ ordered_json CompilerJson(const CompilerDecisions& c) {
                        {"by", DecidedByName(e.by)},
                        {"why", e.why}});
   }
+  ordered_json spills = ordered_json::array();
+  int64_t spill_bytes = 0;
+  for (const SpillDecision& s : c.spills) {
+    spills.push_back({{"path", s.json_path},
+                      {"id", s.id},
+                      {"reload_before", s.reload_before},
+                      {"partitions", s.partitions},
+                      {"bytes_per_partition", s.bytes},
+                      {"runs", s.runs},
+                      {"save_bytes", s.TotalBytes()},
+                      {"reload_bytes", s.TotalBytes()},
+                      {"why", s.why}});
+    spill_bytes += s.TotalBytes();
+  }
   return {{"loops", loops},
           {"engines", engines},
+          {"spills", spills},
+          {"spill_save_bytes", spill_bytes},
+          {"spill_reload_bytes", spill_bytes},
           {"sbuf_peak_bytes_per_partition", PeakJson(c.sbuf)},
           {"psum_peak_banks", PeakJson(c.psum)},
           {"psum_bank_bytes", c.psum_bank_bytes}};

@@ -355,8 +355,7 @@ struct Iteration {
   LoweredTile result;           // shape of the tile the loop's id stands for
   Iteration* prev = nullptr;    // for tiles carried from it
   const Deps* entry = nullptr;  // what the loop was entered with
-  // How many iterations apart two share buffers; 0 when none do (a block)
-  // or each waits for the whole one before (a plain sequential loop).
+  // How many iterations apart two share buffers; 0 when none do (a block).
   int64_t copies = 0;
   // A block's iteration: whether its slots are kept (want_slots); the run
   // before's slot this iteration refills, when the block refills slot by
@@ -372,6 +371,8 @@ struct Iteration {
   Iteration* reuse = nullptr;
   bool track_readers = false;
   std::map<std::string, Deps> readers;
+  // Spilled tiles of this iteration: the DMA that saved each to HBM.
+  std::map<std::string, uint32_t> spill_saves;
 };
 
 struct LoweredLoop {
@@ -411,6 +412,10 @@ class NkiLowering {
       by_slot_.insert(op);
     }
     any_slots_ = HasSlotInputs(spec.kernel->loops);
+    for (const SpillDecision& s : spec.compiled.spills) {
+      spill_after_[s.json_path] = &s;
+      reload_before_[s.reload_before].push_back(&s);
+    }
   }
 
   // `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
@@ -458,24 +463,19 @@ class NkiLowering {
     const bool has_compute =
         std::find(prefetch.begin(), prefetch.end(), 0) != prefetch.end();
     // Buffer rotation: with B tile sets, iteration i reuses the buffers of
-    // iteration i - B and so waits for it to finish; a sequential range also
-    // carries a dependency from every iteration to the next.
-    // A sequential loop whose iterations hand tiles on (`carry`), or whose
-    // id names the state they update in place, is ordered by that state
-    // and its buffers, not by whole iterations: its engines take the
-    // iterations in program order, so the state's updates stay in order.
-    const bool sequential = loop.range == LoopRange::kSequential;
-    const bool carried =
-        tiles.holds_state ||
-        std::any_of(loop.body.begin(), loop.body.end(),
-                    [](const NkiOp& op) { return !op.carry.empty(); });
-    const bool whole = sequential && !carried;
+    // iteration i - B and so waits for it to finish. A sequential range
+    // (model 8) orders only what its iterations carry from one to the next,
+    // as NKI's sequential_range does: the tiles in `carry` (each op that
+    // reads one waits for the previous iteration's) and a state its id
+    // names (updated in place, its updates kept in order by the engines,
+    // which take the iterations in program order). What nothing carries
+    // is free to overlap, as in an affine loop.
     // Iterations that each fill their own slot of a block never reuse one
     // another's buffers.
     const int64_t distance =
-        whole ? 1 : (keep_all ? std::max<int64_t>(trips, 1) : loop.buffers);
-    const bool pipelined = !whole && !keep_all && loop.buffers >= 2 &&
-                           trips >= 2 && has_prefetch && has_compute;
+        keep_all ? std::max<int64_t>(trips, 1) : loop.buffers;
+    const bool pipelined = !keep_all && loop.buffers >= 2 && trips >= 2 &&
+                           has_prefetch && has_compute;
     // The iterations still read: iteration i waits for i - distance and
     // reads i - 1, so older ones are dropped as lowering moves on (all of
     // them at once took 30 MB at 100k tiles, more than the program). A
@@ -490,13 +490,13 @@ class NkiLowering {
       it.index = i;
       it.tile = std::min(step, extent - i * step);
       it.entry = &entry;
-      it.copies = whole || keep_all ? 0 : loop.buffers;
+      it.copies = keep_all ? 0 : loop.buffers;
       // With one buffer an iteration waits for the whole one before, as
       // the seed profile of exp_tiled shows its engines taking turns and
       // its DMA never overlapping compute; with more, each tile's buffer
       // is free once that tile's readers are done (the tile framework
       // tracks each tile, not whole iterations).
-      it.track_readers = !whole && !keep_all && loop.buffers >= 2;
+      it.track_readers = !keep_all && loop.buffers >= 2;
       if (i >= distance) {
         it.gate = at(i - distance).all;
         if (it.track_readers) {
@@ -669,6 +669,54 @@ class NkiLowering {
     return c;
   }
 
+  // The instructions the compiler inserts before a matmul whose first
+  // input x is [M, K] (nl.matmul with transpose_x=False, which the NKI
+  // reference says lowers to nc_matmul(transpose(x), y)): a PE-array
+  // transpose of x into PSUM, [K, M], and the copy of that tile to SBUF
+  // on the engine the compiler stage chose. The transpose waits for x and
+  // for whatever the matmul waits for besides its other inputs (its
+  // buffers, `after`); the matmul then waits for the copy. Returns the
+  // contraction depth, K.
+  absl::StatusOr<int64_t> InsertTranspose(const NkiOp& op, const LoweredTile* x,
+                                          Deps& deps, size_t first_end,
+                                          size_t inputs_end, int iter) {
+    if (x == nullptr || x->partitions == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec_.file, ": ", op.json_path,
+                       "/insert_transpose: the first input must be a tile"));
+    }
+    if (x->partitions > partitions_ || x->free > partitions_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec_.file, ": ", op.json_path, "/insert_transpose: x is [",
+          x->partitions, ", ", x->free, "]; nl.matmul transposes an x of at ",
+          "most [", partitions_, ", ", partitions_, "]"));
+    }
+    Deps t_deps(deps.begin(),
+                deps.begin() + static_cast<std::ptrdiff_t>(first_end));
+    t_deps.insert(t_deps.end(),
+                  deps.begin() + static_cast<std::ptrdiff_t>(inputs_end),
+                  deps.end());
+    const std::string id = op.id.empty() ? op.op : op.id;
+    ComputeCost t;
+    t.rule = CostRule::kTransposePe;
+    t.work = x->partitions;  // the input's partitions become the free axis
+    t.aux = x->free;
+    t.narrow_dtype = IsNarrow(x->dtype);
+    const uint32_t transpose =
+        builder_.Compute(Engine::kTensor, "transpose", id + ".transpose",
+                         x->dtype, x->free, t, t_deps, 0, op.source_line, iter);
+    ComputeCost c;
+    c.work = x->partitions;  // [K, M]: M elements per partition
+    c.psum_operand = true;
+    c.narrow_dtype = t.narrow_dtype;
+    const uint32_t copy =
+        builder_.Compute(op.transpose_copy_engine.value_or(Engine::kVector),
+                         "tensor_copy", id + ".transpose_copy", x->dtype,
+                         x->free, c, {transpose}, 0, op.source_line, iter);
+    deps.push_back(copy);
+    return x->free;
+  }
+
   // The tile `id` of the nearest body around that made it, and the
   // iteration that made it; {nullptr, nullptr} if none did.
   std::pair<const LoweredTile*, Iteration*> FindWithFrame(
@@ -684,8 +732,43 @@ class NkiLowering {
     return FindWithFrame(id).first;
   }
 
+  // An op's free size in this iteration: a tile whose free size is the
+  // step of an enclosing loop over a free dim (dim >= 1) follows that
+  // loop's tile, so on its partial last tile (a dim that the step does not
+  // divide) it is costed at the real size, as the loads and stores of that
+  // iteration already move (model 8). The innermost such loop decides.
+  int64_t PartialFree(int64_t free) const {
+    for (size_t f = chain_.size(); f-- > 0;) {
+      const NkiLoop& l = *chain_[f];
+      if (l.dim < 1 || l.step <= 0 || l.step != free) continue;
+      return std::min(free, frames_[f]->tile);
+    }
+    return free;
+  }
+
+  // A spilled tile as it moves: `s.bytes` per partition on s.partitions
+  // partitions, one contiguous run per partition.
+  static DmaShape SpillShape(const SpillDecision& s) {
+    return DmaShape{s.partitions, s.partitions, s.partitions * s.bytes,
+                    /*whole_rows=*/true};
+  }
+
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     const NkiOp& op = loop.body[idx];
+    // The spilled tiles this op is the first reader of come back from HBM
+    // first: its reads of them wait for the reload, the reload for the
+    // save.
+    if (auto r = reload_before_.find(op.json_path); r != reload_before_.end()) {
+      for (const SpillDecision* s : r->second) {
+        auto save = it.spill_saves.find(s->id);
+        auto tile = it.made.find(s->id);
+        if (save == it.spill_saves.end() || tile == it.made.end()) continue;
+        tile->second.deps = {builder_.Dma(
+            "dma_spill_reload", s->id, SpillShape(*s), {save->second},
+            op.source_line, static_cast<int>(it.index))};
+        it.all.push_back(tile->second.deps.front());
+      }
+    }
     Deps deps;
     bool local = false;
     // Slots this op reads one by one: it becomes one of their readers.
@@ -726,10 +809,15 @@ class NkiLowering {
       if (reader.first != nullptr) slot_reads.push_back(reader);
     };
     static const std::vector<std::string> kWhole;
+    // Where the first input's producers end and the other inputs' do: an
+    // inserted transpose of the first input waits for all but the others.
+    size_t first_end = 0;
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       need(op.inputs[k],
            k < op.input_slots.size() ? op.input_slots[k] : kWhole);
+      if (k == 0) first_end = deps.size();
     }
+    const size_t inputs_end = deps.size();
     for (const auto& id : op.after) need(id);
     if (!op.mask.empty()) need(op.mask);
     if (!op.indirect.empty()) need(op.indirect);
@@ -837,7 +925,7 @@ class NkiLowering {
       const int64_t tile_p = op.tile.empty() && loop.WalksPartitionTiles()
                                  ? it.tile
                                  : tile.partitions;
-      const int64_t tile_f = tile.free;
+      const int64_t tile_f = PartialFree(tile.free);
       DType cost_dtype = tile.dtype;
       int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
       ComputeCost cost = CostOf(op, tile_p, tile_f, tile.dtype);
@@ -850,6 +938,11 @@ class NkiLowering {
         if (stationary != nullptr && stationary->partitions > 0) {
           cost_dtype = stationary->dtype;
           depth = std::min<int64_t>(partitions_, stationary->partitions);
+        }
+        if (op.insert_transpose) {
+          TRN_ASSIGN_OR_RETURN(depth,
+                               InsertTranspose(op, stationary, deps, first_end,
+                                               inputs_end, iter));
         }
         flops = 2 * depth * tile_p * tile_f;
       }
@@ -873,6 +966,13 @@ class NkiLowering {
       r.insert(r.end(), made.deps.begin(), made.deps.end());
     }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
+    if (auto s = spill_after_.find(op.json_path); s != spill_after_.end()) {
+      const uint32_t save =
+          builder_.Dma("dma_spill_save", op.id, SpillShape(*s->second),
+                       made.deps, op.source_line, iter);
+      it.spill_saves[op.id] = save;
+      it.all.push_back(save);
+    }
     if (static_cast<int>(idx) == result_index_.back()) {
       it.result.partitions = made.partitions;  // the shape, not the deps
       it.result.free = made.free;
@@ -899,6 +999,10 @@ class NkiLowering {
   std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
   std::vector<int> result_index_;   // parallel to chain_
   std::vector<Iteration*> frames_;  // parallel to chain_
+  // The compiler stage's spills, by the op that writes the tile and by the
+  // op it is reloaded for.
+  std::map<std::string, const SpillDecision*> spill_after_;
+  std::map<std::string, std::vector<const SpillDecision*>> reload_before_;
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

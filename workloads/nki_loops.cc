@@ -138,6 +138,36 @@ int LoopResultIndex(const NkiLoop& loop) {
   return -1;
 }
 
+namespace {
+
+void CollectIds(const NkiLoop& loop, std::set<std::string>& out) {
+  for (const NkiOp& op : loop.body) {
+    if (!op.id.empty()) out.insert(op.id);
+    for (const NkiLoop& nested : op.loop) CollectIds(nested, out);
+  }
+}
+
+}  // namespace
+
+bool UpdatesTileInPlace(const NkiLoop& loop) {
+  std::set<std::string> inside;
+  CollectIds(loop, inside);
+  const NkiLoop* at = &loop;
+  for (;;) {
+    const int j = LoopResultIndex(*at);
+    if (j < 0) return false;
+    const NkiOp& op = at->body[static_cast<size_t>(j)];
+    if (op.op == "loop" && op.id.empty()) {
+      at = &op.loop.front();
+      continue;
+    }
+    if (op.op == "loop") return false;
+    return std::any_of(
+        op.inputs.begin(), op.inputs.end(),
+        [&](const std::string& id) { return inside.count(id) == 0; });
+  }
+}
+
 LoopResultKind LoopResultOf(const NkiLoop& loop) {
   const int j = LoopResultIndex(loop);
   if (j < 0) return LoopResultKind::kNone;
@@ -153,7 +183,8 @@ LoopResultKind LoopResultOf(const NkiLoop& loop) {
                  op.carry.end()) {
     kind = LoopResultKind::kAccumulator;
   }
-  if (kind == LoopResultKind::kBlock && loop.range == LoopRange::kSequential) {
+  if (kind == LoopResultKind::kBlock && loop.range == LoopRange::kSequential &&
+      UpdatesTileInPlace(loop)) {
     return LoopResultKind::kState;
   }
   return kind;

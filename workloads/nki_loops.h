@@ -81,12 +81,20 @@ enum class LoopResultKind {
   // block dimension of an NKI tensor, as `tiles[k] = nl.load(...)` fills
   // one slot of `tiles` per iteration.
   kBlock,
-  // The loop is sequential: NKI's sequential_range is for a loop-carried
-  // dependency, so its iterations update the same tiles in place (as
-  // `result[...] += partial` over the blocks of K does) and the id stands
-  // for their state after the last iteration. Counted as one set of tiles.
+  // The loop is sequential and its result op updates a tile made before
+  // the loop (UpdatesTileInPlace): NKI's sequential_range is for a
+  // loop-carried dependency, so its iterations update the same tiles in
+  // place (as `result[...] += partial` over the blocks of K does) and the
+  // id stands for their state after the last iteration. Counted as one set
+  // of tiles. A sequential loop whose result op reads only tiles of its own
+  // iterations (a Python `range` that fills a list of tiles) is a block.
   kState,
 };
+
+// Whether the op whose tile the id of `loop` stands for (looking through
+// id-less nested loops in the result position) reads a tile made outside
+// `loop`: an update in place of a tile that exists before the loop.
+bool UpdatesTileInPlace(const NkiLoop& loop);
 
 // The position in loop.body of the op whose tile the loop's id stands for:
 // the last op that makes one (an op with an id, or a nested loop whose body

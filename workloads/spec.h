@@ -80,6 +80,11 @@ struct NkiOp {
   bool transpose = false;   // load: a DMA transpose
   std::string indirect;     // load: id of the index tile of a gather
   bool accumulate = false;  // activation / tensor_scalar: also reduce
+  // matmul: inputs[0] is [M, K] (nl.matmul with transpose_x=False); the
+  // compiler inserts a TensorE transpose into PSUM and a copy to SBUF.
+  bool insert_transpose = false;
+  // The engine the compiler stage chose for that copy (unset otherwise).
+  std::optional<Engine> transpose_copy_engine;
   // load/store/hbm_copy: the block of `tensor` moved, one entry per dim: the
   // var of an enclosing loop (that loop's current tile along the dim) or
   // kWholeDim. Empty: the op's own loop var for dim 0 and whole other dims.

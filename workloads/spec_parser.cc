@@ -455,21 +455,34 @@ class SpecReader {
   }
 
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
-    static constexpr std::string_view kAll[] = {
-        "id",          "op",
-        "engine",      "func",
-        "inputs",      "tensor",
-        "index",       "mask",
-        "tile",        "dtype",
-        "buffer",      "after",
-        "carry",       "transpose",
-        "indirect",    "accumulate",
-        "from",        "var",
-        "range",       "dim",
-        "step",        "tile_partitions",
-        "buffers",     "body",
-        "affine_mask", "slices",
-        "line"};
+    static constexpr std::string_view kAll[] = {"id",
+                                                "op",
+                                                "engine",
+                                                "func",
+                                                "inputs",
+                                                "tensor",
+                                                "index",
+                                                "mask",
+                                                "tile",
+                                                "dtype",
+                                                "buffer",
+                                                "after",
+                                                "carry",
+                                                "transpose",
+                                                "indirect",
+                                                "accumulate",
+                                                "from",
+                                                "var",
+                                                "range",
+                                                "dim",
+                                                "step",
+                                                "tile_partitions",
+                                                "buffers",
+                                                "body",
+                                                "affine_mask",
+                                                "slices",
+                                                "insert_transpose",
+                                                "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
@@ -500,6 +513,9 @@ class SpecReader {
     if (kind == "load" || kind == "store" || kind == "hbm_copy" ||
         kind == "loop") {
       drop.push_back("slices");
+    }
+    if (IsNkiOpKind(kind) && kind != "matmul") {
+      drop.push_back("insert_transpose");
     }
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key : {"var", "range", "dim", "step",
@@ -623,6 +639,8 @@ class SpecReader {
       TRN_RETURN_IF_ERROR(Slices(*sl, JsonChild(path, "slices"), op));
     }
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "accumulate", op.accumulate));
+    TRN_RETURN_IF_ERROR(
+        r_.OptionalBool(v, path, "insert_transpose", op.insert_transpose));
     if (const Json* ix = JsonReader::Optional(v, "indirect")) {
       TRN_ASSIGN_OR_RETURN(op.indirect,
                            r_.String(*ix, JsonChild(path, "indirect")));

@@ -4,14 +4,22 @@
 // decisions.
 #include "workloads/compiler/compiler.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "device_model/bandwidth_policy.h"
+#include "device_model/device_profile.h"
+#include "device_model/kernel_sim.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/counter_rng.h"
+#include "tests/device_model/test_profile.h"
 #include "workloads/compiler/allocation.h"
+#include "workloads/lowering.h"
+#include "workloads/nki_loops.h"
 #include "workloads/spec_catalog.h"
 #include "workloads/spec_parser.h"
 
@@ -182,6 +190,374 @@ TEST(CompilerTest, PsumIsTakenInBanks) {
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(std::string(spec.status().message()),
               HasSubstr("PSUM overflow: the live tiles need 9 banks"));
+}
+
+// The device time of a compiled spec on the test profile (one run).
+double DeviceUs(const WorkloadSpec& spec) {
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  auto program = Lower(spec, *profile);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return 0;
+  FairShareHbmPolicy policy;
+  KernelSim sim(program->dispatches.at(0).kernel, *profile, policy);
+  CounterRng rng(1);
+  SimListener none;
+  return sim.Run(rng, 0.0, 0, none);
+}
+
+// A loop over 8 small tiles of x, copied to y, whose VectorE op `acc` adds
+// a large tile w loaded once outside it: `acc` is the busiest engine's
+// work. `range` is the inner loop's kind; `carry` makes acc carried from
+// one iteration to the next (`acc += w`); `buffers` > 0 states a depth.
+Json Accumulate(const std::string& range, bool carry, int buffers = 0) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "acc", "family": "acc",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [1024, 64], "dtype": "fp32"},
+      {"name": "y", "shape": [1024, 64], "dtype": "fp32"},
+      {"name": "w", "shape": [128, 8192], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "acc.py", "loops": [{
+      "var": "o", "range": "affine", "tensor": "w", "tile_partitions": 128,
+      "body": [
+        {"id": "w_t", "op": "load", "tensor": "w", "line": 1},
+        {"op": "loop", "var": "p", "range": "affine", "tensor": "x",
+         "tile_partitions": 128, "line": 2, "body": [
+          {"id": "x_t", "op": "load", "tensor": "x", "line": 3},
+          {"id": "c", "op": "tensor_copy", "inputs": ["x_t"], "line": 4},
+          {"op": "store", "tensor": "y", "inputs": ["c"], "line": 5},
+          {"id": "acc", "op": "tensor_tensor", "inputs": ["w_t", "w_t"],
+           "tile": [128, 8192], "line": 6}]}]}]}
+  })");
+  Json& inner = j["kernel"]["loops"][0]["body"][1];
+  inner["range"] = range;
+  if (carry) inner["body"][3]["carry"] = {"acc"};
+  if (buffers > 0) inner["buffers"] = buffers;
+  return j;
+}
+
+TEST(SequentialTest, ACarriedAccumulatorLiesBetweenWholeIterationsAndAffine) {
+  // Model 8: a sequential loop orders only what it carries. The affine
+  // loop's acc instructions run back to back; the sequential loop's wait
+  // each for the one before (its carried tile), while its loads and
+  // copies still run ahead; whole iterations in order (model 7's
+  // sequential without a carry, the same as one buffer) also hold every
+  // load behind the iteration before.
+  auto affine = Parse(Accumulate("affine", false));
+  auto carried = Parse(Accumulate("sequential", true));
+  auto whole = Parse(Accumulate("sequential", false, 1));
+  ASSERT_TRUE(affine.ok()) << affine.status();
+  ASSERT_TRUE(carried.ok()) << carried.status();
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  const double a = DeviceUs(*affine);
+  const double c = DeviceUs(*carried);
+  const double w = DeviceUs(*whole);
+  EXPECT_LT(a, c);
+  EXPECT_LT(c, w);
+  std::printf("affine %.3f us, carried %.3f us, whole %.3f us\n", a, c, w);
+  EXPECT_GT(carried->kernel->loops[0].body[1].loop[0].buffers, 1);
+}
+
+TEST(SequentialTest, WithoutACarriedDependencyItIsAffine) {
+  auto affine = Parse(Accumulate("affine", false));
+  auto seq = Parse(Accumulate("sequential", false));
+  ASSERT_TRUE(affine.ok()) << affine.status();
+  ASSERT_TRUE(seq.ok()) << seq.status();
+  EXPECT_EQ(DeviceUs(*affine), DeviceUs(*seq));
+  ASSERT_EQ(affine->compiled.loops.size(), seq->compiled.loops.size());
+  for (size_t i = 0; i < seq->compiled.loops.size(); ++i) {
+    EXPECT_EQ(affine->compiled.loops[i].depth, seq->compiled.loops[i].depth);
+    EXPECT_EQ(affine->compiled.loops[i].why, seq->compiled.loops[i].why);
+  }
+}
+
+// A Python `range` that fills a list of tiles (`tiles.append(nl.load(..))`)
+// is a sequential loop whose id names a block, not a state: each
+// iteration keeps its own tile. One that updates a tile made before it
+// (`acc = acc + x`) names a state: one set of tiles.
+Json FillOrUpdate(bool update) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "fill", "family": "fill",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [1024, 512], "dtype": "fp32"},
+      {"name": "y", "shape": [128, 512], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "fill.py", "loops": [{
+      "var": "n", "range": "affine", "tensor": "y", "tile_partitions": 128,
+      "body": [
+        {"id": "zero", "op": "memset", "tile": [128, 512], "line": 1},
+        {"id": "tiles", "op": "loop", "var": "k", "range": "sequential",
+         "tensor": "x", "tile_partitions": 128, "line": 2, "body": [
+          {"id": "x_t", "op": "load", "tensor": "x", "index": ["k", ":"],
+           "line": 3},
+          {"id": "sum", "op": "tensor_tensor", "inputs": ["x_t", "x_t"],
+           "tile": [128, 512], "line": 4}]},
+        {"id": "out", "op": "tensor_copy", "inputs": ["tiles"],
+         "tile": [128, 512], "line": 5},
+        {"op": "store", "tensor": "y", "inputs": ["out"], "line": 6}]}]}
+  })");
+  if (update) {
+    j["kernel"]["loops"][0]["body"][1]["body"][1]["inputs"] = {"x_t", "zero"};
+  }
+  return j;
+}
+
+TEST(SequentialTest, ARangeThatFillsTilesIsABlockOneThatUpdatesIsAState) {
+  auto fill = Parse(FillOrUpdate(false));
+  auto update = Parse(FillOrUpdate(true));
+  ASSERT_TRUE(fill.ok()) << fill.status();
+  ASSERT_TRUE(update.ok()) << update.status();
+  const NkiOp& fill_loop = fill->kernel->loops[0].body[1];
+  const NkiOp& update_loop = update->kernel->loops[0].body[1];
+  EXPECT_EQ(LoopResultOf(fill_loop.loop[0]), LoopResultKind::kBlock);
+  EXPECT_EQ(LoopResultOf(update_loop.loop[0]), LoopResultKind::kState);
+  // The block holds its 8 tiles of 2 KiB for `out`; the state one.
+  auto copies_of_tiles = [](const WorkloadSpec& s) {
+    int64_t n = 0;
+    for (const LiveTile& t : s.compiled.sbuf.live) {
+      if (t.id == "tiles") n += t.copies;
+    }
+    return n;
+  };
+  EXPECT_EQ(copies_of_tiles(*fill), 8);
+  EXPECT_EQ(copies_of_tiles(*update), 1);
+}
+
+// c[128, 512] = a[128, K] @ b[K, 512] with nl.matmul(a_t, b_t) over 8 K
+// tiles: a_t is [M, K] = [128, 128], as the source holds it, so the
+// compiler transposes it before each matmul when `insert` is set.
+Json NlMatmul(bool insert, int64_t m = 128) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "nl_matmul", "family": "mm",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "a", "shape": [128, 1024], "dtype": "bf16"},
+      {"name": "b", "shape": [1024, 512], "dtype": "bf16"},
+      {"name": "c", "shape": [128, 512], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "mm.py", "loops": [{
+      "var": "m", "range": "affine", "tensor": "c", "tile_partitions": 128,
+      "body": [
+        {"id": "acc", "op": "loop", "var": "k", "range": "affine",
+         "tensor": "a", "dim": 1, "step": 128, "line": 1, "body": [
+          {"id": "a_t", "op": "load", "tensor": "a", "index": ["m", "k"],
+           "line": 2},
+          {"id": "b_t", "op": "load", "tensor": "b", "index": ["k", ":"],
+           "line": 3},
+          {"id": "p", "op": "matmul", "inputs": ["a_t", "b_t"],
+           "tile": [128, 512], "buffer": "psum", "line": 4}]},
+        {"id": "out", "op": "tensor_copy", "engine": "vector",
+         "inputs": ["acc"], "tile": [128, 512], "line": 5},
+        {"op": "store", "tensor": "c", "inputs": ["out"], "line": 6}]}]}
+  })");
+  Json& mm = j["kernel"]["loops"][0]["body"][0]["body"][2];
+  if (insert) mm["insert_transpose"] = true;
+  j["tensors"][0]["shape"][1] = 1024;
+  if (m != 128) j["kernel"]["loops"][0]["body"][0]["step"] = m;
+  return j;
+}
+
+TEST(InsertTransposeTest, TheCompilerAddsATransposeAndACopyBeforeEachMatmul) {
+  auto plain = Parse(NlMatmul(false));
+  auto inserted = Parse(NlMatmul(true));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE(inserted.ok()) << inserted.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*inserted, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  int transposes = 0, copies = 0, matmuls = 0;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    const std::string label(k.strings[in.label]);
+    if (label == "p.transpose") {
+      ++transposes;
+      EXPECT_EQ(in.engine, Engine::kTensor);
+      EXPECT_EQ(in.rule, CostRule::kTransposePe);
+      EXPECT_EQ(in.work, 128);
+    } else if (label == "p.transpose_copy") {
+      ++copies;
+      EXPECT_TRUE(in.engine == Engine::kVector || in.engine == Engine::kScalar);
+      // It reads the transpose.
+      ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+      EXPECT_EQ(k.strings[k.instrs[k.deps[in.deps_begin]].label],
+                "p.transpose");
+    } else if (label == "p") {
+      ++matmuls;
+      bool after_copy = false;
+      for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+        after_copy = after_copy ||
+                     k.strings[k.instrs[k.deps[d]].label] == "p.transpose_copy";
+      }
+      EXPECT_TRUE(after_copy);
+      EXPECT_EQ(in.flops, 2 * 128 * 128 * 512);
+    }
+  }
+  EXPECT_EQ(transposes, 8);
+  EXPECT_EQ(copies, 8);
+  EXPECT_EQ(matmuls, 8);
+  // DMA-bound: the inserted instructions may hide under the loads.
+  EXPECT_GE(DeviceUs(*inserted), DeviceUs(*plain));
+  // The profile's record: the copy's engine is the compiler's.
+  int recorded = 0;
+  for (const EngineDecision& e : inserted->compiled.engines) {
+    if (e.id == "p.transpose_copy" || e.id == "p.transpose") {
+      ++recorded;
+      EXPECT_EQ(e.by, DecidedBy::kCompiler);
+      EXPECT_THAT(e.why, HasSubstr("transpose_x=False"));
+    }
+  }
+  EXPECT_EQ(recorded, 2);
+  // Its two tiles are live at the matmul: one more PSUM bank for each
+  // iteration in flight.
+  EXPECT_GT(inserted->compiled.psum.used, plain->compiled.psum.used);
+  EXPECT_GT(inserted->compiled.psum.used, 1);
+}
+
+TEST(InsertTransposeTest, OnlyAMatmulTakesItAndXMustFitThePeArray) {
+  Json j = NlMatmul(false);
+  j["kernel"]["loops"][0]["body"][1]["insert_transpose"] = true;
+  auto copy = Parse(j);
+  ASSERT_FALSE(copy.ok());
+  EXPECT_THAT(std::string(copy.status().message()),
+              HasSubstr("/kernel/loops/0/body/1/insert_transpose"));
+  auto wide = Parse(NlMatmul(true, 256));
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*wide, *profile);
+  ASSERT_FALSE(program.ok());
+  EXPECT_THAT(std::string(program.status().message()),
+              HasSubstr("/insert_transpose: x is [128, 256]"));
+}
+
+// x [1024, 18432] fp32 in 8 tiles of 72 KiB per partition: a = load,
+// b = exp(a), c = exp(b) stored, then e = a reduced. At c, a, b and c are
+// live, 216 KiB of SBUF's 192: a is live across c, read next by e.
+Json Spilling() {
+  Json j = Exp(18432);
+  j["tensors"].push_back(
+      {{"name", "z"}, {"shape", {1024, 1}}, {"dtype", "fp32"}});
+  j["kernel"]["loops"][0]["body"] = Json::parse(R"([
+    {"id": "a", "op": "load", "tensor": "x", "line": 1},
+    {"id": "b", "op": "activation", "func": "exp", "inputs": ["a"], "line": 2},
+    {"id": "c", "op": "activation", "func": "exp", "inputs": ["b"], "line": 3},
+    {"op": "store", "tensor": "y", "inputs": ["c"], "line": 4},
+    {"id": "e", "op": "tensor_reduce", "inputs": ["a"], "tile": [128, 1],
+     "line": 5},
+    {"op": "store", "tensor": "z", "inputs": ["e"], "line": 6}])");
+  return j;
+}
+
+TEST(SpillTest, ALiveSetOverSbufSpillsTheTileReadFurthestAhead) {
+  auto spec = Parse(Spilling());
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->compiled.spills.size(), 1u);
+  const SpillDecision& s = spec->compiled.spills[0];
+  EXPECT_EQ(s.id, "a");
+  EXPECT_EQ(s.json_path, "/kernel/loops/0/body/0");
+  EXPECT_EQ(s.reload_before, "/kernel/loops/0/body/4");
+  EXPECT_EQ(s.bytes, 18432 * 4);
+  EXPECT_EQ(s.partitions, 128);
+  EXPECT_EQ(s.runs, 8);
+  EXPECT_EQ(s.TotalBytes(), int64_t{8} * 128 * 18432 * 4);
+  // Without a, the peak is b and c at the second exp.
+  EXPECT_EQ(spec->compiled.sbuf.used, 2 * 18432 * 4);
+  EXPECT_EQ(spec->kernel->loops[0].buffers, 1);
+  EXPECT_THAT(spec->compiled.loops[0].why, HasSubstr("spills"));
+  // Lowered: each iteration saves a after its load and reloads it for e.
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  int saves = 0, reloads = 0;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    const std::string opcode(k.strings[in.opcode]);
+    if (opcode == "dma_spill_save") ++saves;
+    if (opcode == "dma_spill_reload") {
+      ++reloads;
+      EXPECT_EQ(in.work, 128 * 18432 * 4);
+      ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+      EXPECT_EQ(k.strings[k.instrs[k.deps[in.deps_begin]].opcode],
+                "dma_spill_save");
+    }
+    if (opcode == "tensor_reduce") {
+      ASSERT_EQ(in.deps_end - in.deps_begin, 1u);
+      EXPECT_EQ(k.strings[k.instrs[k.deps[in.deps_begin]].opcode],
+                "dma_spill_reload");
+    }
+  }
+  EXPECT_EQ(saves, 8);
+  EXPECT_EQ(reloads, 8);
+}
+
+TEST(SpillTest, WhatCannotFitEvenSpilledIsRefusedNamingThePoint) {
+  // Two 128 KiB tiles both used by the exp: nothing live there can go.
+  auto spec = Parse(Exp(32768));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr("/kernel/loops/0/body/1: SBUF overflow"));
+}
+
+TEST(EngineTest, NothingOnAPsumTileGoesToGpSimd) {
+  // The copy out of the matmul's PSUM accumulator: by workload it would
+  // go to the idle GpSimd (VectorE has the inserted transposes' copies),
+  // which cannot access PSUM.
+  Json j = NlMatmul(true);
+  j["kernel"]["loops"][0]["body"][1].erase("engine");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  bool seen = false;
+  for (const EngineDecision& e : spec->compiled.engines) {
+    if (e.id != "out") continue;
+    seen = true;
+    EXPECT_NE(e.engine, Engine::kGpSimd);
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(PartialTileTest, ALastTileAlongAFreeDimIsCostedAtItsRealSize) {
+  // x [128, 1000] walked by 512 columns: 512, then 488.
+  Json j = Exp(1000);
+  j["tensors"][0]["shape"] = {128, 1000};
+  j["tensors"][1]["shape"] = {128, 1000};
+  Json& loop = j["kernel"]["loops"][0];
+  loop["tensor"] = "x";
+  loop.erase("tile_partitions");
+  loop["dim"] = 1;
+  loop["step"] = 512;
+  loop["var"] = "f";
+  loop["body"] = Json::parse(R"([
+    {"id": "in_tile", "op": "load", "tensor": "x", "index": [":", "f"],
+     "affine_mask": true, "line": 1},
+    {"id": "out_tile", "op": "activation", "func": "exp",
+     "inputs": ["in_tile"], "tile": [128, 512], "line": 2},
+    {"op": "store", "tensor": "y", "inputs": ["out_tile"], "index": [":", "f"],
+     "affine_mask": true, "line": 3}])");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  std::vector<int64_t> exp_work, dma_bytes;
+  for (const Instruction& in : k.instrs) {
+    if (in.kind == InstrKind::kDma) {
+      dma_bytes.push_back(in.work);
+    } else {
+      exp_work.push_back(in.work);
+    }
+  }
+  EXPECT_EQ(exp_work, (std::vector<int64_t>{512, 488}));
+  EXPECT_EQ(dma_bytes, (std::vector<int64_t>{128 * 512 * 4, 128 * 512 * 4,
+                                             128 * 488 * 4, 128 * 488 * 4}));
 }
 
 // Issue 23: the suite states no depth and no engine its kernels' sources

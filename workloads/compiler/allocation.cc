@@ -54,11 +54,14 @@ struct Point {
 struct Peaks {
   MemoryPeak sbuf;
   MemoryPeak psum;
-  void Take(const Point& p, const std::string& at) {
+  std::optional<SpillDecision> spill;  // what to spill at the SBUF peak
+  void Take(const Point& p, const std::string& at,
+            const std::optional<SpillDecision>& candidate) {
     if (p.sbuf.used > sbuf.used) {
       sbuf.used = p.sbuf.used;
       sbuf.at = at;
       sbuf.live = p.sbuf.live;
+      spill = candidate;
     }
     if (p.psum.used > psum.used) {
       psum.used = p.psum.used;
@@ -77,8 +80,10 @@ int64_t Trips(const WorkloadSpec& spec, const LoopChain& chain) {
 
 class Allocator {
  public:
-  Allocator(const WorkloadSpec& spec, const MemoryLimits& limits)
+  Allocator(const WorkloadSpec& spec, const MemoryLimits& limits,
+            const std::vector<SpillDecision>& spills)
       : spec_(spec),
+        spills_(spills),
         limits_(limits),
         bank_bytes_(std::max<int64_t>(1, limits.psum_bytes_per_partition /
                                              std::max(1, limits.psum_banks))) {}
@@ -111,12 +116,40 @@ class Allocator {
     }
     for (size_t j = 0; j < n; ++j) {
       for (size_t i : preds[j]) last[i] = std::max(last[i], pos[j]);
+    }
+    // Each tile's uses (its write and its reads), in positions: a spilled
+    // tile is out of SBUF between two uses, saved after its write and
+    // reloaded for the later use.
+    std::vector<std::vector<size_t>> uses(n);
+    for (size_t i = 0; i < n; ++i) uses[i].push_back(def[i]);
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t i : preds[j]) uses[i].push_back(pos[j]);
+    }
+    for (auto& u : uses) {
+      std::sort(u.begin(), u.end());
+      u.erase(std::unique(u.begin(), u.end()), u.end());
+    }
+    // The gaps spilled: (previous use, reload position).
+    std::vector<std::vector<std::pair<size_t, size_t>>> out_of_sbuf(n);
+    for (const SpillDecision& s : spills_) {
+      for (size_t i = 0; i < n; ++i) {
+        if (s.json_path != loop.body[i].json_path) continue;
+        for (size_t k = 1; k < uses[i].size(); ++k) {
+          if (loop.body[order[uses[i][k]]].json_path == s.reload_before) {
+            out_of_sbuf[i].emplace_back(uses[i][k - 1], uses[i][k]);
+          }
+        }
+      }
+    }
+    std::vector<char> carried(n, 0);
+    for (size_t j = 0; j < n; ++j) {
       // A carried tile is read by the next iteration: alive throughout.
       for (const std::string& id : loop.body[j].carry) {
         for (size_t i = 0; i < n; ++i) {
           if (loop.body[i].id == id) {
             def[i] = 0;
             last[i] = n - 1;
+            carried[i] = 1;
           }
         }
       }
@@ -125,18 +158,67 @@ class Allocator {
     for (size_t p = 0; p < order.size(); ++p) {
       const NkiOp& at = loop.body[order[p]];
       Point iter;
+      // The spill heuristic's choice here: of the SBUF tiles live across
+      // this point and read only later, the one whose next read is the
+      // furthest away (the largest on a tie), as linear-scan allocation
+      // spills the interval that ends furthest (Poletto and Sarkar).
+      std::optional<size_t> candidate;
+      size_t candidate_next = 0;
       for (size_t i = 0; i < n; ++i) {
-        if (def[i] <= p && p <= last[i]) {
-          iter.sbuf.Add(size[i].sbuf);
-          iter.psum.Add(size[i].psum);
+        if (p < def[i] || p > last[i]) continue;
+        bool out = false;
+        for (const auto& [from, to] : out_of_sbuf[i]) {
+          out = out || (from < p && p < to);
+        }
+        if (out) continue;
+        iter.sbuf.Add(size[i].sbuf);
+        iter.psum.Add(size[i].psum);
+        // Live across p without a use at p: its next use after p.
+        const auto next = std::upper_bound(uses[i].begin(), uses[i].end(), p);
+        const bool used_here =
+            std::binary_search(uses[i].begin(), uses[i].end(), p);
+        const NkiOp& op = loop.body[i];
+        if (used_here || next == uses[i].end() || carried[i] ||
+            op.op == "loop" || size[i].sbuf.used == 0) {
+          continue;
+        }
+        if (!candidate || *next > candidate_next ||
+            (*next == candidate_next &&
+             size[i].sbuf.used > size[*candidate].sbuf.used)) {
+          candidate = i;
+          candidate_next = *next;
         }
       }
+      if (at.op == "matmul" && at.insert_transpose) {
+        const Point t = InsertedTranspose(chain, at);
+        iter.sbuf.Add(t.sbuf);
+        iter.psum.Add(t.psum);
+      }
       Point fixed;
+      std::optional<SpillDecision> spill;
+      if (candidate) {
+        const NkiOp& op = loop.body[*candidate];
+        SpillDecision s;
+        s.json_path = op.json_path;
+        s.id = op.id;
+        s.reload_before = loop.body[order[candidate_next]].json_path;
+        s.partitions =
+            ResolveNkiTileInChain(spec_, chain, op, limits_.partitions)
+                .partitions;
+        s.bytes = size[*candidate].sbuf.used;
+        s.runs = Runs(chain);
+        s.why = absl::StrFormat(
+            "live across %s, where the live tiles exceed SBUF, and read "
+            "next at %s: the live tile read furthest ahead",
+            at.json_path, s.reload_before);
+        spill = std::move(s);
+      }
       if (at.op == "loop") {
         const LoopTiles inner_tiles = TilesOf(at, tiles.keep_all);
         chain.push_back(&at.loop.front());
         const Peaks inner = Walk(chain, inner_tiles, !at.id.empty());
         chain.pop_back();
+        if (!spill) spill = inner.spill;
         Point in{{inner.sbuf.used, inner.sbuf.live},
                  {inner.psum.used, inner.psum.live}};
         // A loop without an id rotates its own buffers over its runs: its
@@ -148,12 +230,39 @@ class Allocator {
       Point total{iter.sbuf.Times(depth), iter.psum.Times(depth)};
       total.sbuf.Add(fixed.sbuf);
       total.psum.Add(fixed.psum);
-      peaks.Take(total, at.json_path);
+      peaks.Take(total, at.json_path, spill);
     }
     return peaks;
   }
 
  private:
+  // The two transient tiles of the transpose the compiler inserts before a
+  // matmul with insert_transpose: x [M, K] transposed into PSUM as [K, M],
+  // and its copy to SBUF, each M elements per partition, counted at PSUM's
+  // 4 bytes (an upper bound for a narrower x), alive at the matmul.
+  Point InsertedTranspose(const LoopChain& chain, const NkiOp& op) const {
+    const NkiTile out =
+        ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
+    const int64_t bytes = out.partitions * 4;
+    Point p;
+    p.psum.used = (bytes + bank_bytes_ - 1) / bank_bytes_;
+    p.psum.live.push_back({op.id + ".transpose", bytes, 1});
+    p.sbuf.used = bytes;
+    p.sbuf.live.push_back({op.id + ".transpose_copy", bytes, 1});
+    return p;
+  }
+
+  // How many times the body of chain.back() runs over the kernel.
+  int64_t Runs(const LoopChain& chain) const {
+    int64_t runs = 1;
+    LoopChain prefix;
+    for (const NkiLoop* l : chain) {
+      prefix.push_back(l);
+      runs = SatMul(runs, Trips(spec_, prefix));
+    }
+    return runs;
+  }
+
   // What the op holds while its tile (or its loop's result) is live.
   Point SizeOf(LoopChain& chain, const NkiOp& op) {
     Point p;
@@ -205,6 +314,7 @@ class Allocator {
   }
 
   const WorkloadSpec& spec_;
+  const std::vector<SpillDecision>& spills_;
   const MemoryLimits& limits_;
   const int64_t bank_bytes_;
 };
@@ -221,9 +331,10 @@ std::string LiveText(const std::vector<LiveTile>& live) {
 
 }  // namespace
 
-Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits) {
+Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits,
+                    const std::vector<SpillDecision>& spills) {
   Allocation a;
-  Allocator alloc(spec, limits);
+  Allocator alloc(spec, limits, spills);
   a.psum_bank_bytes = alloc.bank_bytes();
   a.sbuf.limit = limits.sbuf_bytes_per_partition;
   a.psum.limit = limits.psum_banks;
@@ -236,6 +347,7 @@ Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits) {
       a.sbuf.used = p.sbuf.used;
       a.sbuf.at = p.sbuf.at;
       a.sbuf.live = p.sbuf.live;
+      a.spill = p.spill;
     }
     if (p.psum.used > a.psum.used) {
       a.psum.used = p.psum.used;

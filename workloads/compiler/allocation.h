@@ -6,6 +6,9 @@
 #ifndef TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 #define TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 
+#include <optional>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "device_model/memory_limits.h"
 #include "workloads/compiler/decisions.h"
@@ -17,14 +20,19 @@ struct Allocation {
   MemoryPeak sbuf;  // bytes per partition
   MemoryPeak psum;  // banks
   int64_t psum_bank_bytes = 0;
+  // The tile the spill heuristic would spill next to lower the SBUF peak
+  // (docs/spec-format.md, "Spilling"); unset when none can be.
+  std::optional<SpillDecision> spill;
   bool Fits() const {
     return sbuf.used <= sbuf.limit && psum.used <= psum.limit;
   }
 };
 
 // The peaks of a validated nki spec with the depths its loops have now
-// (NkiLoop::buffers).
-Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits);
+// (NkiLoop::buffers) and the tiles in `spills` spilled (not in SBUF
+// between their writer and the op they are reloaded for).
+Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits,
+                    const std::vector<SpillDecision>& spills = {});
 
 // InvalidArgument naming the point of the first peak that does not fit and
 // the tiles live there; OK when `a` fits.

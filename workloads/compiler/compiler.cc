@@ -57,19 +57,13 @@ void Collect(const WorkloadSpec& spec, NkiLoop& loop, const LoopTiles& tiles,
 // Why a loop keeps one iteration in flight whatever the memory, or empty
 // when its depth is the allocator's to decide.
 std::string FixedDepthReason(const LoopSite& s) {
-  const NkiLoop& loop = *s.loop;
   if (s.tiles.keep_all) {
     return "a block: every iteration keeps its own tile, none reuses "
            "another's buffers";
   }
-  const bool carried =
-      s.tiles.holds_state ||
-      std::any_of(loop.body.begin(), loop.body.end(),
-                  [](const NkiOp& op) { return !op.carry.empty(); });
-  if (loop.range == LoopRange::kSequential && !carried) {
-    return "sequential without a carried tile: each iteration waits for the "
-           "one before";
-  }
+  // A sequential loop is pipelined as an affine one (model 8): it orders
+  // only what it carries (its `carry` tiles, its state), not whole
+  // iterations, so its other tiles rotate over buffers as any loop's.
   if (s.trips < 2) return "runs once";
   if (s.partial_last) {
     return "its last iteration is partial: the iterations are not alike, "
@@ -92,6 +86,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
       for (NkiOp& op : l.body) {
         if (op.op == "loop" && !op.loop.empty()) self(self, op.loop.front());
         if (!op.engine_stated) op.engine.reset();
+        op.transpose_copy_engine.reset();
       }
     };
     for (NkiLoop& loop : spec.kernel->loops) visit(visit, loop);
@@ -107,8 +102,16 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     }
   }
   // Every loop at its stated depth or 1 must fit: otherwise no depth does.
+  // Where the live tiles exceed SBUF, the compiler spills (docs/spec-format.md,
+  // "Spilling"): one tile at a time, the heuristic's choice at the peak,
+  // until the kernel fits or no live tile can be spilled there.
   Allocation a = Allocate(spec, limits);
+  while (a.sbuf.used > a.sbuf.limit && a.spill.has_value()) {
+    d.spills.push_back(*a.spill);
+    a = Allocate(spec, limits, d.spills);
+  }
   TRN_RETURN_IF_ERROR(RefusalOf(spec, a));
+  const bool spills = !d.spills.empty();
   // The free space is shared out in rounds: each round gives every loop
   // that may still grow one more iteration in flight, innermost first
   // (the reverse of file order), while the kernel fits; a loop that does
@@ -132,6 +135,12 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     ld.by = DecidedBy::kCompiler;
     ld.why = FixedDepthReason(s);
     if (!ld.why.empty()) continue;
+    if (spills) {
+      ld.why =
+          "the kernel spills at one iteration in flight: no room for more "
+          "(model 8: a spilling kernel is not pipelined further)";
+      continue;
+    }
     // An innermost loop's iterations are short and their loads wait on
     // DMA latency: up to kMaxPipelineDepth in flight. A loop around other
     // loops is double-buffered: one iteration ahead already overlaps its
@@ -153,7 +162,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
       }
       NkiLoop& loop = *sites[i].loop;
       loop.buffers = round;
-      const Allocation at = Allocate(spec, limits);
+      const Allocation at = Allocate(spec, limits, d.spills);
       if (at.Fits()) continue;
       loop.buffers = round - 1;
       growing[i] = 0;
@@ -170,7 +179,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     decided[i].depth = sites[i].loop->buffers;
     d.loops.push_back(std::move(decided[i]));
   }
-  a = Allocate(spec, limits);
+  a = Allocate(spec, limits, d.spills);
   d.sbuf = a.sbuf;
   d.psum = a.psum;
   d.psum_bank_bytes = a.psum_bank_bytes;

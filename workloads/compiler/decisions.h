@@ -54,11 +54,28 @@ struct MemoryPeak {
   std::vector<LiveTile> live;
 };
 
+// A tile the compiler spills to HBM because the live set at some point
+// exceeds SBUF: saved by DMA after its writer, reloaded by DMA before the
+// first op that reads it after that point (neuron-profile's spill save and
+// reload traffic).
+struct SpillDecision {
+  std::string json_path;  // the op that writes the tile
+  std::string id;
+  std::string reload_before;  // JSON pointer of the op it is reloaded for
+  int64_t partitions = 0;
+  int64_t bytes = 0;  // per partition, one copy
+  int64_t runs = 0;   // times the body runs (each saves and reloads once)
+  std::string why;
+  // Bytes saved (and as many reloaded) over the kernel.
+  int64_t TotalBytes() const { return partitions * bytes * runs; }
+};
+
 struct CompilerDecisions {
   std::vector<LoopDecision> loops;  // pre-order, file order
   std::vector<EngineDecision> engines;
-  MemoryPeak sbuf;  // bytes per partition
-  MemoryPeak psum;  // banks
+  std::vector<SpillDecision> spills;  // in the order they were chosen
+  MemoryPeak sbuf;                    // bytes per partition
+  MemoryPeak psum;                    // banks
   int64_t psum_bank_bytes = 0;
   bool done = false;  // CompileSpec ran on this spec
 };

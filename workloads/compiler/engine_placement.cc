@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -31,10 +33,19 @@ class Placer {
     for (NkiOp& op : loop.body) {
       if (op.op == "loop") {
         Loop(op.loop.front(), place, here, out);
+        if (!op.id.empty()) psum_[op.id] = ResultInPsum(op.loop.front());
         continue;
       }
-      const std::vector<Engine> can = NkiOpEngines(op.op);
+      if (!op.id.empty()) psum_[op.id] = op.buffer == "psum";
+      std::vector<Engine> can = NkiOpEngines(op.op);
       if (can.empty()) continue;  // a DMA
+      // GpSimd cannot access PSUM (NKI ISA reference, tensor_copy and the
+      // architecture guide): an op with a PSUM input or output goes to
+      // another capable engine.
+      if (ReadsOrWritesPsum(op) && can.size() > 1) {
+        can.erase(std::remove(can.begin(), can.end(), Engine::kGpSimd),
+                  can.end());
+      }
       const NkiTile tile =
           ResolveNkiTileInChain(spec_, chain_, op, limits_.partitions);
       const int64_t work =
@@ -47,6 +58,9 @@ class Placer {
       const bool fixed = op.engine_stated || !Flexible(op, can);
       if (!place) {
         if (fixed) work_[Index(Fixed(op, can, d))] += work;
+        if (op.op == "matmul" && op.insert_transpose) {
+          work_[Index(Engine::kTensor)] += tile.partitions * here;
+        }
         continue;
       }
       if (fixed) {
@@ -58,8 +72,44 @@ class Placer {
       }
       op.engine = d.engine;
       out.push_back(std::move(d));
+      if (op.op == "matmul" && op.insert_transpose) {
+        PlaceInsertedTranspose(op, tile.partitions * here, out);
+      }
     }
     chain_.pop_back();
+  }
+
+  // The transpose the compiler inserts before a matmul whose x is [M, K]
+  // (nl.matmul with transpose_x=False): on the PE array into PSUM, then a
+  // copy of the [K, M] tile to SBUF. GpSimd cannot access PSUM (NKI ISA
+  // reference, tensor_copy), so the copy goes to VectorE or ScalarE by
+  // engine workload. `work`: M elements per row times the runs.
+  void PlaceInsertedTranspose(NkiOp& op, int64_t work,
+                              std::vector<EngineDecision>& out) {
+    EngineDecision t;
+    t.json_path = op.json_path + "/insert_transpose";
+    t.id = (op.id.empty() ? op.op : op.id) + ".transpose";
+    t.op = "transpose";
+    t.line = op.source_line;
+    t.engine = Engine::kTensor;
+    t.by = DecidedBy::kCompiler;
+    t.why =
+        "inserted by the compiler for nl.matmul with transpose_x=False: a "
+        "transpose into PSUM runs on the PE array";
+    EngineDecision c = t;
+    c.id = (op.id.empty() ? op.op : op.id) + ".transpose_copy";
+    c.op = "tensor_copy";
+    std::string why;
+    std::tie(c.engine, why) = Balance({Engine::kVector, Engine::kScalar});
+    c.why =
+        "inserted by the compiler for nl.matmul with transpose_x=False: the "
+        "transposed tile from PSUM to SBUF, on VectorE or ScalarE (GpSimd "
+        "cannot access PSUM) " +
+        why;
+    work_[Index(c.engine)] += work;
+    op.transpose_copy_engine = c.engine;
+    out.push_back(std::move(t));
+    out.push_back(std::move(c));
   }
 
  private:
@@ -82,7 +132,12 @@ class Placer {
     d.by = DecidedBy::kCompiler;
     if (can.size() == 1) {
       d.engine = can.front();
-      d.why = absl::StrFormat("the only engine that runs %s", op.op);
+      d.why = NkiOpEngines(op.op).size() > 1
+                  ? absl::StrFormat(
+                        "the only engine that runs %s on a PSUM tile "
+                        "(GpSimd cannot access PSUM)",
+                        op.op)
+                  : absl::StrFormat("the only engine that runs %s", op.op);
     } else if (op.op == "transpose") {
       d.engine = op.buffer == "psum" ? Engine::kTensor : Engine::kVector;
       d.why = op.buffer == "psum" ? "a transpose into PSUM runs on the PE array"
@@ -118,6 +173,24 @@ class Placer {
 
   static size_t Index(Engine e) { return static_cast<size_t>(e); }
 
+  // Whether the tile a nested loop's id stands for is in PSUM.
+  static bool ResultInPsum(const NkiLoop& loop) {
+    const int r = LoopResultIndex(loop);
+    if (r < 0) return false;
+    const NkiOp& op = loop.body[static_cast<size_t>(r)];
+    return op.op == "loop" ? ResultInPsum(op.loop.front())
+                           : op.buffer == "psum";
+  }
+
+  bool ReadsOrWritesPsum(const NkiOp& op) const {
+    if (op.buffer == "psum") return true;
+    for (const std::string& id : op.inputs) {
+      auto it = psum_.find(id);
+      if (it != psum_.end() && it->second) return true;
+    }
+    return false;
+  }
+
   // Instructions whose ISA reference gives one engine by default.
   static bool IsaDefaultsToVector(const std::string& op) {
     return op == "tensor_tensor" || op == "tensor_reduce" || op == "select" ||
@@ -128,6 +201,9 @@ class Placer {
   const MemoryLimits& limits_;
   LoopChain chain_;
   std::array<int64_t, 4> work_{};
+  // Whether the tile of each id seen so far is in PSUM (ids are scoped
+  // by body; a later body's id of the same name replaces an earlier one).
+  std::map<std::string, bool> psum_;
 };
 
 }  // namespace
