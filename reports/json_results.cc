@@ -82,6 +82,7 @@ ordered_json ResultsToJson(const RunResult& run,
                   {"commit", run.shard->commit},
                   {"configuration", run.shard->configuration},
                   {"selected", run.shard->selected},
+                  {"selection", run.shard->selection},
                   {"workloads", run.shard->workloads}};
   }
   if (comparison != nullptr) j["comparison"] = ComparisonToJson(*comparison);

@@ -37,6 +37,31 @@ absl::StatusOr<MetricComparison> NothingToCompare(
 absl::Status CheckComputed(MetricComparison& c, const Baseline& old_b,
                            bool allow_unchecked);
 
+// A comparison with fewer samples per side than a gated comparison needs
+// (stats::kMinGateSamples), or so few that with Holm over `comparisons`
+// its rank test cannot reach `alpha` (stats::MinSamplesForGate): an error
+// naming the baseline's file and metric and the repeats per side this
+// many comparisons need, or with `allow_unchecked` the row marked "not
+// checked". Rows without samples or p-value are left to CheckComputed.
+absl::Status CheckSampleSize(MetricComparison& c, const Baseline& old_b,
+                             int64_t comparisons, double alpha,
+                             bool allow_unchecked);
+
+// Before a run: whether `comparisons` gated comparisons of `repeat` new
+// samples each against `baselines` can reach alpha at all (the same rule
+// as CheckSampleSize, with each baseline's own sample count and pairing:
+// same seed and schedule). The error names the first baseline that cannot,
+// and the repeats per side this many comparisons need.
+absl::Status CheckGateCanReachAlpha(const std::vector<Baseline>& baselines,
+                                    uint64_t seed, const Schedule& schedule,
+                                    int64_t comparisons, double alpha);
+
+// The message of a gate that cannot reach alpha: "N samples per side
+// cannot reach alpha 0.05 over M comparisons (Holm): ...", shared by the
+// check before a run and the one after it.
+std::string SampleSizeProblem(int64_t n_baseline, int64_t n_current,
+                              bool paired, int64_t comparisons, double alpha);
+
 }  // namespace trn
 
 #endif  // TRNBENCH_HARNESS_GATE_GATE_INPUTS_H_

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "support/hash.h"
 #include "support/input_error.h"
 #include "support/json_reader.h"
 #include "support/message_text.h"
@@ -80,6 +81,17 @@ struct ShardMeta {
   int count = 0;
 };
 
+}  // namespace
+
+std::string SelectionDigest(std::string_view configuration,
+                            const std::vector<std::string>& selected) {
+  std::string text(configuration);
+  for (const std::string& name : selected) absl::StrAppend(&text, "\n", name);
+  return absl::StrCat("fnv1a64:", Fnv1a64Hex(text));
+}
+
+namespace {
+
 // Checks what merge reads of one shard's results file: the schema, the
 // shard's metadata and the workloads' names.
 absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
@@ -107,7 +119,7 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
                          r.Int(*v, {"/shard", key}, 1, kMaxShards));
     *field = static_cast<int>(n);
   }
-  for (const char* key : {"commit", "configuration"}) {
+  for (const char* key : {"commit", "configuration", "selection"}) {
     TRN_RETURN_IF_ERROR(r.RequiredString(*meta, "/shard", key).status());
   }
   for (const char* key : {"selected", "workloads"}) {
@@ -116,6 +128,15 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
     TRN_RETURN_IF_ERROR(
         r.StringArray(*names, {"/shard", key}, "an array of workload names")
             .status());
+  }
+  const std::vector<std::string> selected =
+      (*meta)["selected"].get<std::vector<std::string>>();
+  if ((*meta)["selection"].get<std::string>() !=
+      SelectionDigest((*meta)["configuration"].get<std::string>(), selected)) {
+    return r.Error("/shard/selected",
+                   "does not match /shard/selection, the digest of the "
+                   "selection the shards were cut from; expected the shard "
+                   "as trnbench wrote it (was a workload removed?)");
   }
   TRN_ASSIGN_OR_RETURN(const nlohmann::json* workloads,
                        r.Required(doc, "", "workloads"));

@@ -42,6 +42,15 @@ absl::StatusOr<std::vector<std::string>> ShardWorkloads(
 // The cost of each shard under the same split, for the docs and tests.
 std::vector<double> ShardCosts(const std::vector<ShardUnit>& units, int count);
 
+// The digest every shard carries of the selection it was cut from
+// (`shard.selection`): FNV-1a 64 over the configuration and the selected
+// workloads' names in order, "fnv1a64:" and 16 hex digits. Merge recomputes
+// it, so a `selected` list edited in every shard (the regressed workloads
+// deleted from it and from the shards' results) is refused instead of
+// merged into a smaller suite that passes.
+std::string SelectionDigest(std::string_view configuration,
+                            const std::vector<std::string>& selected);
+
 // One shard's results file, as read.
 struct ShardFile {
   std::string label;  // the path, for messages
@@ -54,7 +63,7 @@ struct ShardFile {
 // instead). Refused, as InvalidArgument naming the files: a file that is
 // not a shard; shards of different commits, configurations, devices or
 // splits; a shard given twice; a missing shard; a workload missing or
-// present twice.
+// present twice; a `selected` list that does not match `selection`.
 absl::StatusOr<std::string> MergeShards(const std::vector<ShardFile>& files);
 
 }  // namespace trn::history

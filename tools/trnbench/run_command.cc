@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/gate/baseline_store.h"
 #include "harness/gate/comparison.h"
+#include "harness/gate/gate_inputs.h"
 #include "harness/runner/runner.h"
 #include "reports/comparison_report.h"
 #include "reports/console_report.h"
@@ -127,6 +128,22 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   }
 
   RunOptions run_options = RunOptionsFrom(o, baselines);
+  if (!o.baseline.empty() && !o.allow_unchecked) {
+    // A gate that cannot reach alpha at this sample size says so before
+    // spending the run (harness/gate/gate_inputs.h).
+    int64_t comparisons = 0;
+    for (const auto& spec : *specs) {
+      comparisons += spec.mode == ExecMode::kNki
+                         ? static_cast<int64_t>(DefaultGateMetrics().size())
+                         : 1;
+    }
+    if (auto s =
+            CheckGateCanReachAlpha(baselines, run_options.seed,
+                                   run_options.schedule, comparisons, o.alpha);
+        !s.ok()) {
+      return Fail(err, s);
+    }
+  }
   // UI only: the bar reads the wall clock, the model never does, and it
   // draws nothing unless stderr is a terminal.
   ProgressBar progress(
