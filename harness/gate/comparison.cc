@@ -104,18 +104,6 @@ void DecideVerdict(MetricComparison& c, double alpha, int64_t comparisons) {
         "changed during the run");
     return;
   }
-  // The AR(1) inflation estimated from a short series is too noisy for
-  // the interval to keep its level.
-  if (c.autocorrelation_adjusted && n < stats::kMinAutocorrelatedSamples) {
-    c.verdict = Verdict::kInconclusive;
-    c.repeats_to_resolve = stats::kMinAutocorrelatedSamples;
-    c.reason = absl::StrFormat(
-        "the samples are autocorrelated%s and %d per side are too few to "
-        "allow for it; at least %d repeats per side are needed",
-        c.pooled_autocorrelation ? " (pooled lag-1 test over the run)" : "", n,
-        stats::kMinAutocorrelatedSamples);
-    return;
-  }
   // Express the interval as "how much worse": positive is a regression.
   const double worse_lo = c.lower_is_better ? lo : -hi;
   const double worse_hi = c.lower_is_better ? hi : -lo;
@@ -165,7 +153,15 @@ void DecideVerdict(MetricComparison& c, double alpha, int64_t comparisons) {
     c.repeats_to_resolve =
         bounded ? std::max(static_cast<int64_t>(std::ceil(need)), n + 1)
                 : kMaxSuggestedRepeats;
-    const std::string sig = significant ? " (the change is significant)" : "";
+    const std::string sig = absl::StrCat(
+        significant ? " (the change is significant)" : "",
+        c.autocorrelation_adjusted
+            ? absl::StrCat(" (widened for the samples' autocorrelation",
+                           c.pooled_autocorrelation
+                               ? ", by the lag-1 test pooled over the run"
+                               : "",
+                           ")")
+            : "");
     if (bounded) {
       c.reason = absl::StrFormat(
           "interval %s straddles the ±%s threshold%s; about %d repeats per "

@@ -111,11 +111,31 @@ std::string SampleSizeProblem(int64_t n_baseline, int64_t n_current,
       static_cast<double>(comparisons) * p_min, need, comparisons);
 }
 
-absl::Status CheckGateCanReachAlpha(const std::vector<Baseline>& baselines,
-                                    uint64_t seed, const Schedule& schedule,
-                                    int64_t comparisons, double alpha) {
+absl::Status CheckGateCanReachAlpha(
+    const std::vector<Baseline>& baselines, const std::string& device,
+    uint64_t seed, const Schedule& schedule,
+    const std::map<std::string, std::vector<std::string>>& run_metrics,
+    double alpha) {
+  // What will be compared: a measurement holds its own counts, a baseline
+  // of another device is refused after the run by name, and one lacking a
+  // metric the run has is refused (or not checked) by CheckMissingMetric.
+  auto compared = [&](const Baseline& b) -> const std::vector<std::string>* {
+    if (b.measured() || b.device != device) return nullptr;
+    const auto it = run_metrics.find(b.workload);
+    if (it == run_metrics.end() || it->second.empty()) return nullptr;
+    for (const std::string& m : it->second) {
+      if (b.Find(m) == nullptr) return nullptr;
+    }
+    return &it->second;
+  };
+  int64_t comparisons = 0;
   for (const Baseline& b : baselines) {
-    if (b.measured()) continue;  // a measurement holds its own counts
+    if (const auto* metrics = compared(b)) {
+      comparisons += static_cast<int64_t>(metrics->size());
+    }
+  }
+  for (const Baseline& b : baselines) {
+    if (compared(b) == nullptr) continue;
     const bool paired = b.seed == seed && b.schedule.wait == schedule.wait &&
                         b.schedule.warmup == schedule.warmup &&
                         b.schedule.repeat == schedule.repeat;

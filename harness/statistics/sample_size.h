@@ -17,13 +17,6 @@ namespace trn::stats {
 // samples whose independence nobody checked is not one.
 inline constexpr int64_t kMinGateSamples = 8;
 
-// Autocorrelated samples (serial_dependence.h) are compared with an AR(1)
-// t whose inflation is estimated from the series itself; below this many
-// samples per side that estimate is too noisy for the interval to keep its
-// coverage (docs/statistics.md, "Small samples"), so such a comparison is
-// inconclusive and says how many samples it would need.
-inline constexpr int64_t kMinAutocorrelatedSamples = 50;
-
 // The smallest two-sided p-value the rank test behind a comparison can
 // give: Mann-Whitney with n1 and n2 samples, 2 / C(n1 + n2, n1) exactly
 // (both below 50, the exact null's range); the signed-rank test on n pairs,

@@ -331,11 +331,7 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
         boost::math::cdf(boost::math::complement(Normal(), z));
     d.autocorrelated = d.p_autocorrelation < kSerialTestAlpha && d.rho > 0.0;
   }
-  if (d.autocorrelated) {
-    d.variance_inflation = Ar1VarianceInflation(d.rho, d.n);
-    d.effective_n = n / d.variance_inflation;
-    d.dof = std::max(1.0, n * (1.0 - d.rho * d.rho) / (3.0 + d.rho * d.rho));
-  }
+  if (d.autocorrelated) SetAr1Inflation(d);
 
   const size_t quarter = in_order.size() / 4;
   const double first = MedianOfCopy(in_order.first(quarter));
@@ -366,13 +362,34 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
   return d;
 }
 
-void MarkAutocorrelated(SeriesDiagnostics& d) {
-  if (d.autocorrelated || !(d.rho > 0.0) || d.n < kMinDiagnosedSamples) return;
+void SetAr1Inflation(SeriesDiagnostics& d) {
   const auto n = static_cast<double>(d.n);
-  d.autocorrelated = true;
-  d.variance_inflation = Ar1VarianceInflation(d.rho, d.n);
+  const double rho2 = d.rho * d.rho;
+  if (d.n >= kSmallSampleAr1) {
+    d.variance_inflation = Ar1VarianceInflation(d.rho, d.n);
+    d.effective_n = n / d.variance_inflation;
+    d.dof = std::max(1.0, n * (1.0 - rho2) / (3.0 + rho2));
+    return;
+  }
+  const double z = boost::math::quantile(Normal(), kSmallSampleRhoLevel);
+  const double base = std::max(0.0, d.rho);
+  d.rho_bound =
+      std::min(kMaxRho, base + z * std::sqrt((1.0 - base * base) / n));
+  const double vif = Ar1VarianceInflation(d.rho_bound, d.n);
+  d.variance_inflation = vif * (n - 1.0) / std::max(1.0, n - vif);
   d.effective_n = n / d.variance_inflation;
-  d.dof = std::max(1.0, n * (1.0 - d.rho * d.rho) / (3.0 + d.rho * d.rho));
+  d.dof = std::max(1.0, n * (1.0 - rho2) / (1.0 + rho2));
+}
+
+void MarkAutocorrelated(SeriesDiagnostics& d) {
+  if (d.autocorrelated || d.n < kMinDiagnosedSamples) return;
+  // Above the small-sample size the pooled test's verdict is applied at
+  // the series' own estimate, which must then be positive; below it at
+  // the upper bound, which is positive whatever the estimate.
+  if (d.n >= kSmallSampleAr1 && !(d.rho > 0.0)) return;
+  if (!std::isfinite(d.rho)) return;
+  d.autocorrelated = true;
+  SetAr1Inflation(d);
 }
 
 PooledLag1 PooledLag1Test(std::span<const SeriesDiagnostics* const> series) {
@@ -397,9 +414,15 @@ PooledLag1 PooledLag1Test(std::span<const SeriesDiagnostics* const> series) {
 std::vector<std::string> DiagnosticNotes(const SeriesDiagnostics& d) {
   std::vector<std::string> notes;
   if (d.autocorrelated) {
+    std::string bound;
+    if (std::isfinite(d.rho_bound)) {
+      bound = absl::StrFormat(
+          " (allowed for at its upper bound %.2f: fewer than %d samples)",
+          d.rho_bound, kSmallSampleAr1);
+    }
     notes.push_back(absl::StrFormat(
-        "autocorrelated: \xCF\x81\xCC\x82 %.2f, effective n %.0f of %d", d.rho,
-        std::max(1.0, std::floor(d.effective_n)), d.n));
+        "autocorrelated: \xCF\x81\xCC\x82 %.2f, effective n %.0f of %d%s",
+        d.rho, std::max(1.0, std::floor(d.effective_n)), d.n, bound));
   }
   if (d.drifting) {
     notes.push_back(absl::StrFormat(

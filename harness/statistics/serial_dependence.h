@@ -38,6 +38,18 @@ inline constexpr double kSeriesResolution = 1e-9;
 // kernel density of one normal sample shows spurious dips), and values that
 // vary: a count that takes three values is not "bimodal".
 inline constexpr int64_t kMinBimodalitySamples = 50;
+// Below this many samples an autocorrelated series' AR(1) inflation is
+// taken at an upper confidence bound of rho rather than at its estimate,
+// and with the sample variance's own bias allowed for: from a short series
+// rho-hat is so noisy (and r1 so biased) that the estimate's inflation
+// leaves the interval well short of its level (docs/statistics.md, "Small
+// samples"). The interval is wider, and a change that clears the threshold
+// even so is called: a 2x regression from 13 hyperfine runs is a
+// regression, not "too few samples".
+inline constexpr int64_t kSmallSampleAr1 = 50;
+// One-sided level of that bound: rho-hat + z * sqrt((1 - rho-hat^2) / n),
+// Bartlett's large-sample standard error of r1 under AR(1).
+inline constexpr double kSmallSampleRhoLevel = 0.95;
 inline constexpr int64_t kMinBimodalityDistinct = 10;
 
 struct SeriesDiagnostics {
@@ -63,6 +75,9 @@ struct SeriesDiagnostics {
   // autocorrelated n (1 - rho^2) / (3 + rho^2), which adds the spread of
   // the estimated inflation to that of the sample variance (delta method).
   double dof = NAN;
+  // Below kSmallSampleAr1: the upper bound of rho the inflation was taken
+  // at (NaN otherwise).
+  double rho_bound = NAN;
 
   // Drift: the median of the last quarter of the run relative to the
   // median of the first quarter, minus 1 (on the original scale), and the
@@ -132,6 +147,17 @@ struct PooledLag1 {
   bool autocorrelated = false;  // p_value < kSerialTestAlpha
 };
 PooledLag1 PooledLag1Test(std::span<const SeriesDiagnostics* const> series);
+
+// The inflation an autocorrelated series of n >= kSmallSampleAr1 gets:
+// Ar1VarianceInflation at its rho-hat, with dof n (1 - rho^2) / (3 +
+// rho^2). Below kSmallSampleAr1: at rho_bound, the kSmallSampleRhoLevel
+// upper bound of rho (at least 0, at most 0.99), times (n - 1) / (n - VIF)
+// (E s^2 = gamma0 (n - VIF) / (n - 1) for a correlated series, so s^2
+// under-states gamma0; the divisor is kept at least 1), with the sample
+// variance's dof n (1 - rho^2) / (1 + rho^2) at rho-hat (Bartlett): rho's
+// own uncertainty is in the bound. Sets variance_inflation, effective_n,
+// dof and rho_bound.
+void SetAr1Inflation(SeriesDiagnostics& d);
 
 // Var(mean) / (gamma0 / n) for a stationary AR(1) series of length n:
 // (1 + rho) / (1 - rho) - 2 rho (1 - rho^n) / (n (1 - rho)^2); 1 for

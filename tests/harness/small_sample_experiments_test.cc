@@ -11,10 +11,11 @@
 // minute; the seed is fixed, so either count prints the same table on
 // every machine). Asserted on every cell: the A/A rate of gate runs with
 // any regression or improvement is at most 5%; the 95% interval covers the
-// true ratio in 93-97% of the comparisons the gate gives a verdict on; and
-// where the gate cannot give one (too few samples for Holm, samples too
-// few to allow for their autocorrelation, a run that is not stationary) it
-// refuses or says why, never "straddles the threshold".
+// true ratio in 93-97% of the comparisons the gate gives a verdict on (at
+// least 93% where the small-sample AR(1) rule or a drift widens it); and
+// where the gate cannot give one (too few samples for Holm, a run that is
+// not stationary) it refuses or says why, and a "straddles the threshold"
+// reason is true of its interval.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "harness/gate/baseline_store.h"
 #include "harness/gate/comparison.h"
+#include "harness/statistics/serial_dependence.h"
 #include "support/counter_rng.h"
 
 namespace trn {
@@ -139,8 +141,7 @@ Baseline Side(const std::string& workload, uint64_t seed, int n,
 // The reasons of a comparison the gate withholds a verdict from, as
 // DecideVerdict words them.
 bool Withheld(const MetricComparison& c) {
-  return absl::StartsWith(c.reason, "not stationary") ||
-         absl::StartsWith(c.reason, "the samples are autocorrelated");
+  return absl::StartsWith(c.reason, "not stationary");
 }
 
 struct Cell {
@@ -274,9 +275,17 @@ TEST(SmallSampleExperiments, TableAndBounds) {
         EXPECT_GE(coverage, 0.93) << NoiseName(kind) << " n " << n;
         // Not met, and said so in docs/statistics.md: a drift the trend
         // test misses widens each side's spread, and the rank interval
-        // then over-covers (0.971-0.992 at n = 10-50): conservative, not a
-        // false alarm, but outside the band.
-        if (kind != Noise::kDrift) {
+        // then over-covers (0.984-0.992 at n = 10-50); below 50 per side
+        // the autocorrelated interval is taken at rho's upper bound
+        // (serial_dependence.h, kSmallSampleAr1) and over-covers by design
+        // (0.968-0.992 under AR(1), 0.995-1.000 for a level shift, whose
+        // series look autocorrelated): conservative, never a false alarm,
+        // but outside the band.
+        const bool conservative =
+            n < stats::kSmallSampleAr1 &&
+            (kind == Noise::kAr05 || kind == Noise::kAr09 ||
+             kind == Noise::kStep);
+        if (kind != Noise::kDrift && !conservative) {
           EXPECT_LE(coverage, 0.97) << NoiseName(kind) << " n " << n;
         }
       }

@@ -4,6 +4,7 @@
 // non-stationarity, a whole-suite gate that refuses a file missing
 // workloads, and a recorded noise_threshold capped.
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -92,10 +93,46 @@ TEST(VerdictRulesTest, AGateThatCannotReachAlphaIsRefused) {
   EXPECT_TRUE(
       absl::StrContains(r.status().message(), "8 per side for 7 comparisons"))
       << r.status();
-  const absl::Status s =
-      CheckGateCanReachAlpha(old_side, 2, new_side[0].schedule, 7, 0.05);
+  std::map<std::string, std::vector<std::string>> metrics;
+  for (const Baseline& b : old_side) metrics[b.workload] = {"device_time_us"};
+  const absl::Status s = CheckGateCanReachAlpha(
+      old_side, "trn1", 2, new_side[0].schedule, metrics, 0.05);
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(absl::StrContains(s.message(), "refused before running")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "for 7 comparisons")) << s;
+}
+
+// The check before a run counts only what the run will compare: baselines
+// of another device and metrics they lack are left to the comparison's
+// own errors, which name the device or the metric (error catalogue).
+TEST(VerdictRulesTest, TheCheckBeforeARunCountsOnlyWhatWillBeCompared) {
+  std::vector<Baseline> old_side;
+  for (int w = 0; w < 7; ++w) {
+    old_side.push_back(Side("w" + std::to_string(w), 1, Samples(5, 100, w)));
+  }
+  Schedule schedule;
+  schedule.repeat = 5;
+  std::map<std::string, std::vector<std::string>> metrics;
+  for (const Baseline& b : old_side) metrics[b.workload] = {"device_time_us"};
+  // Another device: nothing of it will be compared, nothing to refuse here.
+  EXPECT_TRUE(
+      CheckGateCanReachAlpha(old_side, "trn2", 2, schedule, metrics, 0.05)
+          .ok());
+  // A baseline without a metric the run has: left to CheckMissingMetric.
+  std::map<std::string, std::vector<std::string>> more = metrics;
+  for (auto& [w, m] : more) m.push_back("ncl_us");
+  EXPECT_TRUE(
+      CheckGateCanReachAlpha(old_side, "trn1", 2, schedule, more, 0.05).ok());
+  // One of them on this device: m = 1, and 5 per side is still below 8.
+  old_side[3].device = "trn1";
+  for (Baseline& b : old_side) {
+    if (&b != &old_side[3]) b.device = "trn2";
+  }
+  const absl::Status one =
+      CheckGateCanReachAlpha(old_side, "trn1", 2, schedule, metrics, 0.05);
+  EXPECT_FALSE(one.ok());
+  EXPECT_TRUE(absl::StrContains(one.message(), "w3")) << one;
+  EXPECT_TRUE(absl::StrContains(one.message(), "for 1 comparisons")) << one;
 }
 
 // The reason names the adjusted p when the interval clears the threshold

@@ -3,6 +3,7 @@
 // every requested output.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -131,15 +132,19 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   if (!o.baseline.empty() && !o.allow_unchecked) {
     // A gate that cannot reach alpha at this sample size says so before
     // spending the run (harness/gate/gate_inputs.h).
-    int64_t comparisons = 0;
+    // The gated metrics each workload's run produces: an NKI kernel has
+    // its launch latencies and throughput, every mode its device time.
+    std::map<std::string, std::vector<std::string>> run_metrics;
     for (const auto& spec : *specs) {
-      comparisons += spec.mode == ExecMode::kNki
-                         ? static_cast<int64_t>(DefaultGateMetrics().size())
-                         : 1;
+      for (const std::string& m : CompareOptionsFrom(o).metrics) {
+        if (spec.mode == ExecMode::kNki || m == "device_time_us") {
+          run_metrics[spec.name].push_back(m);
+        }
+      }
     }
     if (auto s =
-            CheckGateCanReachAlpha(baselines, run_options.seed,
-                                   run_options.schedule, comparisons, o.alpha);
+            CheckGateCanReachAlpha(baselines, profile->name, run_options.seed,
+                                   run_options.schedule, run_metrics, o.alpha);
         !s.ok()) {
       return Fail(err, s);
     }
