@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -109,6 +110,31 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
     return r.Error("/shard",
                    "required key \"shard\" is missing: expected a shard's "
                    "results (run with `shard` K/N), not a whole run");
+  }
+  // Shard version 1 (no `version`) has no selection digest; a newer one
+  // may mean something this merge does not check.
+  int64_t version = 1;
+  if (const nlohmann::json* v = JsonReader::Optional(*meta, "version")) {
+    TRN_ASSIGN_OR_RETURN(version, r.Int(*v, {"/shard", "version"}, 1,
+                                        std::numeric_limits<int>::max()));
+  }
+  if (version > kShardFormatVersion) {
+    return r.Error(
+        "/shard/version",
+        absl::StrCat("shard version ", version,
+                     " is newer than this trnbench's ", kShardFormatVersion,
+                     "; expected shards written by the trnbench "
+                     "that merges them"));
+  }
+  if (version < kShardFormatVersion) {
+    return r.Error(
+        "/shard/selection",
+        absl::StrCat("missing: a shard of version ", version,
+                     " (written before shard version 2) carries no digest of "
+                     "the selection it was cut from, so merge cannot check "
+                     "that no workload was left out; expected shard version ",
+                     kShardFormatVersion,
+                     ": run the split again with this trnbench"));
   }
   ShardMeta out;
   for (auto [key, field] :

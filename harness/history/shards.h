@@ -11,6 +11,13 @@
 
 namespace trn::history {
 
+// The version of a results file's `shard` object (docs/results-format.md).
+// 2 added `selection`, the digest of the suite the shards were cut from;
+// a shard without `version` is version 1, which merge refuses: without the
+// digest it cannot tell a whole split from one whose regressed workloads
+// were deleted from every shard.
+inline constexpr int kShardFormatVersion = 2;
+
 // `--shard K/N`: shard K (1-based) of N.
 struct ShardSpec {
   int index = 1;
