@@ -625,8 +625,8 @@ const Case kCases[] = {
     {"validate/model_results", "validate --measured $SRC/baselines/trn1/exp_tiled.json", "exp_tiled.json: /source", "expected a measured results file"},
     {"validate/no_spec_of_that_name", "validate --measured $ERR/measured/measured_no_spec.json", "workload nothing_like_it", "expected a spec of that name"},
     {"validate/negative_percentile", "validate --measured $ERR/measured/measured_negative_percentile.json", "measured_negative_percentile.json: /workloads/0/metrics/ncl_us/percentiles/", "expected a time or rate > 0 (a percentile of ncl_us), found -20"},
-    {"calibrate/negative_percentile", "calibrate $ERR/measured/measured_negative_percentile.json --output $OUT/trn1.json", "measured_negative_percentile.json: /workloads/0/metrics/ncl_us/percentiles/", "expected a time or rate > 0 (a percentile of ncl_us), found -20"},
-    {"calibrate/repeat_beyond_the_instruction_bound", "calibrate $ERR/measured/measured_exp_tiled.json --repeat 1000000 --output $OUT/trn1.json", "--repeat=1000000 and --warmup=", "expected at most 2000000000 instructions for the whole fit"},
+    {"calibrate/negative_percentile", "calibrate $ERR/measured/measured_negative_percentile.json", "measured_negative_percentile.json: /workloads/0/metrics/ncl_us/percentiles/", "expected a time or rate > 0 (a percentile of ncl_us), found -20"},
+    {"calibrate/repeat_beyond_the_instruction_bound", "calibrate $ERR/measured/measured_exp_tiled.json --repeat 1000000", "--repeat=1000000 and --warmup=", "expected at most 2000000000 instructions for the whole fit"},
     {"calibrate/no_files", "calibrate", "calibrate needs measured results files", "trnbench calibrate MEASURED.json"},
     {"calibrate/no_output", "calibrate $ERR/measured/measured_no_spec.json", "calibrate needs --output PROFILE.json", "the fitted device profile", nullptr, Start::kPlain, false},
 
