@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "harness/gate/samples_checksum.h"
+#include "harness/history/shards.h"
 #include "harness/import/measurement_json.h"
 #include "harness/runner/summary_json.h"
 #include "reports/comparison_report.h"
@@ -77,11 +78,13 @@ ordered_json ResultsToJson(const RunResult& run,
   }
   j["workloads"] = std::move(ws);
   if (run.shard) {
-    j["shard"] = {{"index", run.shard->index},
+    j["shard"] = {{"version", history::kShardFormatVersion},
+                  {"index", run.shard->index},
                   {"count", run.shard->count},
                   {"commit", run.shard->commit},
                   {"configuration", run.shard->configuration},
                   {"selected", run.shard->selected},
+                  {"selection", run.shard->selection},
                   {"workloads", run.shard->workloads}};
   }
   if (comparison != nullptr) j["comparison"] = ComparisonToJson(*comparison);

@@ -1,5 +1,6 @@
 #include "harness/gate/baseline_store.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -86,15 +87,6 @@ const JsonShape kDocument{{{"schema", &kScalar},
                            {"schedule", &kSchedule},
                            {"workloads", &kWorkloads}}};
 
-// Times and rates that every run of a workload has: a sample of 0 or less
-// is no measurement (and the gate compares them as logarithms). The other
-// metrics (busy times of idle engines, bytes, shares) may be 0, never
-// negative.
-bool MustBePositive(std::string_view metric) {
-  return metric == "device_time_us" || metric == "wall_time_us" ||
-         metric == "ncl_us" || metric == "latency_us" ||
-         metric == "throughput_per_s";
-}
 // Workload names reach file names (`<name>.json` under --save-baseline) and
 // one-line messages. trnbench writes spec names ([a-z][a-z0-9_]*), sweep
 // points (`name[tensor=dims]`) and imported names (letters, digits, '_',
@@ -165,6 +157,19 @@ absl::Status ReadMetrics(const JsonReader& r, const json& obj,
       TRN_ASSIGN_OR_RETURN(percentiles,
                            import::PercentilesFromJson(
                                *pc, r.file(), JsonChild(p, "percentiles")));
+    }
+    // A percentile is a value of the metric: the samples' rule applies
+    // (> 0 for times and rates, >= 0 for the others).
+    for (const auto& [pct, value] : percentiles) {
+      if (!(value > 0) && (MustBePositive(name) || value < 0)) {
+        return r.Error(
+            JsonChild(JsonChild(p, "percentiles"), absl::StrFormat("%g", pct)),
+            absl::StrCat("expected a ",
+                         MustBePositive(name) ? "" : "non-negative ",
+                         MustBePositive(name) ? "time or rate > 0" : "value",
+                         " (a percentile of ", name, "), found ",
+                         absl::StrFormat("%g", value)));
+      }
     }
     if (measured && samples->empty() && percentiles.empty()) {
       return r.Error({p, "samples"},
@@ -570,6 +575,26 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
 
 std::string BaselinePath(const std::string& dir, const std::string& workload) {
   return (std::filesystem::path(dir) / (workload + ".json")).string();
+}
+
+absl::StatusOr<std::vector<std::string>> BaselineFolderWorkloads(
+    const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> out;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::filesystem::path& p = it->path();
+    const std::string name = p.filename().string();
+    if (p.extension() != ".json" || name.front() == '.') continue;
+    out.push_back(p.stem().string());
+  }
+  if (ec) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(EscapeControl(dir),
+                     ": cannot list the baseline folder: ", ec.message()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 namespace {

@@ -74,6 +74,12 @@ absl::StatusOr<std::vector<Baseline>> LoadBaselineOrResults(
 
 std::string BaselinePath(const std::string& dir, const std::string& workload);
 
+// The workloads a baseline folder holds baselines for: the names of its
+// `*.json` files (not starting with "."), sorted. So a whole-suite gate of
+// a results file can tell what the file lacks.
+absl::StatusOr<std::vector<std::string>> BaselineFolderWorkloads(
+    const std::string& dir);
+
 // The file names of `baselines` in their folder, for an output plan.
 std::vector<std::string> BaselineFileNames(
     const std::vector<Baseline>& baselines);

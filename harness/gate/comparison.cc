@@ -13,6 +13,7 @@
 #include "boost/math/distributions/students_t.hpp"
 #include "harness/gate/gate_inputs.h"
 #include "harness/statistics/comparison_stats.h"
+#include "harness/statistics/sample_size.h"
 #include "support/status_macros.h"
 
 namespace trn {
@@ -45,14 +46,62 @@ double Median(std::vector<double> v) {
   return stats::QuantileSorted(v, 0.5);
 }
 
+// The first non-stationary series of a comparison (a drift or a level
+// shift at least half the threshold: a smaller one cannot move a verdict
+// on that threshold), described for the reason; empty when none.
+std::string NonStationarity(const MetricComparison& c) {
+  const double material = c.threshold / 2;
+  auto describe = [&](const stats::SeriesDiagnostics& d,
+                      const char* side) -> std::string {
+    if (d.drifting && std::isfinite(d.drift) &&
+        std::fabs(d.drift) >= material) {
+      return absl::StrFormat(
+          "the %s run drifts %+.2f%% from its first to its last quarter "
+          "(Mann-Kendall p %.2g)",
+          side, d.drift * 100, d.p_drift);
+    }
+    if (d.shifted && std::isfinite(d.level_shift) &&
+        std::fabs(d.level_shift) >= material) {
+      return absl::StrFormat(
+          "the %s run has a level shift of %+.2f%% from sample %d on "
+          "(Pettitt p %.2g)",
+          side, d.level_shift * 100, d.shift_at + 1, d.p_level_shift);
+    }
+    return "";
+  };
+  // Only log-scale series have relative sizes; a paired series of log
+  // ratios is judged through its sides.
+  for (const auto& [d, side] : {std::pair{&c.baseline_series, "baseline"},
+                                std::pair{&c.current_series, "current"}}) {
+    if (!d->log_scale) continue;
+    std::string what = describe(*d, side);
+    if (!what.empty()) return what;
+  }
+  return "";
+}
+
+}  // namespace
+
 // Applies the threshold rule to a comparison whose adjusted p is known.
-void Decide(MetricComparison& c, double alpha) {
+void DecideVerdict(MetricComparison& c, double alpha, int64_t comparisons) {
   const double lo = c.change_interval.low;
   const double hi = c.change_interval.high;
   const double thr = c.threshold;
   if (!std::isfinite(lo) || !std::isfinite(hi)) {
     c.verdict = Verdict::kInconclusive;
     c.reason = "no interval could be computed (too few samples)";
+    return;
+  }
+  const int64_t n = std::min(c.n_baseline, c.n_current);
+  // A run whose level moved inside it has no single distribution to
+  // compare: no verdict, and no "more repeats" advice, since repeating
+  // such a run does not make it stationary.
+  if (const std::string what = NonStationarity(c); !what.empty()) {
+    c.verdict = Verdict::kInconclusive;
+    c.reason = absl::StrCat(
+        "not stationary: ", what,
+        "; more repeats of such a run will not settle it: find what "
+        "changed during the run");
     return;
   }
   // Express the interval as "how much worse": positive is a regression.
@@ -62,13 +111,15 @@ void Decide(MetricComparison& c, double alpha) {
   const std::string iv =
       absl::StrFormat("[%+.2f%%, %+.2f%%]", lo * 100, hi * 100);
   const std::string th = absl::StrFormat("%.2f%%", thr * 100);
-  if (significant && worse_lo > thr) {
+  const bool beyond_worse = worse_lo > thr;
+  const bool beyond_better = worse_hi < -thr;
+  if (significant && beyond_worse) {
     c.verdict = Verdict::kRegression;
     c.reason = absl::StrFormat(
         "%s: interval %s lies beyond the %s threshold, adjusted p = %.3g",
         c.lower_is_better ? "higher (worse)" : "lower (worse)", iv, th,
         c.p_adjusted);
-  } else if (significant && worse_hi < -thr) {
+  } else if (significant && beyond_better) {
     c.verdict = Verdict::kImprovement;
     c.reason = absl::StrFormat(
         "%s: interval %s lies beyond the %s threshold, adjusted p = %.3g",
@@ -77,6 +128,17 @@ void Decide(MetricComparison& c, double alpha) {
   } else if (worse_lo >= -thr && worse_hi <= thr) {
     c.verdict = Verdict::kUnchanged;
     c.reason = absl::StrFormat("interval %s lies within ±%s", iv, th);
+  } else if (beyond_worse || beyond_better) {
+    // The interval clears the threshold but Holm's adjusted p does not
+    // reach alpha: the cause is the p-value, not the interval.
+    c.verdict = Verdict::kInconclusive;
+    const int64_t need = stats::MinSamplesForGate(comparisons, alpha, c.paired);
+    c.repeats_to_resolve = std::max(need, n + 1);
+    c.reason = absl::StrFormat(
+        "interval %s lies beyond the %s threshold but the adjusted p = %.3g "
+        "does not reach alpha %.3g (Holm over %d comparisons); more repeats "
+        "per side would lower it",
+        iv, th, c.p_adjusted, alpha, comparisons);
   } else {
     c.verdict = Verdict::kInconclusive;
     // The interval narrows as 1/sqrt(n) (also with autocorrelation, whose
@@ -85,14 +147,21 @@ void Decide(MetricComparison& c, double alpha) {
     const double center = (worse_lo + worse_hi) / 2;
     const double half = (worse_hi - worse_lo) / 2;
     const double room = std::fabs(std::fabs(center) - thr);
-    const double n = static_cast<double>(std::min(c.n_baseline, c.n_current));
-    const double need = n * (half / room) * (half / room);
+    const double dn = static_cast<double>(n);
+    const double need = dn * (half / room) * (half / room);
     const bool bounded = room > 0 && need <= kMaxSuggestedRepeats;
-    c.repeats_to_resolve = bounded
-                               ? std::max(static_cast<int64_t>(std::ceil(need)),
-                                          static_cast<int64_t>(n) + 1)
-                               : kMaxSuggestedRepeats;
-    const std::string sig = significant ? " (the change is significant)" : "";
+    c.repeats_to_resolve =
+        bounded ? std::max(static_cast<int64_t>(std::ceil(need)), n + 1)
+                : kMaxSuggestedRepeats;
+    const std::string sig = absl::StrCat(
+        significant ? " (the change is significant)" : "",
+        c.autocorrelation_adjusted
+            ? absl::StrCat(" (widened for the samples' autocorrelation",
+                           c.pooled_autocorrelation
+                               ? ", by the lag-1 test pooled over the run"
+                               : "",
+                           ")")
+            : "");
     if (bounded) {
       c.reason = absl::StrFormat(
           "interval %s straddles the ±%s threshold%s; about %d repeats per "
@@ -108,6 +177,8 @@ void Decide(MetricComparison& c, double alpha) {
     }
   }
 }
+
+namespace {
 
 void AddSeriesNotes(const std::string& metric, const char* side,
                     const stats::SeriesDiagnostics& d,
@@ -162,7 +233,8 @@ struct Side {
 
 absl::StatusOr<ComparisonReport> CompareCore(
     const std::vector<Side>& sides, const std::vector<const Baseline*>& missing,
-    const CompareOptions& options, std::string source) {
+    const std::vector<std::string>& absent, const CompareOptions& options,
+    std::string source) {
   ComparisonReport report;
   report.baseline_source = std::move(source);
   report.threshold = options.threshold;
@@ -170,6 +242,12 @@ absl::StatusOr<ComparisonReport> CompareCore(
   report.confidence = options.confidence;
   std::vector<size_t> tested;  // rows that take part in Holm's correction
   std::vector<const Baseline*> tested_old;  // the baseline of each
+  struct Samples {
+    const std::vector<double>* old_s;
+    const std::vector<double>* new_s;
+    bool paired;
+  };
+  std::vector<Samples> tested_samples;  // what each was computed from
   for (const Side& s : sides) {
     const size_t rows_before = report.rows.size();
     std::vector<std::string> notes;
@@ -187,6 +265,17 @@ absl::StatusOr<ComparisonReport> CompareCore(
     }
     if (both_model && s.old_b->device_hash != s.new_b->device_hash) {
       notes.push_back("device profile differs (edited or --set)");
+    }
+    // The recorded threshold that applies (ApplicableThreshold), when the
+    // cap lowered it.
+    const Baseline* recorded =
+        std::isfinite(s.new_b->noise_threshold) ? s.new_b : s.old_b;
+    if (std::isfinite(recorded->noise_threshold) &&
+        recorded->noise_threshold > kMaxNoiseThreshold) {
+      notes.push_back(absl::StrFormat(
+          "%s records noise_threshold %g; applied as the maximum, %.0f%%",
+          recorded->file.empty() ? std::string("the run") : recorded->file,
+          recorded->noise_threshold, kMaxNoiseThreshold * 100));
     }
     // Only the model's samples share random streams; two measurements
     // with the same (absent) seed are independent.
@@ -217,19 +306,9 @@ absl::StatusOr<ComparisonReport> CompareCore(
       c.threshold = s.threshold;
       c.notes.insert(c.notes.begin(), notes.begin(), notes.end());
       if (paired) c.notes.push_back("paired: same seeds on both sides");
-      AddSeriesNotes(metric, "baseline", c.baseline_series, c.notes);
-      AddSeriesNotes(metric, "current", c.current_series, c.notes);
-      if (c.paired) {
-        AddSeriesNotes(metric, "log ratios", c.paired_series, c.notes);
-      }
-      if (c.autocorrelation_adjusted) {
-        c.notes.push_back(absl::StrCat(
-            metric,
-            ": interval and p allow for the autocorrelation (t test on log "
-            "times with AR(1) effective sample sizes); no rank test"));
-      }
       tested.push_back(report.rows.size());
       tested_old.push_back(s.old_b);
+      tested_samples.push_back({&a->samples, &b->samples, paired});
       report.rows.push_back(std::move(c));
     }
     if (report.rows.size() == rows_before) {
@@ -237,6 +316,56 @@ absl::StatusOr<ComparisonReport> CompareCore(
           MetricComparison none,
           NothingToCompare(*s.old_b, options.metrics, options.allow_unchecked));
       report.rows.push_back(std::move(none));
+    }
+  }
+  // A correlation shared by the run's series is detected by pooling their
+  // lag-1 statistics where each series alone is too short to show it; the
+  // comparisons are then computed again with each series treated as
+  // autocorrelated (serial_dependence.h).
+  std::vector<const stats::SeriesDiagnostics*> series;
+  for (size_t i : tested) {
+    const MetricComparison& c = report.rows[i];
+    if (c.paired) {
+      series.push_back(&c.paired_series);
+    } else {
+      series.push_back(&c.baseline_series);
+      series.push_back(&c.current_series);
+    }
+  }
+  const stats::PooledLag1 pooled = stats::PooledLag1Test(series);
+  if (pooled.autocorrelated) {
+    for (size_t k = 0; k < tested.size(); ++k) {
+      MetricComparison& c = report.rows[tested[k]];
+      if (std::isnan(c.p_value)) continue;  // nothing was computed
+      MetricComparison fresh =
+          CompareSamples(*tested_samples[k].old_s, *tested_samples[k].new_s,
+                         tested_samples[k].paired, options.confidence,
+                         /*assume_autocorrelated=*/true);
+      fresh.workload = std::move(c.workload);
+      fresh.metric = std::move(c.metric);
+      fresh.lower_is_better = c.lower_is_better;
+      fresh.threshold = c.threshold;
+      fresh.notes = std::move(c.notes);
+      fresh.pooled_autocorrelation = true;
+      c = std::move(fresh);
+      c.notes.push_back(absl::StrFormat(
+          "the run's samples are autocorrelated by the lag-1 test pooled "
+          "over its %d series (z %.2f, p %.2g)",
+          pooled.series, pooled.z, pooled.p_value));
+    }
+  }
+  for (size_t i : tested) {
+    MetricComparison& c = report.rows[i];
+    AddSeriesNotes(c.metric, "baseline", c.baseline_series, c.notes);
+    AddSeriesNotes(c.metric, "current", c.current_series, c.notes);
+    if (c.paired) {
+      AddSeriesNotes(c.metric, "log ratios", c.paired_series, c.notes);
+    }
+    if (c.autocorrelation_adjusted) {
+      c.notes.push_back(absl::StrCat(
+          c.metric,
+          ": interval and p allow for the autocorrelation (t test on log "
+          "times with AR(1) effective sample sizes); no rank test"));
     }
   }
   // Holm adjusts each row's p_value (the test behind its interval); rows
@@ -249,7 +378,11 @@ absl::StatusOr<ComparisonReport> CompareCore(
   for (size_t k = 0; k < tested.size(); ++k) {
     MetricComparison& c = report.rows[tested[k]];
     c.p_adjusted = adjusted[k];
-    Decide(c, options.alpha);
+    TRN_RETURN_IF_ERROR(CheckSampleSize(c, *tested_old[k], report.comparisons,
+                                        options.alpha,
+                                        options.allow_unchecked));
+    if (c.unchecked) continue;
+    DecideVerdict(c, options.alpha, report.comparisons);
     TRN_RETURN_IF_ERROR(
         CheckComputed(c, *tested_old[k], options.allow_unchecked));
   }
@@ -277,6 +410,19 @@ absl::StatusOr<ComparisonReport> CompareCore(
       any = true;
     }
     if (!any) report.rows.push_back(std::move(c));
+  }
+  for (const std::string& w : absent) {
+    MetricComparison c;
+    c.workload = w;
+    c.metric = "*";
+    c.verdict = Verdict::kInconclusive;
+    c.unchecked = true;
+    c.reason = absl::StrCat(
+        "not checked: the baselines have this workload and the results do "
+        "not (allowed by --allow-missing)");
+    c.change = c.change_interval.low = c.change_interval.high = kNaN;
+    c.p_rank = c.p_t = c.p_value = c.p_adjusted = kNaN;
+    report.rows.push_back(std::move(c));
   }
   return report;
 }
@@ -324,7 +470,7 @@ int64_t ComparisonReport::Unchecked() const {
 
 MetricComparison CompareSamples(const std::vector<double>& baseline,
                                 const std::vector<double>& current, bool paired,
-                                double confidence) {
+                                double confidence, bool assume_autocorrelated) {
   MetricComparison c;
   c.n_baseline = static_cast<int64_t>(baseline.size());
   c.n_current = static_cast<int64_t>(current.size());
@@ -342,6 +488,10 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
   }
   c.baseline_series = stats::DiagnoseSeries(baseline);
   c.current_series = stats::DiagnoseSeries(current);
+  if (assume_autocorrelated && !c.paired) {
+    stats::MarkAutocorrelated(c.baseline_series);
+    stats::MarkAutocorrelated(c.current_series);
+  }
   // Times are compared on a log scale: a shift there is a ratio, which is
   // what "x% slower" means, and log times are closer to symmetric.
   std::vector<double> la(baseline.size());
@@ -374,6 +524,7 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
     std::vector<double> d(la.size());
     for (size_t i = 0; i < d.size(); ++i) d[i] = lb[i] - la[i];
     c.paired_series = stats::DiagnoseSeries(d, stats::SeriesScale::kLinear);
+    if (assume_autocorrelated) stats::MarkAutocorrelated(c.paired_series);
     c.autocorrelation_adjusted = c.paired_series.autocorrelated;
     shift = c.autocorrelation_adjusted
                 ? ar1_t("paired-t-log-ar1",
@@ -406,8 +557,12 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
 
 double ApplicableThreshold(double current_spec, double baseline_spec,
                            double flag) {
-  if (std::isfinite(current_spec)) return current_spec;
-  if (std::isfinite(baseline_spec)) return baseline_spec;
+  if (std::isfinite(current_spec)) {
+    return std::min(current_spec, kMaxNoiseThreshold);
+  }
+  if (std::isfinite(baseline_spec)) {
+    return std::min(baseline_spec, kMaxNoiseThreshold);
+  }
   return flag;
 }
 
@@ -475,7 +630,7 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
         current[i].noise_threshold, old_b->noise_threshold, options.threshold);
     sides.push_back({old_b, &current[i], thr});
   }
-  return CompareCore(sides, missing, options, source);
+  return CompareCore(sides, missing, {}, options, source);
 }
 
 absl::StatusOr<ComparisonReport> CompareFiles(
@@ -531,7 +686,34 @@ absl::StatusOr<ComparisonReport> CompareFiles(
   const std::string source = !options.source.empty() ? options.source
                              : old_side.empty()      ? ""
                                                      : old_side.front().file;
-  return CompareCore(sides, missing, options, source);
+  // A whole-suite gate is whole: what the baselines hold and the results
+  // lack is refused, or with allow_missing listed as not checked.
+  std::vector<std::string> absent;
+  if (options.old_side_is_baseline_set) {
+    absl::flat_hash_map<std::string_view, bool> in_new;
+    for (const auto& n : new_side) in_new.emplace(n.workload, true);
+    for (const std::string& w : options.baseline_set_workloads) {
+      if (!in_new.contains(w)) absent.push_back(w);
+    }
+    if (!absent.empty() && !options.allow_missing) {
+      std::string listed;
+      for (size_t i = 0; i < absent.size() && i < 10; ++i) {
+        absl::StrAppend(&listed, i == 0 ? "" : ", ", absent[i]);
+      }
+      if (absent.size() > 10) {
+        absl::StrAppend(&listed, " and ", absent.size() - 10, " more");
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          new_side.empty() ? std::string("the results") : new_side.front().file,
+          ": /workloads: lacks ", absent.size(), " workload",
+          absent.size() == 1 ? "" : "s", " that ",
+          source.empty() ? std::string("the baselines") : source,
+          " has baselines for (", listed,
+          "); expected the whole suite, or `allow_missing` to gate only "
+          "what the file holds"));
+    }
+  }
+  return CompareCore(sides, missing, absent, options, source);
 }
 
 }  // namespace trn

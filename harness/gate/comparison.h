@@ -43,6 +43,11 @@ struct CompareOptions {
   // workload without one is refused unless allow_missing (then "new").
   // Otherwise two files are compared on the workloads they share.
   bool old_side_is_baseline_set = false;
+  // CompareFiles with a baseline set: the workloads the set has baselines
+  // for. A workload of it that the new side lacks is refused (a whole-suite
+  // gate must not pass by leaving the regressed workloads out of the
+  // file) unless allow_missing, which lists each as "not checked".
+  std::vector<std::string> baseline_set_workloads;
 };
 
 struct MetricComparison {
@@ -83,6 +88,10 @@ struct MetricComparison {
   stats::SeriesDiagnostics current_series;
   stats::SeriesDiagnostics paired_series;
   bool autocorrelation_adjusted = false;
+  // The run's samples were judged autocorrelated by the lag-1 test pooled
+  // over every series of the comparison report, although this row's own
+  // series were not (stats::PooledLag1Test).
+  bool pooled_autocorrelation = false;
   Verdict verdict = Verdict::kUnchanged;
   // Inconclusive because --allow-unchecked let a row through that the gate
   // could not check (a metric one side lacks, no interval computable): the
@@ -113,17 +122,34 @@ struct ComparisonReport {
 // header of every rendering, so it says what was applied.
 std::string ThresholdText(const ComparisonReport& report);
 
+// The largest recorded noise_threshold a comparison applies: a spec or a
+// file may record up to 1 (exclusive), but a baseline's provenance is not
+// covered by its samples' checksum, and a threshold of 0.9 would turn
+// any regression into a pass. Larger values are applied as this, with a
+// note on the row (docs/statistics.md).
+inline constexpr double kMaxNoiseThreshold = 0.20;
+
 // The threshold a comparison applies, one rule for runs and files: the
 // current side's recorded spec noise_threshold, else the baseline's, else
-// `flag` (--threshold). NaN means "not recorded".
+// `flag` (--threshold); a recorded one at most kMaxNoiseThreshold. NaN
+// means "not recorded".
 double ApplicableThreshold(double current_spec, double baseline_spec,
                            double flag);
 
 // The comparison of one metric's samples, before multiple-testing
 // correction and verdict (exposed for tests and experiments).
+// `assume_autocorrelated`: a pooled test over the run found its series
+// autocorrelated, so each series with a positive corrected rho is treated
+// as autocorrelated even if its own test did not say so.
 MetricComparison CompareSamples(const std::vector<double>& baseline,
                                 const std::vector<double>& current, bool paired,
-                                double confidence);
+                                double confidence,
+                                bool assume_autocorrelated = false);
+
+// The verdict of a comparison whose Holm-adjusted p is known, out of
+// `comparisons` (Holm's m), by the rules of docs/statistics.md; sets
+// verdict, reason and repeats_to_resolve (exposed for experiments).
+void DecideVerdict(MetricComparison& c, double alpha, int64_t comparisons);
 
 // Compares every workload of `run` with the baseline of the same name. A
 // workload without a baseline is an error unless options.allow_missing,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "support/hash.h"
 #include "support/input_error.h"
 #include "support/json_reader.h"
 #include "support/message_text.h"
@@ -80,6 +82,17 @@ struct ShardMeta {
   int count = 0;
 };
 
+}  // namespace
+
+std::string SelectionDigest(std::string_view configuration,
+                            const std::vector<std::string>& selected) {
+  std::string text(configuration);
+  for (const std::string& name : selected) absl::StrAppend(&text, "\n", name);
+  return absl::StrCat("fnv1a64:", Fnv1a64Hex(text));
+}
+
+namespace {
+
 // Checks what merge reads of one shard's results file: the schema, the
 // shard's metadata and the workloads' names.
 absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
@@ -98,6 +111,31 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
                    "required key \"shard\" is missing: expected a shard's "
                    "results (run with `shard` K/N), not a whole run");
   }
+  // Shard version 1 (no `version`) has no selection digest; a newer one
+  // may mean something this merge does not check.
+  int64_t version = 1;
+  if (const nlohmann::json* v = JsonReader::Optional(*meta, "version")) {
+    TRN_ASSIGN_OR_RETURN(version, r.Int(*v, {"/shard", "version"}, 1,
+                                        std::numeric_limits<int>::max()));
+  }
+  if (version > kShardFormatVersion) {
+    return r.Error(
+        "/shard/version",
+        absl::StrCat("shard version ", version,
+                     " is newer than this trnbench's ", kShardFormatVersion,
+                     "; expected shards written by the trnbench "
+                     "that merges them"));
+  }
+  if (version < kShardFormatVersion) {
+    return r.Error(
+        "/shard/selection",
+        absl::StrCat("missing: a shard of version ", version,
+                     " (written before shard version 2) carries no digest of "
+                     "the selection it was cut from, so merge cannot check "
+                     "that no workload was left out; expected shard version ",
+                     kShardFormatVersion,
+                     ": run the split again with this trnbench"));
+  }
   ShardMeta out;
   for (auto [key, field] :
        {std::pair{"index", &out.index}, std::pair{"count", &out.count}}) {
@@ -107,7 +145,7 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
                          r.Int(*v, {"/shard", key}, 1, kMaxShards));
     *field = static_cast<int>(n);
   }
-  for (const char* key : {"commit", "configuration"}) {
+  for (const char* key : {"commit", "configuration", "selection"}) {
     TRN_RETURN_IF_ERROR(r.RequiredString(*meta, "/shard", key).status());
   }
   for (const char* key : {"selected", "workloads"}) {
@@ -116,6 +154,15 @@ absl::StatusOr<ShardMeta> ReadShardMeta(const nlohmann::json& doc,
     TRN_RETURN_IF_ERROR(
         r.StringArray(*names, {"/shard", key}, "an array of workload names")
             .status());
+  }
+  const std::vector<std::string> selected =
+      (*meta)["selected"].get<std::vector<std::string>>();
+  if ((*meta)["selection"].get<std::string>() !=
+      SelectionDigest((*meta)["configuration"].get<std::string>(), selected)) {
+    return r.Error("/shard/selected",
+                   "does not match /shard/selection, the digest of the "
+                   "selection the shards were cut from; expected the shard "
+                   "as trnbench wrote it (was a workload removed?)");
   }
   TRN_ASSIGN_OR_RETURN(const nlohmann::json* workloads,
                        r.Required(doc, "", "workloads"));

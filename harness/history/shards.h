@@ -11,6 +11,13 @@
 
 namespace trn::history {
 
+// The version of a results file's `shard` object (docs/results-format.md).
+// 2 added `selection`, the digest of the suite the shards were cut from;
+// a shard without `version` is version 1, which merge refuses: without the
+// digest it cannot tell a whole split from one whose regressed workloads
+// were deleted from every shard.
+inline constexpr int kShardFormatVersion = 2;
+
 // `--shard K/N`: shard K (1-based) of N.
 struct ShardSpec {
   int index = 1;
@@ -42,6 +49,15 @@ absl::StatusOr<std::vector<std::string>> ShardWorkloads(
 // The cost of each shard under the same split, for the docs and tests.
 std::vector<double> ShardCosts(const std::vector<ShardUnit>& units, int count);
 
+// The digest every shard carries of the selection it was cut from
+// (`shard.selection`): FNV-1a 64 over the configuration and the selected
+// workloads' names in order, "fnv1a64:" and 16 hex digits. Merge recomputes
+// it, so a `selected` list edited in every shard (the regressed workloads
+// deleted from it and from the shards' results) is refused instead of
+// merged into a smaller suite that passes.
+std::string SelectionDigest(std::string_view configuration,
+                            const std::vector<std::string>& selected);
+
 // One shard's results file, as read.
 struct ShardFile {
   std::string label;  // the path, for messages
@@ -54,7 +70,7 @@ struct ShardFile {
 // instead). Refused, as InvalidArgument naming the files: a file that is
 // not a shard; shards of different commits, configurations, devices or
 // splits; a shard given twice; a missing shard; a workload missing or
-// present twice.
+// present twice; a `selected` list that does not match `selection`.
 absl::StatusOr<std::string> MergeShards(const std::vector<ShardFile>& files);
 
 }  // namespace trn::history

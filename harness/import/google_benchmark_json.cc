@@ -1,5 +1,6 @@
 #include "harness/import/google_benchmark_json.h"
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -85,8 +86,10 @@ absl::StatusOr<Imported> ReadGoogleBenchmark(
         return BadInput(file, p + "/name", "expected the benchmark's name");
       }
       TRN_ASSIGN_OR_RETURN(const double us, MicrosecondsPer(run, r, p));
-      constexpr NumberBounds kTime{.min = 0};
-      constexpr std::string_view kExpected = "a time of at least 0";
+      // A time of 0 (a run faster than the clock, rounded) is no
+      // measurement, and the results reader refuses it.
+      constexpr NumberBounds kTime{.min = 0, .min_open = true};
+      constexpr std::string_view kExpected = "a time > 0";
       TRN_ASSIGN_OR_RETURN(double real, NumberField(run, file, p, "real_time",
                                                     kTime, kExpected));
       TRN_ASSIGN_OR_RETURN(
@@ -101,6 +104,15 @@ absl::StatusOr<Imported> ReadGoogleBenchmark(
                                   MeasuredMetric("cpu_time_us", {})},
                                  {}});
         w = &out.workloads.back();
+      }
+      for (const auto& [key, t] :
+           {std::pair{"real_time", real}, std::pair{"cpu_time", cpu}}) {
+        if (!std::isfinite(t * us)) {
+          return BadInput(file, JsonChild(p, key),
+                          absl::StrCat("expected a time that stays finite in "
+                                       "microseconds, got ",
+                                       t, " (overflows on conversion)"));
+        }
       }
       w->metrics[0].samples.push_back(real * us);
       w->metrics[1].samples.push_back(cpu * us);

@@ -1,5 +1,6 @@
 #include "harness/import/hyperfine_json.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -59,9 +60,20 @@ absl::StatusOr<Imported> ReadHyperfine(const std::vector<ParsedInput>& inputs) {
       }
       std::vector<double> samples;
       for (size_t k = 0; k < times->size(); ++k) {
-        TRN_ASSIGN_OR_RETURN(const double t,
-                             r.Number((*times)[k], {times_at, k}, {.min = 0},
-                                      "a time in seconds of at least 0"));
+        // A time of 0 (hyperfine's rounding of a run faster than its
+        // clock) is no measurement, and the results reader refuses it.
+        TRN_ASSIGN_OR_RETURN(
+            const double t,
+            r.Number((*times)[k], {times_at, k}, {.min = 0, .min_open = true},
+                     "a time in seconds > 0"));
+        if (!std::isfinite(t * 1e6)) {
+          return r.Error(
+              {times_at, k},
+              absl::StrCat(t,
+                           " s overflows in microseconds; "
+                           "expected a time in seconds below ",
+                           std::numeric_limits<double>::max() / 1e6));
+        }
         if (codes != nullptr) {
           // A failed run (or one killed by a signal: null) is not a
           // measurement of the command.
@@ -79,6 +91,22 @@ absl::StatusOr<Imported> ReadHyperfine(const std::vector<ParsedInput>& inputs) {
       if (samples.empty()) {
         return BadInput(file, p + "/exit_codes",
                         "expected at least one run with exit code 0");
+      }
+      // One command twice in one file is two benchmarks that happen to
+      // share a name (a parameter sweep without --parameter-*): pooling
+      // them would mix two distributions. Across files the same command
+      // is the same benchmark measured again, and its runs are pooled.
+      for (size_t prev = 0; prev < i; ++prev) {
+        const nlohmann::json* c =
+            JsonReader::Optional(results[prev], "command");
+        if (c != nullptr && c->is_string() && *c == name) {
+          return r.Error(
+              {p, "command"},
+              absl::StrCat("\"", name, "\" is also ",
+                           JsonChild("/results", prev),
+                           "; expected each command once per file (its runs "
+                           "would be pooled with another benchmark's)"));
+        }
       }
       ImportedWorkload* w = nullptr;
       for (auto& existing : out.workloads) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "harness/import/neuron_bench.h"
 #include "harness/import/neuron_profile_summary.h"
 #include "harness/import/nki_benchmark_output.h"
+#include "harness/runner/measured_metrics.h"
 #include "harness/statistics/statistics.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
@@ -83,6 +85,36 @@ absl::StatusOr<Imported> Read(MeasuredFormat format,
       return ReadHyperfine(inputs);
   }
   return absl::InternalError("unknown measured format");
+}
+
+// What import writes, the results reader must read back: every sample and
+// percentile of a time or rate finite and > 0, of the other metrics finite
+// and >= 0 (measured_metrics.h). Each reader refuses what it can name by
+// its own field and line; this catches what is only known after reading
+// (a sum, a unit conversion), naming the sample by its position.
+absl::Status CheckReadable(const std::vector<MeasuredFile>& files,
+                           const std::string& workload, const MetricResult& m) {
+  const bool positive = MustBePositive(m.name);
+  auto ok = [&](double x) {
+    return std::isfinite(x) && (positive ? x > 0 : x >= 0);
+  };
+  auto refuse = [&](const std::string& which, double x) {
+    return BadInput(
+        files[0].path, "/",
+        absl::StrCat(workload, " ", m.name, " ", which, " is ", x, " ", m.unit,
+                     "; expected a finite ",
+                     positive ? "time or rate > 0" : "value >= 0",
+                     " (the results reader refuses anything else)"));
+  };
+  for (size_t k = 0; k < m.samples.size(); ++k) {
+    if (!ok(m.samples[k])) {
+      return refuse(absl::StrCat("sample ", k + 1), m.samples[k]);
+    }
+  }
+  for (const auto& [pct, value] : m.percentiles) {
+    if (!ok(value)) return refuse(absl::StrCat("percentile ", pct), value);
+  }
+  return absl::OkStatus();
 }
 
 bool NamesItsWorkloads(MeasuredFormat f) {
@@ -236,6 +268,7 @@ absl::StatusOr<RunResult> ImportMeasured(const std::vector<MeasuredFile>& files,
     r.mode = "measured";
     r.description = absl::StrCat(imported.tool, ": ", original);
     for (MetricResult& m : w.metrics) {
+      TRN_RETURN_IF_ERROR(CheckReadable(files, original, m));
       run.schedule.repeat = std::max<int64_t>(
           run.schedule.repeat, static_cast<int64_t>(m.samples.size()));
       m.summary = m.samples.empty()

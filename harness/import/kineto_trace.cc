@@ -220,12 +220,18 @@ absl::StatusOr<Imported> ReadKinetoTraces(
     }
     for (size_t s = 0; s < steps.size(); ++s) {
       host.push_back(steps[s]->dur);
-      device.push_back(step_device[s]);
+      // A step that launched no device work (the profiler's warm-up, a
+      // step of host work only) has no device time to sample: it is left
+      // out of device_time_us rather than written as 0, which no reader
+      // takes as a time (docs/import.md).
+      if (step_device[s] > 0) device.push_back(step_device[s]);
     }
   }
   ImportedWorkload w;
   w.name = options.workload;
-  if (any_device) w.metrics.push_back(MeasuredMetric("device_time_us", device));
+  if (any_device && !device.empty()) {
+    w.metrics.push_back(MeasuredMetric("device_time_us", device));
+  }
   w.metrics.push_back(MeasuredMetric("wall_time_us", host));
   const double n = static_cast<double>(host.size());
   for (const auto& [name, t] : ops) {

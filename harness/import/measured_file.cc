@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,10 @@ bool IsGzip(absl::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
+// Inflates one gzip stream chunk by chunk, checking the decompressed size
+// and the compression ratio as it goes, so that neither a bomb nor padding
+// costs more memory than the limits allow; bytes after the stream's end (a
+// second member, or anything else) are refused: the tools write one.
 absl::StatusOr<std::string> Gunzip(absl::string_view bytes,
                                    absl::string_view label) {
   z_stream z{};
@@ -33,29 +38,43 @@ absl::StatusOr<std::string> Gunzip(absl::string_view bytes,
   std::string out;
   char chunk[1 << 16];
   int rc = Z_OK;
+  auto fail = [&](std::string what) -> absl::Status {
+    inflateEnd(&z);
+    return BadInput(label, "/", what);
+  };
   while (rc != Z_STREAM_END) {
     z.next_out = reinterpret_cast<Bytef*>(chunk);
     z.avail_out = sizeof(chunk);
     rc = inflate(&z, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) {
-      inflateEnd(&z);
-      return BadInput(label, "/",
-                      "expected gzip-compressed data (the file starts like "
-                      "gzip but does not decompress: truncated or corrupt)");
+      return fail(
+          "expected gzip-compressed data (the file starts like gzip but does "
+          "not decompress: truncated or corrupt)");
     }
     out.append(chunk, sizeof(chunk) - z.avail_out);
-    if (static_cast<int64_t>(out.size()) > kMaxMeasuredFileBytes) {
-      inflateEnd(&z);
-      return BadInput(
-          label, "/",
-          absl::StrCat("expected at most ", kMaxMeasuredFileBytes >> 20,
-                       " MiB once decompressed"));
+    const auto produced = static_cast<int64_t>(out.size());
+    const auto consumed = static_cast<int64_t>(bytes.size() - z.avail_in);
+    if (produced > kMaxMeasuredFileBytes) {
+      return fail(absl::StrCat("expected at most ", kMaxMeasuredFileBytes >> 20,
+                               " MiB once decompressed"));
+    }
+    if (produced > kGzipRatioFloorBytes &&
+        produced > kMaxGzipRatio * std::max<int64_t>(1, consumed)) {
+      return fail(absl::StrCat(
+          "decompresses to more than ", kMaxGzipRatio, " times its size (",
+          produced, " bytes from the first ", consumed,
+          "); expected a compressed measurement, not padding or a "
+          "decompression bomb"));
     }
     if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
-      inflateEnd(&z);
-      return BadInput(label, "/",
-                      "expected a complete gzip stream (it ends early)");
+      return fail("expected a complete gzip stream (it ends early)");
     }
+  }
+  if (z.avail_in != 0) {
+    const uInt after = z.avail_in;
+    return fail(absl::StrCat(after, " byte", after == 1 ? "" : "s",
+                             " after the end of the gzip stream; expected one "
+                             "gzip stream and nothing after it"));
   }
   inflateEnd(&z);
   return out;

@@ -19,6 +19,14 @@ namespace trn::import {
 // the readers hold it in memory as a JSON tree.
 inline constexpr int64_t kMaxMeasuredFileBytes = int64_t{512} << 20;
 
+// A gzip stream that decompresses to more than this many times the bytes
+// read of it (once past kGzipRatioFloorBytes) is refused while it is being
+// read: JSON and text compress 5-20x (the fixtures: 7-11x), and what
+// compresses far better is padding or a decompression bomb (deflate can
+// reach ~1000x), whose memory would be spent before the size limit stops it.
+inline constexpr int64_t kMaxGzipRatio = 200;
+inline constexpr int64_t kGzipRatioFloorBytes = int64_t{1} << 20;
+
 struct MeasuredFile {
   std::string path;     // as given; names the file in every message
   std::string text;     // the content, decompressed when it was gzip

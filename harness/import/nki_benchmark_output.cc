@@ -22,9 +22,14 @@ std::vector<std::string> Words(absl::string_view line) {
   return out;
 }
 
+// What a header word is: not a figure's column, a percentile column, or
+// one that names L(...) or NCL(...) with no percentile from 0 to 100 in it
+// (NCL(101), L(abc)): a typo that must not drop the column silently.
+enum class Column : uint8_t { kOther, kPercentile, kBadPercentile };
+
 // "NCL(50)" -> ("ncl_us", 50); "L(p99)" -> ("latency_us", 99).
-bool PercentileColumn(absl::string_view word, std::string* metric,
-                      double* percent) {
+Column PercentileColumn(absl::string_view word, std::string* metric,
+                        double* percent) {
   absl::string_view rest;
   if (absl::StartsWith(word, "NCL(")) {
     *metric = "ncl_us";
@@ -33,20 +38,39 @@ bool PercentileColumn(absl::string_view word, std::string* metric,
     *metric = "latency_us";
     rest = word.substr(2);
   } else {
-    return false;
+    return Column::kOther;
   }
-  if (!absl::ConsumeSuffix(&rest, ")")) return false;
+  if (!absl::ConsumeSuffix(&rest, ")")) return Column::kBadPercentile;
   absl::ConsumePrefix(&rest, "p");
-  return absl::SimpleAtod(rest, percent) && *percent >= 0 && *percent <= 100;
+  return absl::SimpleAtod(rest, percent) && *percent >= 0 && *percent <= 100
+             ? Column::kPercentile
+             : Column::kBadPercentile;
 }
 
 bool IsHeader(absl::string_view line) {
   std::string metric;
   double p = 0;
   for (const std::string& w : Words(line)) {
-    if (PercentileColumn(w, &metric, &p)) return true;
+    if (PercentileColumn(w, &metric, &p) != Column::kOther) return true;
   }
   return false;
+}
+
+// A line of figures under `columns`: as many cells, and a number in every
+// percentile column (the tool's messages after the table are words).
+bool IsResultRow(const std::vector<std::string>& columns,
+                 const std::vector<std::string>& cells) {
+  if (cells.size() != columns.size()) return false;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    std::string metric;
+    double p = 0;
+    double value = 0;
+    if (PercentileColumn(columns[i], &metric, &p) == Column::kPercentile &&
+        !absl::SimpleAtod(cells[i], &value)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool IsRule(absl::string_view line) {
@@ -73,19 +97,54 @@ absl::StatusOr<Imported> ReadNkiBenchmarkOutput(
   for (const ParsedInput& in : inputs) {
     const std::string& file = in.file->path;
     std::vector<std::string> header;
+    // The header of the row already read: a second line of figures under
+    // it is a second result row, not one of the tool's messages.
+    std::vector<std::string> read_header;
     int line_no = 0;
     for (absl::string_view line : absl::StrSplit(in.file->text, '\n')) {
       ++line_no;
+      const std::string where = absl::StrCat("line ", line_no);
       if (IsHeader(line)) {
         header = Words(line);
+        std::vector<std::string> seen;
+        for (const std::string& col : header) {
+          std::string metric;
+          double percent = 0;
+          const Column kind = PercentileColumn(col, &metric, &percent);
+          if (kind == Column::kBadPercentile) {
+            return BadInput(file, where,
+                            absl::StrCat("column ", col,
+                                         ": expected L(p) or NCL(p) with a "
+                                         "percentile p from 0 to 100"));
+          }
+          if (kind == Column::kOther && col != "INF/S") continue;
+          const std::string key =
+              kind == Column::kOther ? col : absl::StrCat(metric, "@", percent);
+          if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+            return BadInput(file, where,
+                            absl::StrCat("column ", col,
+                                         " appears twice; expected each "
+                                         "figure once"));
+          }
+          seen.push_back(key);
+        }
         continue;
       }
-      if (header.empty() || IsRule(line)) continue;
+      if (IsRule(line)) continue;
       const std::vector<std::string> cells = Words(line);
+      if (header.empty()) {
+        if (!read_header.empty() && IsResultRow(read_header, cells)) {
+          return BadInput(file, where,
+                          "expected one result row: the percentiles of "
+                          "several runs cannot be pooled (import each run "
+                          "on its own)");
+        }
+        continue;
+      }
       // One row per header; the tool's other messages follow the table.
       const std::vector<std::string> columns = std::move(header);
       header.clear();
-      const std::string where = absl::StrCat("line ", line_no);
+      read_header = columns;
       if (++rows > 1) {
         return BadInput(file, where,
                         "expected one result row: the percentiles of "
@@ -100,7 +159,8 @@ absl::StatusOr<Imported> ReadNkiBenchmarkOutput(
         const std::string& cell = cells[cells.size() - i];
         std::string metric;
         double percent = 0;
-        const bool pct = PercentileColumn(col, &metric, &percent);
+        const bool pct =
+            PercentileColumn(col, &metric, &percent) == Column::kPercentile;
         if (!pct && col != "INF/S") continue;
         double value = 0;
         if (!absl::SimpleAtod(cell, &value) || !std::isfinite(value) ||

@@ -24,4 +24,10 @@ const MetricInfo* FindAnyMetric(std::string_view name) {
   return nullptr;
 }
 
+bool MustBePositive(std::string_view metric) {
+  return metric == "device_time_us" || metric == "wall_time_us" ||
+         metric == "ncl_us" || metric == "latency_us" ||
+         metric == "throughput_per_s";
+}
+
 }  // namespace trn

@@ -14,6 +14,12 @@ namespace trn {
 // (Google Benchmark's CPU time, neuron-profile's MFU, MBU and HBM bytes).
 const std::vector<MetricInfo>& MeasuredOnlyMetrics();
 
+// Times and rates that every run of a workload has: a sample of 0 or less
+// is no measurement (the gate compares them as logarithms). The other
+// metrics (busy times of idle engines, bytes, shares) may be 0, never
+// negative. The rule of the results reader and of every importer.
+bool MustBePositive(std::string_view metric);
+
 // A metric of the model or of a measurement; nullptr when neither knows it.
 const MetricInfo* FindAnyMetric(std::string_view name);
 

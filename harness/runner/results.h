@@ -113,8 +113,9 @@ struct ShardInfo {
   int index = 1;  // K, 1-based
   int count = 1;  // N
   std::string commit;
-  std::string configuration;           // hash of the flags that matter
-  std::vector<std::string> selected;   // every workload of the split
+  std::string configuration;          // hash of the flags that matter
+  std::vector<std::string> selected;  // every workload of the split
+  std::string selection;  // history::SelectionDigest(configuration, selected)
   std::vector<std::string> workloads;  // this shard's
 };
 

@@ -149,6 +149,59 @@ double MannKendallP(std::span<const double> y) {
                   2.0 * boost::math::cdf(boost::math::complement(Normal(), z)));
 }
 
+// Pettitt's change-point test on the ranks (midranks for ties): the split
+// that maximises |U_t|, U_t = sum_{i <= t} (2 r_i - n - 1), and its
+// two-sided p with the variance inflated as MannKendallP's is, for the
+// autocorrelation of the series after removing the step.
+struct Step {
+  size_t at = 0;  // first index after the change point
+  double p = 1.0;
+};
+
+Step PettittStep(std::span<const double> y) {
+  const size_t n = y.size();
+  SampleBuffer<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return y[a] < y[b]; });
+  SampleBuffer<double> rank(n);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && y[order[j]] == y[order[i]]) ++j;
+    const double mid = static_cast<double>(i + 1 + j) / 2.0;
+    for (size_t t = i; t < j; ++t) rank[order[t]] = mid;
+    i = j;
+  }
+  const auto dn = static_cast<double>(n);
+  double u = 0.0;
+  double k = 0.0;
+  Step out;
+  for (size_t t = 0; t + 1 < n; ++t) {
+    u += 2.0 * rank[t] - dn - 1.0;
+    if (std::fabs(u) > k) {
+      k = std::fabs(u);
+      out.at = t + 1;
+    }
+  }
+  if (k == 0.0) return out;
+  // The series minus its two segments' means: what is left is noise whose
+  // correlation widens K's null distribution as it does S's.
+  const double before = MeanOf(y.first(out.at));
+  const double after = MeanOf(y.subspan(out.at));
+  SampleBuffer<double> resid(n);
+  for (size_t t = 0; t < n; ++t)
+    resid[t] = y[t] - (t < out.at ? before : after);
+  double vif = 1.0;
+  const double r1 = Lag1(resid);
+  if (std::isfinite(r1)) {
+    vif =
+        Ar1VarianceInflation(CorrectedRho(resid, r1), static_cast<int64_t>(n));
+  }
+  out.p = std::min(
+      1.0, 2.0 * std::exp(-6.0 * k * k / ((dn * dn * dn + dn * dn) * vif)));
+  return out;
+}
+
 struct Bimodality {
   bool bimodal = false;
   double low_mode = NAN;
@@ -255,6 +308,11 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
                   [](double x) { return !std::isfinite(x); })) {
     return d;
   }
+  {
+    const auto [lo, hi] = std::minmax_element(in_order.begin(), in_order.end());
+    const double magnitude = std::max(std::fabs(*lo), std::fabs(*hi));
+    if (*hi - *lo <= kSeriesResolution * magnitude) return d;
+  }
   d.log_scale = scale == SeriesScale::kAuto &&
                 std::all_of(in_order.begin(), in_order.end(),
                             [](double x) { return x > 0.0; });
@@ -273,11 +331,7 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
         boost::math::cdf(boost::math::complement(Normal(), z));
     d.autocorrelated = d.p_autocorrelation < kSerialTestAlpha && d.rho > 0.0;
   }
-  if (d.autocorrelated) {
-    d.variance_inflation = Ar1VarianceInflation(d.rho, d.n);
-    d.effective_n = n / d.variance_inflation;
-    d.dof = std::max(1.0, n * (1.0 - d.rho * d.rho) / (3.0 + d.rho * d.rho));
-  }
+  if (d.autocorrelated) SetAr1Inflation(d);
 
   const size_t quarter = in_order.size() / 4;
   const double first = MedianOfCopy(in_order.first(quarter));
@@ -285,6 +339,16 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
   d.drift = d.log_scale ? last / first - 1.0 : last - first;
   d.p_drift = MannKendallP(y);
   d.drifting = d.p_drift < kSerialTestAlpha;
+
+  const Step step = PettittStep(y);
+  d.p_level_shift = step.p;
+  d.shift_at = static_cast<int64_t>(step.at);
+  if (step.at > 0) {
+    const double before = MedianOfCopy(in_order.first(step.at));
+    const double after = MedianOfCopy(in_order.subspan(step.at));
+    d.level_shift = d.log_scale ? after / before - 1.0 : after - before;
+  }
+  d.shifted = d.p_level_shift < kSerialTestAlpha;
 
   if (d.n >= kMinBimodalitySamples) {
     const Bimodality b = FindBimodality(y);
@@ -298,12 +362,67 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
   return d;
 }
 
+void SetAr1Inflation(SeriesDiagnostics& d) {
+  const auto n = static_cast<double>(d.n);
+  const double rho2 = d.rho * d.rho;
+  if (d.n >= kSmallSampleAr1) {
+    d.variance_inflation = Ar1VarianceInflation(d.rho, d.n);
+    d.effective_n = n / d.variance_inflation;
+    d.dof = std::max(1.0, n * (1.0 - rho2) / (3.0 + rho2));
+    return;
+  }
+  const double z = boost::math::quantile(Normal(), kSmallSampleRhoLevel);
+  const double base = std::max(0.0, d.rho);
+  d.rho_bound =
+      std::min(kMaxRho, base + z * std::sqrt((1.0 - base * base) / n));
+  const double vif = Ar1VarianceInflation(d.rho_bound, d.n);
+  d.variance_inflation = vif * (n - 1.0) / std::max(1.0, n - vif);
+  d.effective_n = n / d.variance_inflation;
+  d.dof = std::max(1.0, n * (1.0 - rho2) / (1.0 + rho2));
+}
+
+void MarkAutocorrelated(SeriesDiagnostics& d) {
+  if (d.autocorrelated || d.n < kMinDiagnosedSamples) return;
+  // Above the small-sample size the pooled test's verdict is applied at
+  // the series' own estimate, which must then be positive; below it at
+  // the upper bound, which is positive whatever the estimate.
+  if (d.n >= kSmallSampleAr1 && !(d.rho > 0.0)) return;
+  if (!std::isfinite(d.rho)) return;
+  d.autocorrelated = true;
+  SetAr1Inflation(d);
+}
+
+PooledLag1 PooledLag1Test(std::span<const SeriesDiagnostics* const> series) {
+  PooledLag1 out;
+  double sum = 0.0;
+  for (const SeriesDiagnostics* d : series) {
+    if (d == nullptr || d->n < kMinDiagnosedSamples ||
+        !std::isfinite(d->lag1)) {
+      continue;
+    }
+    const auto n = static_cast<double>(d->n);
+    sum += (d->lag1 + 1.0 / n) / ((n - 2.0) / (n * std::sqrt(n - 1.0)));
+    ++out.series;
+  }
+  if (out.series == 0) return out;
+  out.z = sum / std::sqrt(static_cast<double>(out.series));
+  out.p_value = boost::math::cdf(boost::math::complement(Normal(), out.z));
+  out.autocorrelated = out.p_value < kSerialTestAlpha;
+  return out;
+}
+
 std::vector<std::string> DiagnosticNotes(const SeriesDiagnostics& d) {
   std::vector<std::string> notes;
   if (d.autocorrelated) {
+    std::string bound;
+    if (std::isfinite(d.rho_bound)) {
+      bound = absl::StrFormat(
+          " (allowed for at its upper bound %.2f: fewer than %d samples)",
+          d.rho_bound, kSmallSampleAr1);
+    }
     notes.push_back(absl::StrFormat(
-        "autocorrelated: \xCF\x81\xCC\x82 %.2f, effective n %.0f of %d", d.rho,
-        std::max(1.0, std::floor(d.effective_n)), d.n));
+        "autocorrelated: \xCF\x81\xCC\x82 %.2f, effective n %.0f of %d%s",
+        d.rho, std::max(1.0, std::floor(d.effective_n)), d.n, bound));
   }
   if (d.drifting) {
     notes.push_back(absl::StrFormat(
@@ -311,6 +430,13 @@ std::vector<std::string> DiagnosticNotes(const SeriesDiagnostics& d) {
         "(Mann-Kendall p %.2g)",
         d.log_scale ? Percent(d.drift) : absl::StrFormat("%+.3g", d.drift),
         d.p_drift));
+  }
+  if (d.shifted) {
+    notes.push_back(
+        absl::StrFormat("level shift: %s from sample %d on (Pettitt p %.2g)",
+                        d.log_scale ? Percent(d.level_shift)
+                                    : absl::StrFormat("%+.3g", d.level_shift),
+                        d.shift_at + 1, d.p_level_shift));
   }
   if (d.bimodal) {
     notes.push_back(absl::StrFormat(

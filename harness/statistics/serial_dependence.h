@@ -25,10 +25,31 @@ namespace trn::stats {
 inline constexpr double kSerialTestAlpha = 0.01;
 // Fewer samples than this are not diagnosed (nothing is flagged).
 inline constexpr int64_t kMinDiagnosedSamples = 8;
+// A series whose range is at most this fraction of its largest magnitude
+// is a constant written with rounding noise (the model's busy times and
+// DMA figures differ by a few units in the last place from run to run,
+// relative spread ~1e-15, because their sums are accumulated in an order
+// that depends on start times): its order says nothing, and r1 computed on
+// last-place differences flagged 122 of 1771 such series at n = 200 with
+// "rho" 0.2-0.5 (issue 26). It is not diagnosed. No tool reports more than
+// about 9 significant digits of a measured time.
+inline constexpr double kSeriesResolution = 1e-9;
 // Bimodality needs a density estimate, which needs more samples (at 20 a
 // kernel density of one normal sample shows spurious dips), and values that
 // vary: a count that takes three values is not "bimodal".
 inline constexpr int64_t kMinBimodalitySamples = 50;
+// Below this many samples an autocorrelated series' AR(1) inflation is
+// taken at an upper confidence bound of rho rather than at its estimate,
+// and with the sample variance's own bias allowed for: from a short series
+// rho-hat is so noisy (and r1 so biased) that the estimate's inflation
+// leaves the interval well short of its level (docs/statistics.md, "Small
+// samples"). The interval is wider, and a change that clears the threshold
+// even so is called: a 2x regression from 13 hyperfine runs is a
+// regression, not "too few samples".
+inline constexpr int64_t kSmallSampleAr1 = 50;
+// One-sided level of that bound: rho-hat + z * sqrt((1 - rho-hat^2) / n),
+// Bartlett's large-sample standard error of r1 under AR(1).
+inline constexpr double kSmallSampleRhoLevel = 0.95;
 inline constexpr int64_t kMinBimodalityDistinct = 10;
 
 struct SeriesDiagnostics {
@@ -54,6 +75,9 @@ struct SeriesDiagnostics {
   // autocorrelated n (1 - rho^2) / (3 + rho^2), which adds the spread of
   // the estimated inflation to that of the sample variance (delta method).
   double dof = NAN;
+  // Below kSmallSampleAr1: the upper bound of rho the inflation was taken
+  // at (NaN otherwise).
+  double rho_bound = NAN;
 
   // Drift: the median of the last quarter of the run relative to the
   // median of the first quarter, minus 1 (on the original scale), and the
@@ -62,6 +86,17 @@ struct SeriesDiagnostics {
   double drift = NAN;
   double p_drift = NAN;
   bool drifting = false;  // p_drift < kSerialTestAlpha
+
+  // Level shift: a step inside the run. Pettitt's (1979) rank statistic
+  // K = max_t |sum_{i <= t} (2 rank_i - n - 1)|, two-sided p ~ 2 exp(-6 K^2
+  // / ((n^3 + n^2) VIF)) with VIF the AR(1) inflation of the series after
+  // removing the step (as for the drift); the step's size is the median
+  // after the change point over the median before it, minus 1 (original
+  // scale), `shift_at` the index of the first sample after it.
+  double level_shift = NAN;
+  int64_t shift_at = 0;
+  double p_level_shift = NAN;
+  bool shifted = false;  // p_level_shift < kSerialTestAlpha
 
   // Bimodality (n >= kMinBimodalitySamples, at least kMinBimodalityDistinct
   // distinct values): a Gaussian kernel density (Silverman's bandwidth) of
@@ -85,6 +120,44 @@ enum class SeriesScale : uint8_t { kAuto, kLinear };
 // `in_order`: the samples in the order they were taken.
 SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
                                  SeriesScale scale = SeriesScale::kAuto);
+
+// Treats a diagnosed series as autocorrelated although its own lag-1 test
+// did not say so (a pooled test of its run did): the AR(1) inflation,
+// effective n and degrees of freedom from its own corrected rho when that
+// is > 0; unchanged otherwise.
+void MarkAutocorrelated(SeriesDiagnostics& d);
+
+// A drift or a level shift, either of which makes "the run's distribution"
+// undefined: a comparison of such a run says so instead of a verdict.
+inline bool NonStationary(const SeriesDiagnostics& d) {
+  return d.drifting || d.shifted;
+}
+
+// The lag-1 test pooled over the series of one run (every side of every
+// comparison): each diagnosed series' standardised statistic z_i = (r1_i +
+// 1/n_i) / sd_i, summed and divided by sqrt(k), one-sided p from the
+// normal. Under independence each z_i is about standard normal, so the sum
+// is too, and a correlation shared by the series of a suite is detected at
+// sample sizes where one series' test has little power (n = 10, rho 0.9:
+// the single test misses 39%). `series` counts the series that took part.
+struct PooledLag1 {
+  int64_t series = 0;
+  double z = NAN;
+  double p_value = NAN;
+  bool autocorrelated = false;  // p_value < kSerialTestAlpha
+};
+PooledLag1 PooledLag1Test(std::span<const SeriesDiagnostics* const> series);
+
+// The inflation an autocorrelated series of n >= kSmallSampleAr1 gets:
+// Ar1VarianceInflation at its rho-hat, with dof n (1 - rho^2) / (3 +
+// rho^2). Below kSmallSampleAr1: at rho_bound, the kSmallSampleRhoLevel
+// upper bound of rho (at least 0, at most 0.99), times (n - 1) / (n - VIF)
+// (E s^2 = gamma0 (n - VIF) / (n - 1) for a correlated series, so s^2
+// under-states gamma0; the divisor is kept at least 1), with the sample
+// variance's dof n (1 - rho^2) / (1 + rho^2) at rho-hat (Bartlett): rho's
+// own uncertainty is in the bound. Sets variance_inflation, effective_n,
+// dof and rho_bound.
+void SetAr1Inflation(SeriesDiagnostics& d);
 
 // Var(mean) / (gamma0 / n) for a stationary AR(1) series of length n:
 // (1 + rho) / (1 - rho) - 2 rho (1 - rho^n) / (n (1 - rho)^2); 1 for

@@ -10,8 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/gate/comparison.h"
+#include "harness/runner/runner.h"
 #include "nlohmann/json.hpp"
 #include "support/status_macros.h"
+#include "workloads/lowering.h"
 
 namespace trn {
 namespace {
@@ -143,6 +145,29 @@ absl::StatusOr<CalibrationResult> Calibrate(
         "device profile ", profile.name,
         ": expected parameters whose source says \"fitted\"; there is "
         "nothing to calibrate"));
+  }
+  // The fit runs the model on every target at most 1 + 10 sweeps (k + 1)
+  // times (the first evaluation, then per iteration a Jacobian of k and a
+  // trial step): bounded as a run is, by kMaxSimulatedInstructions over the
+  // whole fit, before anything runs (docs/errors.md, "Limits").
+  {
+    const auto k_params = static_cast<int64_t>(names.size());
+    const int64_t evaluations = 1 + 10 * int64_t{sweeps} * (k_params + 1);
+    const int64_t runs = options.schedule.warmup + options.schedule.repeat;
+    int64_t per_evaluation = 0;
+    for (const CalibrationTarget& t : targets) {
+      TRN_ASSIGN_OR_RETURN(Program program, Lower(*t.spec, profile));
+      per_evaluation += runs * program.InstructionCount();
+    }
+    if (per_evaluation > kMaxSimulatedInstructions / evaluations) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`repeat`=", options.schedule.repeat, " and `warmup`=",
+          options.schedule.warmup, ": calibrate would simulate up to ",
+          per_evaluation, " instructions per model evaluation, ", evaluations,
+          " evaluations (", k_params, " fitted parameters); expected at most ",
+          kMaxSimulatedInstructions,
+          " instructions for the whole fit: lower `repeat`"));
+    }
   }
   TRN_ASSIGN_OR_RETURN(Evaluation before, Evaluate(targets, profile, options));
   if (before.terms == 0) {

@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "support/hash.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."
@@ -323,6 +324,11 @@ void SpecCopy(const Sandbox& box) {
       box.in / "k.json");
 }
 
+// The digest of the selection "a", "b" of configuration "c", as shard
+// version 2 carries it (history::SelectionDigest: the configuration, then
+// each name after a newline).
+std::string SelectionOfAB() { return Fnv1a64Hex("c\na\nb"); }
+
 // A shard of a split run of two, as `--shard K/2 --output` writes it
 // (only what merge and ingest read before refusing).
 std::string ShardDoc(int k, std::string_view commit, std::string_view name) {
@@ -332,8 +338,9 @@ std::string ShardDoc(int k, std::string_view commit, std::string_view name) {
          R"("workloads": [{"name": ")" + std::string(name) + R"("}], )" +
          R"("shard": {"index": )" + std::to_string(k) +
          R"(, "count": 2, "commit": ")" + std::string(commit) +
-         R"(", "configuration": "c", "selected": ["a", "b"], "workloads": [")" +
-         std::string(name) + "\"]}}\n";
+         R"(", "configuration": "c", "selected": ["a", "b"], )" +
+         R"("version": 2, "selection": "fnv1a64:)" + SelectionOfAB() +
+         R"(", "workloads": [")" + std::string(name) + "\"]}}\n";
 }
 
 void ShardsOfTwoCommits(const Sandbox& box) {
@@ -573,7 +580,7 @@ const Case kCases[] = {
     {"gate/zero_time_sample", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/ncl_us/samples/2: ", "expected a number > 0 (a time or rate), got number 0", BaselineZeroTime},
     {"gate/unit_ms", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/device_time_us/unit: ", "expected \"us\" (the unit of device_time_us), found \"ms\"", BaselineUnitMs},
     {"gate/flipped_digit", "gate --workload exp_tiled --repeat 4 --baseline $IN/saved/exp_tiled.json", "$IN/saved/exp_tiled.json: /metrics/ncl_us/samples: ", "the samples do not match samples_checksum", BaselineFlippedDigit},
-    {"gate/too_few_samples_for_an_interval", "gate --workload exp_tiled --repeat 2 --baseline $IN/saved2/exp_tiled.json", "$IN/saved2/exp_tiled.json: /metrics/device_time_us: ", "no interval of the change could be computed from 2 baseline and 2 new samples", BaselineOfTwoRuns},
+    {"gate/too_few_samples_for_an_interval", "gate --workload exp_tiled --repeat 2 --baseline $IN/saved2/exp_tiled.json", "$IN/saved2/exp_tiled.json: exp_tiled ", "2 baseline and 2 new samples: a gated comparison needs at least 8 per side", BaselineOfTwoRuns},
     {"baselines/over_64_mib", "--workload exp_tiled --repeat 2 --baseline $IN/big.json", "$IN/big.json: /: ", "file is larger than 64 MiB", BaselineOver64Mib},
     {"baselines/megabyte_metric_name", "--workload exp_tiled --repeat 2 --baseline $IN/metric.json", "$IN/metric.json: /metrics/mmmm", "unknown metric", BaselineMegabyteMetricName},
     {"baselines/nested_100000_levels", "--workload exp_tiled --repeat 2 --baseline $IN/deep.json", "$IN/deep.json: /0/0/0", "JSON nested deeper than 64 levels", BaselineDeepNesting},
@@ -603,11 +610,23 @@ const Case kCases[] = {
     {"import/hyperfine_name_collision", "import $ERR/measured/hyperfine_name_collision.json", "hyperfine_name_collision.json: two workloads become the name a_b", "expected names that differ"},
     {"import/neuron_bench_two_summaries", "import $ERR/measured/info_run1.json $ERR/measured/info_run2.json", "info_run2.json: /nc_latency", "the percentiles of several runs cannot be pooled"},
     {"import/summary_percent_above_one", "import $ERR/measured/summary_percent_above_one.json", "/neff_node_1/vector_engine_active_time_percent", "expected a fraction from 0 to 1"},
+    {"import/hyperfine_zero_time", "import $ERR/measured/hyperfine_zero_time.json", "hyperfine_zero_time.json: /results/0/times/1", "expected a time in seconds > 0, got number 0"},
+    {"import/hyperfine_one_command_twice", "import $ERR/measured/hyperfine_one_command_twice.json", "hyperfine_one_command_twice.json: /results/1/command", "expected each command once per file"},
+    {"import/gbench_overflow", "import $ERR/measured/gbench_overflow.json", "gbench_overflow.json: /benchmarks/0/real_time", "overflows on conversion"},
+    {"import/kineto_step_of_zero_time", "import $ERR/measured/kineto_zero_step.json", "kineto_zero_step.json: /", "kineto_zero_step wall_time_us sample 2 is 0 us; expected a finite time or rate > 0"},
+    {"import/gzip_trailing_bytes", "import $ERR/measured/trailing_bytes.json.gz", "trailing_bytes.json.gz: /", "4 bytes after the end of the gzip stream"},
+    {"import/gzip_padding", "import $ERR/measured/padding.json.gz", "padding.json.gz: /", "decompresses to more than 200 times its size"},
+    {"import/nki_two_rows", "import $ERR/measured/nki_two_rows.txt", "nki_two_rows.txt: line 3", "expected one result row"},
+    {"import/nki_percentile_101", "import $ERR/measured/nki_percentile_101.txt", "nki_percentile_101.txt: line 1", "column NCL(101): expected L(p) or NCL(p) with a percentile p from 0 to 100"},
+    {"import/nki_duplicate_column", "import $ERR/measured/nki_duplicate_column.txt", "nki_duplicate_column.txt: line 1", "column NCL(50) appears twice"},
     {"import/nki_not_a_number", "import $ERR/measured/nki_not_a_number.txt", "nki_not_a_number.txt: line 2", "expected a number of at least 0 in column NCL(50)"},
 
     // ---- the model against measurements (validate --measured, calibrate) ----
     {"validate/model_results", "validate --measured $SRC/baselines/trn1/exp_tiled.json", "exp_tiled.json: /source", "expected a measured results file"},
     {"validate/no_spec_of_that_name", "validate --measured $ERR/measured/measured_no_spec.json", "workload nothing_like_it", "expected a spec of that name"},
+    {"validate/negative_percentile", "validate --measured $ERR/measured/measured_negative_percentile.json", "measured_negative_percentile.json: /workloads/0/metrics/ncl_us/percentiles/", "expected a time or rate > 0 (a percentile of ncl_us), found -20"},
+    {"calibrate/negative_percentile", "calibrate $ERR/measured/measured_negative_percentile.json", "measured_negative_percentile.json: /workloads/0/metrics/ncl_us/percentiles/", "expected a time or rate > 0 (a percentile of ncl_us), found -20"},
+    {"calibrate/repeat_beyond_the_instruction_bound", "calibrate $ERR/measured/measured_exp_tiled.json --repeat 1000000", "--repeat=1000000 and --warmup=", "expected at most 2000000000 instructions for the whole fit"},
     {"calibrate/no_files", "calibrate", "calibrate needs measured results files", "trnbench calibrate MEASURED.json"},
     {"calibrate/no_output", "calibrate $ERR/measured/measured_no_spec.json", "calibrate needs --output PROFILE.json", "the fitted device profile", nullptr, Start::kPlain, false},
 

@@ -57,6 +57,12 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
       ReadInputFile(ProfilePath(o), kMaxProfileBytes, "device profile"));
   TRN_ASSIGN_OR_RETURN(MeasuredInputs in,
                        LoadMeasuredInputs(o.positional, o, profile));
+  // The specs found for the measurements in --specs-dir are inputs too:
+  // the output may not replace one (same file by device and inode).
+  for (const WorkloadSpec& spec : in.specs) {
+    outputs.AddInput("the spec of calibrate", spec.file);
+  }
+  TRN_RETURN_IF_ERROR(outputs.Check());
   std::vector<CalibrationTarget> targets;
   std::vector<std::string> names;
   for (size_t i = 0; i < in.measured.size(); ++i) {

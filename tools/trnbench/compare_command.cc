@@ -76,6 +76,9 @@ int RunCompare(const Options& o, std::ostream& out, std::ostream& err) {
   if (old_is_folder) {
     compare.old_side_is_baseline_set = true;
     compare.source = old_path;
+    auto listed = BaselineFolderWorkloads(old_path);
+    if (!listed.ok()) return Fail(err, listed.status());
+    compare.baseline_set_workloads = *std::move(listed);
   }
   auto c = CompareFiles(*old_side, *new_side, compare);
   if (!c.ok()) return Fail(err, c.status());

@@ -3,6 +3,7 @@
 // every requested output.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/gate/baseline_store.h"
 #include "harness/gate/comparison.h"
+#include "harness/gate/gate_inputs.h"
 #include "harness/runner/runner.h"
 #include "reports/comparison_report.h"
 #include "reports/console_report.h"
@@ -128,6 +130,26 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   }
 
   RunOptions run_options = RunOptionsFrom(o, baselines);
+  if (!o.baseline.empty() && !o.allow_unchecked) {
+    // A gate that cannot reach alpha at this sample size says so before
+    // spending the run (harness/gate/gate_inputs.h).
+    // The gated metrics each workload's run produces: an NKI kernel has
+    // its launch latencies and throughput, every mode its device time.
+    std::map<std::string, std::vector<std::string>> run_metrics;
+    for (const auto& spec : *specs) {
+      for (const std::string& m : CompareOptionsFrom(o).metrics) {
+        if (spec.mode == ExecMode::kNki || m == "device_time_us") {
+          run_metrics[spec.name].push_back(m);
+        }
+      }
+    }
+    if (auto s =
+            CheckGateCanReachAlpha(baselines, profile->name, run_options.seed,
+                                   run_options.schedule, run_metrics, o.alpha);
+        !s.ok()) {
+      return Fail(err, s);
+    }
+  }
   // UI only: the bar reads the wall clock, the model never does, and it
   // draws nothing unless stderr is a terminal.
   ProgressBar progress(

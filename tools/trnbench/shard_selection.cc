@@ -77,6 +77,8 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectShard(
   shard.commit = CurrentGitCommit(SourceDir());
   shard.configuration = Configuration(o, profile);
   for (const auto& s : specs) shard.selected.push_back(s.name);
+  shard.selection =
+      history::SelectionDigest(shard.configuration, shard.selected);
   shard.workloads = mine;
   std::vector<WorkloadSpec> kept;
   for (auto& s : specs) {

@@ -114,10 +114,18 @@ Baselines and the regression gate:
                          a spec's noise_threshold (recorded in results
                          and baselines, so compare applies it too) overrides it
   --alpha A              false-alarm rate of one gate run (default 0.05)
-  --allow-missing        report a workload without a baseline as new
+  --allow-missing        report a workload without a baseline as new (and,
+                         for compare DIR FILE, gate a file that lacks some
+                         of DIR's workloads, listing them as not checked)
   --allow-unchecked      report a comparison the gate cannot compute (a
                          gated metric missing on one side, too few samples
                          for an interval) as not checked, not an error
+                         A gate needs at least 8 repeats per side, and so
+                         many that Holm over its m comparisons can reach
+                         alpha: same seeds (paired) 9 for m = 7, 11 for the
+                         shipped suite (m = 38), 12 for m = 100; fresh seeds
+                         8 up to m = 100 (docs/statistics.md); fewer is
+                         refused before running
   --fresh-seeds          use seeds that differ from the baseline's
   --shard K/N            run shard K of N of the selection (families whole,
                          balanced by --db's recorded durations, else by

@@ -78,10 +78,58 @@ std::string ShardDoc(int k, int n, const std::vector<std::string>& names,
   nlohmann::ordered_json ws = nlohmann::ordered_json::array();
   for (const auto& w : names) ws.push_back({{"name", w}, {"x", 1.5}});
   j["workloads"] = ws;
-  j["shard"] = {{"index", k},           {"count", n},
-                {"commit", commit},     {"configuration", "cfg"},
-                {"selected", selected}, {"workloads", names}};
+  j["shard"] = {{"version", 2},
+                {"index", k},
+                {"count", n},
+                {"commit", commit},
+                {"configuration", "cfg"},
+                {"selected", selected},
+                {"selection", SelectionDigest("cfg", selected)},
+                {"workloads", names}};
   return j.dump(2) + "\n";
+}
+
+// Issue 26: the regressed workload deleted from `selected` and from the
+// results of every shard merged into a smaller suite that passed.
+TEST(MergeShards, ASelectionEditedInEveryShardIsRefused) {
+  const std::vector<std::string> all = {"a", "b", "c"};
+  auto edit = [](std::string text) {
+    auto j = nlohmann::ordered_json::parse(text);
+    j["shard"]["selected"] = {"a", "c"};
+    return j.dump(2);
+  };
+  auto merged = MergeShards({{"s1.json", edit(ShardDoc(1, 2, {"a", "c"}, all))},
+                             {"s2.json", edit(ShardDoc(2, 2, {}, all))}});
+  ASSERT_FALSE(merged.ok());
+  EXPECT_THAT(merged.status().message(),
+              HasSubstr("s1.json: /shard/selected: does not match "
+                        "/shard/selection"));
+}
+
+// A shard written before shard version 2 has no selection digest: refused
+// by name, not merged unchecked.
+TEST(MergeShards, AShardOfVersionOneIsRefusedNamingTheSelection) {
+  const std::vector<std::string> all = {"a", "b"};
+  auto old_format = [](std::string text) {
+    auto j = nlohmann::ordered_json::parse(text);
+    j["shard"].erase("version");
+    j["shard"].erase("selection");
+    return j.dump(2);
+  };
+  auto merged =
+      MergeShards({{"s1.json", old_format(ShardDoc(1, 2, {"a"}, all))},
+                   {"s2.json", old_format(ShardDoc(2, 2, {"b"}, all))}});
+  ASSERT_FALSE(merged.ok());
+  EXPECT_THAT(merged.status().message(),
+              HasSubstr("s1.json: /shard/selection: missing: a shard of "
+                        "version 1"));
+  auto newer = nlohmann::ordered_json::parse(ShardDoc(1, 2, {"a"}, all));
+  newer["shard"]["version"] = 3;
+  merged = MergeShards(
+      {{"s1.json", newer.dump()}, {"s2.json", ShardDoc(2, 2, {"b"}, all)}});
+  ASSERT_FALSE(merged.ok());
+  EXPECT_THAT(merged.status().message(),
+              HasSubstr("s1.json: /shard/version: shard version 3 is newer"));
 }
 
 TEST(MergeShards, RebuildsTheWholeRunInSelectionOrder) {
