@@ -469,7 +469,7 @@ class SpecReader {
         "step",        "tile_partitions",
         "buffers",     "body",
         "affine_mask", "slices",
-        "line"};
+        "broadcasts",  "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
@@ -484,8 +484,8 @@ class SpecReader {
               "mask",   "tile",      "dtype",    "buffer",
               "carry",  "transpose", "indirect", "accumulate"};
     } else if (kind == "iota" || kind == "memset") {
-      drop = {"func",      "inputs",   "tensor",    "index",
-              "transpose", "indirect", "accumulate"};
+      drop = {"func",      "inputs",   "tensor",     "index",
+              "transpose", "indirect", "accumulate", "broadcasts"};
     } else if (kind == "activation") {
       drop = {"tensor", "index", "transpose", "indirect"};
     } else if (kind == "tensor_scalar") {
@@ -500,6 +500,7 @@ class SpecReader {
     if (kind == "load" || kind == "store" || kind == "hbm_copy" ||
         kind == "loop") {
       drop.push_back("slices");
+      drop.push_back("broadcasts");
     }
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key : {"var", "range", "dim", "step",
@@ -530,6 +531,25 @@ class SpecReader {
         return r_.Error(at, "a slice is null or [partitions, free]");
       }
       op.slices.push_back(std::move(dims));
+    }
+    return absl::OkStatus();
+  }
+
+  // "broadcasts": one entry per input, null or the partitions broadcast to.
+  absl::Status Broadcasts(const Json& v, const std::string& path,
+                          NkiOp& op) const {
+    TRN_RETURN_IF_ERROR(r_.Array(v, path));
+    for (size_t k = 0; k < v.size(); ++k) {
+      if (v[k].is_null()) {
+        op.broadcasts.push_back(0);
+        continue;
+      }
+      const std::string at = JsonChild(path, k);
+      if (!v[k].is_number_integer() || v[k].get<int64_t>() < 1) {
+        return r_.Expected(at, "null or a partition count (an integer >= 1)",
+                           v[k]);
+      }
+      op.broadcasts.push_back(v[k].get<int64_t>());
     }
     return absl::OkStatus();
   }
@@ -621,6 +641,9 @@ class SpecReader {
         r_.OptionalBool(v, path, "affine_mask", op.affine_mask));
     if (const Json* sl = JsonReader::Optional(v, "slices")) {
       TRN_RETURN_IF_ERROR(Slices(*sl, JsonChild(path, "slices"), op));
+    }
+    if (const Json* b = JsonReader::Optional(v, "broadcasts")) {
+      TRN_RETURN_IF_ERROR(Broadcasts(*b, JsonChild(path, "broadcasts"), op));
     }
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "accumulate", op.accumulate));
     if (const Json* ix = JsonReader::Optional(v, "indirect")) {

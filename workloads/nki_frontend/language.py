@@ -397,19 +397,19 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
         shape = _broadcast(sx, sy)
         if sx != sy and len(sy) >= 2 and sy[1:] == (1,) * (len(sy) - 1):
             op = make_op("tensor_scalar", [x, y], shape=shape,
-                         dtype=_out_dtype(x, dtype))
+                         dtype=_out_dtype(x, dtype), engine="auto")
         elif sx != sy and len(sx) >= 2 and sx[1:] == (1,) * (len(sx) - 1):
             op = make_op("tensor_scalar", [y, x], shape=shape,
-                         dtype=_out_dtype(y, dtype))
+                         dtype=_out_dtype(y, dtype), engine="auto")
         else:
             op = make_op("tensor_tensor", [x, y], shape=shape,
-                         dtype=_out_dtype(x, dtype))
+                         dtype=_out_dtype(x, dtype), engine="auto")
     elif is_tile(x) and isinstance(y, (int, float)):
         op = make_op("tensor_scalar", [x], shape=tile_shape(x),
-                     dtype=_out_dtype(x, dtype))
+                     dtype=_out_dtype(x, dtype), engine="auto")
     elif is_tile(y) and isinstance(x, (int, float)):
         op = make_op("tensor_scalar", [y], shape=tile_shape(y),
-                     dtype=_out_dtype(y, dtype))
+                     dtype=_out_dtype(y, dtype), engine="auto")
     else:
         raise err(f"nl.{name} takes tiles or a tile and a number")
     return result_tile(op)
@@ -540,6 +540,13 @@ def where(condition: object, x: object, y: object, dtype: object = None,
     op = make_op("select", tiles, shape=tile_shape(x),
                  dtype=_out_dtype(x, dtype))
     return result_tile(op)
+
+
+def broadcast_to(x: object, shape: Sequence[int]) -> "core.Broadcast":
+    """`nl.broadcast_to(x, shape)`, as `x.broadcast_to(shape)`."""
+    if not is_tile(x):
+        raise err("nl.broadcast_to takes a tile")
+    return core.Broadcast(core._unlist(x), shape)  # type: ignore[arg-type]
 
 
 @core.not_yet
