@@ -175,5 +175,36 @@ class Refusals(unittest.TestCase):
         self.assertIn("no function nope", err)
 
 
+class Broadcasts(unittest.TestCase):
+    """`x.broadcast_to((P, n))`: "broadcasts" on the op that reads it."""
+
+    def test_partition_broadcast_is_on_each_reader(self) -> None:
+        spec = trace(f"{k('broadcasts.py')}::scale_rows",
+                     "x=256x512:float32,g=512:float32")
+        tt, = find(spec, op="tensor_tensor", engine=None)
+        ts = [o for o in find(spec) if o.get("broadcasts")]
+        self.assertEqual(len(ts), 2)  # nisa.tensor_tensor and nl.multiply
+        for o in ts:
+            self.assertEqual(o["broadcasts"], [None, 128])
+            self.assertEqual(o["tile"], [128, 512])
+            self.assertIn("g_row", o["inputs"])
+        self.assertIs(tt.get("engine"), None)
+        load, = [o for o in find(spec, op="load") if o["id"] == "g_row"]
+        self.assertEqual(load["tile"], [1, 512])
+
+    def test_free_broadcast_needs_no_key(self) -> None:
+        spec = trace(f"{k('broadcasts.py')}::free_only", "x=128x64:float32")
+        self.assertFalse([o for o in find(spec) if "broadcasts" in o])
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["tile"], [128, 64])
+
+    def test_more_than_128_partitions_is_refused(self) -> None:
+        rc, err, _, exists = run_frontend(
+            f"{k('broadcasts.py')}::too_many_partitions", "x=1x64:float32")
+        self.assertEqual((rc, exists), (2, False))
+        self.assertIn("broadcasts.py:", err)
+        self.assertIn("at most 128 partitions", err)
+
+
 if __name__ == "__main__":
     unittest.main()
