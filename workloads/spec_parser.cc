@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
@@ -710,6 +711,53 @@ class SpecReader {
 
 }  // namespace
 
+namespace {
+
+// A refusal of a traced spec ("label: /json/pointer: what") names the
+// kernel's source line instead, the "line" of the op at (or around) the
+// pointer, since the user wrote the kernel, not the spec (a temporary file
+// under --kernel): "matmul.py:42: what (the traced spec's /json/pointer)".
+absl::Status AtKernelLine(const absl::Status& st, const Json& root,
+                          const std::string& label,
+                          const std::optional<KernelSource>& source) {
+  const absl::string_view msg = st.message();
+  const std::string prefix = label + ": /";
+  if (!source.has_value() || !absl::StartsWith(msg, prefix)) return st;
+  const size_t end = msg.find(": ", prefix.size());
+  if (end == absl::string_view::npos) return st;
+  const absl::string_view pointer =
+      msg.substr(prefix.size() - 1, end - prefix.size() + 1);
+  const Json* at = &root;
+  int line = 0;
+  for (absl::string_view rest = pointer.substr(1); at != nullptr;) {
+    if (at->is_object()) {
+      if (auto l = at->find("line"); l != at->end() && l->is_number_integer()) {
+        line = l->get<int>();
+      }
+    }
+    if (rest.empty()) break;
+    const size_t slash = rest.find('/');
+    const std::string key(rest.substr(0, slash));
+    rest = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
+    if (at->is_object() && at->contains(key)) {
+      at = &(*at)[key];
+    } else if (at->is_array() && !key.empty() &&
+               key.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(key) < at->size()) {
+      at = &(*at)[std::stoul(key)];
+    } else {
+      at = nullptr;
+    }
+  }
+  if (line == 0) return st;
+  return absl::Status(
+      st.code(),
+      absl::StrFormat("%s:%d: %s (the traced spec's %s)", source->path, line,
+                      msg.substr(end + 2), pointer));
+}
+
+}  // namespace
+
 absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
                                        std::string_view file_label,
                                        const MemoryLimits& limits) {
@@ -729,7 +777,9 @@ absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
   TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecReader(label).Read(root));
   spec.file = label;
   spec.content_hash = Fnv1a64Hex(text);
-  TRN_RETURN_IF_ERROR(CompileSpec(spec, limits));
+  if (absl::Status st = CompileSpec(spec, limits); !st.ok()) {
+    return AtKernelLine(st, root, label, spec.kernel_source);
+  }
   return spec;
 }
 

@@ -161,6 +161,22 @@ class KernelFlag(unittest.TestCase):
             self.assertIn("no_such_function", err)
             self.assertFalse(os.path.exists(emitted))
 
+    def test_trnbench_refusal_names_the_kernel_line(self) -> None:
+        """A traced spec trnbench refuses (here an 8192-column broadcast,
+        more than PSUM holds) is named by the kernel's FILE:LINE, not by
+        the temporary spec file."""
+        kernel = os.path.join(KERNELS, "broadcasts.py")
+        rc, _, err = trnbench(["--kernel", f"{kernel}::scale_rows", "--args",
+                               "x=256x8192:float32,g=8192:float32",
+                               "--repeat", "1"])
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("PSUM overflow", err)
+        self.assertNotIn("trnbench-kernel.", err)  # the temporary folder
+        line = int(err.split(f"{kernel}:", 1)[1].split(":", 1)[0])
+        with open(kernel, encoding="utf-8") as f:
+            self.assertIn("nl.affine_range", f.read().splitlines()[line - 1])
+
     def test_flags_without_kernel(self) -> None:
         rc, _, err = trnbench(["--workload", "exp_tiled", "--args",
                                "x=1x1:int8"])
