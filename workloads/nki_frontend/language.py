@@ -356,14 +356,20 @@ def _activation(func: str, x: object, dtype: object = None,
     return result_tile(op)
 
 
-def _make_activation(func: str):
-    def f(x: object, dtype: object = None, mask: object = None,
+def _masked_api(name: str, make):
+    """The `nl.<name>` function over `make(*tiles, dtype)` that also takes
+    NKI's `mask=` (and ignores the keywords that change no cost)."""
+    def f(*args: object, dtype: object = None, mask: object = None,
           **kwargs: object) -> Tile:
-        tile = _activation(func, x, dtype)
+        tile = make(*args, dtype)
         _masked(tile, mask)
         return tile
-    f.__name__ = func
+    f.__name__ = name
     return f
+
+
+def _make_activation(func: str):
+    return _masked_api(func, lambda x, dtype: _activation(func, x, dtype))
 
 
 exp = _make_activation("exp")
@@ -416,13 +422,7 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
 
 
 def _make_binary(name: str):
-    def f(x: object, y: object, dtype: object = None, mask: object = None,
-          **kwargs: object) -> Tile:
-        tile = _binary(name, x, y, dtype)
-        _masked(tile, mask)
-        return tile
-    f.__name__ = name
-    return f
+    return _masked_api(name, lambda x, y, dtype: _binary(name, x, y, dtype))
 
 
 add = _make_binary("add")
