@@ -206,5 +206,39 @@ class Broadcasts(unittest.TestCase):
         self.assertIn("at most 128 partitions", err)
 
 
+class SpmdGrid(unittest.TestCase):
+    """`--kernel FILE.py::FUNCTION[4,2]`: the instances of the launch grid
+    as affine loops, one per axis, nl.program_id their variables."""
+
+    def test_grid_axes_are_affine_loops(self) -> None:
+        spec = trace(f"{k('spmd.py')}::scale_tile[4,2]", "x=512x1024:float32")
+        outer, = spec["kernel"]["loops"]
+        self.assertEqual((outer["var"], outer["range"], outer["tensor"],
+                          outer["tile_partitions"]),
+                         ("program_id0", "affine", "x", 128))
+        inner, = [o for o in outer["body"] if o["op"] == "loop"]
+        self.assertEqual((inner["var"], inner["dim"], inner["step"]),
+                         ("program_id1", 1, 512))
+        load, = find(spec, op="load")
+        self.assertEqual(load["index"], ["program_id0", "program_id1"])
+        self.assertEqual(load["tile"], [128, 512])
+        self.assertEqual(spec["name"], "scale_tile")
+        self.assertEqual(spec["kernel_source"]["function"], "scale_tile[4,2]")
+
+    def test_program_id_without_a_grid_is_refused(self) -> None:
+        rc, err, _, exists = run_frontend(f"{k('spmd.py')}::scale_tile",
+                                          "x=512x1024:float32")
+        self.assertEqual((rc, exists), (2, False))
+        self.assertIn("spmd.py:9: ", err)
+        self.assertIn("launched without a grid", err)
+
+    def test_bad_grid(self) -> None:
+        for bad in ("scale_tile[0,2]", "scale_tile[a]", "scale_tile[4"):
+            rc, err, _, _ = run_frontend(f"{k('spmd.py')}::{bad}",
+                                         "x=512x1024:float32")
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("launch grid", err)
+
+
 if __name__ == "__main__":
     unittest.main()

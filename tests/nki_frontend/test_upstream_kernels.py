@@ -21,7 +21,6 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 
 # What is not traced yet, and why (docs/nki-source.md, "Limits").
 REFUSED = {
-    "nki_tensor_add_kernel_": "nl.program_id",
     "fused_self_attn_for_SD_small_head_size": "writes two arrays",
     "attn_fwd_v1": "nki.compiler.sbuf",
 }

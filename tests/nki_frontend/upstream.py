@@ -61,7 +61,7 @@ def kernels() -> List[Kernel]:
                    "tensor_avgpool_kernel", "in_tensor=2x10x10:float16,"
                    "pool_size=2"),
             Kernel(gen, "tensor_addition/tensor_addition_nki_kernels.py",
-                   "nki_tensor_add_kernel_",
+                   "nki_tensor_add_kernel_[2,2]",
                    "a_input=256x1024:float16,b_input=256x1024:float16"),
         ]
     out += [
@@ -100,7 +100,8 @@ def trace_timed(k: Kernel) -> Tuple[Optional[dict], str, float]:
             name, value, _ = cli.parse_kwarg(item)
             kw[name] = value
         t = cli.trace_kernel(path_of(k), k.function, args, kw)
-        spec = emit.emit(t, cli.workload_name(k.function), "upstream",
+        spec = emit.emit(t, cli.workload_name(cli.split_grid(k.function)[0]),
+                         "upstream",
                          cli.provenance_of(path_of(k), k.function, args,
                                            dict(item.split("=", 1)
                                                 for item in k.kwargs)))

@@ -139,7 +139,7 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
     t = tracer.active()
     target = tracer.current_target() or name or f"t{len(t.tensors)}"
     if b == "hbm":
-        if t.loop is not t.root:
+        if not t.at_top():
             raise err("an HBM tensor allocated inside a loop is not "
                       "supported yet")
         tensor = ir.HbmTensor(_unique_tensor_name(target), shp, d)
@@ -549,14 +549,44 @@ def broadcast_to(x: object, shape: Sequence[int]) -> "core.Broadcast":
     return core.Broadcast(core._unlist(x), shape)  # type: ignore[arg-type]
 
 
-@core.not_yet
-def program_id(axis: int) -> int:
-    raise err("nl.program_id (an SPMD launch grid) is not yet supported")
+def _grid_axis(api: str, axis: object) -> int:
+    t = tracer.active()
+    if not t.grid:
+        raise err(f"{api} in a kernel launched without a grid: give the grid "
+                  "as Python launches it, --kernel FILE.py::FUNCTION[4,2]")
+    if not isinstance(axis, int) or not 0 <= axis < len(t.grid):
+        raise err(f"{api}({axis!r}): the launch grid has "
+                  f"{len(t.grid)} axes ({'x'.join(map(str, t.grid))})")
+    return axis
 
 
-@core.not_yet
+def program_id(axis: int) -> Affine:
+    """The instance's index along `axis`: the variable of the grid's loop."""
+    t = tracer.active()
+    loop = t.grid_loops[_grid_axis("nl.program_id", axis)]
+    assert loop.var is not None
+    return Affine({loop.var: 1})
+
+
 def num_programs(axes: object = None) -> int:
-    raise err("nl.num_programs (an SPMD launch grid) is not yet supported")
+    t = tracer.active()
+    if axes is None:
+        if not t.grid:
+            _grid_axis("nl.num_programs", 0)
+        n = 1
+        for g in t.grid:
+            n *= g
+        return n
+    if isinstance(axes, (tuple, list)):
+        n = 1
+        for a in axes:
+            n *= t.grid[_grid_axis("nl.num_programs", a)]
+        return n
+    return t.grid[_grid_axis("nl.num_programs", axes)]
+
+
+def program_ndim() -> int:
+    return len(tracer.active().grid)
 
 
 def device_print(*args: object, **kwargs: object) -> None:
