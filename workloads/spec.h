@@ -149,6 +149,8 @@ struct WorkloadSpec {
   std::vector<PublishedFigure> published;
   // The NKI source a traced spec was made from (NKI front end).
   std::optional<KernelSource> kernel_source;
+  // A validation spec's upstream kernel, for `validate --sources`.
+  std::optional<KernelReference> traced_from;
   // What the compiler stage decided for an nki spec at its current shape
   // and device (empty before CompileSpec ran, and for torch modes).
   CompilerDecisions compiled;

@@ -66,10 +66,18 @@ class SpecReader {
     // and the version is the more useful message.
     TRN_RETURN_IF_ERROR(r_.SchemaVersion(root, "", kSpecSchemaVersion));
     spec.schema_version = kSpecSchemaVersion;
-    static constexpr std::string_view kTopKeys[] = {
-        "schema_version", "name", "family", "description",     "mode",
-        "tensors",        "ops",  "kernel", "noise_threshold", "published",
-        "kernel_source"};
+    static constexpr std::string_view kTopKeys[] = {"schema_version",
+                                                    "name",
+                                                    "family",
+                                                    "description",
+                                                    "mode",
+                                                    "tensors",
+                                                    "ops",
+                                                    "kernel",
+                                                    "noise_threshold",
+                                                    "published",
+                                                    "kernel_source",
+                                                    "traced_from"};
     TRN_RETURN_IF_ERROR(r_.CheckKeys(root, "", kTopKeys, "a spec"));
     TRN_ASSIGN_OR_RETURN(spec.name, r_.RequiredString(root, "", "name"));
     TRN_ASSIGN_OR_RETURN(spec.family, r_.RequiredString(root, "", "family"));
@@ -122,6 +130,7 @@ class SpecReader {
       TRN_ASSIGN_OR_RETURN(spec.published, Published(*published, spec));
     }
     TRN_ASSIGN_OR_RETURN(spec.kernel_source, ReadKernelSource(root, r_));
+    TRN_ASSIGN_OR_RETURN(spec.traced_from, ReadKernelReference(root, r_));
     return spec;
   }
 
