@@ -124,8 +124,6 @@ class UpstreamKernels(unittest.TestCase):
         TensorE matmuls, within 2% of its hand-written spec at the
         tutorial's test shape (seq_len 512; v3's spec run there with
         --shape)."""
-        v3_at_512 = ("--shape", "delta,u,out=4096x512", "--shape",
-                     "B,C=16x512")
         for k in upstream.kernels():
             if k.generation != "sdk-2.21" or not k.function.startswith(
                     "mamba_v"):
@@ -137,9 +135,8 @@ class UpstreamKernels(unittest.TestCase):
                 self.assertEqual([o["broadcasts"] for o in bcast],
                                  [[None, 128], [None, 128]])
                 got = run(spec)["ncl_us"]["p50"]
-                extra = v3_at_512 if k.function == "mamba_v3" else ()
                 want = run(upstream.hand_spec(k.hand_spec),
-                           extra=extra)["ncl_us"]["p50"]
+                           extra=k.hand_shape)["ncl_us"]["p50"]
                 self.assertLessEqual(abs(got / want - 1), 0.02, (got, want))
 
     def test_traced_kernels_trnbench_refuses_say_why(self) -> None:
