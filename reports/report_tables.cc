@@ -103,6 +103,18 @@ std::vector<WorkloadGroup> GroupByFamily(const RunResult& run) {
     }
     out[static_cast<size_t>(it - families.begin())].push_back(&w);
   }
+  // A --kwarg sweep is read as a ranking (what autotuning on hardware
+  // gives): its points fastest first, by median device time.
+  for (WorkloadGroup& g : out) {
+    const bool sweep = std::all_of(g.begin(), g.end(), [](const auto* w) {
+      return w->sweep_point && w->Find("device_time_us") != nullptr;
+    });
+    if (!sweep) continue;
+    std::stable_sort(g.begin(), g.end(), [](const auto* a, const auto* b) {
+      return a->Find("device_time_us")->summary.median <
+             b->Find("device_time_us")->summary.median;
+    });
+  }
   return out;
 }
 

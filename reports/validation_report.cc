@@ -1,5 +1,7 @@
 #include "reports/validation_report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -91,13 +93,32 @@ std::string MarkdownCell(std::string s) {
 }  // namespace
 
 std::string ValidationTable(const ValidationResult& res) {
-  TextTable t({"workload", "device", "metric", "stat", "published", "model",
-               "unit", "error", "allowed", "verdict"});
+  // `validate --sources`: the model's figure from the traced upstream
+  // kernel beside the one from the spec.
+  const bool sources = std::any_of(
+      res.rows.begin(), res.rows.end(),
+      [](const ValidationRow& r) { return !std::isnan(r.from_source); });
+  std::vector<std::string> header = {"workload",  "device", "metric", "stat",
+                                     "published", "model",  "unit",   "error",
+                                     "allowed",   "verdict"};
+  if (sources) {
+    header[5] = "from spec";
+    header.insert(header.begin() + 6, "from source");
+  }
+  TextTable t(header);
   for (const ValidationRow& r : res.rows) {
     const PublishedFigure& f = r.published;
-    t.AddRow({r.workload, f.device, f.metric, f.statistic, Num(f.figure),
-              Num(r.model), f.unit, Percent(r.error), Allowed(f),
-              VerdictWord(r.within, r.known_gap)});
+    std::vector<std::string> row = {
+        r.workload,    f.device,
+        f.metric,      f.statistic,
+        Num(f.figure), Num(r.model),
+        f.unit,        Percent(r.error),
+        Allowed(f),    VerdictWord(r.within, r.known_gap)};
+    if (sources) {
+      row.insert(row.begin() + 6,
+                 std::isnan(r.from_source) ? "-" : Num(r.from_source));
+    }
+    t.AddRow(row);
   }
   std::string out =
       absl::StrCat("published hardware figures vs the timing model (",
@@ -171,6 +192,7 @@ ordered_json ValidationToJson(const ValidationResult& res) {
     x["unit"] = f.unit;
     x["published"] = f.figure;
     x["model"] = r.model;
+    if (!std::isnan(r.from_source)) x["from_source"] = r.from_source;
     x["error"] = r.error;
     if (f.tolerance.has_value()) {
       x["tolerance"] = *f.tolerance;

@@ -65,4 +65,29 @@ absl::StatusOr<std::optional<KernelSource>> ReadKernelSource(
   return std::optional<KernelSource>(std::move(out));
 }
 
+absl::StatusOr<std::optional<KernelReference>> ReadKernelReference(
+    const nlohmann::json& root, const JsonReader& r) {
+  constexpr std::string_view kAt = "/traced_from";
+  const nlohmann::json* t = JsonReader::Optional(root, "traced_from");
+  if (t == nullptr) return std::optional<KernelReference>();
+  static constexpr std::string_view kKeys[] = {"file", "function", "args",
+                                               "kwargs"};
+  TRN_RETURN_IF_ERROR(r.Object(*t, kAt));
+  TRN_RETURN_IF_ERROR(r.CheckKeys(*t, kAt, kKeys, "traced_from"));
+  KernelReference out;
+  for (auto [key, field] :
+       {std::pair{"file", &out.file}, std::pair{"function", &out.function},
+        std::pair{"args", &out.args}}) {
+    TRN_ASSIGN_OR_RETURN(*field, r.RequiredString(*t, kAt, key));
+    if (field->empty()) {
+      return r.Error(JsonLocation(kAt, key), "expected a non-empty string");
+    }
+  }
+  if (const nlohmann::json* k = JsonReader::Optional(*t, "kwargs")) {
+    TRN_ASSIGN_OR_RETURN(out.kwargs,
+                         r.StringArray(*k, JsonLocation(kAt, "kwargs")));
+  }
+  return std::optional<KernelReference>(std::move(out));
+}
+
 }  // namespace trn

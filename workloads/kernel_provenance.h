@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json_fwd.hpp"
@@ -25,6 +26,19 @@ struct KernelSource {
   std::map<std::string, std::string> args;    // name -> "8192x4096:bfloat16"
   std::map<std::string, std::string> kwargs;  // name -> "16"
 };
+
+// A validation spec's upstream kernel ("traced_from"): what `trnbench
+// validate --sources DIR` traces to predict the spec's figures from source.
+struct KernelReference {
+  std::string file;                 // relative to DIR
+  std::string function;             // FUNCTION or FUNCTION[grid]
+  std::string args;                 // as --args
+  std::vector<std::string> kwargs;  // NAME=VALUE each, as --kwarg
+};
+
+// Reads root["traced_from"]; nullopt when the spec has none.
+absl::StatusOr<std::optional<KernelReference>> ReadKernelReference(
+    const nlohmann::json& root, const JsonReader& r);
 
 // Reads root["kernel_source"]; nullopt when the spec has none.
 absl::StatusOr<std::optional<KernelSource>> ReadKernelSource(

@@ -324,17 +324,20 @@ struct LoweredTile {
 // then made of strided segments), on min(rows, partitions) partitions.
 DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block) {
   DmaShape s;
-  const int64_t rows = block.empty() ? 1 : block[0];
+  // Leading unit dims dropped by an integer index: the rows are the next
+  // dim's (LeadingUnitDims).
+  const size_t lead = LeadingUnitDims(block);
+  const int64_t rows = block.empty() ? 1 : block[lead];
   int64_t row_bytes = DTypeBytes(t.dtype);
-  for (size_t d = 1; d < block.size(); ++d) row_bytes *= block[d];
+  for (size_t d = lead + 1; d < block.size(); ++d) row_bytes *= block[d];
   // The innermost cut dim k: every dim after it is whole, so each segment
   // is block[k] * (the dims after k) elements, and a row has
-  // prod(block[1..k-1]) of them.
+  // prod(block[lead+1..k-1]) of them.
   int64_t segments = 1;
   s.whole_rows = true;
-  for (size_t k = block.size(); k-- > 1;) {
+  for (size_t k = block.size(); k-- > lead + 1;) {
     if (block[k] != t.shape[k]) {
-      for (size_t d = 1; d < k; ++d) segments *= block[d];
+      for (size_t d = lead + 1; d < k; ++d) segments *= block[d];
       s.whole_rows = false;
       break;
     }

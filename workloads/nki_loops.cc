@@ -77,13 +77,20 @@ std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
   return block;
 }
 
+size_t LeadingUnitDims(const std::vector<int64_t>& block) {
+  size_t n = 0;
+  while (block.size() - n > 2 && block[n] == 1) ++n;
+  return n;
+}
+
 NkiTile FoldBlock(const std::vector<int64_t>& block, DType dtype,
                   int64_t partitions) {
   NkiTile tile;
   tile.dtype = dtype;
-  int64_t rows = block.empty() ? 1 : block[0];
+  const size_t lead = LeadingUnitDims(block);
+  int64_t rows = block.empty() ? 1 : block[lead];
   int64_t free = 1;
-  for (size_t d = 1; d < block.size(); ++d) free *= block[d];
+  for (size_t d = lead + 1; d < block.size(); ++d) free *= block[d];
   if (rows > partitions) {
     free *= (rows + partitions - 1) / partitions;
     rows = partitions;

@@ -51,10 +51,15 @@ std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
                                const TensorDecl& tensor,
                                const std::vector<std::string>& index);
 
-// How a block lands in SBUF: dim 0 on partitions, the other dims flattened
-// into the free axis; a block taller than the partitions folds its extra
-// rows into the free axis, as a [K, M] operand with K > 128 is held as
-// K / 128 tiles side by side.
+// How many leading dims of `block` an integer index drops: those of extent
+// 1 while more than two dims remain (`x[b, c*128:(c+1)*128, :]` moves 128
+// rows, not one).
+size_t LeadingUnitDims(const std::vector<int64_t>& block);
+
+// How a block lands in SBUF: its LeadingUnitDims dropped, dim 0 on partitions,
+// the other dims flattened into the free axis; a block taller than the
+// partitions folds its extra rows into the free axis, as a [K, M] operand with
+// K > 128 is held as K / 128 tiles side by side.
 NkiTile FoldBlock(const std::vector<int64_t>& block, DType dtype,
                   int64_t partitions);
 

@@ -77,6 +77,14 @@ struct NkiOp {
   // Parallel to `inputs` (or empty): the [partitions, free] part of each
   // input the op reads (`x[:, j*512:(j+1)*512]`), or empty for the whole.
   std::vector<std::vector<int64_t>> slices;
+  // Parallel to `inputs` (or empty): the partitions a one-partition input
+  // is broadcast to before the op reads it (`x.broadcast_to((P, n))`), or
+  // 0 for none. The compiler stage inserts the TensorE matmul that does it
+  // (workloads/compiler/broadcasts.h).
+  std::vector<int64_t> broadcasts;
+  // An op the compiler stage inserted (a broadcast's matmul or its row of
+  // ones), removed and made again whenever the spec is compiled.
+  bool compiler_inserted = false;
   bool transpose = false;   // load: a DMA transpose
   std::string indirect;     // load: id of the index tile of a gather
   bool accumulate = false;  // activation / tensor_scalar: also reduce
@@ -146,6 +154,8 @@ struct WorkloadSpec {
   std::vector<PublishedFigure> published;
   // The NKI source a traced spec was made from (NKI front end).
   std::optional<KernelSource> kernel_source;
+  // A validation spec's upstream kernel, for `validate --sources`.
+  std::optional<KernelReference> traced_from;
   // What the compiler stage decided for an nki spec at its current shape
   // and device (empty before CompileSpec ran, and for torch modes).
   CompilerDecisions compiled;

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
@@ -65,10 +66,18 @@ class SpecReader {
     // and the version is the more useful message.
     TRN_RETURN_IF_ERROR(r_.SchemaVersion(root, "", kSpecSchemaVersion));
     spec.schema_version = kSpecSchemaVersion;
-    static constexpr std::string_view kTopKeys[] = {
-        "schema_version", "name", "family", "description",     "mode",
-        "tensors",        "ops",  "kernel", "noise_threshold", "published",
-        "kernel_source"};
+    static constexpr std::string_view kTopKeys[] = {"schema_version",
+                                                    "name",
+                                                    "family",
+                                                    "description",
+                                                    "mode",
+                                                    "tensors",
+                                                    "ops",
+                                                    "kernel",
+                                                    "noise_threshold",
+                                                    "published",
+                                                    "kernel_source",
+                                                    "traced_from"};
     TRN_RETURN_IF_ERROR(r_.CheckKeys(root, "", kTopKeys, "a spec"));
     TRN_ASSIGN_OR_RETURN(spec.name, r_.RequiredString(root, "", "name"));
     TRN_ASSIGN_OR_RETURN(spec.family, r_.RequiredString(root, "", "family"));
@@ -121,6 +130,7 @@ class SpecReader {
       TRN_ASSIGN_OR_RETURN(spec.published, Published(*published, spec));
     }
     TRN_ASSIGN_OR_RETURN(spec.kernel_source, ReadKernelSource(root, r_));
+    TRN_ASSIGN_OR_RETURN(spec.traced_from, ReadKernelReference(root, r_));
     return spec;
   }
 
@@ -482,6 +492,7 @@ class SpecReader {
                                                 "affine_mask",
                                                 "slices",
                                                 "insert_transpose",
+                                                "broadcasts",
                                                 "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
@@ -497,8 +508,8 @@ class SpecReader {
               "mask",   "tile",      "dtype",    "buffer",
               "carry",  "transpose", "indirect", "accumulate"};
     } else if (kind == "iota" || kind == "memset") {
-      drop = {"func",      "inputs",   "tensor",    "index",
-              "transpose", "indirect", "accumulate"};
+      drop = {"func",      "inputs",   "tensor",     "index",
+              "transpose", "indirect", "accumulate", "broadcasts"};
     } else if (kind == "activation") {
       drop = {"tensor", "index", "transpose", "indirect"};
     } else if (kind == "tensor_scalar") {
@@ -513,6 +524,7 @@ class SpecReader {
     if (kind == "load" || kind == "store" || kind == "hbm_copy" ||
         kind == "loop") {
       drop.push_back("slices");
+      drop.push_back("broadcasts");
     }
     if (IsNkiOpKind(kind) && kind != "matmul") {
       drop.push_back("insert_transpose");
@@ -546,6 +558,25 @@ class SpecReader {
         return r_.Error(at, "a slice is null or [partitions, free]");
       }
       op.slices.push_back(std::move(dims));
+    }
+    return absl::OkStatus();
+  }
+
+  // "broadcasts": one entry per input, null or the partitions broadcast to.
+  absl::Status Broadcasts(const Json& v, const std::string& path,
+                          NkiOp& op) const {
+    TRN_RETURN_IF_ERROR(r_.Array(v, path));
+    for (size_t k = 0; k < v.size(); ++k) {
+      if (v[k].is_null()) {
+        op.broadcasts.push_back(0);
+        continue;
+      }
+      const std::string at = JsonChild(path, k);
+      if (!v[k].is_number_integer() || v[k].get<int64_t>() < 1) {
+        return r_.Expected(at, "null or a partition count (an integer >= 1)",
+                           v[k]);
+      }
+      op.broadcasts.push_back(v[k].get<int64_t>());
     }
     return absl::OkStatus();
   }
@@ -638,6 +669,9 @@ class SpecReader {
     if (const Json* sl = JsonReader::Optional(v, "slices")) {
       TRN_RETURN_IF_ERROR(Slices(*sl, JsonChild(path, "slices"), op));
     }
+    if (const Json* b = JsonReader::Optional(v, "broadcasts")) {
+      TRN_RETURN_IF_ERROR(Broadcasts(*b, JsonChild(path, "broadcasts"), op));
+    }
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "accumulate", op.accumulate));
     TRN_RETURN_IF_ERROR(
         r_.OptionalBool(v, path, "insert_transpose", op.insert_transpose));
@@ -705,6 +739,53 @@ class SpecReader {
 
 }  // namespace
 
+namespace {
+
+// A refusal of a traced spec ("label: /json/pointer: what") names the
+// kernel's source line instead, the "line" of the op at (or around) the
+// pointer, since the user wrote the kernel, not the spec (a temporary file
+// under --kernel): "matmul.py:42: what (the traced spec's /json/pointer)".
+absl::Status AtKernelLine(const absl::Status& st, const Json& root,
+                          const std::string& label,
+                          const std::optional<KernelSource>& source) {
+  const absl::string_view msg = st.message();
+  const std::string prefix = label + ": /";
+  if (!source.has_value() || !absl::StartsWith(msg, prefix)) return st;
+  const size_t end = msg.find(": ", prefix.size());
+  if (end == absl::string_view::npos) return st;
+  const absl::string_view pointer =
+      msg.substr(prefix.size() - 1, end - prefix.size() + 1);
+  const Json* at = &root;
+  int line = 0;
+  for (absl::string_view rest = pointer.substr(1); at != nullptr;) {
+    if (at->is_object()) {
+      if (auto l = at->find("line"); l != at->end() && l->is_number_integer()) {
+        line = l->get<int>();
+      }
+    }
+    if (rest.empty()) break;
+    const size_t slash = rest.find('/');
+    const std::string key(rest.substr(0, slash));
+    rest = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
+    if (at->is_object() && at->contains(key)) {
+      at = &(*at)[key];
+    } else if (at->is_array() && !key.empty() &&
+               key.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(key) < at->size()) {
+      at = &(*at)[std::stoul(key)];
+    } else {
+      at = nullptr;
+    }
+  }
+  if (line == 0) return st;
+  return absl::Status(
+      st.code(),
+      absl::StrFormat("%s:%d: %s (the traced spec's %s)", source->path, line,
+                      msg.substr(end + 2), pointer));
+}
+
+}  // namespace
+
 absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
                                        std::string_view file_label,
                                        const MemoryLimits& limits) {
@@ -724,7 +805,9 @@ absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
   TRN_ASSIGN_OR_RETURN(WorkloadSpec spec, SpecReader(label).Read(root));
   spec.file = label;
   spec.content_hash = Fnv1a64Hex(text);
-  TRN_RETURN_IF_ERROR(CompileSpec(spec, limits));
+  if (absl::Status st = CompileSpec(spec, limits); !st.ok()) {
+    return AtKernelLine(st, root, label, spec.kernel_source);
+  }
   return spec;
 }
 

@@ -802,6 +802,7 @@ class Validator {
                    "by an affine predicate (\"affine_mask\"), not both");
     }
     TRN_RETURN_IF_ERROR(CheckSlices(ctx, op, path));
+    TRN_RETURN_IF_ERROR(CheckBroadcasts(op, path));
     if (rule->moves_data && op.mask.empty() && !op.affine_mask) {
       TRN_RETURN_IF_ERROR(CheckMaskNeed(ctx, op, path));
     }
@@ -870,6 +871,31 @@ class Validator {
         return Error(absl::StrFormat("%s/slices/%d", path, k),
                      absl::StrFormat("a slice of %d partitions; SBUF has %d",
                                      op.slices[k][0], limits_.partitions));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // "broadcasts": one per input, each 0 (null) or 1 to the partitions; the
+  // shapes are the compiler stage's to check (compiler/broadcasts.h).
+  absl::Status CheckBroadcasts(const NkiOp& op, const std::string& path) const {
+    if (op.broadcasts.empty()) return absl::OkStatus();
+    if (op.broadcasts.size() != op.inputs.size()) {
+      return Error(path + "/broadcasts",
+                   absl::StrFormat("has %d entries; expected one per input "
+                                   "(%d), null for an input not broadcast",
+                                   op.broadcasts.size(), op.inputs.size()));
+    }
+    for (size_t k = 0; k < op.broadcasts.size(); ++k) {
+      const std::string at = absl::StrFormat("%s/broadcasts/%d", path, k);
+      if (op.broadcasts[k] > limits_.partitions) {
+        return Error(at, absl::StrFormat("a broadcast to %d partitions; SBUF "
+                                         "has %d",
+                                         op.broadcasts[k], limits_.partitions));
+      }
+      if (op.broadcasts[k] > 0 && k < op.slices.size() &&
+          !op.slices[k].empty()) {
+        return Error(at, "an input is broadcast or read by a slice, not both");
       }
     }
     return absl::OkStatus();

@@ -80,6 +80,10 @@ struct WorkloadResult {
   // between them means something, when every tensor both declare has the
   // same shape.
   std::vector<std::pair<std::string, std::vector<int64_t>>> tensor_shapes;
+  // A point of a `--kwarg` sweep (a traced kernel with meta-parameters, in
+  // a family named after its function): the family table ranks these by
+  // median device time (not written to the results file).
+  bool sweep_point = false;
   Speedup speedup;
 
   const MetricResult* Find(std::string_view metric) const {

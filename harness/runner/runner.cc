@@ -70,6 +70,9 @@ absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
   r.description = spec.description;
   r.spec_file = spec.file;
   r.spec_hash = spec.content_hash;
+  r.sweep_point = spec.kernel_source.has_value() &&
+                  !spec.kernel_source->kwargs.empty() &&
+                  spec.family != spec.name;
   r.noise_threshold = spec.noise_threshold.value_or(NAN);
   r.instructions = program.InstructionCount();
   r.dispatches = static_cast<int64_t>(program.dispatches.size());

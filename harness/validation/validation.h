@@ -4,6 +4,7 @@
 #ifndef TRNBENCH_HARNESS_VALIDATION_VALIDATION_H_
 #define TRNBENCH_HARNESS_VALIDATION_VALIDATION_H_
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -45,6 +46,9 @@ struct ValidationRow {
   double high = 0;
   bool within = false;
   bool known_gap = false;  // listed in ValidationOptions::known_gaps
+  // The model's figure from the spec's upstream kernel traced from source
+  // (`validate --sources`), in published.unit; NaN when not traced.
+  double from_source = NAN;
 };
 
 // An "order" group: its entries sorted by published figure, largest first,

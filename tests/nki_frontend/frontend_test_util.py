@@ -60,7 +60,7 @@ def trace(kernel: str, args: str = "", kwargs: Tuple[str, ...] = ()) -> dict:
         k, v, _raw = cli.parse_kwarg(item)
         kw[k] = v
     t = cli.trace_kernel(path, function, parsed, kw)
-    return emit.emit(t, cli.workload_name(function), "test",
+    return emit.emit(t, cli.workload_name(cli.split_grid(function)[0]), "test",
                      cli.provenance_of(path, function, parsed, {}))
 
 

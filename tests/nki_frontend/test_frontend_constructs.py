@@ -175,5 +175,70 @@ class Refusals(unittest.TestCase):
         self.assertIn("no function nope", err)
 
 
+class Broadcasts(unittest.TestCase):
+    """`x.broadcast_to((P, n))`: "broadcasts" on the op that reads it."""
+
+    def test_partition_broadcast_is_on_each_reader(self) -> None:
+        spec = trace(f"{k('broadcasts.py')}::scale_rows",
+                     "x=256x512:float32,g=512:float32")
+        tt, = find(spec, op="tensor_tensor", engine=None)
+        ts = [o for o in find(spec) if o.get("broadcasts")]
+        self.assertEqual(len(ts), 2)  # nisa.tensor_tensor and nl.multiply
+        for o in ts:
+            self.assertEqual(o["broadcasts"], [None, 128])
+            self.assertEqual(o["tile"], [128, 512])
+            self.assertIn("g_row", o["inputs"])
+        self.assertIs(tt.get("engine"), None)
+        load, = [o for o in find(spec, op="load") if o["id"] == "g_row"]
+        self.assertEqual(load["tile"], [1, 512])
+
+    def test_free_broadcast_needs_no_key(self) -> None:
+        spec = trace(f"{k('broadcasts.py')}::free_only", "x=128x64:float32")
+        self.assertFalse([o for o in find(spec) if "broadcasts" in o])
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["tile"], [128, 64])
+
+    def test_more_than_128_partitions_is_refused(self) -> None:
+        rc, err, _, exists = run_frontend(
+            f"{k('broadcasts.py')}::too_many_partitions", "x=1x64:float32")
+        self.assertEqual((rc, exists), (2, False))
+        self.assertIn("broadcasts.py:", err)
+        self.assertIn("at most 128 partitions", err)
+
+
+class SpmdGrid(unittest.TestCase):
+    """`--kernel FILE.py::FUNCTION[4,2]`: the instances of the launch grid
+    as affine loops, one per axis, nl.program_id their variables."""
+
+    def test_grid_axes_are_affine_loops(self) -> None:
+        spec = trace(f"{k('spmd.py')}::scale_tile[4,2]", "x=512x1024:float32")
+        outer, = spec["kernel"]["loops"]
+        self.assertEqual((outer["var"], outer["range"], outer["tensor"],
+                          outer["tile_partitions"]),
+                         ("program_id0", "affine", "x", 128))
+        inner, = [o for o in outer["body"] if o["op"] == "loop"]
+        self.assertEqual((inner["var"], inner["dim"], inner["step"]),
+                         ("program_id1", 1, 512))
+        load, = find(spec, op="load")
+        self.assertEqual(load["index"], ["program_id0", "program_id1"])
+        self.assertEqual(load["tile"], [128, 512])
+        self.assertEqual(spec["name"], "scale_tile")
+        self.assertEqual(spec["kernel_source"]["function"], "scale_tile[4,2]")
+
+    def test_program_id_without_a_grid_is_refused(self) -> None:
+        rc, err, _, exists = run_frontend(f"{k('spmd.py')}::scale_tile",
+                                          "x=512x1024:float32")
+        self.assertEqual((rc, exists), (2, False))
+        self.assertIn("spmd.py:9: ", err)
+        self.assertIn("launched without a grid", err)
+
+    def test_bad_grid(self) -> None:
+        for bad in ("scale_tile[0,2]", "scale_tile[a]", "scale_tile[4"):
+            rc, err, _, _ = run_frontend(f"{k('spmd.py')}::{bad}",
+                                         "x=512x1024:float32")
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("launch grid", err)
+
+
 if __name__ == "__main__":
     unittest.main()

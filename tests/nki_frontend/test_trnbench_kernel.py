@@ -161,6 +161,22 @@ class KernelFlag(unittest.TestCase):
             self.assertIn("no_such_function", err)
             self.assertFalse(os.path.exists(emitted))
 
+    def test_trnbench_refusal_names_the_kernel_line(self) -> None:
+        """A traced spec trnbench refuses (here an 8192-column broadcast,
+        more than PSUM holds) is named by the kernel's FILE:LINE, not by
+        the temporary spec file."""
+        kernel = os.path.join(KERNELS, "broadcasts.py")
+        rc, _, err = trnbench(["--kernel", f"{kernel}::scale_rows", "--args",
+                               "x=256x8192:float32,g=8192:float32",
+                               "--repeat", "1"])
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("PSUM overflow", err)
+        self.assertNotIn("trnbench-kernel.", err)  # the temporary folder
+        line = int(err.split(f"{kernel}:", 1)[1].split(":", 1)[0])
+        with open(kernel, encoding="utf-8") as f:
+            self.assertIn("nl.affine_range", f.read().splitlines()[line - 1])
+
     def test_flags_without_kernel(self) -> None:
         rc, _, err = trnbench(["--workload", "exp_tiled", "--args",
                                "x=1x1:int8"])
@@ -185,6 +201,29 @@ class KernelFlag(unittest.TestCase):
                                "--emit-spec", "x.json"])
         self.assertEqual(rc, 2)
         self.assertIn("not of a --kwarg sweep", err)
+
+    def test_kwarg_sweep_is_ranked_by_median(self) -> None:
+        """The family table of a sweep lists its points fastest first, each
+        with its median and interval (issue 27 item 6)."""
+        rc, out, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows", "--args",
+                                 "x=1024x512:float32", "--kwarg",
+                                 "ROWS=128,32,64", "--repeat", "20"])
+        self.assertEqual(rc, 0, err)
+        table = out.split("device time per iteration", 1)[1].split("\n\n")[0]
+        rows = [l.split() for l in table.splitlines()
+                if l.strip().startswith("exp_rows_rows_")]
+        self.assertEqual(len(rows), 3, table)
+        medians = []
+        for r in rows:
+            value, unit = r[2], r[3]
+            medians.append(float(value) * {"ns": 1e-3, "μs": 1.0,
+                                           "ms": 1e3}[unit])
+            self.assertNotEqual(r[4], "n/a", table)  # the interval
+        self.assertEqual(medians, sorted(medians), table)
+        # The points are not in the order given: the ranking is the table's.
+        self.assertNotEqual([r[0] for r in rows],
+                            ["exp_rows_rows_128", "exp_rows_rows_32",
+                             "exp_rows_rows_64"], table)
 
     def test_missing_python(self) -> None:
         env = dict(os.environ, TRNBENCH_PYTHON="/nonexistent/python3")

@@ -193,14 +193,7 @@ absl::Status TracedKernels::Trace(Options& o) {
     return absl::InvalidArgumentError(
         "--emit-spec: writes the spec of one --kernel; give one");
   }
-  std::string tmpl =
-      (std::filesystem::temp_directory_path() / "trnbench-kernel.XXXXXX")
-          .string();
-  if (mkdtemp(tmpl.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat(
-        "cannot make a folder for traced specs: ", std::strerror(errno)));
-  }
-  dir_ = tmpl;
+  TRN_RETURN_IF_ERROR(MakeDir());
   const std::string frontend = FrontEndDir();
   std::error_code ec;
   if (!std::filesystem::exists(frontend + "/nki_frontend/__main__.py", ec)) {
@@ -223,25 +216,62 @@ absl::Status TracedKernels::Trace(Options& o) {
   return absl::OkStatus();
 }
 
+absl::Status TracedKernels::MakeDir() {
+  if (!dir_.empty()) return absl::OkStatus();
+  std::string tmpl =
+      (std::filesystem::temp_directory_path() / "trnbench-kernel.XXXXXX")
+          .string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat(
+        "cannot make a folder for traced specs: ", std::strerror(errno)));
+  }
+  dir_ = tmpl;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> TracedKernels::TraceReference(
+    const std::string& dir, const KernelReference& ref, size_t index) {
+  TRN_RETURN_IF_ERROR(MakeDir());
+  const std::string kernel =
+      absl::StrCat(dir, "/", ref.file, "::", ref.function);
+  const std::string out =
+      absl::StrCat(dir_, "/source_", SpecFileName(kernel, index));
+  TRN_RETURN_IF_ERROR(RunFrontEnd(kernel, ref.args, ref.kwargs, {}, out));
+  return out;
+}
+
 absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
                                      const SweepPoint& point, size_t index) {
-  const std::string python = FrontEndPython();
   const std::string out = dir_ + "/" + SpecFileName(kernel, index);
-  std::vector<std::string> argv = {python, "-m",       "nki_frontend",
-                                   kernel, "--output", out};
-  if (!o.kernel_args.empty()) {
-    argv.push_back("--args");
-    argv.push_back(o.kernel_args);
-  }
-  for (const auto& kw : point.kwargs) {
-    argv.push_back("--kwarg");
-    argv.push_back(kw);
-  }
+  std::vector<std::string> naming;
   if (!point.suffix.empty()) {
     // Each point of a sweep is a workload of its own, of one family.
     const std::string fn = kernel.substr(kernel.rfind("::") + 2);
-    argv.insert(argv.end(), {"--name", fn + point.suffix, "--family", fn});
+    naming = {"--name", fn + point.suffix, "--family", fn};
   }
+  TRN_RETURN_IF_ERROR(
+      RunFrontEnd(kernel, o.kernel_args, point.kwargs, naming, out));
+  o.specs.push_back(out);
+  return absl::OkStatus();
+}
+
+absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,
+                                        const std::string& args,
+                                        const std::vector<std::string>& kwargs,
+                                        const std::vector<std::string>& naming,
+                                        const std::string& out) const {
+  const std::string python = FrontEndPython();
+  std::vector<std::string> argv = {python, "-m",       "nki_frontend",
+                                   kernel, "--output", out};
+  if (!args.empty()) {
+    argv.push_back("--args");
+    argv.push_back(args);
+  }
+  for (const auto& kw : kwargs) {
+    argv.push_back("--kwarg");
+    argv.push_back(kw);
+  }
+  argv.insert(argv.end(), naming.begin(), naming.end());
   const char* old_path = std::getenv("PYTHONPATH");
   std::string path = FrontEndDir();
   if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
@@ -263,7 +293,6 @@ absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
                                             kernel, " (exit ", child->exit_code,
                                             "): ", FirstLine(child->err)));
   }
-  o.specs.push_back(out);
   return absl::OkStatus();
 }
 

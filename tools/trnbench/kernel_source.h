@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tools/trnbench/options.h"
+#include "workloads/kernel_provenance.h"
 
 namespace trn {
 
@@ -40,9 +41,21 @@ class TracedKernels {
   // anywhere writes nothing).
   absl::Status WriteEmitted(const Options& o) const;
 
+  // Traces a validation spec's upstream kernel, `dir`/ref.file, into a
+  // spec file of this folder (`validate --sources DIR`); errors as Trace's.
+  absl::StatusOr<std::string> TraceReference(const std::string& dir,
+                                             const KernelReference& ref,
+                                             size_t index);
+
  private:
+  absl::Status MakeDir();
   absl::Status TraceOne(Options& o, const std::string& kernel,
                         const SweepPoint& point, size_t index);
+  // Runs the front end on `kernel` with its arguments into `out`.
+  absl::Status RunFrontEnd(const std::string& kernel, const std::string& args,
+                           const std::vector<std::string>& kwargs,
+                           const std::vector<std::string>& naming,
+                           const std::string& out) const;
 
   std::string dir_;
   std::string emitted_;  // the traced spec --emit-spec copies

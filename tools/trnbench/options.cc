@@ -289,6 +289,8 @@ const std::vector<FlagDef>& Flags() {
                &Options::measured),
       PathFlag("known_gaps", "a file of figure keys, one per line",
                &Options::known_gaps),
+      PathFlag("sources", "a folder of the upstream NKI kernels (nki-samples)",
+               &Options::sources),
   };
   return flags;
 }

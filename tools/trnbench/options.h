@@ -76,6 +76,9 @@ struct Options {
   std::string measured;  // validate: a measured results file
   // validate: figures the model is known to miss (docs/validation.md).
   std::string known_gaps;
+  // validate: the upstream kernels' folder; each figure whose spec names
+  // its kernel ("traced_from") is also predicted from the traced source.
+  std::string sources;
   // The run history and sharded runs (docs/history.md).
   std::string db;     // an SQLite file or a postgresql:// URL
   std::string shard;  // K/N

@@ -27,7 +27,7 @@ Usage:
   trnbench validate --measured FILE [--spec S] [--device D] [--format F]
   trnbench calibrate MEASURED.json... --output PROFILE.json [--device D]
   trnbench validate [--device NAME] [--format table|json|markdown]
-                    [--known-gaps FILE]
+                    [--known-gaps FILE] [--sources DIR]
   trnbench history ingest FILE... --db URL | show | trend | detect --db URL
   trnbench merge SHARD.json... --output FILE
 A flag that a command does not use is refused, never ignored.
@@ -106,6 +106,9 @@ Validation (docs/validation.md):
   out of tolerance.
   --known-gaps FILE    figures the model is known to miss (one key per
                        line): reported, not failed; one that is met fails
+  --sources DIR        also predict each figure whose spec names its upstream
+                       kernel from that kernel in DIR (nki-samples/sdk-2.21),
+                       traced: a column "from source"
 
 Baselines and the regression gate:
   --save-baseline [DIR]  save this run as baselines (default baselines/<device>)

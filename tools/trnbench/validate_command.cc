@@ -1,6 +1,7 @@
 // `trnbench validate`: the validation suite's published hardware figures
 // beside the model's (docs/validation.md), or with --measured FILE the model
 // beside a measurement of the same workload (docs/import.md).
+#include <filesystem>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,9 +21,11 @@
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
 #include "tools/trnbench/diagnostics.h"
+#include "tools/trnbench/kernel_source.h"
 #include "tools/trnbench/measured_inputs.h"
 #include "tools/trnbench/output_format.h"
 #include "workloads/spec_catalog.h"
+#include "workloads/spec_parser.h"
 
 namespace trn {
 namespace {
@@ -30,9 +33,10 @@ namespace {
 // The suite's flags, and --measured's (with --spec, --set, --warmup and
 // --confidence for the model's side of a measurement).
 constexpr std::string_view kFlags[] = {
-    "device", "profiles_dir", "specs_dir", "format", "output",     "seed",
-    "repeat", "known_gaps",   "measured",  "spec",   "kernel",     "args",
-    "kwarg",  "emit_spec",    "set",       "warmup", "confidence", "jobs"};
+    "device", "profiles_dir", "specs_dir",  "format",    "output",
+    "seed",   "repeat",       "known_gaps", "measured",  "spec",
+    "kernel", "args",         "kwarg",      "emit_spec", "set",
+    "warmup", "confidence",   "jobs",       "sources"};
 
 absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
     const std::string& path) {
@@ -109,6 +113,54 @@ absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
   return absl::OkStatus();
 }
 
+// `--sources DIR`: each figure (at the spec's own shape) whose spec names
+// its upstream kernel ("traced_from") is also predicted from that kernel,
+// traced from DIR, into the row's from_source.
+absl::Status AddFromSource(const Options& o,
+                           const std::vector<WorkloadSpec>& suite,
+                           const ProfileSet& profiles,
+                           const ValidationOptions& options,
+                           ValidationResult& result) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.sources, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--sources ", EscapeControl(o.sources),
+                     ": not a folder; expected the upstream kernels' folder "
+                     "(nki-samples/sdk-2.21)"));
+  }
+  TracedKernels traced;
+  std::vector<WorkloadSpec> from_source;
+  for (const WorkloadSpec& s : suite) {
+    if (!s.traced_from.has_value()) continue;
+    std::vector<PublishedFigure> figures;
+    for (const PublishedFigure& f : s.published) {
+      if (f.shape.empty()) figures.push_back(f);
+    }
+    if (figures.empty()) continue;
+    TRN_ASSIGN_OR_RETURN(
+        const std::string path,
+        traced.TraceReference(o.sources, *s.traced_from, from_source.size()));
+    TRN_ASSIGN_OR_RETURN(WorkloadSpec t,
+                         LoadSpecFile(path, profiles.begin()->second.memory));
+    // Named as the spec it stands beside, so that its figures' keys match.
+    t.name = s.name;
+    t.family = s.family;
+    t.published = std::move(figures);
+    from_source.push_back(std::move(t));
+  }
+  if (from_source.empty()) return absl::OkStatus();
+  ValidationOptions plain = options;
+  plain.known_gaps.clear();
+  TRN_ASSIGN_OR_RETURN(const ValidationResult r,
+                       RunValidation(from_source, profiles, plain));
+  for (ValidationRow& row : result.rows) {
+    for (const ValidationRow& t : r.rows) {
+      if (t.key == row.key) row.from_source = t.model;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
   TRN_ASSIGN_OR_RETURN(const OutputFormat format,
                        FormatFor(o, kReportFormats, "validate --measured"));
@@ -157,6 +209,12 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   if (auto s = LoadSuite(o, suite, profiles); !s.ok()) return Fail(err, s);
   auto result = RunValidation(suite, profiles, validation);
   if (!result.ok()) return Fail(err, result.status());
+  if (o.Given("sources")) {
+    if (auto s = AddFromSource(o, suite, profiles, validation, *result);
+        !s.ok()) {
+      return Fail(err, s);
+    }
+  }
   const std::string json = ValidationJsonText(*result);
   if (auto s = WriteOutput(o, outputs, json); !s.ok()) return Fail(err, s);
   if (*format == OutputFormat::kJson) {

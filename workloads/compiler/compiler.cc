@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "support/status_macros.h"
 #include "workloads/compiler/allocation.h"
+#include "workloads/compiler/broadcasts.h"
 #include "workloads/compiler/engine_placement.h"
 #include "workloads/nki_loops.h"
 #include "workloads/spec_validator.h"
@@ -77,6 +78,7 @@ std::string FixedDepthReason(const LoopSite& s) {
 
 absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
   spec.compiled = CompilerDecisions{};
+  RemoveInsertedBroadcasts(spec);  // validated as written, expanded below
   // Validated with every unstated depth at 1: the structure does not
   // depend on depths.
   std::vector<LoopSite> sites;
@@ -93,6 +95,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
   }
   TRN_RETURN_IF_ERROR(ValidateSpec(spec, limits));
   if (!spec.kernel.has_value()) return absl::OkStatus();
+  TRN_RETURN_IF_ERROR(ExpandBroadcasts(spec, limits.partitions));
   CompilerDecisions d;
   d.engines = PlaceEngines(spec, limits);
   {

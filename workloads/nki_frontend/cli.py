@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import core, emit, ir, language, lists, modules, tracer
 from .errors import TraceError
+from .expr import LoopVar
 
 _TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
 
@@ -112,10 +113,30 @@ def _range(*args: object):
     return language.python_range(*args)
 
 
+def split_grid(function: str) -> Tuple[str, Tuple[int, ...]]:
+    """`FUNCTION[4,2]` (the kernel launched as Python does, `kernel[4, 2]`):
+    the function and its SPMD launch grid; no brackets, no grid."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\[([^\]]*)\]", function)
+    if m is None:
+        if "[" in function:
+            raise TraceError(f"--kernel ...::{function}: expected "
+                             "FUNCTION or FUNCTION[N,...] (a launch grid)")
+        return function, ()
+    try:
+        grid = tuple(int(g) for g in m.group(2).split(","))
+    except ValueError:
+        grid = ()
+    if not grid or any(g < 1 for g in grid) or len(grid) > 4:
+        raise TraceError(f"--kernel ...::{function}: a launch grid is 1 to 4 "
+                         "positive integers, FUNCTION[4,2]")
+    return m.group(1), grid
+
+
 def trace_kernel(path: str, function: str, args: Dict[str, object],
                  kwargs: Dict[str, object]) -> tracer.Trace:
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such kernel file")
+    function, grid = split_grid(function)
     t = tracer.begin(path)
     func = load_kernel(path, function)
     call_args: Dict[str, object] = {}
@@ -130,7 +151,9 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
             call_args[name] = value
     call_args.update(kwargs)
     try:
+        _open_grid(t, grid, func)
         func(**call_args)
+        _close_grid(t)
     except TraceError:
         raise
     except AssertionError as e:
@@ -143,6 +166,28 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
     finally:
         tracer.end()
     return t
+
+
+def _open_grid(t: tracer.Trace, grid: Tuple[int, ...], func: object) -> None:
+    """The instances of an SPMD grid are independent: one affine loop per
+    grid axis, outermost first, around the kernel's body, its variable
+    what nl.program_id(axis) returns."""
+    code = getattr(getattr(func, "func", func), "__code__", None)
+    line = code.co_firstlineno if code is not None else 1
+    for axis, size in enumerate(grid):
+        loop = ir.Loop(None, "affine", size, line, t.loop)
+        loop.var = LoopVar(f"program_id{axis}", loop)
+        t.loop.body.append(loop)
+        t.stack.append(loop)
+        t.grid.append(size)
+        t.grid_loops.append(loop)
+
+
+def _close_grid(t: tracer.Trace) -> None:
+    for loop in reversed(t.grid_loops):
+        if t.stack and t.stack[-1] is loop:
+            t.stack.pop()
+            core.close_loop(loop)
 
 
 def _kernel_line(e: BaseException, t: tracer.Trace) -> str:
@@ -208,7 +253,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             kwargs[k] = v
             kwarg_text[k] = raw
         trace = trace_kernel(path, function, args, kwargs)
-        name = workload_name(ns.name or function)
+        name = workload_name(ns.name or split_grid(function)[0])
         provenance = provenance_of(path, function, args, kwarg_text)
         arg_text = provenance["args"]
         described = ", ".join(f"{k}={v}" for k, v in

@@ -337,9 +337,8 @@ class Tile:
         write(self, normalize(self._a.shape, ()), value, "acc")
         return self
 
-    def broadcast_to(self, shape: Sequence[int]) -> "Tile":
-        raise err("broadcast_to (a partition broadcast) is not yet "
-                  "supported: it waits for the compiler stage's syntax")
+    def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
+        return Broadcast(self, shape)
 
     # Python operators on tiles: nl.add and friends.
     def __add__(self, o: object):
@@ -391,8 +390,55 @@ class TileView:
         write(self.tile, self.dims, value, "acc")
         return _AccumDone()
 
-    def broadcast_to(self, shape: Sequence[int]) -> "Tile":
-        return self.tile.broadcast_to(shape)
+    def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
+        return Broadcast(self, shape)
+
+    def __add__(self, o: object):
+        from . import language
+        return language.add(self, o)
+
+    __radd__ = __add__
+
+    def __mul__(self, o: object):
+        from . import language
+        return language.multiply(self, o)
+
+    __rmul__ = __mul__
+
+    def __sub__(self, o: object):
+        from . import language
+        return language.subtract(self, o)
+
+    def __bool__(self) -> bool:
+        raise err("control flow on a tile's value cannot be traced")
+
+
+class Broadcast:
+    """`x.broadcast_to(shape)`: a tile read as `shape`. Along the free axes
+    the instruction that reads it broadcasts for free; from one partition
+    to P the op that reads it gets `"broadcasts"` (a TensorE matmul the
+    compiler stage inserts; docs/spec-format.md, "Partition broadcasts")."""
+
+    def __init__(self, source: "TileLike", shape: Sequence[int]) -> None:
+        if isinstance(source, Broadcast):
+            source = source.source
+        src = tile_shape(source)
+        shape = tuple(int(d) for d in shape)
+        if len(shape) != len(src) and not (len(src) == 1 and len(shape) == 2):
+            raise err(f"broadcast_to{shape} of a tile of shape {src}: the "
+                      "shapes must have the same rank")
+        full = src if len(src) == len(shape) else (1,) + tuple(src)
+        for have, want in zip(full, shape):
+            if have != want and have != 1:
+                raise err(f"broadcast_to{shape} of a tile of shape {src}: "
+                          "only dims of size 1 broadcast")
+        if shape[0] > 128:
+            raise err(f"broadcast_to{shape}: a tile has at most 128 "
+                      "partitions (nl.tile_size.pmax)")
+        self.source = source
+        self.shape = shape
+        self.dtype = source.dtype
+        self.partitions = shape[0] if full[0] == 1 and shape[0] > 1 else None
 
     def __add__(self, o: object):
         from . import language
@@ -418,7 +464,7 @@ class _AccumDone:
     """What `view += x` returns, so the store Python then makes is a no-op."""
 
 
-TileLike = Union[Tile, TileView]
+TileLike = Union[Tile, TileView, "Broadcast"]
 
 
 def _unlist(x: object) -> object:
@@ -428,12 +474,12 @@ def _unlist(x: object) -> object:
 
 
 def is_tile(x: object) -> bool:
-    return isinstance(_unlist(x), (Tile, TileView))
+    return isinstance(_unlist(x), (Tile, TileView, Broadcast))
 
 
 def tile_shape(x: TileLike) -> Tuple[int, ...]:
     x = _unlist(x)  # type: ignore[assignment]
-    if isinstance(x, TileView):
+    if isinstance(x, (TileView, Broadcast)):
         return x.shape
     a = x._a
     return a.shape[a.pdim:] or (1,)
@@ -441,6 +487,8 @@ def tile_shape(x: TileLike) -> Tuple[int, ...]:
 
 def tile_dtype(x: TileLike) -> str:
     x = _unlist(x)  # type: ignore[assignment]
+    if isinstance(x, Broadcast):
+        x = x.source
     t = x.tile if isinstance(x, TileView) else x
     return t._a.dtype
 
@@ -495,6 +543,14 @@ def result_tile(op: ir.Op) -> Tile:
 
 def ref_of(x: object) -> ir.Ref:
     x = _unlist(x)
+    if isinstance(x, Broadcast):
+        r = ref_of(x.source)
+        if x.partitions is not None:
+            if r.part is not None:
+                raise err("broadcast_to of part of a tile across partitions "
+                          "is not yet supported (load the row on its own)")
+            r.broadcast = x.partitions
+        return r
     if isinstance(x, TileView):
         arr = x.tile._a
         dims = x.dims
@@ -552,6 +608,9 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     if isinstance(value, (int, float)) and kind == "set":
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
                      result=False)
+    elif isinstance(value, Broadcast):
+        op = make_op("tensor_copy", [value], shape=arr.tile(),
+                     dtype=arr.dtype, result=False) if kind == "set" else None
     elif is_tile(value):
         src = value.tile._a if isinstance(value, TileView) else value._a
         src_op = src.current
@@ -573,8 +632,11 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     chain = _chain_below(arr, t.loop)
     if kind == "acc" and (op is None or op.kind != "matmul"):
         old = ref_of(dst)
+        # NKI-language arithmetic (`acc += x`): the compiler picks the
+        # engine by workload (docs/spec-format.md, "Engines left to the
+        # compiler").
         op = make_op("tensor_tensor", [value], shape=view_tile(arr, dims),
-                     dtype=arr.dtype, result=False)
+                     dtype=arr.dtype, engine="auto", result=False)
         op.inputs.append(old)
         op.role = "acc"
         op.carry_self = bool(chain) and all(l.kind != "sequential"

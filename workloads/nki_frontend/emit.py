@@ -215,6 +215,8 @@ class Emitter:
             if any(r.part is not None for r in op.inputs):
                 j["slices"] = [list(r.part) if r.part else None
                                for r in op.inputs]
+            if any(r.broadcast is not None for r in op.inputs):
+                j["broadcasts"] = [r.broadcast for r in op.inputs]
         if op.kind in ("load", "store", "hbm_copy"):
             assert op.tensor is not None
             j["tensor"] = op.tensor.name

@@ -137,3 +137,6 @@ class Ref:
         self.version = version
         self.slots = slots
         self.part = part  # [partitions, free] read of a bigger tile
+        # The partitions a one-partition tile is broadcast to before the
+        # op reads it (`x.broadcast_to((P, n))`), or None.
+        self.broadcast: Optional[int] = None

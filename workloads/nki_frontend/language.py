@@ -139,7 +139,7 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
     t = tracer.active()
     target = tracer.current_target() or name or f"t{len(t.tensors)}"
     if b == "hbm":
-        if t.loop is not t.root:
+        if not t.at_top():
             raise err("an HBM tensor allocated inside a loop is not "
                       "supported yet")
         tensor = ir.HbmTensor(_unique_tensor_name(target), shp, d)
@@ -356,14 +356,20 @@ def _activation(func: str, x: object, dtype: object = None,
     return result_tile(op)
 
 
-def _make_activation(func: str):
-    def f(x: object, dtype: object = None, mask: object = None,
+def _masked_api(name: str, make):
+    """The `nl.<name>` function over `make(*tiles, dtype)` that also takes
+    NKI's `mask=` (and ignores the keywords that change no cost)."""
+    def f(*args: object, dtype: object = None, mask: object = None,
           **kwargs: object) -> Tile:
-        tile = _activation(func, x, dtype)
+        tile = make(*args, dtype)
         _masked(tile, mask)
         return tile
-    f.__name__ = func
+    f.__name__ = name
     return f
+
+
+def _make_activation(func: str):
+    return _masked_api(func, lambda x, dtype: _activation(func, x, dtype))
 
 
 exp = _make_activation("exp")
@@ -397,32 +403,26 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
         shape = _broadcast(sx, sy)
         if sx != sy and len(sy) >= 2 and sy[1:] == (1,) * (len(sy) - 1):
             op = make_op("tensor_scalar", [x, y], shape=shape,
-                         dtype=_out_dtype(x, dtype))
+                         dtype=_out_dtype(x, dtype), engine="auto")
         elif sx != sy and len(sx) >= 2 and sx[1:] == (1,) * (len(sx) - 1):
             op = make_op("tensor_scalar", [y, x], shape=shape,
-                         dtype=_out_dtype(y, dtype))
+                         dtype=_out_dtype(y, dtype), engine="auto")
         else:
             op = make_op("tensor_tensor", [x, y], shape=shape,
-                         dtype=_out_dtype(x, dtype))
+                         dtype=_out_dtype(x, dtype), engine="auto")
     elif is_tile(x) and isinstance(y, (int, float)):
         op = make_op("tensor_scalar", [x], shape=tile_shape(x),
-                     dtype=_out_dtype(x, dtype))
+                     dtype=_out_dtype(x, dtype), engine="auto")
     elif is_tile(y) and isinstance(x, (int, float)):
         op = make_op("tensor_scalar", [y], shape=tile_shape(y),
-                     dtype=_out_dtype(y, dtype))
+                     dtype=_out_dtype(y, dtype), engine="auto")
     else:
         raise err(f"nl.{name} takes tiles or a tile and a number")
     return result_tile(op)
 
 
 def _make_binary(name: str):
-    def f(x: object, y: object, dtype: object = None, mask: object = None,
-          **kwargs: object) -> Tile:
-        tile = _binary(name, x, y, dtype)
-        _masked(tile, mask)
-        return tile
-    f.__name__ = name
-    return f
+    return _masked_api(name, lambda x, y, dtype: _binary(name, x, y, dtype))
 
 
 add = _make_binary("add")
@@ -542,14 +542,51 @@ def where(condition: object, x: object, y: object, dtype: object = None,
     return result_tile(op)
 
 
-@core.not_yet
-def program_id(axis: int) -> int:
-    raise err("nl.program_id (an SPMD launch grid) is not yet supported")
+def broadcast_to(x: object, shape: Sequence[int]) -> "core.Broadcast":
+    """`nl.broadcast_to(x, shape)`, as `x.broadcast_to(shape)`."""
+    if not is_tile(x):
+        raise err("nl.broadcast_to takes a tile")
+    return core.Broadcast(core._unlist(x), shape)  # type: ignore[arg-type]
 
 
-@core.not_yet
+def _grid_axis(api: str, axis: object) -> int:
+    t = tracer.active()
+    if not t.grid:
+        raise err(f"{api} in a kernel launched without a grid: give the grid "
+                  "as Python launches it, --kernel FILE.py::FUNCTION[4,2]")
+    if not isinstance(axis, int) or not 0 <= axis < len(t.grid):
+        raise err(f"{api}({axis!r}): the launch grid has "
+                  f"{len(t.grid)} axes ({'x'.join(map(str, t.grid))})")
+    return axis
+
+
+def program_id(axis: int) -> Affine:
+    """The instance's index along `axis`: the variable of the grid's loop."""
+    t = tracer.active()
+    loop = t.grid_loops[_grid_axis("nl.program_id", axis)]
+    assert loop.var is not None
+    return Affine({loop.var: 1})
+
+
 def num_programs(axes: object = None) -> int:
-    raise err("nl.num_programs (an SPMD launch grid) is not yet supported")
+    t = tracer.active()
+    if axes is None:
+        if not t.grid:
+            _grid_axis("nl.num_programs", 0)
+        n = 1
+        for g in t.grid:
+            n *= g
+        return n
+    if isinstance(axes, (tuple, list)):
+        n = 1
+        for a in axes:
+            n *= t.grid[_grid_axis("nl.num_programs", a)]
+        return n
+    return t.grid[_grid_axis("nl.num_programs", axes)]
+
+
+def program_ndim() -> int:
+    return len(tracer.active().grid)
 
 
 def device_print(*args: object, **kwargs: object) -> None:

@@ -74,10 +74,19 @@ class Trace:
         self.tensors: List[ir.HbmTensor] = []
         self.ops: List[ir.Op] = []
         self.statement_seq = 0
+        # An SPMD launch grid (`kernel[2, 2]`): per axis, its size and the
+        # affine loop that runs its instances (docs/nki-source.md).
+        self.grid: List[int] = []
+        self.grid_loops: List[ir.Loop] = []
 
     @property
     def loop(self) -> ir.Loop:
         return self.stack[-1]
+
+    def at_top(self) -> bool:
+        """Whether no loop but the launch grid's is open."""
+        return self.loop is self.root or (
+            bool(self.grid_loops) and self.loop is self.grid_loops[-1])
 
 
 _TRACE: Optional[Trace] = None
