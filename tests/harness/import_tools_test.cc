@@ -139,8 +139,8 @@ TEST(ImportHyperfineTest, RefusalsNameTheValueAndWhatWasExpected) {
            "h.json: /results/0/times: expected an array of run times in "
            "seconds, got number 1.0"},
           {R"({"results": [{"command": "x", "times": [1.0, -2.0]}]})",
-           "h.json: /results/0/times/1: expected a time in seconds of at least "
-           "0, got number -2.0"},
+           "h.json: /results/0/times/1: expected a time in seconds > 0, got "
+           "number -2.0"},
           {R"({"results": [{"command": "x", "times": [1.0], "exit_codes": ["0"]}]})",
            "h.json: /results/0/exit_codes/0: expected an integer exit code or "
            "null, got string \"0\""},
@@ -158,8 +158,8 @@ TEST(ImportGoogleBenchmarkTest, RefusalsNameTheValueAndWhatWasExpected) {
            "t.json: /benchmarks/0/time_unit: unknown time_unit \"min\"; "
            "expected one of ns, us, ms, s"},
           {R"({"benchmarks": [{"name": "a", "real_time": -1, "cpu_time": 1}]})",
-           "t.json: /benchmarks/0/real_time: expected a time of at least 0, "
-           "got number -1"},
+           "t.json: /benchmarks/0/real_time: expected a time > 0, got number "
+           "-1"},
           {R"({"benchmarks": [3]})",
            "t.json: /benchmarks/0: expected an object, got number 3"},
       });

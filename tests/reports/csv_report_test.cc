@@ -160,11 +160,11 @@ TEST(SummaryCsvTest, QuotingSurvivesAStrictReader) {
 }
 
 TEST(SummaryCsvTest, HeaderIsStableAndCarriesUnits) {
-  const RunResult run = report_test::MakeRun("exp_tiled", 5);
+  const RunResult run = report_test::MakeRun("exp_tiled", 12);
   const auto without = ParseCsv(SummaryCsv(run));
   std::vector<Baseline> baselines;
   const ComparisonReport c = report_test::MakeComparison(
-      run, report_test::MakeRun("exp_tiled", 5, 2), &baselines);
+      run, report_test::MakeRun("exp_tiled", 12, 2), &baselines);
   const auto with = ParseCsv(SummaryCsv(run, &c));
   ASSERT_FALSE(without.empty());
   EXPECT_EQ(without[0], with[0]) << "the header must not depend on a baseline";
@@ -183,10 +183,10 @@ TEST(SummaryCsvTest, HeaderIsStableAndCarriesUnits) {
 // speed-up or a comparison is the results document's key (objects joined
 // with '_') and holds the same number.
 TEST(SummaryCsvTest, ColumnsAreTheResultsDocumentsNamesAndValues) {
-  const RunResult run = report_test::MakeRun("exp", 5);
+  const RunResult run = report_test::MakeRun("exp", 12);
   std::vector<Baseline> baselines;
   const ComparisonReport c = report_test::MakeComparison(
-      run, report_test::MakeRun("exp", 5, 2), &baselines);
+      run, report_test::MakeRun("exp", 12, 2), &baselines);
   const auto csv = ParseCsv(SummaryCsv(run, &c));
   const nlohmann::ordered_json doc =
       nlohmann::ordered_json::parse(ResultsToJsonText(run, &c));
