@@ -14,6 +14,7 @@
 #include "harness/gate/gate_inputs.h"
 #include "harness/statistics/comparison_stats.h"
 #include "harness/statistics/sample_size.h"
+#include "support/p_value_text.h"
 #include "support/status_macros.h"
 
 namespace trn {
@@ -57,15 +58,16 @@ std::string NonStationarity(const MetricComparison& c) {
         std::fabs(d.drift) >= material) {
       return absl::StrFormat(
           "the %s run drifts %+.2f%% from its first to its last quarter "
-          "(Mann-Kendall p %.2g)",
-          side, d.drift * 100, d.p_drift);
+          "(%s)",
+          side, d.drift * 100, PValueClause("Mann-Kendall p", d.p_drift));
     }
     if (d.shifted && std::isfinite(d.level_shift) &&
         std::fabs(d.level_shift) >= material) {
       return absl::StrFormat(
           "the %s run has a level shift of %+.2f%% from sample %d on "
-          "(Pettitt p %.2g)",
-          side, d.level_shift * 100, d.shift_at + 1, d.p_level_shift);
+          "(%s)",
+          side, d.level_shift * 100, d.shift_at + 1,
+          PValueClause("Pettitt p", d.p_level_shift));
     }
     return "";
   };
@@ -115,16 +117,16 @@ void DecideVerdict(MetricComparison& c, double alpha, int64_t comparisons) {
   const bool beyond_better = worse_hi < -thr;
   if (significant && beyond_worse) {
     c.verdict = Verdict::kRegression;
-    c.reason = absl::StrFormat(
-        "%s: interval %s lies beyond the %s threshold, adjusted p = %.3g",
-        c.lower_is_better ? "higher (worse)" : "lower (worse)", iv, th,
-        c.p_adjusted);
+    c.reason =
+        absl::StrFormat("%s: interval %s lies beyond the %s threshold, %s",
+                        c.lower_is_better ? "higher (worse)" : "lower (worse)",
+                        iv, th, PValueClause("adjusted p", c.p_adjusted));
   } else if (significant && beyond_better) {
     c.verdict = Verdict::kImprovement;
     c.reason = absl::StrFormat(
-        "%s: interval %s lies beyond the %s threshold, adjusted p = %.3g",
+        "%s: interval %s lies beyond the %s threshold, %s",
         c.lower_is_better ? "lower (better)" : "higher (better)", iv, th,
-        c.p_adjusted);
+        PValueClause("adjusted p", c.p_adjusted));
   } else if (worse_lo >= -thr && worse_hi <= thr) {
     c.verdict = Verdict::kUnchanged;
     c.reason = absl::StrFormat("interval %s lies within ±%s", iv, th);
@@ -135,10 +137,10 @@ void DecideVerdict(MetricComparison& c, double alpha, int64_t comparisons) {
     const int64_t need = stats::MinSamplesForGate(comparisons, alpha, c.paired);
     c.repeats_to_resolve = std::max(need, n + 1);
     c.reason = absl::StrFormat(
-        "interval %s lies beyond the %s threshold but the adjusted p = %.3g "
+        "interval %s lies beyond the %s threshold but the %s "
         "does not reach alpha %.3g (Holm over %d comparisons); more repeats "
         "per side would lower it",
-        iv, th, c.p_adjusted, alpha, comparisons);
+        iv, th, PValueClause("adjusted p", c.p_adjusted), alpha, comparisons);
   } else {
     c.verdict = Verdict::kInconclusive;
     // The interval narrows as 1/sqrt(n) (also with autocorrelation, whose
@@ -350,8 +352,8 @@ absl::StatusOr<ComparisonReport> CompareCore(
       c = std::move(fresh);
       c.notes.push_back(absl::StrFormat(
           "the run's samples are autocorrelated by the lag-1 test pooled "
-          "over its %d series (z %.2f, p %.2g)",
-          pooled.series, pooled.z, pooled.p_value));
+          "over its %d series (z %.2f, %s)",
+          pooled.series, pooled.z, PValueClause("p", pooled.p_value)));
     }
   }
   for (size_t i : tested) {

@@ -15,6 +15,7 @@
 #include "harness/statistics/boost_policy.h"
 #include "harness/statistics/sample_buffer.h"
 #include "harness/statistics/statistics.h"
+#include "support/p_value_text.h"
 
 namespace trn::stats {
 namespace {
@@ -432,11 +433,11 @@ std::vector<std::string> DiagnosticNotes(const SeriesDiagnostics& d) {
         d.p_drift));
   }
   if (d.shifted) {
-    notes.push_back(
-        absl::StrFormat("level shift: %s from sample %d on (Pettitt p %.2g)",
-                        d.log_scale ? Percent(d.level_shift)
-                                    : absl::StrFormat("%+.3g", d.level_shift),
-                        d.shift_at + 1, d.p_level_shift));
+    notes.push_back(absl::StrFormat(
+        "level shift: %s from sample %d on (%s)",
+        d.log_scale ? Percent(d.level_shift)
+                    : absl::StrFormat("%+.3g", d.level_shift),
+        d.shift_at + 1, PValueClause("Pettitt p", d.p_level_shift)));
   }
   if (d.bimodal) {
     notes.push_back(absl::StrFormat(

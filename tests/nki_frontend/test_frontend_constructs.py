@@ -85,6 +85,16 @@ class OldApiMatmul(unittest.TestCase):
         self.assertFalse(find(spec, op="memset"))  # the matmul zeroes PSUM
         n, = find(spec, op="loop", var="n")
         self.assertEqual((n["tensor"], n["dim"], n["step"]), ("rhs", 1, 512))
+        self.assertNotIn("insert_transpose", mm)
+
+    def test_matmul_of_an_untransposed_operand_asks_for_a_transpose(
+            self) -> None:
+        spec = trace(f"{k('old_api_matmul.py')}::matmul_untransposed",
+                     "lhs=256x512:bfloat16,rhs=512x1024:bfloat16")
+        mm, = find(spec, op="matmul")
+        self.assertTrue(mm["insert_transpose"])
+        self.assertEqual(mm["tile"], [128, 512])
+        self.assertEqual(find(spec, op="load", id="a")[0]["index"], ["m", "k"])
 
 
 class NewApi(unittest.TestCase):

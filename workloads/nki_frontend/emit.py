@@ -232,6 +232,8 @@ class Emitter:
             j["buffer"] = "psum"
         if op.transpose:
             j["transpose"] = True
+        if op.insert_transpose:
+            j["insert_transpose"] = True
         if op.carry_self:
             j["carry"] = [op.id]
         if op.after:

@@ -82,6 +82,7 @@ class Op:
         self.mask: Optional["Op"] = None
         self.accumulate = False
         self.transpose = False
+        self.insert_transpose = False  # nl.matmul with transpose_x=False
         self.carry_self = False
         self.after: List["Ref"] = []
         self.role = "tile"  # tile, slot, acc

@@ -507,19 +507,21 @@ all = _make_reduce("all")  # noqa: A001
 
 def matmul(x: object, y: object, transpose_x: bool = False,
            mask: object = None, **kwargs: object) -> Tile:
+    """x is [K, M] with transpose_x=True (nc_matmul's stationary layout),
+    else [M, K]: the compiler inserts the transpose ("insert_transpose",
+    docs/spec-format.md, "Compiler-inserted transposes")."""
     if not (is_tile(x) and is_tile(y)):
         raise err("nl.matmul takes two tiles")
-    if not transpose_x:
-        raise err("nl.matmul without transpose_x=True needs a transpose the "
-                  "compiler inserts: not yet supported (pass the stationary "
-                  "operand transposed, transpose_x=True)")
     sx, sy = tile_shape(x), tile_shape(y)
-    if sx[0] != sy[0]:
-        raise err(f"nl.matmul contracts {sx[0]} with {sy[0]} partitions")
-    m = core.tile_of(sx)[1]
+    px, fx = core.tile_of(sx)
+    contract = px if transpose_x else fx
+    if contract != sy[0]:
+        raise err(f"nl.matmul contracts {contract} with {sy[0]} partitions")
+    m = fx if transpose_x else px
     n = core.tile_of(sy)[1]
     op = make_op("matmul", [x, y], shape=(m, n), dtype="fp32",
                  buffer="psum", engine="tensor")
+    op.insert_transpose = not transpose_x
     return result_tile(op)
 
 
