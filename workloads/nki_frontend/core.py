@@ -378,20 +378,10 @@ class Tile:
                   "has .shape, .dtype and .buffer")
 
 
-class TileView:
-    def __init__(self, tile: Tile, dims: List[ir.DimAccess]) -> None:
-        self.tile = tile
-        self.dims = dims
-        a = tile._a
-        self.shape = view_shape(dims[a.pdim:]) or (1,)
-        self.dtype = tile.dtype
-
-    def __iadd__(self, value: object) -> "_AccumDone":
-        write(self.tile, self.dims, value, "acc")
-        return _AccumDone()
-
-    def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
-        return Broadcast(self, shape)
+class _TileArithmetic:
+    """`+`, `*` and `-` on a view or a broadcast trace as the nl.* call;
+    truth-testing one is data-dependent control flow, which cannot be
+    traced."""
 
     def __add__(self, o: object):
         from . import language
@@ -413,7 +403,23 @@ class TileView:
         raise err("control flow on a tile's value cannot be traced")
 
 
-class Broadcast:
+class TileView(_TileArithmetic):
+    def __init__(self, tile: Tile, dims: List[ir.DimAccess]) -> None:
+        self.tile = tile
+        self.dims = dims
+        a = tile._a
+        self.shape = view_shape(dims[a.pdim:]) or (1,)
+        self.dtype = tile.dtype
+
+    def __iadd__(self, value: object) -> "_AccumDone":
+        write(self.tile, self.dims, value, "acc")
+        return _AccumDone()
+
+    def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
+        return Broadcast(self, shape)
+
+
+class Broadcast(_TileArithmetic):
     """`x.broadcast_to(shape)`: a tile read as `shape`. Along the free axes
     the instruction that reads it broadcasts for free; from one partition
     to P the op that reads it gets `"broadcasts"` (a TensorE matmul the
@@ -439,25 +445,6 @@ class Broadcast:
         self.shape = shape
         self.dtype = source.dtype
         self.partitions = shape[0] if full[0] == 1 and shape[0] > 1 else None
-
-    def __add__(self, o: object):
-        from . import language
-        return language.add(self, o)
-
-    __radd__ = __add__
-
-    def __mul__(self, o: object):
-        from . import language
-        return language.multiply(self, o)
-
-    __rmul__ = __mul__
-
-    def __sub__(self, o: object):
-        from . import language
-        return language.subtract(self, o)
-
-    def __bool__(self) -> bool:
-        raise err("control flow on a tile's value cannot be traced")
 
 
 class _AccumDone:
