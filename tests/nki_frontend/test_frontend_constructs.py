@@ -147,6 +147,27 @@ class Blocks(unittest.TestCase):
         self.assertEqual(store["inputs"], [loop["id"]])
 
 
+class States(unittest.TestCase):
+    """Tiles updated in place across a sequential loop: the loop's id is
+    their state, which has no slots (docs/nki-source.md, "Arrays across
+    loops")."""
+
+    def test_slots_updated_in_place_are_a_state_read_whole(self) -> None:
+        spec = trace(f"{k('states.py')}::column_sums", "x=512x1024:float32")
+        # The Python range loop filling the list is a block.
+        block, = find(spec, op="loop", var="c")
+        self.assertEqual((block["id"], block["range"]), ("sums", "sequential"))
+        state, = find(spec, op="loop", var="k")
+        self.assertEqual(state["id"], "sums_k")
+        tt, = find(spec, op="tensor_tensor")
+        self.assertEqual(tt["inputs"], ["sums[n]", "x_t"])
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["inputs"], ["sums_k"])  # no slot of a state
+        # The loops read one another's ids, so one kernel loop holds them.
+        self.assertEqual([l["var"] for l in spec["kernel"]["loops"]],
+                         ["once"])
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 

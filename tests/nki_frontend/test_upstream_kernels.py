@@ -92,14 +92,18 @@ class UpstreamKernels(unittest.TestCase):
         self.assertEqual((k["range"], k["tensor"], k["step"]),
                          ("sequential", "rhs", 1024))
         self.assertIn("id", k)  # the state the store loop reads
-        # Both generations of the hoisted matmul trace to the same kernel.
-        a, _, _ = upstream.trace_timed(by_name[("sdk-2.21",
-                                                "nki_matmul_hoist_load_")])
-        b, _, _ = upstream.trace_timed(by_name[("2026-02",
-                                                "nki_matmul_hoist_load_")])
-        strip = lambda s: [(o.get("op"), o.get("id"), o.get("inputs"))
+        # Both generations of the tiled, hoisted and block-free matmuls
+        # trace to the same kernel (up to the names of their tiles), so
+        # only the fully optimized 2026-02 version is run against the
+        # hand-written spec below.
+        strip = lambda s: [(o.get("op"), o.get("tile"), o.get("dtype"),
+                            o.get("range"), o.get("tensor"), o.get("index"))
                            for o in find(s)]
-        self.assertEqual(strip(a), strip(b))
+        for f in ("nki_matmul_tiled_", "nki_matmul_hoist_load_",
+                  "nki_matmul_block_free_dimension_"):
+            a, _, _ = upstream.trace_timed(by_name[("sdk-2.21", f)])
+            b, _, _ = upstream.trace_timed(by_name[("2026-02", f)])
+            self.assertEqual(strip(a), strip(b), f)
 
     def test_traced_matmuls_predict_as_the_hand_written_specs(self) -> None:
         """Each SDK 2.21 matmul tutorial version, traced from its source and
@@ -109,14 +113,23 @@ class UpstreamKernels(unittest.TestCase):
                 "nki_matmul_hoist_load_": "nki_matmul_hoist_load",
                 "nki_matmul_block_free_dimension_": "nki_matmul_block_free",
                 "nki_matmul_fully_optimized_": "nki_matmul_fully_optimized"}
+        wants = {}
         for k in upstream.kernels():
-            if k.generation != "sdk-2.21" or k.function not in hand:
+            # Of the 2026-02 versions, the one that states its algorithm
+            # differently (lists of tiles, a state of list slots); the
+            # others trace as their SDK 2.21 versions do.
+            if k.function not in hand or (
+                    k.generation == "2026-02"
+                    and k.function != "nki_matmul_fully_optimized_"):
                 continue
-            with self.subTest(k.function):
+            with self.subTest(k.generation + " " + k.function):
                 spec, why, _ = upstream.trace_timed(k)
                 self.assertIsNotNone(spec, why)
                 got = run(spec)["ncl_us"]["p99"]
-                want = run(upstream.hand_spec(hand[k.function]))["ncl_us"]["p99"]
+                if k.function not in wants:
+                    wants[k.function] = run(upstream.hand_spec(
+                        hand[k.function]))["ncl_us"]["p99"]
+                want = wants[k.function]
                 self.assertLessEqual(abs(got / want - 1), 0.02, (got, want))
 
     def test_traced_mamba_predicts_as_the_hand_written_specs(self) -> None:
@@ -126,8 +139,8 @@ class UpstreamKernels(unittest.TestCase):
         --shape)."""
         for k in upstream.kernels():
             if k.generation != "sdk-2.21" or not k.function.startswith(
-                    "mamba_v"):
-                continue
+                    "mamba_v") or k.args == upstream.MAMBA_8192:
+                continue  # seq_len 8192 takes 20 s to run
             with self.subTest(k.function):
                 spec, why, _ = upstream.trace_timed(k)
                 self.assertIsNotNone(spec, why)

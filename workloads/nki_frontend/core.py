@@ -561,7 +561,11 @@ def ref_of(x: object) -> ir.Ref:
         raise err(f"reads {arr.name or 'an array'} (allocated at line "
                   f"{arr.line}) before anything writes it")
     slots: List[LoopVar] = []
-    if isinstance(v, ir.Loop) and dims is not None:
+    # A block's slot is named by its loop variables; an accumulator or a
+    # state has no slots: its loop updates the same tiles in every
+    # iteration (`result_tmps[m][bm][bn]` updated in place over `k` is the
+    # state of all of them, read whole).
+    if isinstance(v, ir.Loop) and dims is not None and v.id_kind == "set":
         for d in arr.block_dims:
             e = dims[d].start
             lt = e.loop_terms()
@@ -742,6 +746,7 @@ def close_loop(loop: ir.Loop) -> None:
                     f"({loop.id_for.name}, {arr.name}): not yet supported",
                     f"{tracer.active().file_label}:{loop.line}")
             loop.id_for = arr
+            loop.id_kind = kind
             arr.current = loop
             arr.inner = None  # type: ignore[attr-defined]
         else:

@@ -19,6 +19,10 @@ class Loop:
         self.parent = parent
         self.body: List[Union["Op", "Loop"]] = []
         self.id_for: Optional["Array"] = None  # the array this loop's id is
+        # How the loop writes it: "set", each iteration its own slot (a
+        # block), or "acc", every iteration updating the same tiles (an
+        # accumulator or a state, which has no slots).
+        self.id_kind = ""
         self.outer_writes: List[Tuple["Array", "Op", str]] = []
         self.candidates: List[tuple] = []
         self.depth = 0 if parent is None else parent.depth + 1
