@@ -168,6 +168,22 @@ class States(unittest.TestCase):
                          ["once"])
 
 
+    def test_a_whole_tile_rewritten_after_a_read_is_carried(self) -> None:
+        spec = trace(f"{k('states.py')}::running_scan",
+                     "a=256x1024:float32,b=256x1024:float32")
+        scan, = find(spec, op="tensor_tensor_scan")
+        copy, = find(spec, op="tensor_copy")
+        # `last[...] = res[0:128, 511]` copies one column (it is not the
+        # scan writing into `last`), and the next iteration's scan reads it.
+        self.assertEqual((copy["id"], copy["inputs"], copy["tile"],
+                          copy["slices"]),
+                         ("last_next", [scan["id"]], [128, 1], [[128, 1]]))
+        self.assertEqual(scan["inputs"][2], "last")  # the zeros, first
+        self.assertEqual(scan["carry"], ["last_next"])
+        loop, = find(spec, op="loop", var="c")
+        self.assertNotIn("id", loop)  # no array is the loop's result
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 

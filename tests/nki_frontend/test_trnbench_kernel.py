@@ -125,14 +125,17 @@ class KernelFlag(unittest.TestCase):
             b = json.loads(out2)["workloads"][0]["metrics"]["ncl_us"]["p50"]
             self.assertEqual(a, b)
 
-    def test_a_state_of_list_slots_runs(self) -> None:
-        rc, out, err = trnbench([
-            "--kernel", os.path.join(KERNELS, "states.py") + "::column_sums",
-            "--args", "x=512x1024:float32", "--repeat", "3", "--format",
-            "json"])
-        self.assertEqual(rc, 0, err)
-        m = json.loads(out)["workloads"][0]["metrics"]
-        self.assertGreater(m["ncl_us"]["p50"], 0)
+    def test_a_state_of_list_slots_and_a_carried_tile_run(self) -> None:
+        states = os.path.join(KERNELS, "states.py")
+        for kernel, args in (("column_sums", "x=512x1024:float32"),
+                             ("running_scan",
+                              "a=256x1024:float32,b=256x1024:float32")):
+            rc, out, err = trnbench([
+                "--kernel", f"{states}::{kernel}", "--args", args,
+                "--repeat", "3", "--format", "json"])
+            self.assertEqual(rc, 0, err)
+            m = json.loads(out)["workloads"][0]["metrics"]
+            self.assertGreater(m["ncl_us"]["p50"], 0, kernel)
 
     def test_profile_takes_a_kernel(self) -> None:
         rc, out, err = trnbench(["profile", "--kernel", f"{EXPLICIT}::exp_rows",

@@ -144,6 +144,15 @@ class UpstreamKernels(unittest.TestCase):
             with self.subTest(k.function):
                 spec, why, _ = upstream.trace_timed(k)
                 self.assertIsNotNone(spec, why)
+                if k.function == "mamba_v3":
+                    # `scan_init[...] = scan_res[:, 511]` copies the last
+                    # column, which the next tile's scan starts from.
+                    scan, = find(spec, op="tensor_tensor_scan")
+                    self.assertEqual(scan["carry"], ["scan_init_next"])
+                    states, = find(spec, op="loop", var="i_state")
+                    self.assertEqual(states["id"], "scanC_accum_i_state")
+                    self.assertNotIn("id", find(spec, op="loop",
+                                                var="i_seq_len_tile")[0])
                 bcast = [o for o in find(spec) if "broadcasts" in o]
                 self.assertEqual([o["broadcasts"] for o in bcast],
                                  [[None, 128], [None, 128]])

@@ -505,6 +505,7 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
     op = ir.Op(kind, line, t.loop, line, tracer.current_target())
     for x in inputs:
         op.inputs.append(ref_of(x))
+    note_readers(op)
     op.engine = engine
     op.func = func
     op.tile = tile_of(shape)
@@ -521,6 +522,16 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
         arr.fresh = True
         op.out = arr
     return op
+
+
+def note_readers(op: ir.Op) -> None:
+    """Records, on each array the op reads, that it reads a version made
+    before the op's loop (what a whole write later in the loop carries)."""
+    for r in op.inputs:
+        v = r.version
+        if r.array is not None and isinstance(v, ir.Op) and \
+                v.loop is not op.loop and v.loop.encloses(op.loop):
+            r.array.outer_readers.append(op)
 
 
 def result_tile(op: ir.Op) -> Tile:
@@ -555,7 +566,9 @@ def ref_of(x: object) -> ir.Ref:
         if seen != arr.tile():
             part = seen  # a slice of the tile ("slices", compiler stage)
     if inner is not None and inner.loop.encloses(t.loop):
-        return ir.Ref(inner, [], part)  # written earlier in this iteration
+        r = ir.Ref(inner, [], part)  # written earlier in this iteration
+        r.array = arr
+        return r
     v = arr.current
     if v is None:
         raise err(f"reads {arr.name or 'an array'} (allocated at line "
@@ -576,7 +589,9 @@ def ref_of(x: object) -> ir.Ref:
                 break
         if len(slots) < len(arr.block_dims):
             part = None  # a whole block or sub-block
-    return ir.Ref(v, slots, part)
+    r = ir.Ref(v, slots, part)
+    r.array = arr
+    return r
 
 
 def _chain_below(arr: ir.Array, loop: ir.Loop) -> List[ir.Loop]:
@@ -605,8 +620,14 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     elif is_tile(value):
         src = value.tile._a if isinstance(value, TileView) else value._a
         src_op = src.current
-        if (kind == "set" and src.fresh and isinstance(src_op, ir.Op)
-                and src_op.loop is t.loop and src_op.out is src):
+        # Only the whole of a fresh result is the op writing into dst
+        # (`dst[...] = nl.exp(x)`); a part of one (`s[...] = r[:, 511]`,
+        # one column) is a copy of that part.
+        whole = not isinstance(value, TileView) or (
+            tile_of(view_tile(src, value.dims)) == src.tile())
+        if (kind == "set" and whole and src.fresh
+                and isinstance(src_op, ir.Op) and src_op.loop is t.loop
+                and src_op.out is src):
             op = src_op  # the op writes straight into dst
         elif kind == "acc" and src.fresh and isinstance(src_op, ir.Op) \
                 and src_op.kind == "matmul" and arr.buffer == "psum" \
@@ -653,6 +674,8 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
         op.role = "acc"
         op.carry_self = all(l.kind != "sequential" for l in chain)
         kind = "acc"
+    if kind == "set" and _carried(arr, dims, op, chain, t.loop):
+        return
     if kind == "set":
         op.role = "slot"
         levels: List[int] = []
@@ -673,6 +696,27 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     arr.pending_memset = None
     if kind == "set":
         arr.inner = op  # type: ignore[attr-defined]
+
+
+def _carried(arr: ir.Array, dims: List[ir.DimAccess], op: ir.Op,
+             chain: List[ir.Loop], loop: ir.Loop) -> bool:
+    """`s[...] = x` of a whole array allocated just outside the loop, after
+    an op of the same body read it (`scan(initial=s)`): the next iteration
+    reads what this one wrote, a loop-carried tile (docs/spec-format.md,
+    "Loop-carried tiles"). The op is a tile of the body, and the readers
+    carry it; the loop gets no id for the array."""
+    if len(chain) != 1 or any(d.start.loop_terms() for d in dims):
+        return False
+    readers = [r for r in arr.outer_readers if r.loop is loop]
+    if not readers:
+        return False
+    op.role = "carried"
+    for r in readers:
+        if op not in r.carries:
+            r.carries.append(op)
+    arr.current = op
+    arr.pending_memset = None
+    return True
 
 
 def view_tile(arr: ir.Array, dims: List[ir.DimAccess]) -> Tuple[int, ...]:

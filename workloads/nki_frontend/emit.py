@@ -71,6 +71,8 @@ class Emitter:
         named = arr.name if arr is not None and not arr.fresh_name else None
         if op.role == "acc" and named:
             return f"{named}_mm" if op.kind == "matmul" else f"{named}_sum"
+        if op.role == "carried" and named:
+            return f"{named}_next"
         if op.role == "slot" and named and getattr(op, "list_slot", False):
             return named
         if op.role == "slot" and named:
@@ -234,8 +236,10 @@ class Emitter:
             j["transpose"] = True
         if op.insert_transpose:
             j["insert_transpose"] = True
-        if op.carry_self:
-            j["carry"] = [op.id]
+        carry = ([op.id] if op.carry_self else []) + [c.id for c in
+                                                        op.carries]
+        if carry:
+            j["carry"] = carry
         if op.after:
             j["after"] = [self.ref(r, op) for r in op.after]
         j["line"] = op.line

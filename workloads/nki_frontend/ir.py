@@ -88,6 +88,9 @@ class Op:
         self.transpose = False
         self.insert_transpose = False  # nl.matmul with transpose_x=False
         self.carry_self = False
+        # Tiles of the same body this op reads as the previous iteration
+        # made them (`scan(initial=s)` then `s[...] = ...` in the loop).
+        self.carries: List["Op"] = []
         self.after: List["Ref"] = []
         self.role = "tile"  # tile, slot, acc
         self.out: Optional["Array"] = None  # the array the op writes
@@ -115,6 +118,8 @@ class Array:
         self.block_dims: List[int] = []  # per block level, the dim written
         self.fresh = False  # an op's result not yet stored anywhere
         self.fresh_name = name is None  # named by its op's statement
+        # Ops that read a version of this array made before their loop.
+        self.outer_readers: List["Op"] = []
 
     def whole_tile(self) -> Tuple[int, int]:
         """All of the array as one tile: its block dims side by side."""
@@ -140,6 +145,7 @@ class Ref:
     def __init__(self, version: Union[Op, Loop], slots: List[LoopVar],
                  part: Optional[Tuple[int, int]] = None) -> None:
         self.version = version
+        self.array: Optional[Array] = None  # the array read, if on chip
         self.slots = slots
         self.part = part  # [partitions, free] read of a bigger tile
         # The partitions a one-partition tile is broadcast to before the

@@ -28,3 +28,23 @@ def column_sums(x):
         nisa.tensor_copy(dst=o, src=sums[n])
         nisa.dma_copy(dst=out[0:128, n * 512:(n + 1) * 512], src=o)
     return out
+
+
+@nki.jit
+def running_scan(a, b):
+    # A scan along each row in tiles of 512 columns, each tile's scan
+    # starting from the last column of the one before: a tile carried from
+    # one iteration of the column loop to the next.
+    R, N = a.shape
+    out = nl.ndarray((R, N), dtype=a.dtype, buffer=nl.shared_hbm)
+    for r in nl.affine_range(R // 128):
+        last = nl.zeros((128, 1), dtype=nl.float32)
+        for c in nl.static_range(N // 512):
+            a_t = nl.load(a[r * 128:(r + 1) * 128, c * 512:(c + 1) * 512])
+            b_t = nl.load(b[r * 128:(r + 1) * 128, c * 512:(c + 1) * 512])
+            res = nisa.tensor_tensor_scan(a_t, b_t, initial=last,
+                                          op0=nl.multiply, op1=nl.add)
+            last[...] = res[0:128, 511]
+            nl.store(out[r * 128:(r + 1) * 128, c * 512:(c + 1) * 512],
+                     value=res)
+    return out
