@@ -117,6 +117,13 @@ class NewApi(unittest.TestCase):
         self.assertEqual(store["inputs"], ["res_out"])
         self.assertEqual(store["index"], ["m", ":"])
 
+    def test_compiler_allocated_tensor_is_an_sbuf_tensor(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::auto_allocated",
+                     "x=128x64:float32")
+        load, = find(spec, op="load")
+        self.assertEqual((load["id"], load["tile"]), ("t", [128, 64]))
+        self.assertNotIn("buffer", load)  # SBUF, allocated by the compiler
+
     def test_loop_kinds(self) -> None:
         spec = trace(f"{k('new_api_kernel.py')}::loop_kinds", "x=256x64:float32")
         top, = spec["kernel"]["loops"]
@@ -211,6 +218,11 @@ class Refusals(unittest.TestCase):
 
     def test_branch_on_loop_variable(self) -> None:
         self.refused("loop_var_branch", "if i == 0", "cannot be traced")
+
+    def test_direct_allocation(self) -> None:
+        self.refused("direct_allocation", "mod_alloc(base_addr=0)",
+                     "nki.compiler.sbuf.mod_alloc (direct allocation) is not "
+                     "yet supported")
 
     def test_bad_arguments(self) -> None:
         rc, err, _, exists = run_frontend(f"{k('refused.py')}::unknown_api",

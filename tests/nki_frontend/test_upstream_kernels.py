@@ -22,7 +22,6 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 # What is not traced yet, and why (docs/nki-source.md, "Limits").
 REFUSED = {
     "fused_self_attn_for_SD_small_head_size": "writes two arrays",
-    "attn_fwd_v1": "nki.compiler.sbuf",
 }
 
 

@@ -87,9 +87,13 @@ def kernels() -> List[Kernel]:
                "fused_self_attn_for_SD_small_head_size",
                "q_ref=4096x64:bfloat16,k_ref=4096x64:bfloat16,"
                "v_ref=4096x64:bfloat16"),
+        # v1 and v2 assert seqlen 128 (the tutorial's toy size).
         Kernel("2026-02", "attention_fwd_performance/attention_kernels.py",
-               "attn_fwd_v1", "q=128x4096:bfloat16,k=128x4096:bfloat16,"
-               "v=4096x128:bfloat16"),
+               "attn_fwd_v1", "q=128x128:bfloat16,k=128x128:bfloat16,"
+               "v=128x128:bfloat16"),
+        Kernel("2026-02", "attention_fwd_performance/attention_kernels.py",
+               "attn_fwd_v2", "q=128x128:bfloat16,k=128x128:bfloat16,"
+               "v=128x128:bfloat16"),
     ]
     return out
 

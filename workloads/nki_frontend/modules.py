@@ -69,6 +69,29 @@ def _decorator(*args: object, **kwargs: object):
     return wrap
 
 
+def _direct_allocation(api: str):
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise TraceError(
+            f"{api} (direct allocation) is not yet supported: it places "
+            "each tile of a tensor and fixes its physical tiles, where the "
+            "spec format leaves allocation to the compiler stage and "
+            "states buffer depth per loop; use nl.sbuf / nl.psum or "
+            f"auto_alloc() ({SUPPORTED_DOC})", tracer.where())
+    return refuse
+
+
+def _memory_module(top: str, name: str, buffer: object) -> types.ModuleType:
+    """`nki.compiler.sbuf` / `.psum`, the direct-allocation API: a tensor
+    the compiler allocates (`auto_alloc()`) is an `nl.sbuf` / `nl.psum`
+    tensor; placing tiles by hand (`alloc`, `mod_alloc`) is refused when a
+    traced kernel calls it (a file may still name it, at its top level)."""
+    m = _ApiModule(f"{top}.compiler.{name}")
+    m.__dict__["auto_alloc"] = lambda *a, **k: buffer
+    for api in ("alloc", "mod_alloc"):
+        m.__dict__[api] = _direct_allocation(f"nki.compiler.{name}.{api}")
+    return m
+
+
 class _TensorType:
     def __getitem__(self, key: object) -> object:
         return key
@@ -84,7 +107,16 @@ def _build() -> Dict[str, types.ModuleType]:
         typing = _ApiModule(f"{top}.typing")
         typing.__dict__["tensor"] = _TensorType()
         compiler = _ApiModule(f"{top}.compiler")
-        compiler.__dict__["skip_middle_end_transformations"] = _decorator
+        sbuf = _memory_module(top, "sbuf", language.sbuf)
+        psum = _memory_module(top, "psum", language.psum)
+        compiler.__path__ = []  # a package, for `import top.compiler.sbuf`
+        compiler.__dict__.update({
+            "sbuf": sbuf, "psum": psum,
+            # Kernel decorators that change how the compiler allocates or
+            # transforms, not what the kernel computes.
+            "skip_middle_end_transformations": _decorator,
+            "enable_stack_allocator": _decorator,
+            "force_auto_alloc": _decorator})
         nki = _ApiModule(top)
         nki.__dict__.update({
             "language": lang, "isa": isa_mod, "typing": typing,
@@ -93,7 +125,7 @@ def _build() -> Dict[str, types.ModuleType]:
             "baremetal": _decorator, "simulate_kernel": _simulate,
         })
         nki.__path__ = []  # a package, for `import top.language`
-        for m in (lang, isa_mod, typing, compiler, nki):
+        for m in (lang, isa_mod, typing, compiler, sbuf, psum, nki):
             mods[m.__name__] = m
     neuronxcc = _ApiModule("neuronxcc")
     neuronxcc.__path__ = []
