@@ -124,6 +124,14 @@ class NewApi(unittest.TestCase):
         self.assertEqual((load["id"], load["tile"]), ("t", [128, 64]))
         self.assertNotIn("buffer", load)  # SBUF, allocated by the compiler
 
+    def test_tensor_scalar_waits_for_both_operand_tiles(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::shift_and_scale",
+                     "x=128x512:float32,shift=128x1:float32,"
+                     "scale=128x1:float32")
+        ts, = find(spec, op="tensor_scalar")
+        self.assertEqual(ts["inputs"], ["t", "s"])
+        self.assertEqual(ts["after"], ["c"])
+
     def test_loop_kinds(self) -> None:
         spec = trace(f"{k('new_api_kernel.py')}::loop_kinds", "x=256x64:float32")
         top, = spec["kernel"]["loops"]
@@ -223,6 +231,10 @@ class Refusals(unittest.TestCase):
         self.refused("direct_allocation", "mod_alloc(base_addr=0)",
                      "nki.compiler.sbuf.mod_alloc (direct allocation) is not "
                      "yet supported")
+
+    def test_a_loop_with_two_results(self) -> None:
+        self.refused("two_results", "for r in nl.affine_range",
+                     "writes two arrays allocated outside it (rows, maxes)")
 
     def test_bad_arguments(self) -> None:
         rc, err, _, exists = run_frontend(f"{k('refused.py')}::unknown_api",

@@ -787,7 +787,10 @@ def close_loop(loop: ir.Loop) -> None:
             if loop.id_for is not None and loop.id_for is not arr:
                 raise TraceError(
                     f"the loop writes two arrays allocated outside it "
-                    f"({loop.id_for.name}, {arr.name}): not yet supported",
+                    f"({loop.id_for.name}, {arr.name}): not yet supported "
+                    "(a spec loop has one result, its id; allocate one of "
+                    "them inside the loop, or write it in a loop of its "
+                    "own)",
                     f"{tracer.active().file_label}:{loop.line}")
             loop.id_for = arr
             loop.id_kind = kind

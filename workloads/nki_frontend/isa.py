@@ -180,11 +180,16 @@ def tensor_scalar(data: object = None, op0: object = None,
                   **kwargs: object) -> object:
     if not is_tile(data):
         raise err("nisa.tensor_scalar takes a tile data")
-    inputs = [data] + [x for x in (operand0, operand1) if is_tile(x)][:1]
-    o = make_op("tensor_scalar", inputs,
+    operands = [x for x in (operand0, operand1) if is_tile(x)]
+    o = make_op("tensor_scalar", [data] + operands[:1],
                 shape=_dst_shape(dst, tile_shape(data)),
                 dtype=_dst_dtype(dst, dtype, tile_dtype(data)),
                 engine=_engine(engine))
+    # A second [P, 1] operand (op1's) is read too: the op waits for it, as
+    # activation waits for its scale tile (the format's tensor_scalar has
+    # one operand input).
+    for x in operands[1:]:
+        o.after.append(core.ref_of(x))
     return _finish(o, dst)
 
 

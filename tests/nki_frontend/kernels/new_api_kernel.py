@@ -63,3 +63,16 @@ def auto_allocated(x):
     nisa.dma_copy(dst=t, src=x)
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def shift_and_scale(x, shift, scale):
+    # One tensor_scalar with two per-partition operand tiles.
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    s = nl.load(shift)
+    c = nl.load(scale)
+    r = nisa.tensor_scalar(data=t, op0=nl.subtract, operand0=s,
+                           op1=nl.multiply, operand1=c)
+    nl.store(out, value=r)
+    return out
