@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import unittest
 
 from frontend_test_util import KERNELS, find, ops, run_frontend, trace
@@ -235,6 +236,16 @@ class Refusals(unittest.TestCase):
     def test_a_loop_with_two_results(self) -> None:
         self.refused("two_results", "for r in nl.affine_range",
                      "writes two arrays allocated outside it (rows, maxes)")
+
+    def test_syntax_error_in_the_kernel_file(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "broken.py")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("import nki\n\ndef f(x:\n    pass\n")
+            rc, err, _, exists = run_frontend(f"{path}::f", "x=1x1:int8")
+        self.assertEqual((rc, exists), (2, False), err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertTrue(err.startswith(f"{path}:3: syntax error"), err)
 
     def test_bad_arguments(self) -> None:
         rc, err, _, exists = run_frontend(f"{k('refused.py')}::unknown_api",

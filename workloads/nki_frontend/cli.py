@@ -81,8 +81,7 @@ def load_kernel(path: str, function: str):
     sys.modules["nki_kernel_source"] = module
     module.__dict__["__nki_list__"] = lists.TracedList
     try:
-        with open(path, encoding="utf-8") as f:
-            code = lists.rewrite(f.read(), path)
+        code = lists.rewrite(tracer.active().tree, path)
         with modules.absent_modules_allowed(os.path.abspath(path)):
             exec(code, module.__dict__)
     except TraceError:

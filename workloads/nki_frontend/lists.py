@@ -119,12 +119,13 @@ class _Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         if node.elts or not isinstance(node.ctx, ast.Load):
             return node
-        call = ast.Call(func=ast.Name(id="__nki_list__", ctx=ast.Load()),
-                        args=[], keywords=[])
+        name = ast.copy_location(ast.Name(id="__nki_list__", ctx=ast.Load()),
+                                 node)
+        call = ast.Call(func=name, args=[], keywords=[])
         return ast.copy_location(call, node)
 
 
-def rewrite(source: str, path: str):
-    tree = _Rewrite().visit(ast.parse(source, filename=path))
-    ast.fix_missing_locations(tree)
-    return compile(tree, path, "exec")
+def rewrite(tree: ast.AST, path: str):
+    """The kernel file's parsed tree, its empty lists made traced lists,
+    compiled (the new nodes carry their list's location)."""
+    return compile(_Rewrite().visit(tree), path, "exec")

@@ -22,9 +22,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 class _Statements:
     """Line -> (first line of its statement, assignment target name)."""
 
-    def __init__(self, path: str) -> None:
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), filename=path)
+    def __init__(self, tree: ast.AST) -> None:
         self.by_line: Dict[int, Tuple[int, Optional[str]]] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.stmt) and not isinstance(
@@ -68,7 +66,18 @@ class Trace:
     def __init__(self, kernel_path: str) -> None:
         self.kernel_path = os.path.abspath(kernel_path)
         self.file_label = kernel_path
-        self.statements = _Statements(self.kernel_path)
+        # The file is parsed once: for its statements' lines here, and
+        # compiled from the same tree when it is loaded (lists.rewrite).
+        try:
+            with open(self.kernel_path, encoding="utf-8") as f:
+                self.tree = ast.parse(f.read(), filename=self.kernel_path)
+        except SyntaxError as e:
+            raise TraceError(f"syntax error: {e.msg}",
+                             f"{kernel_path}:{e.lineno}")
+        except (OSError, UnicodeDecodeError) as e:
+            raise TraceError(f"cannot read the kernel file: {e}",
+                             kernel_path)
+        self.statements = _Statements(self.tree)
         self.root = ir.Loop(None, "root", 1, 0, None)
         self.stack: List[ir.Loop] = [self.root]
         self.tensors: List[ir.HbmTensor] = []
