@@ -342,7 +342,7 @@ absl::StatusOr<ComparisonReport> CompareCore(
       MetricComparison fresh =
           CompareSamples(*tested_samples[k].old_s, *tested_samples[k].new_s,
                          tested_samples[k].paired, options.confidence,
-                         /*assume_autocorrelated=*/true);
+                         /*assume_autocorrelated=*/true, pooled.rho);
       fresh.workload = std::move(c.workload);
       fresh.metric = std::move(c.metric);
       fresh.lower_is_better = c.lower_is_better;
@@ -472,7 +472,8 @@ int64_t ComparisonReport::Unchecked() const {
 
 MetricComparison CompareSamples(const std::vector<double>& baseline,
                                 const std::vector<double>& current, bool paired,
-                                double confidence, bool assume_autocorrelated) {
+                                double confidence, bool assume_autocorrelated,
+                                double run_rho) {
   MetricComparison c;
   c.n_baseline = static_cast<int64_t>(baseline.size());
   c.n_current = static_cast<int64_t>(current.size());
@@ -491,8 +492,8 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
   c.baseline_series = stats::DiagnoseSeries(baseline);
   c.current_series = stats::DiagnoseSeries(current);
   if (assume_autocorrelated && !c.paired) {
-    stats::MarkAutocorrelated(c.baseline_series);
-    stats::MarkAutocorrelated(c.current_series);
+    stats::MarkAutocorrelated(c.baseline_series, run_rho);
+    stats::MarkAutocorrelated(c.current_series, run_rho);
   }
   // Times are compared on a log scale: a shift there is a ratio, which is
   // what "x% slower" means, and log times are closer to symmetric.
@@ -526,7 +527,8 @@ MetricComparison CompareSamples(const std::vector<double>& baseline,
     std::vector<double> d(la.size());
     for (size_t i = 0; i < d.size(); ++i) d[i] = lb[i] - la[i];
     c.paired_series = stats::DiagnoseSeries(d, stats::SeriesScale::kLinear);
-    if (assume_autocorrelated) stats::MarkAutocorrelated(c.paired_series);
+    if (assume_autocorrelated)
+      stats::MarkAutocorrelated(c.paired_series, run_rho);
     c.autocorrelation_adjusted = c.paired_series.autocorrelated;
     shift = c.autocorrelation_adjusted
                 ? ar1_t("paired-t-log-ar1",

@@ -139,12 +139,16 @@ double ApplicableThreshold(double current_spec, double baseline_spec,
 // The comparison of one metric's samples, before multiple-testing
 // correction and verdict (exposed for tests and experiments).
 // `assume_autocorrelated`: a pooled test over the run found its series
-// autocorrelated, so each series with a positive corrected rho is treated
-// as autocorrelated even if its own test did not say so.
+// autocorrelated, so each series is treated as autocorrelated even if its
+// own test did not say so (stats::MarkAutocorrelated): below
+// stats::kSmallSampleAr1 samples at `run_rho`, the run's pooled estimate
+// (stats::PooledLag1::rho), from there on at its own corrected rho when
+// that is positive.
 MetricComparison CompareSamples(const std::vector<double>& baseline,
                                 const std::vector<double>& current, bool paired,
                                 double confidence,
-                                bool assume_autocorrelated = false);
+                                bool assume_autocorrelated = false,
+                                double run_rho = NAN);
 
 // The verdict of a comparison whose Holm-adjusted p is known, out of
 // `comparisons` (Holm's m), by the rules of docs/statistics.md; sets

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -288,7 +289,65 @@ Bimodality FindBimodality(SampleBuffer<double> y) {
 
 std::string Percent(double x) { return absl::StrFormat("%+.1f%%", x * 100); }
 
+// The traces behind ExpectedLag1 and SetAr1InflationAt for the AR(1)
+// correlation matrix Sigma (unit variance) of length n, with X = M Sigma M
+// the covariance of the deviations from the mean: tr(X), tr(X^2), the
+// lag-1 traces tr(L X) and tr(L X^2), and 1'Sigma 1 / n (the VIF).
+struct Ar1Traces {
+  double x = 0.0;
+  double x2 = 0.0;
+  double lx = 0.0;
+  double lx2 = 0.0;
+  double vif = 1.0;
+};
+
+Ar1Traces Ar1QuadraticTraces(double rho, int64_t n_samples) {
+  const auto n = static_cast<size_t>(n_samples);
+  const auto dn = static_cast<double>(n);
+  std::vector<double> power(n);
+  power[0] = 1.0;
+  for (size_t k = 1; k < n; ++k) power[k] = power[k - 1] * rho;
+  std::vector<double> row_sum(n, 0.0);  // Sigma 1
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) row_sum[i] += power[i > j ? i - j : j - i];
+  }
+  double total = 0.0;  // 1'Sigma 1
+  for (double c : row_sum) total += c;
+  // X = Sigma - (1 c' + c 1') / n + (1'Sigma 1 / n^2) 1 1'.
+  std::vector<double> x(n * n);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      x[i * n + j] = power[i > j ? i - j : j - i] -
+                     (row_sum[i] + row_sum[j]) / dn + total / (dn * dn);
+    }
+  }
+  Ar1Traces t;
+  t.vif = total / dn;
+  for (size_t i = 0; i < n; ++i) {
+    t.x += x[i * n + i];
+    if (i + 1 < n) t.lx += x[i * n + i + 1];
+    for (size_t j = 0; j < n; ++j) t.x2 += x[i * n + j] * x[i * n + j];
+  }
+  // tr(L X^2) = sum_t (X^2)_{t,t+1}, L having 1/2 either side of its
+  // diagonal and X^2 symmetric.
+  for (size_t i = 0; i + 1 < n; ++i) {
+    for (size_t k = 0; k < n; ++k) t.lx2 += x[i * n + k] * x[k * n + i + 1];
+  }
+  return t;
+}
+
 }  // namespace
+
+double ExpectedLag1(double rho, int64_t n) {
+  if (n < 3) return NAN;
+  const Ar1Traces t = Ar1QuadraticTraces(rho, n);
+  const double mean_n = t.lx;
+  const double mean_d = t.x;
+  const double var_d = 2.0 * t.x2;
+  const double cov_nd = 2.0 * t.lx2;
+  return mean_n / mean_d - cov_nd / (mean_d * mean_d) +
+         mean_n * var_d / (mean_d * mean_d * mean_d);
+}
 
 double Ar1VarianceInflation(double rho, int64_t n) {
   if (!(rho > 0.0) || n < 2) return 1.0;
@@ -374,21 +433,34 @@ void SetAr1Inflation(SeriesDiagnostics& d) {
   }
   const double z = boost::math::quantile(Normal(), kSmallSampleRhoLevel);
   const double base = std::max(0.0, d.rho);
-  d.rho_bound =
-      std::min(kMaxRho, base + z * std::sqrt((1.0 - base * base) / n));
-  const double vif = Ar1VarianceInflation(d.rho_bound, d.n);
-  d.variance_inflation = vif * (n - 1.0) / std::max(1.0, n - vif);
-  d.effective_n = n / d.variance_inflation;
-  d.dof = std::max(1.0, n * (1.0 - rho2) / (1.0 + rho2));
+  SetAr1InflationAt(
+      d, std::min(kMaxRho, base + z * std::sqrt((1.0 - base * base) / n)),
+      /*pooled=*/false);
 }
 
-void MarkAutocorrelated(SeriesDiagnostics& d) {
-  if (d.autocorrelated || d.n < kMinDiagnosedSamples) return;
-  // Above the small-sample size the pooled test's verdict is applied at
-  // the series' own estimate, which must then be positive; below it at
-  // the upper bound, which is positive whatever the estimate.
-  if (d.n >= kSmallSampleAr1 && !(d.rho > 0.0)) return;
-  if (!std::isfinite(d.rho)) return;
+void SetAr1InflationAt(SeriesDiagnostics& d, double rho, bool pooled) {
+  const auto n = static_cast<double>(d.n);
+  const Ar1Traces t = Ar1QuadraticTraces(std::clamp(rho, 0.0, kMaxRho), d.n);
+  d.rho_used = rho;
+  d.rho_pooled = pooled;
+  d.variance_inflation = t.vif * (n - 1.0) / std::max(1.0, t.x);
+  d.effective_n = n / d.variance_inflation;
+  d.dof = std::max(1.0, t.x * t.x / t.x2);
+}
+
+void MarkAutocorrelated(SeriesDiagnostics& d, double run_rho) {
+  if (d.n < kMinDiagnosedSamples || !std::isfinite(d.rho)) return;
+  if (d.n < kSmallSampleAr1) {
+    // The run's estimate replaces the series' own (or its bound): from
+    // 10 samples one series says little about rho, the run's 14 say more.
+    if (!std::isfinite(run_rho)) return;
+    d.autocorrelated = true;
+    SetAr1InflationAt(d, run_rho, /*pooled=*/true);
+    return;
+  }
+  // From the small-sample size on, at the series' own estimate, which
+  // must then be positive.
+  if (d.autocorrelated || !(d.rho > 0.0)) return;
   d.autocorrelated = true;
   SetAr1Inflation(d);
 }
@@ -409,6 +481,57 @@ PooledLag1 PooledLag1Test(std::span<const SeriesDiagnostics* const> series) {
   out.z = sum / std::sqrt(static_cast<double>(out.series));
   out.p_value = boost::math::cdf(boost::math::complement(Normal(), out.z));
   out.autocorrelated = out.p_value < kSerialTestAlpha;
+  // The shared rho from the short series: sum_i E r1(rho, n_i) = sum_i r1_i,
+  // solved by bisection (E r1 rises with rho), the lengths grouped so each
+  // distinct n costs one O(n^2) evaluation per step.
+  std::vector<std::pair<int64_t, int64_t>> lengths;  // (n, how many)
+  double r1_sum = 0.0;
+  for (const SeriesDiagnostics* d : series) {
+    if (d == nullptr || d->n < kMinDiagnosedSamples ||
+        d->n >= kSmallSampleAr1 || !std::isfinite(d->lag1)) {
+      continue;
+    }
+    r1_sum += d->lag1;
+    auto it = std::find_if(lengths.begin(), lengths.end(),
+                           [&](const auto& l) { return l.first == d->n; });
+    if (it == lengths.end()) {
+      lengths.emplace_back(d->n, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  if (lengths.empty()) return out;
+  auto excess = [&](double rho) {
+    double e = -r1_sum;
+    for (const auto& [n, count] : lengths) {
+      e += static_cast<double>(count) * ExpectedLag1(rho, n);
+    }
+    return e;
+  };
+  // E r1 rises with rho (checked for n = 8-49), so bisection finds the one
+  // root; 0 and kMaxRho when the sum lies outside the range.
+  auto solve = [&](double shift) {
+    if (excess(0.0) >= shift) return 0.0;
+    if (excess(kMaxRho) <= shift) return kMaxRho;
+    double lo = 0.0;
+    double hi = kMaxRho;
+    for (int step = 0; step < 40; ++step) {
+      const double mid = (lo + hi) / 2.0;
+      (excess(mid) < shift ? lo : hi) = mid;
+    }
+    return (lo + hi) / 2.0;
+  };
+  const double estimate = solve(0.0);
+  // As for one short series (SetAr1Inflation), the inflation is taken at
+  // the kSmallSampleRhoLevel upper bound: the sum of r1 raised by z times
+  // its Bartlett standard error at the estimate, sqrt(sum (1 - rho^2)/n_i).
+  double variance = 0.0;
+  for (const auto& [n, count] : lengths) {
+    variance += static_cast<double>(count) * (1.0 - estimate * estimate) /
+                static_cast<double>(n);
+  }
+  const double z = boost::math::quantile(Normal(), kSmallSampleRhoLevel);
+  out.rho = solve(z * std::sqrt(variance));
   return out;
 }
 
@@ -416,10 +539,11 @@ std::vector<std::string> DiagnosticNotes(const SeriesDiagnostics& d) {
   std::vector<std::string> notes;
   if (d.autocorrelated) {
     std::string bound;
-    if (std::isfinite(d.rho_bound)) {
+    if (std::isfinite(d.rho_used)) {
       bound = absl::StrFormat(
-          " (allowed for at its upper bound %.2f: fewer than %d samples)",
-          d.rho_bound, kSmallSampleAr1);
+          " (allowed for at %s %.2f: fewer than %d samples)",
+          d.rho_pooled ? "the run's \xCF\x81" : "its upper bound", d.rho_used,
+          kSmallSampleAr1);
     }
     notes.push_back(absl::StrFormat(
         "autocorrelated: \xCF\x81\xCC\x82 %.2f, effective n %.0f of %d%s",

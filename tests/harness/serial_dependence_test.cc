@@ -228,5 +228,40 @@ TEST(SummarizeUnderDependenceTest, IntervalsWidenByTheInflation) {
   EXPECT_DOUBLE_EQ(t.mean_ci.high, naive.high);
 }
 
+// The small-sample rule: a run's short series share one rho, estimated from
+// all of them with r1's small-n bias removed (ExpectedLag1), and each is
+// inflated at it with the exact small-n variance of the mean.
+TEST(SerialDependenceTest, ShortSeriesOfARunShareItsRho) {
+  // Under independence E r1 = -1/n exactly, whatever n.
+  for (int64_t n : {8, 10, 20, 49}) {
+    EXPECT_NEAR(ExpectedLag1(0.0, n), -1.0 / static_cast<double>(n), 1e-12);
+  }
+  // E r1 rises with rho and stays far below it at n = 10 (r1's bias).
+  EXPECT_LT(ExpectedLag1(0.5, 10), ExpectedLag1(0.9, 10));
+  EXPECT_LT(ExpectedLag1(0.9, 10), 0.5);
+
+  // 14 series of 10 whose r1 are what rho 0.6 gives on average: the run's
+  // rho is the upper bound above 0.6, and each series is inflated at it,
+  // Var(mean) / (s^2 / n) = VIF (n - 1) / (n - VIF).
+  std::vector<SeriesDiagnostics> runs(14);
+  std::vector<const SeriesDiagnostics*> ptrs;
+  for (SeriesDiagnostics& d : runs) {
+    d.n = 10;
+    d.lag1 = ExpectedLag1(0.6, 10);
+    d.rho = 0.1;
+    ptrs.push_back(&d);
+  }
+  const PooledLag1 pooled = PooledLag1Test(ptrs);
+  EXPECT_GT(pooled.rho, 0.6);
+  EXPECT_LT(pooled.rho, 0.9);
+  SeriesDiagnostics d = runs[0];
+  MarkAutocorrelated(d, pooled.rho);
+  EXPECT_TRUE(d.autocorrelated);
+  EXPECT_TRUE(d.rho_pooled);
+  EXPECT_DOUBLE_EQ(d.rho_used, pooled.rho);
+  const double vif = Ar1VarianceInflation(pooled.rho, 10);
+  EXPECT_NEAR(d.variance_inflation, vif * 9.0 / (10.0 - vif), 1e-9);
+}
+
 }  // namespace
 }  // namespace trn::stats
