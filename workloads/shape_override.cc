@@ -165,7 +165,8 @@ std::string ShapePointText(const ShapeOverride& o, size_t point) {
 
 absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
     const std::vector<WorkloadSpec>& specs,
-    const std::vector<ShapeOverride>& overrides, const MemoryLimits& limits) {
+    const std::vector<ShapeOverride>& overrides, const MemoryLimits& limits,
+    const RemakeAtPoint& remake) {
   std::vector<char> used(overrides.size(), 0);
   std::vector<WorkloadSpec> out;
   for (const WorkloadSpec& spec : specs) {
@@ -201,22 +202,47 @@ absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
       }
     }
     for (size_t p = 0; p < points; ++p) {
-      WorkloadSpec s = spec;
-      std::set<std::string> given;
       std::vector<std::string> texts;
+      for (size_t i : apply) texts.push_back(ShapePointText(overrides[i], p));
+      const std::string point = absl::StrJoin(texts, ";");
+      std::optional<WorkloadSpec> remade;
+      if (remake) {
+        auto r = remake(spec, texts, limits);
+        if (!r.ok()) {
+          return absl::Status(
+              r.status().code(),
+              absl::StrFormat("%s: %s", point, r.status().message()));
+        }
+        remade = *std::move(r);
+      }
+      WorkloadSpec s = remade.has_value() ? *std::move(remade) : spec;
+      std::set<std::string> given;
       for (size_t i : apply) {
         const ShapeOverride& o = overrides[i];
         const auto& shape = o.shapes[o.shapes.size() == 1 ? 0 : p];
         for (const auto& name : o.tensors) {
-          MutableTensor(s, name)->shape = shape;
+          TensorDecl* t = MutableTensor(s, name);
+          if (!remade.has_value()) {
+            t->shape = shape;
+          } else if (t == nullptr || t->shape.size() < shape.size() ||
+                     !std::equal(shape.begin(), shape.end(),
+                                 t->shape.end() - shape.size())) {
+            return Bad(o.text,
+                       absl::StrFormat(
+                           "made again at %s, workload %s has %s %s, not "
+                           "%s (a traced kernel makes its outputs from its "
+                           "arguments)",
+                           point, spec.name, name,
+                           t == nullptr ? "no tensor" : DimsText(t->shape),
+                           DimsText(shape)));
+          }
           given.insert(name);
         }
-        texts.push_back(ShapePointText(o, p));
       }
       if (s.mode != ExecMode::kNki) InferTorchOutputs(s, given);
-      const std::string point = absl::StrJoin(texts, ";");
       s.name = absl::StrFormat("%s[%s]", spec.name, point);
-      s.content_hash = Fnv1a64Hex(spec.content_hash + "|--shape " + point);
+      s.family = spec.family;
+      s.content_hash = Fnv1a64Hex(s.content_hash + "|--shape " + point);
       // The name is ours, not the file's: validate under the original name,
       // whose pattern the new one deliberately breaks.
       std::string name = std::move(s.name);

@@ -3,6 +3,8 @@
 #define TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,16 @@ absl::StatusOr<ShapeOverride> ParseShapeOverride(std::string_view text);
 // The text of one sweep point of `o`, e.g. "in_tensor,out_tensor=1024x512".
 std::string ShapePointText(const ShapeOverride& o, size_t point);
 
+// Makes `spec` again at one sweep point, for a spec whose shapes do not
+// change alone: a spec traced from an NKI kernel is traced again there, so
+// that the kernel's own shape arithmetic and asserts run at the point
+// (tools/trnbench/kernel_source.h, docs/nki-source.md). `point` holds the
+// point's texts, one per override that applies ("lhsT,rhs=4096x4096").
+// nullopt: not such a spec, its tensors take the shapes as they are.
+using RemakeAtPoint = std::function<absl::StatusOr<std::optional<WorkloadSpec>>(
+    const WorkloadSpec& spec, const std::vector<std::string>& point,
+    const MemoryLimits& limits)>;
+
 // Expands each spec into one spec per sweep point of the overrides that
 // apply to it (those naming tensors it declares), in place and in order;
 // a spec no override applies to is kept as it is. Overrides that apply to
@@ -37,10 +49,14 @@ std::string ShapePointText(const ShapeOverride& o, size_t point);
 // (or one shape, which every point uses). Each point is renamed
 // `<name>[<point>;<point>...]`, its content hash covers the change, and it
 // is validated again. In torch modes, op outputs whose shapes are not given
-// follow their inputs by the ops' shape rules.
+// follow their inputs by the ops' shape rules. A spec `remake` makes again
+// is the remade one at each point, and each tensor an override names must
+// come out with the override's dims as its last dims (a traced kernel
+// makes its outputs itself: one it makes at other dims is an error).
 absl::StatusOr<std::vector<WorkloadSpec>> ApplyShapeOverrides(
     const std::vector<WorkloadSpec>& specs,
-    const std::vector<ShapeOverride>& overrides, const MemoryLimits& limits);
+    const std::vector<ShapeOverride>& overrides, const MemoryLimits& limits,
+    const RemakeAtPoint& remake = nullptr);
 
 // The name of the spec a point was made from: `name` up to its "[point]".
 // A point's name deliberately breaks the spec-name pattern, so code that

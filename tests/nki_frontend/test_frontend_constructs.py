@@ -324,3 +324,31 @@ class SpmdGrid(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ShapeTexts(unittest.TestCase):
+    """`--shape NAME,...=DIMS`: the named tensor arguments take the dims as
+    their last dims (cli.reshape_args), as trnbench's --shape on a --kernel
+    and validate --sources's figures at other shapes give them."""
+
+    def test_last_dims_leading_dims_kept(self) -> None:
+        from nki_frontend import cli
+        args = cli.parse_args_text(
+            "delta=1x4096x8192:float32,A=4096x16:float32,eps=1e-5")
+        cli.reshape_args(args, ["delta,out=4096x512", "A=64x16"])
+        self.assertEqual(args["delta"], ((1, 4096, 512), "float32"))
+        self.assertEqual(args["A"], ((64, 16), "float32"))
+        self.assertEqual(args["eps"], 1e-5)  # a scalar is never reshaped
+
+    def test_bad_texts_are_refused(self) -> None:
+        from nki_frontend import cli
+        from nki_frontend.errors import TraceError
+        for text, what in (("out=4x4", "names no tensor argument"),
+                           ("eps=4", "names no tensor argument"),
+                           ("A=2x2x2", "fewer than 3 dims"),
+                           ("A=0x4", "expected NAME"),
+                           ("A", "expected NAME")):
+            args = cli.parse_args_text("A=4x4:float32,eps=1e-5")
+            with self.assertRaises(TraceError, msg=text) as e:
+                cli.reshape_args(args, [text])
+            self.assertIn(what, str(e.exception), text)

@@ -214,6 +214,25 @@ class KernelFlag(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("not of a --kwarg sweep", err)
 
+    def test_shape_sweep_traces_the_kernel_at_each_point(self) -> None:
+        """--shape on a --kernel traces the kernel again at each point (its
+        own shape arithmetic runs there): each point's spec records the
+        arguments it was traced with, and rows // ROWS loop trips."""
+        rc, out, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows", "--args",
+                                 "x=256x512:float32", "--shape",
+                                 "x,out=512x512,1024x256", "--repeat", "1",
+                                 "--format", "json"])
+        self.assertEqual(rc, 0, err)
+        ws = {w["name"]: w for w in json.loads(out)["workloads"]}
+        self.assertEqual(sorted(ws), ["exp_rows[x,out=1024x256]",
+                                      "exp_rows[x,out=512x512]"])
+        small, big = ws["exp_rows[x,out=512x512]"], ws[
+            "exp_rows[x,out=1024x256]"]
+        self.assertIn("exp_rows(x=512x512:float32)", small["description"])
+        self.assertIn("exp_rows(x=1024x256:float32)", big["description"])
+        self.assertEqual(big["instructions"], 2 * small["instructions"])
+        self.assertEqual({w["family"] for w in ws.values()}, {"exp_rows"})
+
     def test_kwarg_sweep_is_ranked_by_median(self) -> None:
         """The family table of a sweep lists its points fastest first, each
         with its median and interval (issue 27 item 6)."""

@@ -1,6 +1,7 @@
 // --shape: parsing, sweeps, renaming and re-validation.
 #include "workloads/shape_override.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,43 @@ TEST(ShapeOverrideTest, AnOverrideNoSpecTakesIsAnError) {
                             MemoryLimits{});
   EXPECT_THAT(std::string(out.status().message()),
               HasSubstr("declares in_tensor but not q"));
+}
+
+TEST(ShapeOverrideTest, ARemadeSpecIsTheRemakesAndItsOutputsAreChecked) {
+  // A stand-in for tracing a kernel again: the remake gives both tensors
+  // the input's new dims (as a kernel makes its output from its input),
+  // except that it makes out_tensor 512 wide whatever it is asked.
+  std::vector<std::vector<std::string>> asked;
+  const RemakeAtPoint remake =
+      [&](const WorkloadSpec& spec, const std::vector<std::string>& point,
+          const MemoryLimits&) -> absl::StatusOr<std::optional<WorkloadSpec>> {
+    asked.push_back(point);
+    if (spec.name != "exp_tiled") return std::nullopt;
+    WorkloadSpec s = spec;
+    const int64_t rows =
+        point.front().find("=1024x") != std::string::npos ? 1024 : 2048;
+    for (auto& t : s.tensors) t.shape = {rows, 512};
+    s.content_hash = "remade";
+    return s;
+  };
+  auto out = ApplyShapeOverrides(
+      {Shipped("exp_tiled"), Shipped("exp_tiled_pipelined")},
+      {Parse("in_tensor,out_tensor=1024x512")}, MemoryLimits{}, remake);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_THAT(asked.front(), ElementsAre("in_tensor,out_tensor=1024x512"));
+  EXPECT_EQ((*out)[0].name, "exp_tiled[in_tensor,out_tensor=1024x512]");
+  EXPECT_NE((*out)[0].content_hash, Shipped("exp_tiled").content_hash);
+  // A spec the remake leaves (nullopt) is reshaped as any spec.
+  EXPECT_THAT((*out)[1].FindTensor("out_tensor")->shape,
+              ElementsAre(1024, 512));
+  // Asked for 4096 rows, the remade spec has 2048: the named output is not
+  // what was asked, an error.
+  out = ApplyShapeOverrides({Shipped("exp_tiled")},
+                            {Parse("in_tensor,out_tensor=4096x512")},
+                            MemoryLimits{}, remake);
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("has in_tensor 2048x512, not 4096x512"));
 }
 
 TEST(ShapeOverrideTest, EachPointIsValidatedAgain) {

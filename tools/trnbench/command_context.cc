@@ -173,7 +173,8 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
   }
   OrderByFamily(specs);
   if (!options.shapes.empty()) {
-    auto points = ApplyShapeOverrides(specs, options.shapes, profile.memory);
+    auto points = ApplyShapeOverrides(specs, options.shapes, profile.memory,
+                                      options.remake_at_point);
     if (!points.ok()) return FromFlag("--shape", points.status());
     specs = *std::move(points);
   }

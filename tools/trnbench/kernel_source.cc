@@ -19,6 +19,7 @@
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
+#include "workloads/spec_parser.h"
 
 extern char** environ;
 
@@ -213,6 +214,14 @@ absl::Status TracedKernels::Trace(Options& o) {
     }
   }
   if (o.Given("emit_spec")) emitted_ = o.specs.back();
+  args_ = o.kernel_args;
+  if (!o.shapes.empty()) {
+    o.remake_at_point = [this](const WorkloadSpec& spec,
+                               const std::vector<std::string>& point,
+                               const MemoryLimits& limits) {
+      return TraceAtPoint(spec, point, limits);
+    };
+  }
   return absl::OkStatus();
 }
 
@@ -230,13 +239,19 @@ absl::Status TracedKernels::MakeDir() {
 }
 
 absl::StatusOr<std::string> TracedKernels::TraceReference(
-    const std::string& dir, const KernelReference& ref, size_t index) {
+    const std::string& dir, const KernelReference& ref, size_t index,
+    const std::vector<std::string>& shapes) {
   TRN_RETURN_IF_ERROR(MakeDir());
   const std::string kernel =
       absl::StrCat(dir, "/", ref.file, "::", ref.function);
   const std::string out =
       absl::StrCat(dir_, "/source_", SpecFileName(kernel, index));
-  TRN_RETURN_IF_ERROR(RunFrontEnd(kernel, ref.args, ref.kwargs, {}, out));
+  std::vector<std::string> extra;
+  for (const std::string& s : shapes) {
+    extra.push_back("--shape");
+    extra.push_back(s);
+  }
+  TRN_RETURN_IF_ERROR(RunFrontEnd(kernel, ref.args, ref.kwargs, extra, out));
   return out;
 }
 
@@ -252,7 +267,26 @@ absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
   TRN_RETURN_IF_ERROR(
       RunFrontEnd(kernel, o.kernel_args, point.kwargs, naming, out));
   o.specs.push_back(out);
+  traced_[out] = {kernel, point.kwargs, naming};
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<WorkloadSpec>> TracedKernels::TraceAtPoint(
+    const WorkloadSpec& spec, const std::vector<std::string>& point,
+    const MemoryLimits& limits) {
+  const auto it = traced_.find(spec.file);
+  if (it == traced_.end()) return std::nullopt;
+  const Traced& t = it->second;
+  const std::string out =
+      absl::StrCat(dir_, "/point_", SpecFileName(t.kernel, points_++));
+  std::vector<std::string> extra = t.naming;
+  for (const std::string& text : point) {
+    extra.push_back("--shape");
+    extra.push_back(text);
+  }
+  TRN_RETURN_IF_ERROR(RunFrontEnd(t.kernel, args_, t.kwargs, extra, out));
+  TRN_ASSIGN_OR_RETURN(WorkloadSpec s, LoadSpecFile(out, limits));
+  return s;
 }
 
 absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,

@@ -5,13 +5,17 @@
 #define TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
 
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "device_model/memory_limits.h"
 #include "tools/trnbench/options.h"
 #include "workloads/kernel_provenance.h"
+#include "workloads/spec.h"
 
 namespace trn {
 
@@ -31,11 +35,20 @@ class TracedKernels {
   ~TracedKernels();
 
   // Traces every --kernel of `o` (with its --args and --kwarg) and appends
-  // the spec files to o.specs. Bad input
+  // the spec files to o.specs; with --shape, sets o.remake_at_point. Bad input
   // (an unknown API, an untraceable construct, a bad argument, no python3
   // or numpy) is InvalidArgument with the front end's one line; a failure
   // of the front end itself is Internal.
   absl::Status Trace(Options& o);
+
+  // --shape on a --kernel: a spec this traced, traced again with the
+  // point's --shape texts (the front end gives the named tensor arguments
+  // those dims as their last dims; a text naming none of them is bad
+  // input) and loaded as a spec; nullopt for any other spec. Trace sets
+  // o.remake_at_point to this.
+  absl::StatusOr<std::optional<WorkloadSpec>> TraceAtPoint(
+      const WorkloadSpec& spec, const std::vector<std::string>& point,
+      const MemoryLimits& limits);
 
   // Writes --emit-spec, once the command has run (so that bad input
   // anywhere writes nothing).
@@ -43,9 +56,11 @@ class TracedKernels {
 
   // Traces a validation spec's upstream kernel, `dir`/ref.file, into a
   // spec file of this folder (`validate --sources DIR`); errors as Trace's.
-  absl::StatusOr<std::string> TraceReference(const std::string& dir,
-                                             const KernelReference& ref,
-                                             size_t index);
+  // `shapes` are a figure's --shape texts: the front end gives the named
+  // tensor arguments those dims (docs/nki-source.md).
+  absl::StatusOr<std::string> TraceReference(
+      const std::string& dir, const KernelReference& ref, size_t index,
+      const std::vector<std::string>& shapes = {});
 
  private:
   absl::Status MakeDir();
@@ -57,6 +72,15 @@ class TracedKernels {
                            const std::vector<std::string>& naming,
                            const std::string& out) const;
 
+  // What each traced spec file was traced from, for TraceAtPoint.
+  struct Traced {
+    std::string kernel;
+    std::vector<std::string> kwargs;
+    std::vector<std::string> naming;
+  };
+  std::map<std::string, Traced> traced_;
+  std::string args_;   // --args
+  size_t points_ = 0;  // specs traced at --shape points
   std::string dir_;
   std::string emitted_;  // the traced spec --emit-spec copies
 };

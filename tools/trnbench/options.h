@@ -33,6 +33,9 @@ struct Options {
   std::vector<std::string> kwargs;  // --kwarg NAME=VALUE
   std::string emit_spec;            // --emit-spec FILE
   std::vector<ShapeOverride> shapes;
+  // Set by --kernel's tracing (kernel_source.h): --shape traces a traced
+  // kernel again at each point rather than reshaping its spec.
+  RemakeAtPoint remake_at_point;
   std::string specs_dir;     // empty: the shipped workloads/specs
   std::string profiles_dir;  // empty: the shipped device_model/profiles
   std::string device = "trn1";

@@ -1,9 +1,12 @@
 // `trnbench validate`: the validation suite's published hardware figures
 // beside the model's (docs/validation.md), or with --measured FILE the model
 // beside a measurement of the same workload (docs/import.md).
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -113,9 +116,11 @@ absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
   return absl::OkStatus();
 }
 
-// `--sources DIR`: each figure (at the spec's own shape) whose spec names
-// its upstream kernel ("traced_from") is also predicted from that kernel,
-// traced from DIR, into the row's from_source.
+// `--sources DIR`: each figure whose spec names its upstream kernel
+// ("traced_from") is also predicted from that kernel, traced from DIR, into
+// the row's from_source. The figures at the spec's own shape share one
+// trace; a figure at another point (`shape`) is traced at it, the front end
+// giving its --shape texts to the kernel's tensor arguments of those names.
 absl::Status AddFromSource(const Options& o,
                            const std::vector<WorkloadSpec>& suite,
                            const ProfileSet& profiles,
@@ -130,23 +135,39 @@ absl::Status AddFromSource(const Options& o,
   }
   TracedKernels traced;
   std::vector<WorkloadSpec> from_source;
+  // Of each traced spec, the spec file and the figures' JSON paths it
+  // stands for, by its (unique) name.
+  std::map<std::string, std::string> spec_file_of;
   for (const WorkloadSpec& s : suite) {
     if (!s.traced_from.has_value()) continue;
-    std::vector<PublishedFigure> figures;
+    // One trace per point: the spec's own shape, and each figure's.
+    std::vector<
+        std::pair<std::vector<std::string>, std::vector<PublishedFigure>>>
+        points;
     for (const PublishedFigure& f : s.published) {
-      if (f.shape.empty()) figures.push_back(f);
+      auto it = std::find_if(points.begin(), points.end(),
+                             [&](const auto& p) { return p.first == f.shape; });
+      if (it == points.end()) {
+        points.emplace_back(f.shape, std::vector<PublishedFigure>{});
+        it = points.end() - 1;
+      }
+      PublishedFigure at = f;
+      at.shape.clear();  // the trace is at the point already
+      it->second.push_back(std::move(at));
     }
-    if (figures.empty()) continue;
-    TRN_ASSIGN_OR_RETURN(
-        const std::string path,
-        traced.TraceReference(o.sources, *s.traced_from, from_source.size()));
-    TRN_ASSIGN_OR_RETURN(WorkloadSpec t,
-                         LoadSpecFile(path, profiles.begin()->second.memory));
-    // Named as the spec it stands beside, so that its figures' keys match.
-    t.name = s.name;
-    t.family = s.family;
-    t.published = std::move(figures);
-    from_source.push_back(std::move(t));
+    for (auto& [shape, figures] : points) {
+      TRN_ASSIGN_OR_RETURN(const std::string path,
+                           traced.TraceReference(o.sources, *s.traced_from,
+                                                 from_source.size(), shape));
+      TRN_ASSIGN_OR_RETURN(WorkloadSpec t,
+                           LoadSpecFile(path, profiles.begin()->second.memory));
+      // Named uniquely; its rows go to the spec's by the figures' paths.
+      t.name = absl::StrCat(s.name, "_from_source_", from_source.size());
+      t.family = s.family;
+      t.published = std::move(figures);
+      spec_file_of[t.name] = s.file;
+      from_source.push_back(std::move(t));
+    }
   }
   if (from_source.empty()) return absl::OkStatus();
   ValidationOptions plain = options;
@@ -155,7 +176,10 @@ absl::Status AddFromSource(const Options& o,
                        RunValidation(from_source, profiles, plain));
   for (ValidationRow& row : result.rows) {
     for (const ValidationRow& t : r.rows) {
-      if (t.key == row.key) row.from_source = t.model;
+      if (spec_file_of[t.workload] == row.spec_file &&
+          t.published.json_path == row.published.json_path) {
+        row.from_source = t.model;
+      }
     }
   }
   return absl::OkStatus();

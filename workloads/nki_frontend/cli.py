@@ -54,6 +54,38 @@ def parse_args_text(text: str) -> Dict[str, object]:
     return out
 
 
+def reshape_args(args: Dict[str, object], shapes: List[str]) -> None:
+    """`--shape delta,u,out=4096x512`, as a validation figure names its
+    point (docs/spec-format.md, "--shape"): each named tensor argument
+    takes the dims, as its last dims (`delta` 1x4096x8192 becomes
+    1x4096x512: the leading dims a spec writes without, such as a batch
+    of 1, are kept). A name that is not a tensor argument (the spec's
+    output, `out`) is skipped: the kernel makes its outputs from its
+    arguments. A text that names no argument is an error."""
+    for text in shapes:
+        names, eq, dims_text = text.partition("=")
+        try:
+            dims = tuple(int(d) for d in dims_text.split("x"))
+        except ValueError:
+            dims = ()
+        if not eq or not names or not dims or any(d < 1 for d in dims):
+            raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
+        hit = False
+        for name in names.split(","):
+            value = args.get(name)
+            if not isinstance(value, tuple):
+                continue
+            old, dtype = value
+            if len(dims) > len(old):
+                raise TraceError(f"--shape {text}: {name} has rank "
+                                 f"{len(old)}, fewer than {len(dims)} dims")
+            args[name] = (old[:len(old) - len(dims)] + dims, dtype)
+            hit = True
+        if not hit:
+            raise TraceError(f"--shape {text}: names no tensor argument of "
+                             f"the kernel ({', '.join(args) or 'none'})")
+
+
 def parse_kwarg(text: str) -> Tuple[str, object, str]:
     name, eq, value = text.partition("=")
     if not eq or not name.isidentifier():
@@ -225,6 +257,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--args", default="", help="name=DIMSxDIMS:dtype,...")
     p.add_argument("--kwarg", action="append", default=[],
                    help="NAME=VALUE (repeatable)")
+    p.add_argument("--shape", action="append", default=[],
+                   help="NAME,...=DIMSxDIMS: these tensor arguments' last "
+                   "dims (repeatable; as a validation figure's shape)")
     p.add_argument("--name", default="", help="workload name")
     p.add_argument("--family", default="", help="workload family (default: "
                    "the name)")
@@ -245,6 +280,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not sep or not path or not function:
             raise TraceError(f"--kernel {ns.kernel}: expected FILE.py::FUNCTION")
         args = parse_args_text(ns.args)
+        reshape_args(args, ns.shape)
         kwargs: Dict[str, object] = {}
         kwarg_text: Dict[str, str] = {}
         for item in ns.kwarg:
