@@ -174,16 +174,18 @@ class KernelFlag(unittest.TestCase):
             self.assertFalse(os.path.exists(emitted))
 
     def test_trnbench_refusal_names_the_kernel_line(self) -> None:
-        """A traced spec trnbench refuses (here an 8192-column broadcast,
-        more than PSUM holds) is named by the kernel's FILE:LINE, not by
-        the temporary spec file."""
+        """A traced spec trnbench refuses (here rows of 65536 fp32, 256 KiB
+        per partition, more than SBUF holds) is named by the kernel's
+        FILE:LINE, not by the temporary spec file."""
         kernel = os.path.join(KERNELS, "broadcasts.py")
         rc, _, err = trnbench(["--kernel", f"{kernel}::scale_rows", "--args",
-                               "x=256x8192:float32,g=8192:float32",
+                               "x=256x65536:float32,g=65536:float32",
                                "--repeat", "1"])
         self.assertEqual(rc, 2, err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
-        self.assertIn("PSUM overflow", err)
+        self.assertIn("SBUF overflow", err)
+        # The 128 staged copies of the broadcast are one entry.
+        self.assertIn("g_row_bcast128_{0..127}_sb 2048 B each", err)
         self.assertNotIn("trnbench-kernel.", err)  # the temporary folder
         line = int(err.split(f"{kernel}:", 1)[1].split(":", 1)[0])
         with open(kernel, encoding="utf-8") as f:

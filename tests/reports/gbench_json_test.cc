@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <set>
 #include <string>
 
@@ -293,59 +292,6 @@ TEST(GbenchJsonTest, EveryIterationCountsTowardsCompareGeomean) {
       "tensor_busy");
   EXPECT_EQ(typo.code, 2);
   EXPECT_THAT(typo.err, HasSubstr("did you mean tensor_busy_us"));
-}
-
-// compare.py's OVERALL_GEOMEAN is the geometric mean over every benchmark
-// of new/old time: with one benchmark per workload it is the geometric
-// mean of the workloads' device-time changes (issue 24: it read +1.6%
-// where device time rose +5.4% while every sub-metric was a benchmark).
-TEST(GbenchJsonTest, OverallGeomeanIsTheDeviceTimeGeomean) {
-  const auto base = report_test::RunTrnbench(
-      "--workload all --repeat 5 --format gbench-json");
-  const auto slow = report_test::RunTrnbench(
-      "--workload all --repeat 5 --format gbench-json --set "
-      "op_exec_overhead_us=430");
-  ASSERT_EQ(base.code, 0) << base.err;
-  ASSERT_EQ(slow.code, 0) << slow.err;
-  auto medians = [](const std::string& text) {
-    std::map<std::string, double> out;
-    const json parsed = json::parse(text);
-    for (const json& b : parsed["benchmarks"]) {
-      if (b.value("aggregate_name", "") == "median") {
-        out[b["run_name"]] = b["real_time"];
-      }
-    }
-    return out;
-  };
-  const auto a = medians(base.out);
-  const auto b = medians(slow.out);
-  ASSERT_EQ(a.size(), b.size());
-  double log_sum = 0;
-  for (const auto& [name, t] : a) log_sum += std::log(b.at(name) / t);
-  const double geomean = std::exp(log_sum / static_cast<double>(a.size()));
-  // The same from the results: device time medians.
-  const auto ra = report_test::RunTrnbench(
-      "--workload all --repeat 5 "
-      "--format json");
-  const auto rb = report_test::RunTrnbench(
-      "--workload all --repeat 5 --format json --set "
-      "op_exec_overhead_us=430");
-  double device_log = 0;
-  int n = 0;
-  const json ja = json::parse(ra.out);
-  const json jb = json::parse(rb.out);
-  for (size_t i = 0; i < ja["workloads"].size(); ++i) {
-    const json& ma = ja["workloads"][i]["metrics"];
-    const json& mb = jb["workloads"][i]["metrics"];
-    const char* primary =
-        ma.contains("device_time_us") ? "device_time_us" : "ncl_us";
-    device_log += std::log(mb[primary]["median"].get<double>() /
-                           ma[primary]["median"].get<double>());
-    ++n;
-  }
-  ASSERT_EQ(n, static_cast<int>(a.size()));
-  EXPECT_NEAR(geomean, std::exp(device_log / n), 1e-3);
-  EXPECT_GT(geomean, 1.01);  // the slower profile shows
 }
 
 }  // namespace

@@ -77,12 +77,20 @@ def workflows(doc: str) -> list[dict]:
     return out
 
 
+# Packages of the README's install line that only the test suite uses
+# (Google Benchmark's compare.py and the scipy it imports, for the
+# gbench_compare_geomean test): a job that builds and gates does not need
+# them.
+TEST_ONLY_PACKAGES = {"libbenchmark-tools", "python3-scipy"}
+
+
 def readme_packages(readme: str) -> list[str]:
+    """The README's packages a job that builds trnbench must install."""
     m = re.search(r"apt-get install -y --no-install-recommends ([^&]*)&&",
                   readme)
     if not m:
         raise SystemExit("README.md: no apt-get install line found")
-    return m.group(1).split()
+    return [p for p in m.group(1).split() if p not in TEST_ONLY_PACKAGES]
 
 
 def expand(text: str, context: dict[str, str]) -> str:

@@ -22,9 +22,9 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
-// y = x * row, the [1, 512] row broadcast to every 128-row tile of x
-// (2 iterations), as `x_t * row.broadcast_to((128, 512))`.
-Json Kernel(const Json& broadcasts) {
+// y = x * row, the [1, cols] row broadcast to every 128-row tile of x
+// (2 iterations), as `x_t * row.broadcast_to((128, cols))`.
+Json Kernel(const Json& broadcasts, int64_t cols = 512) {
   Json j = Json::parse(R"({
     "schema_version": 1, "name": "bcast", "family": "bcast",
     "description": "test", "mode": "nki",
@@ -44,6 +44,10 @@ Json Kernel(const Json& broadcasts) {
         {"op": "store", "tensor": "y", "inputs": ["prod"], "line": 4}]}]}
   })");
   j["kernel"]["loops"][0]["body"][2]["broadcasts"] = broadcasts;
+  if (cols != 512) {
+    for (Json& t : j["tensors"]) t["shape"][1] = cols;
+    j["kernel"]["loops"][0]["body"][2]["tile"][1] = cols;
+  }
   return j;
 }
 
@@ -131,6 +135,171 @@ TEST(BroadcastsTest, EachIterationRunsOneTensorEMatmulCostedByTheMatmulRule) {
     }
   }
   EXPECT_EQ(readers, 2u);
+}
+
+// Past 512 columns (nc_matmul's moving limit, one PSUM bank of fp32) the
+// broadcast is one matmul per bank, each copied to SBUF; the op reads the
+// copies. 1300 columns: 512 + 512 + 276.
+TEST(BroadcastsTest, WiderThanOneMatmulIsOneMatmulPerBankCopiedToSbuf) {
+  auto spec = Parse(Kernel(Json::parse("[null, 128]"), 1300));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(OpIds(*spec),
+            (std::vector<std::string>{
+                "ones_128_fp32", "x_t", "row", "row_bcast128_0",
+                "row_bcast128_0_sb", "row_bcast128_1", "row_bcast128_1_sb",
+                "row_bcast128_2", "row_bcast128_2_sb", "prod", ""}));
+  const auto& body = spec->kernel->loops[0].body;
+  const int64_t widths[] = {512, 512, 276};
+  for (int j = 0; j < 3; ++j) {
+    const NkiOp& mm = body[3 + 2 * j];
+    const NkiOp& copy = body[4 + 2 * j];
+    EXPECT_EQ(mm.op, "matmul");
+    EXPECT_EQ(mm.buffer, "psum");
+    EXPECT_EQ(mm.tile, (std::vector<int64_t>{128, widths[j]}));
+    EXPECT_EQ(mm.inputs, (std::vector<std::string>{"ones_128_fp32", "row"}));
+    EXPECT_EQ(copy.op, "tensor_copy");
+    EXPECT_EQ(copy.buffer, "sbuf");
+    EXPECT_EQ(copy.tile, (std::vector<int64_t>{128, widths[j]}));
+    EXPECT_EQ(copy.inputs, (std::vector<std::string>{mm.id}));
+    ASSERT_TRUE(copy.engine.has_value());
+    EXPECT_NE(*copy.engine, Engine::kGpSimd);  // GpSimd cannot read PSUM
+  }
+  const NkiOp& prod = body[9];
+  EXPECT_EQ(prod.inputs,
+            (std::vector<std::string>{"x_t", "row_bcast128_2_sb"}));
+  EXPECT_EQ(prod.after, (std::vector<std::string>{"row_bcast128_0_sb",
+                                                  "row_bcast128_1_sb"}));
+  // Compiled again it is expanded once; removed, the op is as written.
+  const std::vector<std::string> once = OpIds(*spec);
+  ASSERT_TRUE(CompileSpec(*spec, MemoryLimits{}).ok());
+  EXPECT_EQ(OpIds(*spec), once);
+  RemoveInsertedBroadcasts(*spec);
+  EXPECT_EQ(OpIds(*spec), (std::vector<std::string>{"x_t", "row", "prod", ""}));
+  EXPECT_EQ(spec->kernel->loops[0].body[2].inputs,
+            (std::vector<std::string>{"x_t", "row"}));
+  EXPECT_TRUE(spec->kernel->loops[0].body[2].after.empty());
+}
+
+TEST(BroadcastsTest, AWideBroadcastRunsEachBanksMatmulAndTheOpWaitsForAll) {
+  auto spec = Parse(Kernel(Json::parse("[null, 128]"), 1300));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  auto p = Lower(*spec, *profile);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const auto& k = p->dispatches[0].kernel;
+  std::vector<int64_t> works;
+  for (const Instruction& in : k.instrs) {
+    if (in.kind == InstrKind::kCompute && in.engine == Engine::kTensor) {
+      works.push_back(in.work);
+    }
+  }
+  // Three matmuls for each of the two 128-row tiles.
+  EXPECT_EQ(works, (std::vector<int64_t>{512, 512, 276, 512, 512, 276}));
+  // The multiply (the last line-3 instruction that is neither a matmul nor
+  // a copy of one) waits, directly or through the copies, for all three.
+  size_t waits_on_copies = 0;
+  for (const Instruction& in : k.instrs) {
+    if (in.kind != InstrKind::kCompute || in.source_line != 3 ||
+        in.engine == Engine::kTensor || in.work != 1300) {
+      continue;
+    }
+    size_t copies = 0;
+    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+      const Instruction& dep = k.instrs[k.deps[d]];
+      if (dep.source_line == 3 && dep.engine != Engine::kTensor &&
+          dep.work != 1300) {
+        ++copies;
+      }
+    }
+    EXPECT_EQ(copies, 3u);
+    ++waits_on_copies;
+  }
+  EXPECT_EQ(waits_on_copies, 2u);
+}
+
+// The LayerNorm tutorial's gamma at its script's shape: 8192 fp32 columns
+// are 32 KiB per partition, twice all of PSUM. As one PSUM tile it was
+// refused (PSUM overflow); staged through SBUF it fits, 16 matmuls a tile.
+TEST(BroadcastsTest, ABroadcastWiderThanPsumFitsStagedThroughSbuf) {
+  auto spec = Parse(Kernel(Json::parse("[null, 128]"), 8192));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  int matmuls = 0;
+  int copies = 0;
+  for (const NkiOp& op : spec->kernel->loops[0].body) {
+    if (!op.compiler_inserted) continue;
+    matmuls += op.op == "matmul";
+    copies += op.op == "tensor_copy";
+  }
+  EXPECT_EQ(matmuls, 16);
+  EXPECT_EQ(copies, 16);
+  EXPECT_LE(spec->compiled.psum.used, spec->compiled.psum.limit);
+}
+
+// A row made outside the loop that reads its broadcast (the LayerNorm and
+// RMSNorm tutorials load gamma before their row loop): the broadcast is
+// made in the reader's body, in each iteration, since the format does not
+// say where `broadcast_to` was called (RMSNorm calls it inside the loop,
+// LayerNorm before it).
+TEST(BroadcastsTest, AnInputMadeOutsideTheLoopIsBroadcastInTheReadersBody) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "bcast", "family": "bcast",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [256, 1300], "dtype": "fp32"},
+      {"name": "b", "shape": [1, 1300], "dtype": "fp32"},
+      {"name": "y", "shape": [256, 1300], "dtype": "fp32"},
+      {"name": "iter_once", "shape": [1, 1], "dtype": "int8"}
+    ],
+    "kernel": {"source_file": "k.py", "loops": [{
+      "var": "once", "range": "affine", "tensor": "iter_once", "dim": 1,
+      "step": 1, "body": [
+        {"id": "row", "op": "load", "tensor": "b", "index": [":", ":"],
+         "tile": [1, 1300], "line": 2},
+        {"op": "loop", "var": "p", "range": "affine", "tensor": "x",
+         "tile_partitions": 128, "line": 3, "body": [
+          {"id": "x_t", "op": "load", "tensor": "x", "index": ["p", ":"],
+           "line": 4},
+          {"id": "prod", "op": "tensor_tensor", "inputs": ["x_t", "row"],
+           "broadcasts": [null, 128], "tile": [128, 1300], "line": 5},
+          {"op": "store", "tensor": "y", "inputs": ["prod"],
+           "index": ["p", ":"], "line": 6}]}]}]}
+  })");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(OpIds(*spec),
+            (std::vector<std::string>{"ones_128_fp32", "row", ""}));
+  const auto& inner = spec->kernel->loops[0].body[2].loop.front().body;
+  std::vector<std::string> inner_ids;
+  for (const NkiOp& op : inner) inner_ids.push_back(op.id);
+  EXPECT_EQ(inner_ids, (std::vector<std::string>{
+                           "x_t", "row_bcast128_0", "row_bcast128_0_sb",
+                           "row_bcast128_1", "row_bcast128_1_sb",
+                           "row_bcast128_2", "row_bcast128_2_sb", "prod", ""}));
+  ASSERT_EQ(inner.size(), 9u);
+  const NkiOp& prod = inner[7];
+  EXPECT_EQ(prod.inputs,
+            (std::vector<std::string>{"x_t", "row_bcast128_2_sb"}));
+  EXPECT_EQ(prod.after, (std::vector<std::string>{"row_bcast128_0_sb",
+                                                  "row_bcast128_1_sb"}));
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  auto p = Lower(*spec, *profile);
+  ASSERT_TRUE(p.ok()) << p.status();
+  int matmuls = 0;
+  for (const Instruction& in : p->dispatches[0].kernel.instrs) {
+    matmuls += in.kind == InstrKind::kCompute && in.engine == Engine::kTensor;
+  }
+  EXPECT_EQ(matmuls, 6);  // three for each 128-row tile
+  // Compiled again it is expanded once; removed, the spec is as written.
+  const std::vector<std::string> once = OpIds(*spec);
+  ASSERT_TRUE(CompileSpec(*spec, MemoryLimits{}).ok());
+  EXPECT_EQ(OpIds(*spec), once);
+  RemoveInsertedBroadcasts(*spec);
+  EXPECT_EQ(OpIds(*spec), (std::vector<std::string>{"row", ""}));
+  const NkiOp& again = spec->kernel->loops[0].body[1].loop.front().body[1];
+  EXPECT_EQ(again.inputs, (std::vector<std::string>{"x_t", "row"}));
+  EXPECT_TRUE(again.after.empty());
 }
 
 TEST(BroadcastsTest, BadEntriesAreRefusedNamingThem) {

@@ -1,7 +1,9 @@
 #include "workloads/compiler/allocation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -319,12 +321,60 @@ class Allocator {
   const int64_t bank_bytes_;
 };
 
+// `id` split around its last run of digits: {before, number, after}, or
+// nullopt when it has none.
+struct Numbered {
+  std::string head;
+  int64_t number = 0;
+  std::string tail;
+};
+std::optional<Numbered> SplitNumber(const std::string& id) {
+  size_t end = id.size();
+  while (end > 0 && !std::isdigit(static_cast<unsigned char>(id[end - 1]))) {
+    --end;
+  }
+  size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(id[begin - 1]))) {
+    --begin;
+  }
+  if (begin == end || end - begin > 9) return std::nullopt;
+  return Numbered{id.substr(0, begin),
+                  std::stoll(id.substr(begin, end - begin)), id.substr(end)};
+}
+
+// The live tiles as text. A run of three or more tiles alike but for a
+// counter in their ids (the bank-wide pieces of a staged broadcast,
+// `x_bcast128_0_sb` .. `x_bcast128_15_sb`) is one entry,
+// `x_bcast128_{0..15}_sb 2048 B each`, so that a refusal stays readable.
 std::string LiveText(const std::vector<LiveTile>& live) {
   std::vector<std::string> parts;
-  for (const LiveTile& t : live) {
-    parts.push_back(absl::StrFormat(
-        "%s %d B%s", t.id, t.bytes,
-        t.copies > 1 ? absl::StrFormat(" x %d", t.copies) : std::string()));
+  for (size_t i = 0; i < live.size();) {
+    const LiveTile& t = live[i];
+    const std::string copies =
+        t.copies > 1 ? absl::StrFormat(" x %d", t.copies) : std::string();
+    size_t j = i + 1;
+    const std::optional<Numbered> first = SplitNumber(t.id);
+    if (first) {
+      while (j < live.size()) {
+        const std::optional<Numbered> next = SplitNumber(live[j].id);
+        if (!next || next->head != first->head || next->tail != first->tail ||
+            next->number != first->number + static_cast<int64_t>(j - i) ||
+            live[j].bytes != t.bytes || live[j].copies != t.copies) {
+          break;
+        }
+        ++j;
+      }
+    }
+    if (j - i >= 3) {
+      parts.push_back(absl::StrFormat(
+          "%s{%d..%d}%s %d B each%s", first->head, first->number,
+          first->number + static_cast<int64_t>(j - i) - 1, first->tail, t.bytes,
+          copies));
+      i = j;
+      continue;
+    }
+    parts.push_back(absl::StrFormat("%s %d B%s", t.id, t.bytes, copies));
+    ++i;
   }
   return absl::StrJoin(parts, ", ");
 }

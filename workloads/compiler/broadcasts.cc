@@ -16,24 +16,34 @@
 namespace trn {
 namespace {
 
+// The op of `body` with id `id` that the compiler inserted, or nullptr.
+const NkiOp* Inserted(const std::vector<NkiOp>& body, const std::string& id) {
+  for (const NkiOp& m : body) {
+    if (m.compiler_inserted && m.id == id) return &m;
+  }
+  return nullptr;
+}
+
 void Restore(NkiLoop& loop) {
   for (NkiOp& op : loop.body) {
     for (size_t k = 0; k < op.broadcasts.size() && k < op.inputs.size(); ++k) {
       if (op.broadcasts[k] == 0) continue;
-      for (const NkiOp& m : loop.body) {
-        if (!m.compiler_inserted || m.id != op.inputs[k] ||
-            m.inputs.size() != 2) {
-          continue;
-        }
-        op.inputs[k] = m.inputs[1];
-        if (k < op.input_slots.size()) {
-          op.input_slots[k] = m.input_slots.size() > 1
-                                  ? m.input_slots[1]
-                                  : std::vector<std::string>{};
-        }
-        break;
+      const NkiOp* m = Inserted(loop.body, op.inputs[k]);
+      // A staged broadcast is read through its last copy to SBUF.
+      if (m != nullptr && m->op == "tensor_copy" && m->inputs.size() == 1) {
+        m = Inserted(loop.body, m->inputs[0]);
+      }
+      if (m == nullptr || m->inputs.size() != 2) continue;
+      op.inputs[k] = m->inputs[1];
+      if (k < op.input_slots.size()) {
+        op.input_slots[k] = m->input_slots.size() > 1
+                                ? m->input_slots[1]
+                                : std::vector<std::string>{};
       }
     }
+    std::erase_if(op.after, [&](const std::string& id) {
+      return Inserted(loop.body, id) != nullptr;
+    });
     if (!op.loop.empty()) Restore(op.loop.front());
   }
   std::erase_if(loop.body,
@@ -48,6 +58,17 @@ void CollectIds(const std::vector<NkiLoop>& loops, std::set<std::string>& out) {
     }
   }
 }
+
+// The nc_matmul limit on the moving tile's free size, in elements (NKI ISA
+// reference, nki.isa.nc_matmul; nki.language.tile_size.gemm_moving_fmax).
+constexpr int64_t kMatmulMovingMax = 512;
+
+// A broadcast made in a body: the id its readers read, and the ids they
+// must also wait for (the other copies of a staged broadcast).
+struct Made {
+  std::string read;
+  std::vector<std::string> after;
+};
 
 class Expander {
  public:
@@ -102,9 +123,9 @@ class Expander {
 
   absl::Status Body(NkiLoop& loop) {
     chain_.push_back(&loop);
-    // One matmul per input and partition count in a body, however many
-    // ops read the broadcast (one `x.broadcast_to(...)` read twice).
-    std::map<std::pair<std::string, int64_t>, std::string> made;
+    // One broadcast per input and partition count in a body, however many
+    // ops read it (one `x.broadcast_to(...)` read twice).
+    std::map<std::pair<std::string, int64_t>, Made> made;
     for (size_t i = 0; i < loop.body.size(); ++i) {
       if (loop.body[i].op == "loop") {
         TRN_RETURN_IF_ERROR(Body(loop.body[i].loop.front()));
@@ -148,30 +169,77 @@ class Expander {
                                     "the op's tile has %d",
                                     input, p, out.partitions));
         }
-        std::string& id = made[{input, p}];
-        if (id.empty()) {
-          id = UniqueId(absl::StrFormat("%s_bcast%d", input, p));
+        Made& done = made[{input, p}];
+        if (done.read.empty()) {
           const std::string ones = Ones(p, in.dtype, op.source_line, path);
-          NkiOp m;
-          m.id = id;
-          m.op = "matmul";
-          m.inputs = {ones, input};
-          m.tile = {p, in.free};
-          m.dtype = DType::kFp32;  // TensorE writes fp32 to PSUM
-          m.buffer = "psum";
-          m.source_line = op.source_line;
-          m.json_path = path;
-          m.compiler_inserted = true;
+          const std::string base = absl::StrFormat("%s_bcast%d", input, p);
+          std::vector<NkiOp> ops = Matmuls(base, ones, input, p, in.free,
+                                           op.source_line, path, done);
           loop.body.insert(loop.body.begin() + static_cast<long>(i),
-                           std::move(m));
-          ++i;
+                           ops.begin(), ops.end());
+          i += ops.size();
         }
         NkiOp& reader = loop.body[i];
-        reader.inputs[k] = id;
+        reader.inputs[k] = done.read;
+        for (const std::string& a : done.after) {
+          if (std::find(reader.after.begin(), reader.after.end(), a) ==
+              reader.after.end()) {
+            reader.after.push_back(a);
+          }
+        }
       }
     }
     chain_.pop_back();
     return absl::OkStatus();
+  }
+
+  // The ops that make the [p, n] broadcast of `input`: one matmul of at
+  // most kMatmulMovingMax columns (the nc_matmul limit on the moving free
+  // size, which is also one PSUM bank of fp32, the largest PSUM tile: NKI
+  // ISA reference, nc_matmul; nki.language.tile_size, psum_fmax), so one
+  // matmul read in PSUM when n fits it. A wider broadcast cannot be one
+  // PSUM tile: each bank-wide matmul is copied to SBUF, and the reader
+  // reads the copies (the last as its input, the others as `after`, so
+  // all of them are live until it runs).
+  std::vector<NkiOp> Matmuls(const std::string& base, const std::string& ones,
+                             const std::string& input, int64_t p, int64_t n,
+                             int line, const std::string& path, Made& done) {
+    auto op = [&](const std::string& id, const std::string& kind,
+                  int64_t cols) {
+      NkiOp m;
+      m.id = UniqueId(id);
+      m.op = kind;
+      m.tile = {p, cols};
+      m.dtype = DType::kFp32;  // TensorE writes fp32 to PSUM
+      m.source_line = line;
+      m.json_path = path;
+      m.compiler_inserted = true;
+      return m;
+    };
+    std::vector<NkiOp> out;
+    if (n <= kMatmulMovingMax) {
+      NkiOp m = op(base, "matmul", n);
+      m.inputs = {ones, input};
+      m.buffer = "psum";
+      done.read = m.id;
+      out.push_back(std::move(m));
+      return out;
+    }
+    for (int64_t c = 0, j = 0; c < n; c += kMatmulMovingMax, ++j) {
+      const int64_t cols = std::min(kMatmulMovingMax, n - c);
+      NkiOp m = op(absl::StrFormat("%s_%d", base, j), "matmul", cols);
+      m.inputs = {ones, input};
+      m.slices = {{}, {1, cols}};
+      m.buffer = "psum";
+      NkiOp copy =
+          op(absl::StrFormat("%s_%d_sb", base, j), "tensor_copy", cols);
+      copy.inputs = {m.id};
+      if (!done.read.empty()) done.after.push_back(done.read);
+      done.read = copy.id;
+      out.push_back(std::move(m));
+      out.push_back(std::move(copy));
+    }
+    return out;
   }
 
   // The id of the [1, p] row of ones of `dtype` at the top of the current
