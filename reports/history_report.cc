@@ -117,6 +117,12 @@ std::vector<std::string> StepCauses(const Series& s, const Alert& a,
                      const std::string& y) {
     if (x != y) out.push_back(absl::StrCat(what, " (", x, " -> ", y, ")"));
   };
+  const std::string& old_spec = s.points[a.first - 1].spec_hash;
+  const std::string& new_spec = s.points[a.first].spec_hash;
+  if (!old_spec.empty() && !new_spec.empty()) {
+    differs(absl::StrCat("spec of ", s.workload, " changed"), old_spec,
+            new_spec);
+  }
   differs("device profile changed", old_run->device_hash, new_run->device_hash);
   differs("model version changed", old_run->model_version,
           new_run->model_version);

@@ -21,6 +21,9 @@ struct NightPoint {
   double ci_low = 0;   // distribution-free interval of that median
   double ci_high = 0;
   bool baseline_refresh = false;  // the gate's baseline changed that night
+  // The workload's spec hash that night (the last run's): a change between
+  // two nights is a likely cause of a step between them.
+  std::string spec_hash;
 };
 
 // One workload x metric x device over nights, oldest first.

@@ -453,8 +453,11 @@ absl::StatusOr<std::vector<Series>> HistoryStore::LoadSeries(
                             ColumnsOf(*db_).night, ", r.commit_sha, ",
                             ColumnsOf(*db_).samples,
                             ", m.median, m.ci_low, m.ci_high, "
-                            "m.baseline_median, r.confidence FROM metrics m "
-                            "JOIN runs r ON r.run_id = m.run_id"),
+                            "m.baseline_median, r.confidence, w.spec_hash "
+                            "FROM metrics m "
+                            "JOIN runs r ON r.run_id = m.run_id "
+                            "LEFT JOIN workloads w ON w.run_id = m.run_id "
+                            "AND w.workload = m.workload"),
                "r.device, m.workload, m.metric, r.night, r.recorded_at, "
                "r.run_id"));
   // Pool each night's runs: (device, workload, metric) -> night -> points.
@@ -466,6 +469,7 @@ absl::StatusOr<std::vector<Series>> HistoryStore::LoadSeries(
     double ci_high = NAN;
     double baseline = NAN;
     double confidence = 0.95;
+    std::string spec_hash;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Series> series;
   std::map<std::tuple<std::string, std::string, std::string>,
@@ -494,6 +498,7 @@ absl::StatusOr<std::vector<Series>> HistoryStore::LoadSeries(
     n.ci_high = row.Double(10);
     if (!row.IsNull(11)) n.baseline = row.Double(11);
     n.confidence = row.Double(12);
+    if (!row.IsNull(13)) n.spec_hash = row.Text(13);
   }
   std::vector<Series> out;
   for (auto& [key, s] : series) {
@@ -502,6 +507,7 @@ absl::StatusOr<std::vector<Series>> HistoryStore::LoadSeries(
       NightPoint p;
       p.night = night;
       p.commit = n.commit;
+      p.spec_hash = n.spec_hash;
       if (!n.samples.empty()) {
         const stats::Summary sum = stats::Summarize(n.samples, n.confidence);
         p.median = sum.median;

@@ -32,7 +32,7 @@ Series MakeSeries(const std::string& workload, double level, double step) {
   for (int i = 0; i < 12; ++i) {
     const double v = level * (i >= 8 ? 1 + step : 1) * (1 + 0.001 * (i % 3));
     s.points.push_back({absl::StrFormat("2026-11-%02d", i + 1),
-                        absl::StrCat("c", i), v, v * 0.99, v * 1.013, false});
+                        absl::StrCat("c", i), v, v * 0.99, v * 1.013, false, ""});
   }
   return s;
 }
@@ -172,6 +172,15 @@ TEST(DetectTextTest, TheLikelyCauseIsWhatChangedThatNight) {
   runs[8].model_version = "8";
   EXPECT_THAT(StepCauses(series[0], d.alerts[0], runs),
               ::testing::ElementsAre("device profile changed (aaaa -> cccc)",
+                                     "model version changed (7 -> 8)"));
+  // The workload's spec changed across the step (its hash, per night).
+  std::vector<Series> edited = series;
+  for (size_t i = 0; i < edited[0].points.size(); ++i) {
+    edited[0].points[i].spec_hash = i >= 8 ? "5555" : "4444";
+  }
+  EXPECT_THAT(StepCauses(edited[0], d.alerts[0], runs),
+              ::testing::ElementsAre("spec of w changed (4444 -> 5555)",
+                                     "device profile changed (aaaa -> cccc)",
                                      "model version changed (7 -> 8)"));
 }
 

@@ -181,6 +181,7 @@ TEST_P(HistoryStoreTest, SeriesPoolTheNightsRunsAndKeepExactSamples) {
   RunRecord b = MakeRun("b", "2026-11-02", 30.0, "c2");
   RunRecord c = MakeRun("c", "2026-11-02", 32.0, "c3");
   c.workloads[0].metrics[0].baseline_median = 25.0;  // refreshed
+  c.workloads[0].spec_hash = "s2";                   // the spec edited
   for (const auto& r : {a, b, c}) ASSERT_TRUE(store->Ingest(r).ok());
   SeriesFilter f;
   f.metrics = {"device_time_us"};
@@ -199,6 +200,9 @@ TEST_P(HistoryStoreTest, SeriesPoolTheNightsRunsAndKeepExactSamples) {
   EXPECT_LT(s.points[1].median, 32.0);
   EXPECT_FALSE(s.points[0].baseline_refresh);
   EXPECT_TRUE(s.points[1].baseline_refresh);
+  // Each night's spec hash is its last run's.
+  EXPECT_EQ(s.points[0].spec_hash, "s1");
+  EXPECT_EQ(s.points[1].spec_hash, "s2");
   f.last_nights = 1;
   auto last = store->LoadSeries(f);
   ASSERT_TRUE(last.ok());
