@@ -45,6 +45,14 @@ int Runs() {
   return v != nullptr ? std::max(1, std::atoi(v)) : 200;
 }
 
+// The first run's index (TRN_SMALL_N_FIRST, default 0): runs [first,
+// first + runs) are drawn, so a table of runs no choice was made on (a
+// held-out check) is TRN_SMALL_N_FIRST=1000.
+int First() {
+  const char* v = std::getenv("TRN_SMALL_N_FIRST");
+  return v != nullptr ? std::max(0, std::atoi(v)) : 0;
+}
+
 double Gauss(CounterRng& rng) {
   const double u = (static_cast<double>(rng.NextU64() >> 11) + 0.5) * 0x1p-53;
   return boost::math::quantile(boost::math::normal_distribution<double>(), u);
@@ -197,7 +205,7 @@ void CheckReasons(const ComparisonReport& r, Cell& cell) {
 Cell Measure(Noise kind, int n, int runs) {
   Cell cell;
   cell.runs = runs;
-  for (int k = 0; k < runs; ++k) {
+  for (int k = First(); k < First() + runs; ++k) {
     ComparisonReport aa;
     if (!GateRun(kind, n, 1, k, 1.0, 0, aa)) {
       ++cell.refused;
@@ -275,17 +283,21 @@ TEST(SmallSampleExperiments, TableAndBounds) {
         EXPECT_GE(coverage, 0.93) << NoiseName(kind) << " n " << n;
         // Not met, and said so in docs/statistics.md: a drift the trend
         // test misses widens each side's spread, and the rank interval
-        // then over-covers (0.984-0.992 at n = 10-50); below 50 per side
-        // the autocorrelated interval is taken at rho's upper bound
-        // (serial_dependence.h, kSmallSampleAr1) and over-covers by design
-        // (0.968-0.992 under AR(1), 0.995-1.000 for a level shift, whose
-        // series look autocorrelated): conservative, never a false alarm,
-        // but outside the band.
-        const bool conservative =
+        // then over-covers (0.98-0.99 at n = 10-50); a level shift the
+        // change-point test misses looks autocorrelated and over-covers
+        // (0.99 at n = 10-20). Below 50 per side the autocorrelated
+        // interval is taken at the pooled rho's 75% upper bound
+        // (serial_dependence.h, kSmallSampleRhoLevel, fitted on this grid):
+        // 0.957-0.971 under AR(1) at n = 10-20 over 1000 runs, so these
+        // 200-run cells are held to 0.98 (one cell reads 0.974), which the
+        // 95% bound (0.976-0.996) did not meet.
+        const bool small_ar =
             n < stats::kSmallSampleAr1 &&
-            (kind == Noise::kAr05 || kind == Noise::kAr09 ||
-             kind == Noise::kStep);
-        if (kind != Noise::kDrift && !conservative) {
+            (kind == Noise::kAr05 || kind == Noise::kAr09);
+        if (small_ar) {
+          EXPECT_LE(coverage, 0.98) << NoiseName(kind) << " n " << n;
+        } else if (kind != Noise::kDrift &&
+                   !(kind == Noise::kStep && n < stats::kSmallSampleAr1)) {
           EXPECT_LE(coverage, 0.97) << NoiseName(kind) << " n " << n;
         }
       }
