@@ -77,9 +77,9 @@ def kernels() -> List[Kernel]:
         ]
     out += [
         Kernel("sdk-2.21", "layernorm/layernorm_nki_kernel.py",
-               "nki_layernorm_kernel_v1", LN),
+               "nki_layernorm_kernel_v1", LN, hand_spec="nki_layernorm_v1"),
         Kernel("sdk-2.21", "layernorm/layernorm_nki_kernel.py",
-               "nki_layernorm_kernel_v2", LN),
+               "nki_layernorm_kernel_v2", LN, hand_spec="nki_layernorm_v2"),
         Kernel("sdk-2.21", "rmsnorm/rmsnorm_nki_kernels.py",
                "nki_rmsnorm_kernel", "a_tensor=4096x512:float32,"
                "g_tensor=512:float32"),
