@@ -53,7 +53,11 @@ const JsonShape kMetric{{{"unit", &kScalar},
 const JsonShape kMetrics{.any_key = true, .any = &kMetric};
 const JsonShape kSchedule{
     {{"wait", &kScalar}, {"warmup", &kScalar}, {"repeat", &kScalar}}};
-const JsonShape kDevice{{{"name", &kScalar}, {"content_hash", &kScalar}}};
+// A baseline's profile parameters (device.params): any name, a number.
+const JsonShape kDeviceParams{.any_key = true, .any = &kScalar};
+const JsonShape kDevice{{{"name", &kScalar},
+                         {"content_hash", &kScalar},
+                         {"params", &kDeviceParams}}};
 const JsonShape kProvenance{{{"spec_file", &kScalar},
                              {"spec_hash", &kScalar},
                              {"trnbench_version", &kScalar},
@@ -268,6 +272,16 @@ absl::StatusOr<std::vector<Baseline>> ParseBaselineDoc(const JsonReader& r,
   TRN_ASSIGN_OR_RETURN(b.device, r.RequiredString(*dev, "/device", "name"));
   TRN_ASSIGN_OR_RETURN(b.device_hash,
                        r.RequiredString(*dev, "/device", "content_hash"));
+  if (const json* params = JsonReader::Optional(*dev, "params")) {
+    TRN_RETURN_IF_ERROR(
+        r.Object(*params, "/device/params",
+                 "an object of profile parameter medians (numbers)"));
+    for (const auto& [key, value] : params->items()) {
+      TRN_ASSIGN_OR_RETURN(
+          const double x, r.Number(value, JsonLocation("/device/params", key)));
+      b.device_params.emplace_back(key, x);
+    }
+  }
   TRN_ASSIGN_OR_RETURN(const json* prov, r.Required(j, "", "provenance"));
   const std::string pp = "/provenance";
   TRN_ASSIGN_OR_RETURN(b.spec_file, r.RequiredString(*prov, pp, "spec_file"));
@@ -472,6 +486,7 @@ std::vector<Baseline> BaselinesFromRun(const RunResult& run,
     b.mode = w.mode;
     b.device = run.device;
     b.device_hash = run.device_hash;
+    b.device_params = run.device_params;
     b.spec_file = w.spec_file;
     b.spec_hash = w.spec_hash;
     b.noise_threshold = w.noise_threshold;
@@ -497,6 +512,11 @@ std::string BaselineToJsonText(const Baseline& b) {
   j["family"] = b.family;
   j["mode"] = b.mode;
   j["device"] = {{"name", b.device}, {"content_hash", b.device_hash}};
+  if (!b.device_params.empty()) {
+    ordered_json params = ordered_json::object();
+    for (const auto& [key, value] : b.device_params) params[key] = value;
+    j["device"]["params"] = std::move(params);
+  }
   ordered_json prov;
   prov["spec_file"] = b.spec_file;
   prov["spec_hash"] = b.spec_hash;

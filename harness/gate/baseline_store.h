@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -28,6 +29,10 @@ struct Baseline {
   std::string mode;
   std::string device;
   std::string device_hash;
+  // The profile parameters' medians the baseline ran with, by name
+  // (`device.params`); empty in files written before the field was added
+  // and in results files.
+  std::vector<std::pair<std::string, double>> device_params;
   std::string spec_file;
   std::string spec_hash;
   // The spec's noise_threshold when it set one, else NaN.

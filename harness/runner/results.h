@@ -131,6 +131,10 @@ struct RunContext {
   std::string model_version{kModelVersion};
   std::string device;
   std::string device_hash;
+  // Each parameter of the profile as the run used it (after --set): its
+  // median, by name. Written into baselines (`device.params`), so that a
+  // later gate can name the parameters that differ; not in results files.
+  std::vector<std::pair<std::string, double>> device_params;
   // The profile's "calibrated" flag: false means no measurement pins its
   // figures, and every output says so.
   bool device_calibrated = true;

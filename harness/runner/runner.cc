@@ -183,6 +183,9 @@ RunContext ContextFor(const DeviceProfile& profile, const RunOptions& options,
   c.trnbench_version = trnbench_version;
   c.device = profile.name;
   c.device_hash = profile.content_hash;
+  for (const auto& [key, param] : profile.params) {
+    c.device_params.emplace_back(key, param.dist.Median());
+  }
   c.device_calibrated = profile.calibrated;
   c.seed = options.seed;
   c.schedule = options.schedule;

@@ -44,16 +44,66 @@ TEST(ProfileCauseTest, ASetParameterIsNamedWithBothValues) {
   EXPECT_THAT(j["comparison"].dump(), HasSubstr(named));
 }
 
-// A baseline of another profile (here: saved under a --set) cannot be
-// resolved to parameters: the note says so and gives both hashes, rather
-// than naming the wrong ones.
-TEST(ProfileCauseTest, AnUnknownProfileIsSaidToBeUnknown) {
+// A baseline saved under a --set records the parameters it ran with: the
+// gate names what moved (here the --set of the baseline's side, so no
+// "(--set)" on this run's).
+TEST(ProfileCauseTest, ABaselinesRecordedParametersAreCompared) {
   const std::string dir = test::FreshDir("profile_cause_other");
   ASSERT_EQ(RunTrnbench("--workload rmsnorm --repeat 30 --set "
                         "op_exec_overhead_us=350 --save-baseline " +
                         dir + "/bl")
                 .code,
             0);
+  const auto saved =
+      nlohmann::json::parse(Slurp(dir + "/bl/rmsnorm_naive.json"));
+  EXPECT_EQ(saved["device"]["params"]["op_exec_overhead_us"], 350.0);
+  const auto r = RunTrnbench(
+      "gate --baseline " + dir +
+      "/bl --workload rmsnorm --fresh-seeds --repeat 30 --summary " + dir +
+      "/s.md");
+  ASSERT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("profile parameters that differ: "
+                               "op_exec_overhead_us 350 us -> 387.4 us"));
+  EXPECT_THAT(r.out, Not(HasSubstr("(--set)")));
+}
+
+// An edited profile file (--profiles-dir), not a --set: the parameter that
+// moved is named all the same.
+TEST(ProfileCauseTest, AnEditedProfileFileIsNamedByParameter) {
+  const std::string dir = test::FreshDir("profile_cause_edited");
+  std::filesystem::create_directories(dir + "/profiles");
+  auto profile = nlohmann::json::parse(Slurp(
+      std::string(TRNBENCH_SOURCE_DIR) + "/device_model/profiles/trn1.json"));
+  for (auto& q : profile["parameters"]["op_exec_overhead_us"]["quantiles"]) {
+    q[1] = q[1].get<double>() + 20.0;  // 387.4 -> 407.4 at the median
+  }
+  std::ofstream(dir + "/profiles/trn1.json") << profile.dump(2);
+  ASSERT_EQ(RunTrnbench("--workload rmsnorm --repeat 30 --profiles-dir " + dir +
+                        "/profiles --save-baseline " + dir + "/bl")
+                .code,
+            0);
+  const auto r = RunTrnbench("gate --baseline " + dir +
+                             "/bl --workload rmsnorm --repeat 30");
+  EXPECT_THAT(r.out, HasSubstr("profile parameters that differ: "
+                               "op_exec_overhead_us 407.4 us -> 387.4 us"));
+  EXPECT_THAT(r.out, Not(HasSubstr("(--set)")));
+}
+
+// A baseline written before baselines recorded their parameters cannot be
+// resolved to them: the note says so and gives both hashes, rather than
+// naming the wrong ones.
+TEST(ProfileCauseTest, AnUnrecordedProfileIsSaidToBeUnknown) {
+  const std::string dir = test::FreshDir("profile_cause_unrecorded");
+  ASSERT_EQ(RunTrnbench("--workload rmsnorm --repeat 30 --set "
+                        "op_exec_overhead_us=350 --save-baseline " +
+                        dir + "/bl")
+                .code,
+            0);
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/bl")) {
+    auto j = nlohmann::json::parse(Slurp(e.path().string()));
+    j["device"].erase("params");
+    std::ofstream(e.path()) << j.dump(2);
+  }
   const auto r = RunTrnbench(
       "gate --baseline " + dir +
       "/bl --workload rmsnorm --fresh-seeds --repeat 30 --summary " + dir +
