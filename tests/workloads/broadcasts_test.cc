@@ -61,6 +61,26 @@ std::vector<std::string> OpIds(const WorkloadSpec& spec) {
   return ids;
 }
 
+// Compiling a compiled spec again expands its broadcasts once; removing
+// them gives back the spec as written: `written` ids in the first loop's
+// body, and `reader` (the op that reads the broadcast) with its inputs as
+// written and no `after` of the compiler's.
+void ExpectExpandsOnceAndRestores(WorkloadSpec& spec,
+                                  const std::vector<std::string>& written,
+                                  const NkiOp& (*reader)(const WorkloadSpec&)) {
+  const std::vector<std::string> once = OpIds(spec);
+  ASSERT_TRUE(CompileSpec(spec, MemoryLimits{}).ok());
+  EXPECT_EQ(OpIds(spec), once);
+  RemoveInsertedBroadcasts(spec);
+  EXPECT_EQ(OpIds(spec), written);
+  EXPECT_EQ(reader(spec).inputs, (std::vector<std::string>{"x_t", "row"}));
+  EXPECT_TRUE(reader(spec).after.empty());
+}
+
+const NkiOp& ThirdOp(const WorkloadSpec& s) {
+  return s.kernel->loops[0].body[2];
+}
+
 TEST(BroadcastsTest, TheCompilerInsertsAMatmulOfARowOfOnes) {
   auto spec = Parse(Kernel(Json::parse("[null, 128]")));
   ASSERT_TRUE(spec.ok()) << spec.status();
@@ -84,13 +104,7 @@ TEST(BroadcastsTest, TheCompilerInsertsAMatmulOfARowOfOnes) {
 TEST(BroadcastsTest, CompilingAgainExpandsOnce) {
   auto spec = Parse(Kernel(Json::parse("[null, 128]")));
   ASSERT_TRUE(spec.ok()) << spec.status();
-  const std::vector<std::string> once = OpIds(*spec);
-  ASSERT_TRUE(CompileSpec(*spec, MemoryLimits{}).ok());
-  EXPECT_EQ(OpIds(*spec), once);
-  RemoveInsertedBroadcasts(*spec);
-  EXPECT_EQ(OpIds(*spec), (std::vector<std::string>{"x_t", "row", "prod", ""}));
-  EXPECT_EQ(spec->kernel->loops[0].body[2].inputs,
-            (std::vector<std::string>{"x_t", "row"}));
+  ExpectExpandsOnceAndRestores(*spec, {"x_t", "row", "prod", ""}, ThirdOp);
 }
 
 TEST(BroadcastsTest, EachIterationRunsOneTensorEMatmulCostedByTheMatmulRule) {
@@ -169,15 +183,7 @@ TEST(BroadcastsTest, WiderThanOneMatmulIsOneMatmulPerBankCopiedToSbuf) {
             (std::vector<std::string>{"x_t", "row_bcast128_2_sb"}));
   EXPECT_EQ(prod.after, (std::vector<std::string>{"row_bcast128_0_sb",
                                                   "row_bcast128_1_sb"}));
-  // Compiled again it is expanded once; removed, the op is as written.
-  const std::vector<std::string> once = OpIds(*spec);
-  ASSERT_TRUE(CompileSpec(*spec, MemoryLimits{}).ok());
-  EXPECT_EQ(OpIds(*spec), once);
-  RemoveInsertedBroadcasts(*spec);
-  EXPECT_EQ(OpIds(*spec), (std::vector<std::string>{"x_t", "row", "prod", ""}));
-  EXPECT_EQ(spec->kernel->loops[0].body[2].inputs,
-            (std::vector<std::string>{"x_t", "row"}));
-  EXPECT_TRUE(spec->kernel->loops[0].body[2].after.empty());
+  ExpectExpandsOnceAndRestores(*spec, {"x_t", "row", "prod", ""}, ThirdOp);
 }
 
 TEST(BroadcastsTest, AWideBroadcastRunsEachBanksMatmulAndTheOpWaitsForAll) {
@@ -291,15 +297,10 @@ TEST(BroadcastsTest, AnInputMadeOutsideTheLoopIsBroadcastInTheReadersBody) {
     matmuls += in.kind == InstrKind::kCompute && in.engine == Engine::kTensor;
   }
   EXPECT_EQ(matmuls, 6);  // three for each 128-row tile
-  // Compiled again it is expanded once; removed, the spec is as written.
-  const std::vector<std::string> once = OpIds(*spec);
-  ASSERT_TRUE(CompileSpec(*spec, MemoryLimits{}).ok());
-  EXPECT_EQ(OpIds(*spec), once);
-  RemoveInsertedBroadcasts(*spec);
-  EXPECT_EQ(OpIds(*spec), (std::vector<std::string>{"row", ""}));
-  const NkiOp& again = spec->kernel->loops[0].body[1].loop.front().body[1];
-  EXPECT_EQ(again.inputs, (std::vector<std::string>{"x_t", "row"}));
-  EXPECT_TRUE(again.after.empty());
+  ExpectExpandsOnceAndRestores(
+      *spec, {"row", ""}, [](const WorkloadSpec& s) -> const NkiOp& {
+        return s.kernel->loops[0].body[1].loop.front().body[1];
+      });
 }
 
 TEST(BroadcastsTest, BadEntriesAreRefusedNamingThem) {
