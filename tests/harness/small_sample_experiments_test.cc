@@ -291,9 +291,8 @@ TEST(SmallSampleExperiments, TableAndBounds) {
         // 0.957-0.971 under AR(1) at n = 10-20 over 1000 runs, so these
         // 200-run cells are held to 0.98 (one cell reads 0.974), which the
         // 95% bound (0.976-0.996) did not meet.
-        const bool small_ar =
-            n < stats::kSmallSampleAr1 &&
-            (kind == Noise::kAr05 || kind == Noise::kAr09);
+        const bool small_ar = n < stats::kSmallSampleAr1 &&
+                              (kind == Noise::kAr05 || kind == Noise::kAr09);
         if (small_ar) {
           EXPECT_LE(coverage, 0.98) << NoiseName(kind) << " n " << n;
         } else if (kind != Noise::kDrift &&

@@ -32,7 +32,8 @@ Series MakeSeries(const std::string& workload, double level, double step) {
   for (int i = 0; i < 12; ++i) {
     const double v = level * (i >= 8 ? 1 + step : 1) * (1 + 0.001 * (i % 3));
     s.points.push_back({absl::StrFormat("2026-11-%02d", i + 1),
-                        absl::StrCat("c", i), v, v * 0.99, v * 1.013, false, ""});
+                        absl::StrCat("c", i), v, v * 0.99, v * 1.013, false,
+                        ""});
   }
   return s;
 }
