@@ -21,6 +21,24 @@ std::string Baselines() {
   return std::string(TRNBENCH_SOURCE_DIR) + "/baselines/trn1";
 }
 
+// Saves the rmsnorm baselines under `dir`/bl with op_exec_overhead_us set
+// to 350 (another profile than the shipped one); the exit code.
+int SaveBaselineAt350(const std::string& dir) {
+  return RunTrnbench(
+             "--workload rmsnorm --repeat 30 --set op_exec_overhead_us=350 "
+             "--save-baseline " +
+             dir + "/bl")
+      .code;
+}
+
+// The shipped profile gated against `dir`/bl, with fresh seeds.
+test::Outcome GateAgainst(const std::string& dir) {
+  return RunTrnbench("gate --baseline " + dir +
+                     "/bl --workload rmsnorm --fresh-seeds --repeat 30 "
+                     "--summary " +
+                     dir + "/s.md");
+}
+
 // The shipped baselines ran the shipped profile: a --set is exactly the
 // difference, named with both values, in the summary, the console and the
 // results' comparison notes.
@@ -49,18 +67,11 @@ TEST(ProfileCauseTest, ASetParameterIsNamedWithBothValues) {
 // "(--set)" on this run's).
 TEST(ProfileCauseTest, ABaselinesRecordedParametersAreCompared) {
   const std::string dir = test::FreshDir("profile_cause_other");
-  ASSERT_EQ(RunTrnbench("--workload rmsnorm --repeat 30 --set "
-                        "op_exec_overhead_us=350 --save-baseline " +
-                        dir + "/bl")
-                .code,
-            0);
+  ASSERT_EQ(SaveBaselineAt350(dir), 0);
   const auto saved =
       nlohmann::json::parse(Slurp(dir + "/bl/rmsnorm_naive.json"));
   EXPECT_EQ(saved["device"]["params"]["op_exec_overhead_us"], 350.0);
-  const auto r = RunTrnbench(
-      "gate --baseline " + dir +
-      "/bl --workload rmsnorm --fresh-seeds --repeat 30 --summary " + dir +
-      "/s.md");
+  const auto r = GateAgainst(dir);
   ASSERT_EQ(r.code, 1) << r.err;
   EXPECT_THAT(r.out, HasSubstr("profile parameters that differ: "
                                "op_exec_overhead_us 350 us -> 387.4 us"));
@@ -94,20 +105,13 @@ TEST(ProfileCauseTest, AnEditedProfileFileIsNamedByParameter) {
 // naming the wrong ones.
 TEST(ProfileCauseTest, AnUnrecordedProfileIsSaidToBeUnknown) {
   const std::string dir = test::FreshDir("profile_cause_unrecorded");
-  ASSERT_EQ(RunTrnbench("--workload rmsnorm --repeat 30 --set "
-                        "op_exec_overhead_us=350 --save-baseline " +
-                        dir + "/bl")
-                .code,
-            0);
+  ASSERT_EQ(SaveBaselineAt350(dir), 0);
   for (const auto& e : std::filesystem::directory_iterator(dir + "/bl")) {
     auto j = nlohmann::json::parse(Slurp(e.path().string()));
     j["device"].erase("params");
     std::ofstream(e.path()) << j.dump(2);
   }
-  const auto r = RunTrnbench(
-      "gate --baseline " + dir +
-      "/bl --workload rmsnorm --fresh-seeds --repeat 30 --summary " + dir +
-      "/s.md");
+  const auto r = GateAgainst(dir);
   ASSERT_EQ(r.code, 1) << r.err;
   EXPECT_THAT(r.out, HasSubstr("profile parameters that differ: not recorded; "
                                "the baseline ran a profile other than trn1"));

@@ -61,6 +61,16 @@ std::vector<std::string> OpIds(const WorkloadSpec& spec) {
   return ids;
 }
 
+// The tests' device profile, parsed once.
+const DeviceProfile& TestDeviceProfile() {
+  static const DeviceProfile* const profile = [] {
+    auto p = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+    EXPECT_TRUE(p.ok()) << p.status();
+    return new DeviceProfile(*std::move(p));
+  }();
+  return *profile;
+}
+
 // Compiling a compiled spec again expands its broadcasts once; removing
 // them gives back the spec as written: `written` ids in the first loop's
 // body, and `reader` (the op that reads the broadcast) with its inputs as
@@ -110,8 +120,7 @@ TEST(BroadcastsTest, CompilingAgainExpandsOnce) {
 TEST(BroadcastsTest, EachIterationRunsOneTensorEMatmulCostedByTheMatmulRule) {
   auto spec = Parse(Kernel(Json::parse("[null, 128]")));
   ASSERT_TRUE(spec.ok()) << spec.status();
-  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
-  ASSERT_TRUE(profile.ok()) << profile.status();
+  const DeviceProfile* profile = &TestDeviceProfile();
   auto p = Lower(*spec, *profile);
   ASSERT_TRUE(p.ok()) << p.status();
   const auto& k = p->dispatches[0].kernel;
@@ -189,8 +198,7 @@ TEST(BroadcastsTest, WiderThanOneMatmulIsOneMatmulPerBankCopiedToSbuf) {
 TEST(BroadcastsTest, AWideBroadcastRunsEachBanksMatmulAndTheOpWaitsForAll) {
   auto spec = Parse(Kernel(Json::parse("[null, 128]"), 1300));
   ASSERT_TRUE(spec.ok()) << spec.status();
-  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
-  ASSERT_TRUE(profile.ok()) << profile.status();
+  const DeviceProfile* profile = &TestDeviceProfile();
   auto p = Lower(*spec, *profile);
   ASSERT_TRUE(p.ok()) << p.status();
   const auto& k = p->dispatches[0].kernel;
@@ -288,8 +296,7 @@ TEST(BroadcastsTest, AnInputMadeOutsideTheLoopIsBroadcastInTheReadersBody) {
             (std::vector<std::string>{"x_t", "row_bcast128_2_sb"}));
   EXPECT_EQ(prod.after, (std::vector<std::string>{"row_bcast128_0_sb",
                                                   "row_bcast128_1_sb"}));
-  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
-  ASSERT_TRUE(profile.ok()) << profile.status();
+  const DeviceProfile* profile = &TestDeviceProfile();
   auto p = Lower(*spec, *profile);
   ASSERT_TRUE(p.ok()) << p.status();
   int matmuls = 0;
