@@ -81,11 +81,11 @@ void SplitTransfer(const Instruction& in, const DeviceProfile& p,
 }  // namespace
 
 KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
-                     const BandwidthPolicy& policy, bool group_shares)
+                     const BandwidthPolicy& policy, SimOptions options)
     : kernel_(&kernel),
       profile_(&profile),
       policy_(&policy),
-      group_shares_(group_shares) {
+      group_shares_(options.group_shares) {
   const size_t n = kernel.instrs.size();
   lane_instrs_.resize(kNumEngines);
   shape_of_.assign(n, 0);
@@ -148,9 +148,19 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       }
       shape_of_[i] = it->second;
     }
+  }
+  const std::vector<char> keep = options.skip_implied_edges
+                                     ? TimingEdges(kernel, profile)
+                                     : std::vector<char>(kernel.deps.size(), 1);
+  for (size_t i = 0; i < n; ++i) {
+    const Instruction& in = kernel.instrs[i];
+    uint32_t kept = 0;
     for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+      if (!keep[d]) continue;
+      ++kept;
       ++rdeg[kernel.deps[d] + 1];
     }
+    hot_[i].deps = kept;
   }
   for (size_t i = 0; i < n; ++i) rdeg[i + 1] += rdeg[i];
   rdeps_begin_ = rdeg;
@@ -159,9 +169,59 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   for (size_t i = 0; i < n; ++i) {
     const Instruction& in = kernel.instrs[i];
     for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
-      rdeps_[fill[kernel.deps[d]]++] = static_cast<uint32_t>(i);
+      if (keep[d]) rdeps_[fill[kernel.deps[d]]++] = static_cast<uint32_t>(i);
     }
   }
+}
+
+std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
+                                         const DeviceProfile& profile) const {
+  std::vector<char> keep(kernel.deps.size(), 1);
+  // The argument below needs time to run forward: no negative hand-off,
+  // issue interval or latency (a profile may set anything).
+  bool forward = profile.cost.dependency_sync_us >= 0;
+  for (const InstructionTiming& tm : timings_) {
+    forward = forward && tm.interval_us >= 0 && tm.latency_us >= 0;
+  }
+  if (!forward) return keep;
+  // An edge a -> c is released early (at a's streaming, without the
+  // hand-off) only between two matmuls (release_accumulation in Run);
+  // every other edge when a completes.
+  auto early = [&](uint32_t a, size_t c) {
+    return hot_[a].matmul && hot_[c].matmul;
+  };
+  // Edge a -> c, not released early, is left out when another dependency
+  // b of c waits for a through an edge not released early: b is resolved
+  // only after a has completed and b has started, so b's edge to c is
+  // handled after a's (in event order) and raises c's ready time at least
+  // as far (t_a + sync <= b's start <= b's release, plus sync if normal).
+  // a's edge is then never the last to arrive nor the one that sets c's
+  // ready time, so c is pushed at the same time with the same ready time,
+  // and every event after is the same, to the bit. Chains compose: if b is
+  // left out for b', b' waits for b. (An early edge a -> c is kept even so:
+  // it would be implied too while a matmul's latency is at least its issue
+  // interval, but nothing needs that to hold.)
+  // The lowered program's edges repeat one another a great deal: 47-61% of
+  // them are implied in the matmul and Mamba validation kernels (issue 25's
+  // note), and the loop pays for every edge it handles.
+  std::vector<uint32_t> mark(kernel.instrs.size(), kNone);
+  for (size_t c = 0; c < kernel.instrs.size(); ++c) {
+    const Instruction& in = kernel.instrs[c];
+    if (in.deps_end - in.deps_begin < 2) continue;
+    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+      const uint32_t b = kernel.deps[d];
+      const Instruction& ib = kernel.instrs[b];
+      for (uint32_t e = ib.deps_begin; e < ib.deps_end; ++e) {
+        const uint32_t a = kernel.deps[e];
+        if (!early(a, b)) mark[a] = static_cast<uint32_t>(c);
+      }
+    }
+    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+      const uint32_t a = kernel.deps[d];
+      if (mark[a] == c && !early(a, c)) keep[d] = 0;
+    }
+  }
+  return keep;
 }
 
 std::vector<DmaPiece> KernelSim::Pieces(size_t i) const {

@@ -25,6 +25,18 @@ struct DmaPiece {
   double work = 0;  // bytes plus descriptor overhead, over transpose speed
 };
 
+// How a run is computed; every choice gives the same events and metrics to
+// the bit (tests/harness/dma_grouping_equivalence_test.cc holds them to
+// it). The defaults are the fast ones; all false is the model as defined.
+struct SimOptions {
+  // Alike DMA shares on adjacent engines computed once, as a group
+  // (dma_groups.h), rather than each share on its own.
+  bool group_shares = true;
+  // Dependencies that another dependency of the same instruction implies
+  // left out of the event loop (KernelSim::TimingEdges).
+  bool skip_implied_edges = true;
+};
+
 // A kernel prepared for repeated simulation: everything that does not vary
 // between runs is computed once.
 class KernelSim {
@@ -33,11 +45,8 @@ class KernelSim {
   // built it reads none of the kernel's instructions (they may be
   // released, Program::ReleaseInstructions); a listener may, through
   // BusySpan::kernel.
-  // `group_shares` false simulates every DMA share on its own, as the model
-  // defines it; the default computes alike shares once, in groups
-  // (dma_groups.h), with the same result to the bit.
   KernelSim(const Kernel& kernel, const DeviceProfile& profile,
-            const BandwidthPolicy& policy, bool group_shares = true);
+            const BandwidthPolicy& policy, SimOptions options = {});
 
   // Simulates the kernel starting at `t0_us`, drawing DMA latencies from
   // `rng` (one per transfer, in program order); delivers its events to
@@ -51,10 +60,19 @@ class KernelSim {
     static constexpr InstructionTiming kNoTiming{};
     return hot_[i].unit == kDmaUnit ? kNoTiming : timings_[shape_of_[i]];
   }
+  // The dependency edges the event loop handles (the kernel's, less those
+  // it leaves out).
+  size_t TimingEdgeCount() const { return rdeps_.size(); }
   // DMA instruction `i`'s shares, one per engine it uses.
   std::vector<DmaPiece> Pieces(size_t i) const;
 
  private:
+  // Per dependency edge of the kernel: whether it can decide when its
+  // instruction starts (edges another edge implies cannot; see the
+  // definition). Needs hot_ and timings_.
+  std::vector<char> TimingEdges(const Kernel& kernel,
+                                const DeviceProfile& profile) const;
+
   const Kernel* kernel_;
   const DeviceProfile* profile_;
   const BandwidthPolicy* policy_;

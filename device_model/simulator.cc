@@ -31,7 +31,7 @@ Simulator::Simulator(const Program& program, const DeviceProfile& profile)
 
 absl::StatusOr<Simulator> Simulator::Create(const Program& program,
                                             const DeviceProfile& profile,
-                                            bool group_shares) {
+                                            SimOptions options) {
   Simulator sim(program, profile);
   for (size_t d = 0; d < program.dispatches.size(); ++d) {
     const Kernel& k = program.dispatches[d].kernel;
@@ -54,7 +54,7 @@ absl::StatusOr<Simulator> Simulator::Create(const Program& program,
       }
     }
     sim.kernels_.push_back(
-        std::make_unique<KernelSim>(k, profile, *sim.policy_, group_shares));
+        std::make_unique<KernelSim>(k, profile, *sim.policy_, options));
   }
   return sim;
 }

@@ -21,13 +21,11 @@ namespace trn {
 
 class Simulator {
  public:
-  // `program` and `profile` must outlive the simulator. `group_shares`
-  // false simulates every DMA engine's share of a transfer on its own, as
-  // the model defines it: the reference that the default (alike shares
-  // computed once, dma_groups.h) is tested against, to the bit.
+  // `program` and `profile` must outlive the simulator. `options` choose
+  // how runs are computed, never what they give (SimOptions).
   static absl::StatusOr<Simulator> Create(const Program& program,
                                           const DeviceProfile& profile,
-                                          bool group_shares = true);
+                                          SimOptions options = {});
 
   // One run, keyed by (seed, program name, repeat index): the same key
   // always gives the same events, so any repeat can be replayed alone.

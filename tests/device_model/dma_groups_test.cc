@@ -228,7 +228,7 @@ void ExpectSameRun(const Kernel& k, const DeviceProfile& p, double t0,
                    uint64_t seed) {
   FairShareHbmPolicy policy;
   const KernelSim grouped(k, p, policy);
-  const KernelSim apart(k, p, policy, /*group_shares=*/false);
+  const KernelSim apart(k, p, policy, {.group_shares = false});
   Recorder g, a;
   CounterRng rg(seed), ra(seed);
   EXPECT_EQ(grouped.Run(rg, t0, 0, g), apart.Run(ra, t0, 0, a));
