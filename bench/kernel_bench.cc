@@ -102,6 +102,17 @@ void BM_ValidationKernel(benchmark::State& state, const char* name) {
       (instrs * static_cast<double>(state.iterations()));
   state.counters["peak_heap_MB"] =
       static_cast<double>(bench::HeapPeakBytes() - before) / 1e6;
+  // Dependency edges per instruction, in the program and as the event loop
+  // handles them (implied ones left out, KernelSim::TimingEdges).
+  size_t edges = 0;
+  size_t handled = 0;
+  for (size_t d = 0; d < program->dispatches.size(); ++d) {
+    edges += program->dispatches[d].kernel.deps.size();
+    handled += sim->kernel(d).TimingEdgeCount();
+  }
+  state.counters["edges_per_instruction"] = static_cast<double>(edges) / instrs;
+  state.counters["handled_per_instruction"] =
+      static_cast<double>(handled) / instrs;
 }
 BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_tiled, "nki_matmul_tiled")
     ->Unit(benchmark::kMillisecond);
