@@ -153,6 +153,23 @@ class Blocks(unittest.TestCase):
         mm, = find(spec, op="matmul")
         self.assertEqual(mm["inputs"][0], "lhsT_tiles[k]")
 
+    def test_a_loop_filling_two_arrays_is_two_loops(self) -> None:
+        spec = trace(f"{k('blocks.py')}::two_results", "x=512x64:float32")
+        rows, = find(spec, op="loop", id="rows")
+        maxes, = find(spec, op="loop", id="maxes")
+        self.assertEqual((rows["var"], maxes["var"]), ("r", "r"))
+        self.assertEqual([op["op"] for op in rows["body"]], ["load"])
+        reduce, = maxes["body"]
+        # The max reads the slot this iteration loaded, not the block.
+        self.assertEqual(reduce["inputs"], ["rows[r]"])
+        self.assertEqual(reduce["line"], rows["body"][0]["line"] + 1)
+        around = next(chain for chain, op in ops(spec) if op is rows)
+        siblings = around[-1]["body"]
+        self.assertIs(siblings[siblings.index(rows) + 1], maxes)
+        readers = [op for _, op in ops(spec)
+                   if "maxes" in op.get("inputs", [])]
+        self.assertEqual(len(readers), 1)
+
     def test_sbuf_accumulation_carries_its_tile(self) -> None:
         spec = trace(f"{k('blocks.py')}::sum_rows", "x=512x64:float32,s=2.0")
         tt, = find(spec, op="tensor_tensor")
@@ -233,9 +250,10 @@ class Refusals(unittest.TestCase):
                      "nki.compiler.sbuf.mod_alloc (direct allocation) is not "
                      "yet supported")
 
-    def test_a_loop_with_two_results(self) -> None:
-        self.refused("two_results", "for r in nl.affine_range",
-                     "writes two arrays allocated outside it (rows, maxes)")
+    def test_a_loop_with_two_results_sharing_a_tile(self) -> None:
+        self.refused("two_results_sharing_a_tile", "for r in nl.affine_range",
+                     "writes two arrays allocated outside it (rows, maxes): "
+                     "the op at line")
 
     def test_syntax_error_in_the_kernel_file(self) -> None:
         with tempfile.TemporaryDirectory() as d:

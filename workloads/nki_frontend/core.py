@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
-from . import ir, tracer
+from . import fission, ir, tracer
 from .errors import TraceError
 from .expr import Affine, Axis, Conjunction, LoopVar, Predicate
 
@@ -364,6 +364,10 @@ class Tile:
     def __truediv__(self, o: object):
         from . import language
         return language.divide(self, o)
+
+    def __rtruediv__(self, o: object):
+        from . import language
+        return language.divide(o, self)  # `1.0 / sum_res`
 
     def __neg__(self):
         from . import language
@@ -778,20 +782,33 @@ class LoopRange:
 def close_loop(loop: ir.Loop) -> None:
     parent = loop.parent
     assert parent is not None
+    writers: dict = {}
+    for arr, op, _ in loop.outer_writes:
+        if arr.loop is parent:
+            writers.setdefault(id(arr), (arr, op))
+    if len(writers) > 1:
+        # One loop per array (workloads/nki_frontend/fission.py).
+        parts = fission.split(
+            loop, [a for a, _ in writers.values()],
+            {k: op for k, (_, op) in writers.items()},
+            f"{tracer.active().file_label}:{loop.line}")
+        for part in parts:
+            _close_one(part)
+        return
+    _close_one(loop)
+
+
+def _close_one(loop: ir.Loop) -> None:
+    parent = loop.parent
+    assert parent is not None
     seen = set()
     for arr, op, kind in loop.outer_writes:
         if id(arr) in seen:
             continue
         seen.add(id(arr))
         if arr.loop is parent:
-            if loop.id_for is not None and loop.id_for is not arr:
-                raise TraceError(
-                    f"the loop writes two arrays allocated outside it "
-                    f"({loop.id_for.name}, {arr.name}): not yet supported "
-                    "(a spec loop has one result, its id; allocate one of "
-                    "them inside the loop, or write it in a loop of its "
-                    "own)",
-                    f"{tracer.active().file_label}:{loop.line}")
+            # close_loop split a loop with two such arrays.
+            assert loop.id_for is None or loop.id_for is arr
             loop.id_for = arr
             loop.id_kind = kind
             arr.current = loop

@@ -1,7 +1,8 @@
 # Arrays of tiles across loops, written for the front end's tests: a
 # multi-dimensional SBUF array with nl.par_dim filled slot by slot in one
 # loop and read slot by slot in another (a block), and an SBUF accumulator
-# over an affine loop (+= in place, a carried tile).
+# over an affine loop (+= in place, a carried tile); a loop that fills two
+# arrays, the second from the first's slot (two loops in the spec).
 import neuronxcc.nki.language as nl
 
 
@@ -36,4 +37,17 @@ def sum_rows(x, s):
         t = nl.load(x[r * 128:(r + 1) * 128, 0:F])
         total += nl.multiply(t, s)
     nl.store(out, value=total)
+    return out
+
+
+def two_results(x):
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    rows = nl.ndarray((x.shape[0] // 128, nl.par_dim(128), 64),
+                      dtype=x.dtype, buffer=nl.sbuf)
+    maxes = nl.ndarray((nl.par_dim(128), x.shape[0] // 128),
+                       dtype=x.dtype, buffer=nl.sbuf)
+    for r in nl.affine_range(x.shape[0] // 128):
+        rows[r] = nl.load(x[r * 128:(r + 1) * 128, 0:64])
+        maxes[:, r] = nl.max(rows[r], axis=1)
+    nl.store(out, value=nl.max(maxes, axis=1) + rows[0])
     return out
