@@ -185,7 +185,7 @@ LoopResultKind LoopResultOf(const NkiLoop& loop) {
     // What its tiles are in this loop depends on this loop's range.
     kind = LoopResultOf(op.loop.front());
     if (kind == LoopResultKind::kState) kind = LoopResultKind::kBlock;
-  } else if ((op.op == "matmul" && op.buffer == "psum") ||
+  } else if ((op.op == "matmul" && op.buffer == "psum" && !op.overwrite) ||
              std::find(op.carry.begin(), op.carry.end(), op.id) !=
                  op.carry.end()) {
     kind = LoopResultKind::kAccumulator;

@@ -77,10 +77,11 @@ void CollectRefs(const NkiLoop& loop, std::vector<std::string>* out);
 // it.
 enum class LoopResultKind {
   kNone,  // no op of its body makes a tile
-  // Its last tile is a matmul into PSUM, or an op that carries its own
-  // tile from the iteration before: one tile that every iteration
-  // accumulates into, as `res_psum += nl.matmul(...)` does in a k loop and
-  // `accum += x` (an SBUF tile updated in place) in an affine loop.
+  // Its last tile is a matmul into PSUM (one without `overwrite`), or an
+  // op that carries its own tile from the iteration before: one tile that
+  // every iteration accumulates into, as `res_psum += nl.matmul(...)` does
+  // in a k loop and `accum += x` (an SBUF tile updated in place) in an
+  // affine loop.
   kAccumulator,
   // Every iteration makes its own tile and keeps it after the loop: the
   // block dimension of an NKI tensor, as `tiles[k] = nl.load(...)` fills

@@ -91,6 +91,10 @@ struct NkiOp {
   // matmul: inputs[0] is [M, K] (nl.matmul with transpose_x=False); the
   // compiler inserts a TensorE transpose into PSUM and a copy to SBUF.
   bool insert_transpose = false;
+  // matmul: writes its own PSUM tile (`qk[i] = nisa.nc_matmul(...)`)
+  // rather than accumulating into one (`res += nl.matmul(...)`), so a loop
+  // whose result it is keeps a block of PSUM tiles, not an accumulator.
+  bool overwrite = false;
   // The engine the compiler stage chose for that copy (unset otherwise).
   std::optional<Engine> transpose_copy_engine;
   // load/store/hbm_copy: the block of `tensor` moved, one entry per dim: the

@@ -492,6 +492,7 @@ class SpecReader {
                                                 "affine_mask",
                                                 "slices",
                                                 "insert_transpose",
+                                                "overwrite",
                                                 "broadcasts",
                                                 "line"};
     std::vector<std::string_view> drop;
@@ -528,6 +529,7 @@ class SpecReader {
     }
     if (IsNkiOpKind(kind) && kind != "matmul") {
       drop.push_back("insert_transpose");
+      drop.push_back("overwrite");
     }
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key : {"var", "range", "dim", "step",
@@ -675,6 +677,7 @@ class SpecReader {
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "accumulate", op.accumulate));
     TRN_RETURN_IF_ERROR(
         r_.OptionalBool(v, path, "insert_transpose", op.insert_transpose));
+    TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "overwrite", op.overwrite));
     if (const Json* ix = JsonReader::Optional(v, "indirect")) {
       TRN_ASSIGN_OR_RETURN(op.indirect,
                            r_.String(*ix, JsonChild(path, "indirect")));

@@ -95,6 +95,14 @@ def kernels() -> List[Kernel]:
                "attn_fwd_v2", "q=128x128:bfloat16,k=128x128:bfloat16,"
                "v=128x128:bfloat16"),
     ]
+    # v3-v11 tile a long sequence (d_head 128, seqlen 4096). v10 is left
+    # out: its source says nki.benchmark and nki.profile fail on it.
+    out += [
+        Kernel("2026-02", "attention_fwd_performance/attention_kernels.py",
+               f"attn_fwd_v{v}", "q=128x4096:bfloat16,k=128x4096:bfloat16,"
+               "v=128x4096:bfloat16")
+        for v in ("3", "4", "5", "6", "7", "8", "8a", "9", "11")
+    ]
     return out
 
 

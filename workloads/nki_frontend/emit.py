@@ -236,6 +236,9 @@ class Emitter:
             j["transpose"] = True
         if op.insert_transpose:
             j["insert_transpose"] = True
+        if op.kind == "matmul" and op.role != "acc":
+            # `qk[i] = nc_matmul(...)`: a PSUM tile of its own, not `+=`.
+            j["overwrite"] = True
         carry = ([op.id] if op.carry_self else []) + [c.id for c in
                                                         op.carries]
         if carry:

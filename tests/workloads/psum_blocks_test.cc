@@ -1,0 +1,126 @@
+// A block of PSUM matmul results: `qk[kv] = nisa.nc_matmul(...)` writes its
+// own PSUM tile per iteration ("overwrite": true), so its loop keeps a
+// block that a later loop reads slot by slot, one bank per slot; without
+// the key a matmul into PSUM accumulates and its loop has no slots.
+#include <string>
+#include <vector>
+
+#include "device_model/device_profile.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/device_model/test_profile.h"
+#include "workloads/lowering.h"
+#include "workloads/spec_parser.h"
+
+namespace trn {
+namespace {
+
+using Json = nlohmann::json;
+using ::testing::HasSubstr;
+
+// The 2026-02 attention tutorial's softmax step, small: Q @ K^T in `kv`
+// tiles of 512 columns into the PSUM block "qk" (lines 3-4), then each
+// tile's row max (line 6), the max of those (line 7), stored (line 8).
+Json Attention(int64_t kv_columns, bool overwrite) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "qk", "family": "qk",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "q", "shape": [128, 128], "dtype": "bf16"},
+      {"name": "k", "shape": [128, 2048], "dtype": "bf16"},
+      {"name": "out", "shape": [128, 1], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "qk.py", "loops": [{
+      "var": "i", "range": "affine", "tensor": "q",
+      "tile_partitions": 128, "body": [
+        {"id": "q_t", "op": "load", "tensor": "q", "line": 1},
+        {"id": "qk", "op": "loop", "var": "kv", "range": "affine",
+         "tensor": "k", "dim": 1, "step": 512, "line": 2, "body": [
+          {"id": "k_t", "op": "load", "tensor": "k", "index": [":", "kv"],
+           "line": 3},
+          {"id": "s", "op": "matmul", "engine": "tensor",
+           "inputs": ["q_t", "k_t"], "tile": [128, 512], "dtype": "fp32",
+           "buffer": "psum", "line": 4}]},
+        {"id": "maxes", "op": "loop", "var": "kv2", "range": "affine",
+         "tensor": "k", "dim": 1, "step": 512, "line": 5, "body": [
+          {"id": "m", "op": "tensor_reduce", "engine": "vector",
+           "inputs": ["qk[kv2]"], "tile": [128, 1], "dtype": "fp32",
+           "line": 6}]},
+        {"id": "r", "op": "tensor_reduce", "engine": "vector",
+         "inputs": ["maxes"], "tile": [128, 1], "dtype": "fp32", "line": 7},
+        {"op": "store", "tensor": "out", "inputs": ["r"], "line": 8}]}]}
+  })");
+  j["tensors"][1]["shape"][1] = kv_columns;
+  if (overwrite) {
+    j["kernel"]["loops"][0]["body"][1]["body"][1]["overwrite"] = true;
+  }
+  return j;
+}
+
+absl::StatusOr<WorkloadSpec> Parse(const Json& j) {
+  return ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+}
+
+bool DependsOn(const Kernel& k, size_t i, size_t j) {
+  const Instruction& in = k.instrs[i];
+  for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+    if (k.deps[d] == j) return true;
+  }
+  return false;
+}
+
+std::vector<size_t> AtLine(const Kernel& k, int line) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    if (k.instrs[i].source_line == line) out.push_back(i);
+  }
+  return out;
+}
+
+TEST(PsumBlocksTest, AnAccumulatingMatmulsLoopHasNoSlots) {
+  auto spec = Parse(Attention(2048, /*overwrite=*/false));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr("\"qk\" is not a block"));
+}
+
+TEST(PsumBlocksTest, EachSlotsReaderWaitsForItsOwnMatmul) {
+  auto spec = Parse(Attention(2048, /*overwrite=*/true));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  const std::vector<size_t> mm = AtLine(k, 4);
+  const std::vector<size_t> max = AtLine(k, 6);
+  ASSERT_EQ(mm.size(), 4u);
+  ASSERT_EQ(max.size(), 4u);
+  for (size_t j = 0; j < 4; ++j) {
+    for (size_t s = 0; s < 4; ++s) {
+      EXPECT_EQ(DependsOn(k, max[j], mm[s]), s == j) << j << s;
+    }
+  }
+}
+
+TEST(PsumBlocksTest, EverySlotHoldsABankUntilItsReader) {
+  // Eight [128, 512] fp32 slots are PSUM's 8 banks; a ninth does not fit.
+  EXPECT_TRUE(Parse(Attention(8 * 512, /*overwrite=*/true)).ok());
+  auto spec = Parse(Attention(9 * 512, /*overwrite=*/true));
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr("PSUM overflow: the live tiles need 9 banks"));
+}
+
+TEST(PsumBlocksTest, OverwriteIsAMatmulKey) {
+  Json j = Attention(2048, /*overwrite=*/true);
+  j["kernel"]["loops"][0]["body"][3]["overwrite"] = true;  // tensor_reduce
+  auto spec = Parse(j);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr("/kernel/loops/0/body/3"));
+}
+
+}  // namespace
+}  // namespace trn
