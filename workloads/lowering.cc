@@ -906,7 +906,11 @@ class NkiLowering {
       std::vector<int64_t> block = t.shape;
       for (size_t d = 0; d < block.size(); ++d) {
         const int at = FindLoopVar(chain_, index[d]);
-        if (at >= 0) block[d] = frames_[static_cast<size_t>(at)]->tile;
+        if (at < 0) continue;
+        block[d] = IndexesOneElement(spec_, chain_, static_cast<size_t>(at),
+                                     t.shape[d])
+                       ? 1
+                       : frames_[static_cast<size_t>(at)]->tile;
       }
       const std::string& label =
           op.op == "store" ? op.inputs.front() : op.tensor;

@@ -63,16 +63,29 @@ std::vector<std::string> EffectiveIndex(const NkiOp& op, const NkiLoop& own,
   return index;
 }
 
+bool IndexesOneElement(const WorkloadSpec& spec, const LoopChain& chain,
+                       size_t i, int64_t size) {
+  const NkiLoop& l = *chain[i];
+  const TensorDecl* walked = spec.FindTensor(l.tensor);
+  if (walked == nullptr || walked->shape[static_cast<size_t>(l.dim)] == size) {
+    return false;
+  }
+  const std::vector<int64_t> extents = LoopExtents(spec, chain, i);
+  return extents.size() == 1 && extents[0] % l.TileSize() == 0 &&
+         extents[0] / l.TileSize() == size;
+}
+
 std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
                                const TensorDecl& tensor,
                                const std::vector<std::string>& index) {
   std::vector<int64_t> block = tensor.shape;
   for (size_t d = 0; d < block.size() && d < index.size(); ++d) {
     const int at = FindLoopVar(chain, index[d]);
-    if (at >= 0) {
-      block[d] = std::min(block[d],
-                          LoopFullTile(spec, chain, static_cast<size_t>(at)));
-    }
+    if (at < 0) continue;
+    const auto i = static_cast<size_t>(at);
+    block[d] = IndexesOneElement(spec, chain, i, block[d])
+                   ? 1
+                   : std::min(block[d], LoopFullTile(spec, chain, i));
   }
   return block;
 }

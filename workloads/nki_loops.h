@@ -47,6 +47,14 @@ std::vector<std::string> EffectiveIndex(const NkiOp& op, const NkiLoop& own,
 
 // The block of `tensor` a load or store with `index` moves when every loop
 // it names is on a full tile.
+// Whether the variable of chain[i], indexing a dim of `size` elements, takes
+// one element of it per iteration (NKI's integer index, `scores_t[k, ...]`):
+// the loop walks a dim of another size, in exactly `size` iterations (the
+// attention tutorial's k loop reads scores[..., k * 128:(k + 1) * 128] and
+// stores scores_t[k]). Otherwise it takes the loop's tile of the dim.
+bool IndexesOneElement(const WorkloadSpec& spec, const LoopChain& chain,
+                       size_t i, int64_t size);
+
 std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
                                const TensorDecl& tensor,
                                const std::vector<std::string>& index);

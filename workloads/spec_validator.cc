@@ -1045,11 +1045,15 @@ class Validator {
       const NkiLoop& l = *ctx.chain[static_cast<size_t>(at)];
       const int64_t walked =
           FindTensor(l.tensor)->shape[static_cast<size_t>(l.dim)];
-      if (walked != t.shape[d]) {
+      if (walked != t.shape[d] &&
+          !IndexesOneElement(spec_, ctx.chain, static_cast<size_t>(at),
+                             t.shape[d])) {
         return Error(entry_path,
                      absl::StrFormat("loop \"%s\" walks dim %d of \"%s\" "
                                      "(%d), but dim %d of \"%s\" is %d; a "
-                                     "loop indexes only a dim of its size",
+                                     "loop indexes a dim of its size, or one "
+                                     "of as many elements as it has "
+                                     "iterations (one each)",
                                      entry, l.dim, l.tensor, walked, d,
                                      op.tensor, t.shape[d]));
       }

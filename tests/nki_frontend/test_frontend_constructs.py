@@ -143,6 +143,17 @@ class NewApi(unittest.TestCase):
         self.assertNotIn("engine", memset)
 
 
+class IntegerIndex(unittest.TestCase):
+    def test_the_loop_walks_the_tiled_dim(self) -> None:
+        spec = trace(f"{k('integer_index.py')}::columns_from_slots",
+                     "y=4x128x128:float32")
+        loop, = [l for l in spec["kernel"]["loops"] if l["var"] == "k"]
+        self.assertEqual((loop["tensor"], loop["dim"], loop["step"]),
+                         ("out", 1, 128))
+        load, = find(spec, op="load")
+        self.assertEqual(load["index"], ["k", ":", ":"])
+
+
 class Blocks(unittest.TestCase):
     def test_sbuf_array_of_tiles_is_a_block(self) -> None:
         spec = trace(f"{k('blocks.py')}::hoisted",

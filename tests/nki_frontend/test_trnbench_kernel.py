@@ -267,5 +267,18 @@ class KernelFlag(unittest.TestCase):
         self.assertIn("python3", err)
 
 
+class IntegerIndexRuns(unittest.TestCase):
+    def test_an_integer_index_of_another_tensor_runs(self) -> None:
+        # y[k] (one of 4 slots) where k walks out's columns in tiles of 128.
+        rc, out, err = trnbench([
+            "--kernel",
+            os.path.join(KERNELS, "integer_index.py") + "::columns_from_slots",
+            "--args", "y=4x128x128:float32", "--repeat", "1",
+            "--format", "json"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("columns_from_slots", out)
+
+
 if __name__ == "__main__":
     unittest.main()
+

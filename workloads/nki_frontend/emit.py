@@ -158,6 +158,12 @@ class Emitter:
 
     def _walk(self, loop: ir.Loop) -> Tuple[str, int, int]:
         shapes = {x.name: x.shape for x in self.t.tensors}
+        # A dim the loop tiles is its walk rather than one it indexes an
+        # element at a time (`scores_t[k, ...]`), which a loop may index
+        # when the dim has one element per iteration (spec format, "Loop
+        # nests"); the other way round the tiled dim could not be indexed.
+        candidates = sorted(loop.candidates, key=lambda c: c[2] == 1)
+        loop.candidates = candidates
         for tensor, d, step, outer in loop.candidates:
             if outer is not None and outer.walk is not None:
                 ot, od, os_ = outer.walk
