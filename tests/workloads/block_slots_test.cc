@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/device_model/test_profile.h"
+#include "tests/workloads/kernel_queries.h"
 #include "workloads/lowering.h"
 #include "workloads/spec_parser.h"
 
@@ -68,33 +69,9 @@ absl::StatusOr<WorkloadSpec> Parse(const Json& j) {
   return ParseSpec(j.dump(), "spec.json", MemoryLimits{});
 }
 
-Kernel LowerOrDie(const Json& j) {
-  auto spec = Parse(j);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "test");
-  EXPECT_TRUE(profile.ok()) << profile.status();
-  if (!spec.ok() || !profile.ok()) return Kernel{};
-  auto p = Lower(*spec, *profile);
-  EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? p->dispatches[0].kernel : Kernel{};
-}
-
-// The instructions from source line `line`, in program order.
-std::vector<size_t> AtLine(const Kernel& k, int line) {
-  std::vector<size_t> out;
-  for (size_t i = 0; i < k.instrs.size(); ++i) {
-    if (k.instrs[i].source_line == line) out.push_back(i);
-  }
-  return out;
-}
-
-bool DependsOn(const Kernel& k, size_t i, size_t j) {
-  const Instruction& in = k.instrs[i];
-  for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
-    if (k.deps[d] == j) return true;
-  }
-  return false;
-}
+using trn::testing::AtLine;
+using trn::testing::DependsOn;
+using trn::testing::LowerOrDie;
 
 TEST(BlockSlotsTest, AReaderOfASlotWaitsForThatSlotOnly) {
   const Kernel k = LowerOrDie(Hoisted("lhsT_tiles[k]", "rhs_tiles[k]"));

@@ -4,12 +4,10 @@
 // iterations, and moved one element at a time.
 #include <string>
 
-#include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/device_model/test_profile.h"
-#include "workloads/lowering.h"
+#include "tests/workloads/kernel_queries.h"
 #include "workloads/spec_parser.h"
 
 namespace trn {
@@ -17,6 +15,7 @@ namespace {
 
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
+using trn::testing::LowerOrDie;
 
 // k walks the 512 columns of x in tiles of 128 (4 iterations); each tile is
 // loaded (line 2) and stored as slot k of y (line 3), whose dim 0 has
@@ -46,13 +45,7 @@ absl::StatusOr<WorkloadSpec> Parse(const Json& j) {
 }
 
 TEST(IntegerIndexTest, EachIterationMovesOneElementOfTheDim) {
-  auto spec = Parse(Transposed(4));
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
-  ASSERT_TRUE(profile.ok()) << profile.status();
-  auto program = Lower(*spec, *profile);
-  ASSERT_TRUE(program.ok()) << program.status();
-  const Kernel& k = program->dispatches[0].kernel;
+  const Kernel k = LowerOrDie(Transposed(4));
   int stores = 0;
   for (const Instruction& in : k.instrs) {
     if (in.source_line != 3) continue;

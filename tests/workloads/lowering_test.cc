@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/device_model/test_profile.h"
+#include "tests/workloads/kernel_queries.h"
 #include "workloads/spec_parser.h"
 
 namespace trn {
@@ -69,13 +70,7 @@ std::vector<std::string> Order(const Kernel& k) {
   return out;
 }
 
-bool DependsOn(const Kernel& k, size_t i, size_t j) {
-  const Instruction& in = k.instrs[i];
-  for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
-    if (k.deps[d] == j) return true;
-  }
-  return false;
-}
+using trn::testing::DependsOn;
 
 TEST(LoweringTest, OneBufferRunsIterationsOneAfterTheOther) {
   const Program p = LowerOrDie(Parse(Exp(384, 1)));

@@ -5,12 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/device_model/test_profile.h"
-#include "workloads/lowering.h"
+#include "tests/workloads/kernel_queries.h"
 #include "workloads/spec_parser.h"
 
 namespace trn {
@@ -62,21 +60,9 @@ absl::StatusOr<WorkloadSpec> Parse(const Json& j) {
   return ParseSpec(j.dump(), "spec.json", MemoryLimits{});
 }
 
-bool DependsOn(const Kernel& k, size_t i, size_t j) {
-  const Instruction& in = k.instrs[i];
-  for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
-    if (k.deps[d] == j) return true;
-  }
-  return false;
-}
-
-std::vector<size_t> AtLine(const Kernel& k, int line) {
-  std::vector<size_t> out;
-  for (size_t i = 0; i < k.instrs.size(); ++i) {
-    if (k.instrs[i].source_line == line) out.push_back(i);
-  }
-  return out;
-}
+using trn::testing::AtLine;
+using trn::testing::DependsOn;
+using trn::testing::LowerOrDie;
 
 TEST(PsumBlocksTest, AnAccumulatingMatmulsLoopHasNoSlots) {
   auto spec = Parse(Attention(2048, /*overwrite=*/false));
@@ -86,13 +72,7 @@ TEST(PsumBlocksTest, AnAccumulatingMatmulsLoopHasNoSlots) {
 }
 
 TEST(PsumBlocksTest, EachSlotsReaderWaitsForItsOwnMatmul) {
-  auto spec = Parse(Attention(2048, /*overwrite=*/true));
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
-  ASSERT_TRUE(profile.ok()) << profile.status();
-  auto program = Lower(*spec, *profile);
-  ASSERT_TRUE(program.ok()) << program.status();
-  const Kernel& k = program->dispatches[0].kernel;
+  const Kernel k = LowerOrDie(Attention(2048, /*overwrite=*/true));
   const std::vector<size_t> mm = AtLine(k, 4);
   const std::vector<size_t> max = AtLine(k, 6);
   ASSERT_EQ(mm.size(), 4u);
