@@ -85,11 +85,15 @@ class UpstreamKernels(unittest.TestCase):
                 p = run_process(spec, repeat=1)
                 self.assertEqual(p.returncode, 0, p.stderr)
 
-    def test_sd_attention_loop_of_two_arrays_is_two_loops(self) -> None:
-        k = next(k for k in upstream.kernels()
-                 if k.function == "fused_self_attn_for_SD_small_head_size")
+    def traced(self, function: str) -> dict:
+        """The spec of the upstream kernel `function`, which must trace."""
+        k = next(k for k in upstream.kernels() if k.function == function)
         spec, why, _ = upstream.trace_timed(k)
         self.assertIsNotNone(spec, why)
+        return spec
+
+    def test_sd_attention_loop_of_two_arrays_is_two_loops(self) -> None:
+        spec = self.traced("fused_self_attn_for_SD_small_head_size")
         qk, = find(spec, op="loop", id="qk_res_buf")
         neg, = find(spec, op="loop", id="neg_max_res")
         self.assertEqual(qk["line"], neg["line"])  # one source loop
@@ -101,10 +105,7 @@ class UpstreamKernels(unittest.TestCase):
         self.assertIn("qk_res_buf", exp["inputs"])
 
     def test_attention_psum_block_is_read_by_slot(self) -> None:
-        k = next(k for k in upstream.kernels()
-                 if k.function == "attn_fwd_v4")
-        spec, why, _ = upstream.trace_timed(k)
-        self.assertIsNotNone(spec, why)
+        spec = self.traced("attn_fwd_v4")
         qk, = find(spec, op="loop", id="qk")
         mm, = qk["body"]
         self.assertEqual((mm["op"], mm["buffer"], mm.get("overwrite")),
