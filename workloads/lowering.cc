@@ -317,6 +317,9 @@ struct LoweredTile {
   DType dtype = DType::kFp32;
   bool psum = false;
   std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
+  // A reduction's: the id of the op or block loop whose instructions made
+  // it, whose buffers its readers hold too.
+  std::string made_by;
 };
 
 // The descriptors of a load or store of `block` of `t`: one contiguous HBM
@@ -772,6 +775,7 @@ class NkiLowering {
         it.all.push_back(tile->second.deps.front());
       }
     }
+    if (op.op == "reduction") return EmitReduction(op, it);
     Deps deps;
     bool local = false;
     // Slots this op reads one by one: it becomes one of their readers.
@@ -792,6 +796,11 @@ class NkiLowering {
         if (t != nullptr) tile_reads.emplace_back(frame, &id);
       }
       if (t == nullptr) return;
+      // A reduction's reader also holds the tiles of what made it: that
+      // op's next iteration in the same buffers writes both outputs.
+      if (!t->made_by.empty()) {
+        tile_reads.emplace_back(tile_reads.back().first, &t->made_by);
+      }
       // One level of the block per slot variable, as deep as the
       // block goes. The validator matches each variable's trips to its
       // level's; a run with fewer (a partial tile) reads the level whole.
@@ -988,6 +997,31 @@ class NkiLowering {
     }
     if (!op.id.empty()) it.made[op.id] = std::move(made);
     return CheckSize(spec_, builder_.size());
+  }
+
+  // A reduction (the second output of an accumulate op, or the block of
+  // them a block loop made) is no instruction: it stands for what the op
+  // or the loop's iterations made, with the same dependencies and slots,
+  // in its own [partitions, 1] shape.
+  absl::Status EmitReduction(const NkiOp& op, Iteration& it) {
+    const LoweredTile* of = Find(op.inputs.front());
+    if (of == nullptr) return absl::OkStatus();  // a loop that never ran
+    LoweredTile made;
+    made.deps = of->deps;
+    made.slots = of->slots;
+    made.made_by = op.inputs.front();
+    const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+    made.partitions = tile.partitions;
+    made.free = tile.free;
+    made.dtype = tile.dtype;
+    if (static_cast<int>(&op - chain_.back()->body.data()) ==
+        result_index_.back()) {
+      it.result.partitions = made.partitions;
+      it.result.free = made.free;
+      it.result.dtype = made.dtype;
+    }
+    it.made[op.id] = std::move(made);
+    return absl::OkStatus();
   }
 
   const WorkloadSpec& spec_;

@@ -511,6 +511,12 @@ class SpecReader {
     } else if (kind == "iota" || kind == "memset") {
       drop = {"func",      "inputs",   "tensor",     "index",
               "transpose", "indirect", "accumulate", "broadcasts"};
+    } else if (kind == "reduction") {
+      // An output of the op it names, not an instruction: its input, tile
+      // and dtype only.
+      drop = {"engine",     "func",   "tensor",    "index",     "mask",
+              "buffer",     "after",  "carry",     "transpose", "indirect",
+              "accumulate", "slices", "broadcasts"};
     } else if (kind == "activation") {
       drop = {"tensor", "index", "transpose", "indirect"};
     } else if (kind == "tensor_scalar") {

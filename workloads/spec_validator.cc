@@ -123,6 +123,10 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       {"hbm_copy", false, true, {}, 0, 0},
       // A nested loop; its optional id names it for ops that wait for it.
       {"loop", false, false, {}, 0, 0},
+      // The second output of an accumulate op (its free-axis reduction,
+      // NKI's reduce_res), or of a block loop of them the block of those:
+      // no instruction of its own, so no engine.
+      {"reduction", true, false, {}, 1, 1},
   };
   return *rules;
 }
@@ -651,6 +655,11 @@ class Validator {
     const NkiOp& block = def->loop->body[def->ids.find(id)->second];
     const std::string written =
         absl::StrCat(id, "[", absl::StrJoin(vars, "]["), "]");
+    if (block.op == "reduction") {
+      // The reductions of a block loop are a block with the loop's slots
+      // (CheckReduction put the loop in the same body).
+      return CheckSlot(ctx, path, block.inputs.front(), vars);
+    }
     if (block.op != "loop" || !KeepsEveryIteration(block, false)) {
       return Error(path, absl::StrFormat("\"%s\" is not a block (a loop "
                                          "whose iterations each keep their "
@@ -764,7 +773,8 @@ class Validator {
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const std::string in_path = absl::StrFormat("%s/inputs/%d", path, k);
       TRN_RETURN_IF_ERROR(CheckRef(ctx, in_path, op.inputs[k]));
-      if (k < op.input_slots.size() && !op.input_slots[k].empty()) {
+      if (k < op.input_slots.size() && !op.input_slots[k].empty() &&
+          kind != "reduction") {
         TRN_RETURN_IF_ERROR(
             CheckSlot(ctx, in_path, op.inputs[k], op.input_slots[k]));
       }
@@ -814,8 +824,60 @@ class Validator {
                                    "free] tile",
                                    ctx.loop->dim, A(kind)));
     }
+    if (kind == "reduction") TRN_RETURN_IF_ERROR(CheckReduction(ctx, op, path));
     if (kind == "loop") {
       return CheckLoop(op.loop.front(), path, &ctx);
+    }
+    return absl::OkStatus();
+  }
+
+  // A reduction names an earlier op of its own body: an accumulate op (an
+  // activation or tensor_scalar with "accumulate": true), or a block loop
+  // whose result op is one. Its tile is the reduction's, [partitions, 1].
+  absl::Status CheckReduction(const LoopContext& ctx, const NkiOp& op,
+                              const std::string& path) const {
+    const std::string& id = op.inputs.front();
+    const std::string in_path = path + "/inputs/0";
+    auto own = ctx.ids.find(id);
+    if (own == ctx.ids.end()) {
+      return Error(in_path,
+                   absl::StrFormat("a reduction reads an op of its own loop "
+                                   "body; \"%s\" is defined in a body "
+                                   "around it",
+                                   id));
+    }
+    if (!op.input_slots.empty() && !op.input_slots.front().empty()) {
+      return Error(in_path,
+                   absl::StrFormat("a reduction names the whole op or block "
+                                   "\"%s\", not one of its slots",
+                                   id));
+    }
+    const NkiOp* maker = &ctx.loop->body[own->second];
+    if (maker->op == "loop") {
+      const NkiLoop& l = maker->loop.front();
+      const int r = LoopResultIndex(l);
+      const NkiOp* result = r >= 0 ? &l.body[static_cast<size_t>(r)] : nullptr;
+      if (result == nullptr || result->op == "loop" ||
+          LoopResultOf(l) != LoopResultKind::kBlock) {
+        return Error(in_path,
+                     absl::StrFormat("\"%s\" is a loop whose id is not a "
+                                     "block of one op's tiles; a reduction "
+                                     "reads an accumulate op or a block loop "
+                                     "whose last op is one",
+                                     id));
+      }
+      maker = result;
+    }
+    if (!maker->accumulate) {
+      return Error(in_path,
+                   absl::StrFormat("\"%s\" is %s without \"accumulate\": "
+                                   "true, so it makes no reduction",
+                                   maker->id, A(maker->op)));
+    }
+    if (op.tile.size() != 2 || op.tile[1] != 1) {
+      return Error(path + "/tile",
+                   "a reduction's tile is [partitions, 1] (the op's result "
+                   "reduced along its free axis)");
     }
     return absl::OkStatus();
   }

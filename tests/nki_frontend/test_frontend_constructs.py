@@ -191,6 +191,43 @@ class Blocks(unittest.TestCase):
         self.assertEqual(store["inputs"], [loop["id"]])
 
 
+class Reductions(unittest.TestCase):
+    """reduce_res=: one instruction, two outputs; the second is a
+    "reduction" op (docs/spec-format.md, "Reductions")."""
+
+    def test_slots_of_a_loop_are_a_reduction_of_the_loop(self) -> None:
+        spec = trace(f"{k('reductions.py')}::softmax_sums",
+                     "x=512x64:float32")
+        act, = find(spec, op="activation")
+        self.assertTrue(act["accumulate"])
+        exp_loop, = find(spec, op="loop", id="e")
+        red, = find(spec, op="reduction")
+        self.assertEqual((red["id"], red["inputs"], red["tile"]),
+                         ("sums", ["e"], [128, 1]))
+        self.assertEqual(red["line"], act["line"])
+        # Right after the loop whose iterations made the sums.
+        around = next(chain for chain, op in ops(spec) if op is exp_loop)
+        body = around[-1]["body"]
+        self.assertIs(body[body.index(exp_loop) + 1], red)
+        rcp, = find(spec, op="reciprocal")
+        self.assertEqual(rcp["inputs"], ["sums[r]"])  # by slot
+        total, = find(spec, op="tensor_reduce")
+        self.assertEqual(total["inputs"], ["sums"])  # whole
+
+    def test_a_tile_of_the_ops_own_body_follows_the_op(self) -> None:
+        spec = trace(f"{k('reductions.py')}::row_max_here",
+                     "x=256x64:float32")
+        loop, = spec["kernel"]["loops"]
+        kinds = [op["op"] for op in loop["body"]]
+        self.assertEqual(kinds, ["load", "tensor_scalar", "reduction",
+                                 "tensor_scalar", "store"])
+        ts, red, sub = loop["body"][1:4]
+        self.assertTrue(ts["accumulate"])
+        self.assertEqual(ts["engine"], "vector")
+        self.assertEqual(red["inputs"], [ts["id"]])
+        self.assertEqual(sub["inputs"], [ts["id"], red["id"]])
+
+
 class States(unittest.TestCase):
     """Tiles updated in place across a sequential loop: the loop's id is
     their state, which has no slots (docs/nki-source.md, "Arrays across
@@ -232,7 +269,11 @@ class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 
     def refused(self, function: str, line_text: str, what: str) -> None:
-        path = k("refused.py")
+        self.refused_in("refused.py", function, line_text, what)
+
+    def refused_in(self, file: str, function: str, line_text: str,
+                   what: str) -> None:
+        path = k(file)
         rc, err, _, exists = run_frontend(f"{path}::{function}",
                                           "x=128x64:float32")
         self.assertEqual(rc, 2, err)
@@ -265,6 +306,17 @@ class Refusals(unittest.TestCase):
         self.refused("two_results_sharing_a_tile", "for r in nl.affine_range",
                      "writes two arrays allocated outside it (rows, maxes): "
                      "the op at line")
+
+    def test_reduce_res_read_in_the_iteration_that_writes_it(self) -> None:
+        self.refused_in("reductions.py", "read_in_the_same_iteration",
+                        "nl.store(out[:, r]",
+                        "reads the reduce_res= tile sums in the loop "
+                        "iteration")
+
+    def test_reduce_res_wider_than_one_column(self) -> None:
+        self.refused_in("reductions.py", "wide_reduce_res",
+                        "reduce_res=wide)",
+                        "reduce_res= is a [128, 1] tile")
 
     def test_syntax_error_in_the_kernel_file(self) -> None:
         with tempfile.TemporaryDirectory() as d:

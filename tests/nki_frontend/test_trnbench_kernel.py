@@ -279,6 +279,20 @@ class IntegerIndexRuns(unittest.TestCase):
         self.assertIn("columns_from_slots", out)
 
 
+class ReductionsRun(unittest.TestCase):
+    def test_a_reduction_is_no_instruction(self) -> None:
+        # 4 loads, 4 exps that also sum their rows, 4 reciprocals of those
+        # sums by slot, 1 sum of all of them, 1 store: the "reduction" op
+        # between them adds nothing.
+        rc, out, err = trnbench([
+            "--kernel",
+            os.path.join(KERNELS, "reductions.py") + "::softmax_sums",
+            "--args", "x=512x64:float32", "--repeat", "1",
+            "--format", "json"])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["workloads"][0]["instructions"], 14)
+
+
 if __name__ == "__main__":
     unittest.main()
 

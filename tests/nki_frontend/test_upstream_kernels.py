@@ -24,14 +24,14 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 # (workloads/nki_frontend/fission.py); the 2026-02 attention v4 and v5,
 # whose PSUM block of matmul results was refused, run since matmuls that do
 # not accumulate are written "overwrite", and v3 since a loop may index a
-# dim of one element per iteration (`scores_t[i_tile_kv, ...]`).
+# dim of one element per iteration (`scores_t[i_tile_kv, ...]`), and v6-v8
+# since an instruction's reduce_res= is a "reduction" op.
 REFUSED = {
-    "attn_fwd_v6": "nisa.activation with reduce_res= is not yet supported",
-    "attn_fwd_v7": "nisa.activation with reduce_res= is not yet supported",
-    "attn_fwd_v8": "nisa.tensor_scalar_reduce is not yet supported",
-    "attn_fwd_v8a": "nisa.tensor_scalar_reduce is not yet supported",
+    # Score buffers allocated outside the sequential i_tile_q loop and
+    # overwritten whole in each iteration.
+    "attn_fwd_v8a": "writes qk_sbuf whole in every iteration of the loop",
     "attn_fwd_v9": "mod_alloc (direct allocation) is not yet supported",
-    "attn_fwd_v11": "nisa.tensor_scalar_reduce is not yet supported",
+    "attn_fwd_v11": "no_reorder is not supported by the NKI front end",
 }
 
 

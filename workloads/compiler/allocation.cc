@@ -181,7 +181,7 @@ class Allocator {
             std::binary_search(uses[i].begin(), uses[i].end(), p);
         const NkiOp& op = loop.body[i];
         if (used_here || next == uses[i].end() || carried[i] ||
-            op.op == "loop" || size[i].sbuf.used == 0) {
+            op.op == "loop" || op.op == "reduction" || size[i].sbuf.used == 0) {
           continue;
         }
         if (!candidate || *next > candidate_next ||
@@ -278,7 +278,18 @@ class Allocator {
     if (!NkiOpDefinesTile(op.op)) return p;
     const NkiTile tile =
         ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
-    const int64_t bytes = tile.BytesPerPartition();
+    int64_t bytes = tile.BytesPerPartition();
+    if (op.op == "reduction") {
+      // The reductions of a block loop: one tile per iteration, held from
+      // the loop's end (the loop's own body counts its accumulate op's
+      // tile, not the few bytes of each reduction while the loop runs).
+      for (const NkiOp& of : chain.back()->body) {
+        if (of.id != op.inputs.front() || of.op != "loop") continue;
+        chain.push_back(&of.loop.front());
+        bytes = SatMul(bytes, Trips(spec_, chain));
+        chain.pop_back();
+      }
+    }
     if (op.buffer == "psum") {
       p.psum.used = (bytes + bank_bytes_ - 1) / bank_bytes_;
       p.psum.live.push_back({op.id, bytes, 1});

@@ -564,6 +564,11 @@ def ref_of(x: object) -> ir.Ref:
     arr.fresh = False
     inner = getattr(arr, "inner", None)
     t = tracer.active()
+    reducing = getattr(arr, "reduced_in", None)
+    if reducing is not None and reducing.encloses(t.loop):
+        raise err(f"reads the reduce_res= tile {arr.name or ''} in the loop "
+                  f"iteration (line {reducing.line}) that writes it: not "
+                  "yet supported (read it after the loop)")
     part = None
     if dims is not None:
         seen = tile_of(view_tile(arr, dims))
@@ -582,7 +587,10 @@ def ref_of(x: object) -> ir.Ref:
     # state has no slots: its loop updates the same tiles in every
     # iteration (`result_tmps[m][bm][bn]` updated in place over `k` is the
     # state of all of them, read whole).
-    if isinstance(v, ir.Loop) and dims is not None and v.id_kind == "set":
+    # A reduction op of a block loop is a block with the loop's slots.
+    block = v.view_of if isinstance(v, ir.Op) else v
+    if isinstance(block, ir.Loop) and dims is not None and \
+            block.id_kind == "set":
         for d in arr.block_dims:
             e = dims[d].start
             lt = e.loop_terms()
@@ -593,6 +601,8 @@ def ref_of(x: object) -> ir.Ref:
                 break
         if len(slots) < len(arr.block_dims):
             part = None  # a whole block or sub-block
+        elif isinstance(v, ir.Op) and part == v.tile:
+            part = None  # one reduction, whole
     r = ir.Ref(v, slots, part)
     r.array = arr
     return r
@@ -702,6 +712,94 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
         arr.inner = op  # type: ignore[attr-defined]
 
 
+def write_reduction(res: object, op: ir.Op) -> None:
+    """`reduce_res=res` of `op` (nisa.activation, activation_reduce,
+    tensor_scalar_reduce): the op also reduces its result along the free
+    axis into `res`, one element per partition, in the same instruction
+    ("accumulate": true). The spec names that second output with a
+    "reduction" op (docs/spec-format.md): right after `op` when `res` is
+    allocated in the op's own loop, or after the op's loop when each
+    iteration fills a slot of `res` (`sum_row_tiles[:, i]`), where it
+    stands for the block of them."""
+    res = _unlist(res)
+    if isinstance(res, TileView):
+        tile, dims = res.tile, res.dims
+    elif isinstance(res, Tile):
+        tile, dims = res, normalize(res._a.shape, ())
+    else:
+        raise err("reduce_res= is an on-chip tile")
+    arr = tile._a
+    seen = tile_of(view_tile(arr, dims))
+    if seen != (op.tile[0], 1):
+        raise err(f"reduce_res= is a [{op.tile[0]}, 1] tile (one element per "
+                  f"partition of the result), got {list(seen)}")
+    t = tracer.active()
+    op.accumulate = True
+    chain = _chain_below(arr, t.loop)
+    if not chain:
+        red = make_op("reduction", (), shape=seen, dtype=arr.dtype,
+                      result=False)
+        red.inputs.append(ir.Ref(op, []))
+        red.out = arr
+        arr.current = red
+        arr.pending_memset = None
+        return
+    if len(chain) > 1:
+        raise err("reduce_res= into a tile allocated more than one loop "
+                  "out is not yet supported")
+    loop = chain[0]
+    levels = [i for i, d in enumerate(dims) if loop.var in
+              d.start.loop_terms()]
+    if len(levels) != 1 or dims[levels[0]].extent != 1:
+        raise err(f"reduce_res= writes {arr.name} whole in every iteration "
+                  f"of the loop at line {loop.line}: not yet supported "
+                  "(one slot per iteration, `t[:, i]`)")
+    arr.block_dims = levels
+    arr.pending_memset = None
+    arr.reduced_in = loop  # type: ignore[attr-defined]
+    loop.reductions.append((arr, op))
+
+
+def _close_reductions(loop: ir.Loop) -> None:
+    """After `loop` (one of the loops close_loop made of it) is closed:
+    each reduce_res= block it filled becomes a "reduction" op after it."""
+    parent = loop.parent
+    assert parent is not None
+    for arr, op in loop.reductions:
+        arr.reduced_in = None  # type: ignore[attr-defined]
+        label = f"{tracer.active().file_label}:{op.line}"
+        if loop.id_for is None or _last_result(loop) is not op:
+            raise TraceError(
+                "reduce_res= of an op whose result is not what its loop "
+                "keeps (the last tile the loop writes into an array "
+                "allocated outside it) is not yet supported", label)
+        red = ir.Op("reduction", op.line, parent, op.line, None)
+        red.inputs.append(ir.Ref(loop, []))
+        red.tile = (op.tile[0], 1)
+        red.dtype = arr.dtype
+        red.out = arr
+        red.view_of = loop
+        parent.body.insert(parent.body.index(loop) + 1, red)
+        tracer.active().ops.append(red)
+        arr.current = red
+    loop.reductions = []
+
+
+def _last_result(loop: ir.Loop) -> Optional[ir.Op]:
+    """The op whose tile the loop's id stands for: the last item of its
+    body that makes one (nki_loops.h, LoopResultIndex), if it is an op."""
+
+    def makes_tile(item: Union[ir.Op, ir.Loop]) -> bool:
+        if isinstance(item, ir.Loop):
+            return any(makes_tile(x) for x in item.body)
+        return not item.elided and item.kind not in ("store", "hbm_copy")
+
+    for item in reversed(loop.body):
+        if makes_tile(item):
+            return item if isinstance(item, ir.Op) else None
+    return None
+
+
 def _carried(arr: ir.Array, dims: List[ir.DimAccess], op: ir.Op,
              chain: List[ir.Loop], loop: ir.Loop) -> bool:
     """`s[...] = x` of a whole array allocated just outside the loop, after
@@ -773,10 +871,15 @@ class LoopRange:
         t.stack.append(loop)
         try:
             yield Affine({var: 1})
-        finally:
+        except GeneratorExit:
+            # Abandoned: the body raised (the trace is refused), or it
+            # broke out of the loop; there is no loop to close.
             if t.stack and t.stack[-1] is loop:
                 t.stack.pop()
-                close_loop(loop)
+            raise
+        if t.stack and t.stack[-1] is loop:
+            t.stack.pop()
+            close_loop(loop)
 
 
 def close_loop(loop: ir.Loop) -> None:
@@ -792,10 +895,16 @@ def close_loop(loop: ir.Loop) -> None:
             loop, [a for a, _ in writers.values()],
             {k: op for k, (_, op) in writers.items()},
             f"{tracer.active().file_label}:{loop.line}")
+        reductions = loop.reductions
+        for part in parts:
+            part.reductions = [(a, op) for a, op in reductions
+                               if fission._item_of(op, part) is not None]
         for part in parts:
             _close_one(part)
+            _close_reductions(part)
         return
     _close_one(loop)
+    _close_reductions(loop)
 
 
 def _close_one(loop: ir.Loop) -> None:

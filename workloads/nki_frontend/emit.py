@@ -203,7 +203,8 @@ class Emitter:
                 raise self.fail(reader.line, (
                     f"reads {v.id} (made inside the loop at line "
                     f"{v.loop.line}) outside that loop: not yet supported"))
-            return v.id
+            # A reduction of a block loop is read by slot as the block is.
+            return v.id + "".join(f"[{s.name}]" for s in r.slots)
         assert v.id, "a loop read as a version has an id"
         if v.parent is not None and not v.parent.encloses(reader.loop):
             raise self.fail(reader.line, f"reads {v.id} outside its scope")
@@ -242,6 +243,8 @@ class Emitter:
             j["transpose"] = True
         if op.insert_transpose:
             j["insert_transpose"] = True
+        if op.accumulate:
+            j["accumulate"] = True  # its reduce_res=, a "reduction" op
         if op.kind == "matmul" and op.role != "acc":
             # `qk[i] = nc_matmul(...)`: a PSUM tile of its own, not `+=`.
             j["overwrite"] = True

@@ -24,6 +24,9 @@ class Loop:
         # accumulator or a state, which has no slots).
         self.id_kind = ""
         self.outer_writes: List[Tuple["Array", "Op", str]] = []
+        # reduce_res= slots of arrays allocated around the loop, by the
+        # accumulate op that writes them (core.write_reduction).
+        self.reductions: List[Tuple["Array", "Op"]] = []
         self.candidates: List[tuple] = []
         self.depth = 0 if parent is None else parent.depth + 1
         # Decided by the emitter.
@@ -96,6 +99,9 @@ class Op:
         self.out: Optional["Array"] = None  # the array the op writes
         self.id = ""
         self.elided = False
+        # A reduction op (the reduce_res= of an accumulate op): the loop
+        # whose block of reductions it stands for, or None for one op's.
+        self.view_of: Optional["Loop"] = None
 
 
 class Array:

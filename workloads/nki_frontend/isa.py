@@ -145,18 +145,23 @@ def activation(op: object = None, data: object = None, bias: object = None,
                 engine="scalar")
     for x in extra[1:]:
         o.after.append(core.ref_of(x))
+    out = _finish(o, dst)
     if reduce_res is not None:
-        raise err("nisa.activation with reduce_res= is not yet supported")
-    return _finish(o, dst)
+        core.write_reduction(reduce_res, o)
+    return out
 
 
-@core.not_yet
 def activation_reduce(op: object = None, data: object = None,
                       reduce_op: object = None, reduce_res: object = None,
                       bias: object = None, scale: object = 1.0, *,
                       dst: object = None, dtype: object = None,
                       **kwargs: object) -> object:
-    raise err("nisa.activation_reduce is not yet supported")
+    if reduce_res is None:
+        raise err("nisa.activation_reduce needs reduce_res=, the tile its "
+                  "reduction is written to")
+    return activation(op=op, data=data, bias=bias, scale=scale, dst=dst,
+                      reduce_op=reduce_op, reduce_res=reduce_res,
+                      dtype=dtype)
 
 
 def tensor_tensor(data1: object = None, data2: object = None,
@@ -193,9 +198,24 @@ def tensor_scalar(data: object = None, op0: object = None,
     return _finish(o, dst)
 
 
-@core.not_yet
-def tensor_scalar_reduce(*args: object, **kwargs: object) -> object:
-    raise err("nisa.tensor_scalar_reduce is not yet supported")
+def tensor_scalar_reduce(data: object = None, op0: object = None,
+                         operand0: object = None, reduce_op: object = None,
+                         reduce_res: object = None, reverse0: bool = False,
+                         *, dst: object = None, dtype: object = None,
+                         mask: object = None, **kwargs: object) -> object:
+    if not is_tile(data):
+        raise err("nisa.tensor_scalar_reduce takes a tile data")
+    if reduce_res is None:
+        raise err("nisa.tensor_scalar_reduce needs reduce_res=, the tile "
+                  "its reduction is written to")
+    o = make_op("tensor_scalar",
+                [data] + ([operand0] if is_tile(operand0) else []),
+                shape=_dst_shape(dst, tile_shape(data)),
+                dtype=_dst_dtype(dst, dtype, tile_dtype(data)),
+                engine="vector")  # the ISA runs it on VectorE only
+    out = _finish(o, dst)
+    core.write_reduction(reduce_res, o)
+    return out
 
 
 def tensor_reduce(op: object = None, data: object = None, axis: object = None,
