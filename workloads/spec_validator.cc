@@ -825,8 +825,39 @@ class Validator {
                                    ctx.loop->dim, A(kind)));
     }
     if (kind == "reduction") TRN_RETURN_IF_ERROR(CheckReduction(ctx, op, path));
+    if (kind == "transpose") TRN_RETURN_IF_ERROR(CheckTranspose(op, path));
     if (kind == "loop") {
       return CheckLoop(op.loop.front(), path, &ctx);
+    }
+    return absl::OkStatus();
+  }
+
+  // VectorE transposes a tile of at most 32 x 32; a larger one runs only
+  // on the PE array, which writes PSUM (NKI ISA reference, nc_transpose:
+  // TensorE handles up to [128, 128], VectorE up to [32, 32]). The op's
+  // tile is the transposed one, so its sides are the input's.
+  absl::Status CheckTranspose(const NkiOp& op, const std::string& path) const {
+    constexpr int64_t kVectorTranspose = 32;
+    if (op.tile.size() != 2 ||
+        (op.tile[0] <= kVectorTranspose && op.tile[1] <= kVectorTranspose)) {
+      return absl::OkStatus();
+    }
+    const std::string shape = ShapeText(op.tile);
+    if (op.engine_stated && *op.engine == Engine::kVector) {
+      return Error(path + "/engine",
+                   absl::StrFormat("VectorE transposes at most [32, 32]; a "
+                                   "%s transpose runs on the PE array "
+                                   "(\"engine\": \"tensor\", \"buffer\": "
+                                   "\"psum\")",
+                                   shape));
+    }
+    if (op.buffer != "psum") {
+      return Error(path + "/buffer",
+                   absl::StrFormat("a %s transpose runs on the PE array only "
+                                   "(VectorE transposes at most [32, 32]), "
+                                   "which writes PSUM: give \"buffer\": "
+                                   "\"psum\"",
+                                   shape));
     }
     return absl::OkStatus();
   }

@@ -228,6 +228,45 @@ class Reductions(unittest.TestCase):
         self.assertEqual(sub["inputs"], [ts["id"], red["id"]])
 
 
+class Transposes(unittest.TestCase):
+    """VectorE transposes at most [32, 32], TensorE up to [128, 128] into
+    PSUM (NKI ISA reference, nc_transpose)."""
+
+    def test_a_large_transpose_into_sbuf_is_tensore_and_a_copy(self) -> None:
+        spec = trace(f"{k('transposes.py')}::transpose_tiles",
+                     "x=128x512:bfloat16")
+        tr, = find(spec, op="transpose")
+        self.assertEqual((tr["engine"], tr["buffer"], tr["tile"]),
+                         ("tensor", "psum", [128, 128]))
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["inputs"], [tr["id"]])
+        # The copy fills one [128, 128] slot of the block, not all of it.
+        self.assertEqual(copy["tile"], [128, 128])
+        self.assertNotIn("engine", copy)  # the compiler stage's
+        self.assertEqual(copy["line"], tr["line"])
+        # The store reads the slot whole: no slice of it.
+        store, = find(spec, op="store")
+        block = next(op for _, op in ops(spec)
+                     if op.get("op") == "loop" and copy in op["body"])
+        self.assertEqual(store["inputs"], [block["id"] + "[j]"])
+        self.assertNotIn("slices", store)
+
+    def test_a_small_transpose_is_left_to_the_compiler(self) -> None:
+        spec = trace(f"{k('transposes.py')}::small_transpose",
+                     "x=32x32:bfloat16")
+        tr, = find(spec, op="transpose")
+        self.assertNotIn("engine", tr)
+        self.assertNotIn("buffer", tr)
+
+    def test_a_large_transpose_on_vectore_is_refused(self) -> None:
+        rc, err, _, exists = run_frontend(
+            f"{k('transposes.py')}::big_transpose_on_vector",
+            "x=128x128:bfloat16")
+        self.assertEqual(rc, 2, err)
+        self.assertFalse(exists)
+        self.assertIn("VectorE transposes at most [32, 32]", err)
+
+
 class States(unittest.TestCase):
     """Tiles updated in place across a sequential loop: the loop's id is
     their state, which has no slots (docs/nki-source.md, "Arrays across

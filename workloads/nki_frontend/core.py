@@ -601,8 +601,9 @@ def ref_of(x: object) -> ir.Ref:
                 break
         if len(slots) < len(arr.block_dims):
             part = None  # a whole block or sub-block
-        elif isinstance(v, ir.Op) and part == v.tile:
-            part = None  # one reduction, whole
+        elif part == tile_of([d for i, d in enumerate(arr.shape)
+                              if i >= arr.pdim and i not in arr.block_dims]):
+            part = None  # one slot, whole (`tt[:, j, :]`)
     r = ir.Ref(v, slots, part)
     r.array = arr
     return r
@@ -639,7 +640,11 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
         # one column) is a copy of that part.
         whole = not isinstance(value, TileView) or (
             tile_of(view_tile(src, value.dims)) == src.tile())
-        if (kind == "set" and whole and src.fresh
+        # A PSUM result (TensorE writes PSUM only) stored into an SBUF
+        # array is copied there, as the compiler does.
+        psum_to_sbuf = isinstance(src_op, ir.Op) and \
+            src_op.buffer == "psum" and arr.buffer != "psum"
+        if (kind == "set" and whole and src.fresh and not psum_to_sbuf
                 and isinstance(src_op, ir.Op) and src_op.loop is t.loop
                 and src_op.out is src):
             op = src_op  # the op writes straight into dst
@@ -648,7 +653,8 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
                 and src_op.loop is t.loop:
             op = src_op
         elif kind == "set":
-            op = make_op("tensor_copy", [value], shape=arr.tile(),
+            # The part of dst written: one slot of a block, or all of it.
+            op = make_op("tensor_copy", [value], shape=view_tile(arr, dims),
                          dtype=arr.dtype, result=False)
         else:
             op = None  # an SBUF accumulation, below

@@ -291,6 +291,12 @@ def iota(expr: object = None, dtype: object = None, *, dst: object = None,
     return _finish(o, dst)
 
 
+# VectorE transposes a tile of at most [32, 32], TensorE one of at most
+# [128, 128] into PSUM (NKI ISA reference, nc_transpose): a larger tile has
+# one engine, which the trace states.
+_VECTOR_TRANSPOSE = 32
+
+
 def nc_transpose(data: object = None, *, dst: object = None,
                  engine: object = None, mask: object = None,
                  dtype: object = None, **kwargs: object) -> object:
@@ -298,6 +304,12 @@ def nc_transpose(data: object = None, *, dst: object = None,
         raise err("nisa.nc_transpose takes a tile")
     p, f = core.tile_of(tile_shape(data))
     eng = _engine(engine)
+    if max(p, f) > _VECTOR_TRANSPOSE:
+        if eng == "vector":
+            raise err(f"nisa.nc_transpose of a [{p}, {f}] tile on the "
+                      "vector engine: VectorE transposes at most [32, 32] "
+                      "(NKI ISA reference)")
+        eng = "tensor"  # the one engine that transposes it
     o = make_op("transpose", [data], shape=_dst_shape(dst, (f, p)),
                 dtype=_dst_dtype(dst, dtype, tile_dtype(data)), engine=eng,
                 buffer="psum" if eng == "tensor" else None)

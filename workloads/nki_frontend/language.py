@@ -530,7 +530,12 @@ def transpose(x: object, dtype: object = None, mask: object = None,
     if not is_tile(x):
         raise err("nl.transpose takes a tile")
     p, f = core.tile_of(tile_shape(x))
-    op = make_op("transpose", [x], shape=(f, p), dtype=_out_dtype(x, dtype))
+    # Over [32, 32] only the PE array transposes, into PSUM (nisa's
+    # nc_transpose, which nl.transpose lowers to).
+    big = p > 32 or f > 32
+    op = make_op("transpose", [x], shape=(f, p), dtype=_out_dtype(x, dtype),
+                 engine="tensor" if big else None,
+                 buffer="psum" if big else None)
     return result_tile(op)
 
 
