@@ -105,6 +105,28 @@ TEST(ReductionsTest, AWholeReadWaitsForEveryActivationAtTheSumsShape) {
   EXPECT_EQ(k.instrs[total[0]].work, 1);
 }
 
+TEST(ReductionsTest, HoldsOneTilePerIterationUntilItsLastReader) {
+  // A [128, 4096] fp32 load after the reduction and before `total` reads
+  // it is the SBUF peak; the sums are live there, 4 slots of 4 B.
+  Json j = Softmax();
+  j["tensors"].push_back(
+      Json::parse(R"({"name": "w", "shape": [128, 4096], "dtype": "fp32"})"));
+  Json& body = j["kernel"]["loops"][0]["body"];
+  body.insert(body.begin() + 4, Json::parse(R"({"id": "big", "op": "load",
+      "tensor": "w", "index": [":", ":"], "line": 7})"));
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const MemoryPeak& peak = spec->compiled.sbuf;
+  EXPECT_EQ(peak.at, "/kernel/loops/0/body/4");
+  bool found = false;
+  for (const LiveTile& t : peak.live) {
+    if (t.id != "sums") continue;
+    found = true;
+    EXPECT_EQ(t.bytes * t.copies, 4 * 4);
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(ReductionsTest, NamesAnAccumulateOp) {
   Json j = Softmax();
   j["kernel"]["loops"][0]["body"][2]["body"][0].erase("accumulate");
