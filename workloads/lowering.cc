@@ -285,7 +285,12 @@ std::vector<char> PrefetchStage(const NkiLoop& loop,
   std::vector<char> in(loop.body.size(), 0);
   std::vector<size_t> todo;
   for (size_t i = 0; i < loop.body.size(); ++i) {
-    if (loop.body[i].op == "load") todo.push_back(i);
+    // A load into a tile every iteration shares (one_buffer) waits for the
+    // previous iteration's readers, which the compute stage emits: it is
+    // not issued ahead of them.
+    if (loop.body[i].op == "load" && !loop.body[i].one_buffer) {
+      todo.push_back(i);
+    }
   }
   while (!todo.empty()) {
     const size_t i = todo.back();
@@ -887,6 +892,7 @@ class NkiLowering {
     } else if (!local && !tiles.rotates) {
       deps.insert(deps.end(), it.gate.begin(), it.gate.end());
     }
+    if (op.one_buffer) WaitForPreviousReaders(op, it, deps);
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
@@ -997,6 +1003,27 @@ class NkiLowering {
     }
     if (!op.id.empty()) it.made[op.id] = std::move(made);
     return CheckSize(spec_, builder_.size());
+  }
+
+  // A tile that every iteration overwrites in one buffer (one_buffer): its
+  // write waits for the previous iteration's readers of it (whole or by
+  // slot), or, unread, for its writer. Readers are tracked when the loop
+  // keeps two or more iterations in flight; with one, each iteration
+  // already waits for the whole one before.
+  static void WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
+                                     Deps& deps) {
+    if (it.prev == nullptr || !it.track_readers) return;
+    const Iteration& p = *it.prev;
+    auto w = p.made.find(op.id);
+    if (auto r = p.readers.find(op.id); r != p.readers.end()) {
+      deps.insert(deps.end(), r->second.begin(), r->second.end());
+    } else if (w != p.made.end()) {
+      deps.insert(deps.end(), w->second.deps.begin(), w->second.deps.end());
+    }
+    if (w == p.made.end() || w->second.slots == nullptr) return;
+    for (const Deps& r : w->second.slots->readers) {
+      deps.insert(deps.end(), r.begin(), r.end());
+    }
   }
 
   // A reduction (the second output of an accumulate op, or the block of

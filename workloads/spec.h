@@ -95,6 +95,13 @@ struct NkiOp {
   // rather than accumulating into one (`res += nl.matmul(...)`), so a loop
   // whose result it is keeps a block of PSUM tiles, not an accumulator.
   bool overwrite = false;
+  // The tile (for a loop with an id, what its id stands for) is one buffer
+  // that every iteration of the loop around the op overwrites: an NKI
+  // tensor allocated outside that loop without a block dimension (the
+  // NKI block dimension migration guide). Counted once whatever the
+  // loop's depth; each iteration's write waits for the previous one's
+  // readers of it.
+  bool one_buffer = false;
   // The engine the compiler stage chose for that copy (unset otherwise).
   std::optional<Engine> transpose_copy_engine;
   // load/store/hbm_copy: the block of `tensor` moved, one entry per dim: the

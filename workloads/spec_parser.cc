@@ -493,17 +493,20 @@ class SpecReader {
                                                 "slices",
                                                 "insert_transpose",
                                                 "overwrite",
+                                                "one_buffer",
                                                 "broadcasts",
                                                 "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
     } else if (kind == "store") {
-      drop = {"id",     "engine", "func",     "tile",      "dtype",
-              "buffer", "carry",  "indirect", "transpose", "accumulate"};
+      drop = {"id",        "engine",     "func",      "tile",
+              "dtype",     "buffer",     "carry",     "indirect",
+              "transpose", "accumulate", "one_buffer"};
     } else if (kind == "hbm_copy") {
-      drop = {"id",     "engine", "func",     "inputs",    "tile",      "dtype",
-              "buffer", "carry",  "indirect", "transpose", "accumulate"};
+      drop = {"id",       "engine",    "func",       "inputs",
+              "tile",     "dtype",     "buffer",     "carry",
+              "indirect", "transpose", "accumulate", "one_buffer"};
     } else if (kind == "loop") {
       drop = {"engine", "func",      "inputs",   "index",
               "mask",   "tile",      "dtype",    "buffer",
@@ -514,9 +517,9 @@ class SpecReader {
     } else if (kind == "reduction") {
       // An output of the op it names, not an instruction: its input, tile
       // and dtype only.
-      drop = {"engine",     "func",   "tensor",    "index",     "mask",
-              "buffer",     "after",  "carry",     "transpose", "indirect",
-              "accumulate", "slices", "broadcasts"};
+      drop = {"engine",     "func",   "tensor",     "index",     "mask",
+              "buffer",     "after",  "carry",      "transpose", "indirect",
+              "accumulate", "slices", "broadcasts", "one_buffer"};
     } else if (kind == "activation") {
       drop = {"tensor", "index", "transpose", "indirect"};
     } else if (kind == "tensor_scalar") {
@@ -684,6 +687,7 @@ class SpecReader {
     TRN_RETURN_IF_ERROR(
         r_.OptionalBool(v, path, "insert_transpose", op.insert_transpose));
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "overwrite", op.overwrite));
+    TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "one_buffer", op.one_buffer));
     if (const Json* ix = JsonReader::Optional(v, "indirect")) {
       TRN_ASSIGN_OR_RETURN(op.indirect,
                            r_.String(*ix, JsonChild(path, "indirect")));

@@ -824,6 +824,11 @@ class Validator {
                                    "free] tile",
                                    ctx.loop->dim, A(kind)));
     }
+    if (op.one_buffer && op.id.empty()) {
+      return Error(path + "/one_buffer",
+                   "one_buffer says the tile the op defines is one buffer "
+                   "for every iteration; a loop without an id defines none");
+    }
     if (kind == "reduction") TRN_RETURN_IF_ERROR(CheckReduction(ctx, op, path));
     if (kind == "transpose") TRN_RETURN_IF_ERROR(CheckTranspose(op, path));
     if (kind == "loop") {

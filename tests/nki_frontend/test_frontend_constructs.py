@@ -267,6 +267,39 @@ class Transposes(unittest.TestCase):
         self.assertIn("VectorE transposes at most [32, 32]", err)
 
 
+class Privatized(unittest.TestCase):
+    """Arrays allocated outside a loop that each iteration writes anew are
+    the loop's own (NKI block dimension migration guide; docs/nki-source.md,
+    "Arrays allocated outside a loop")."""
+
+    def test_one_buffer_every_iteration_reloads(self) -> None:
+        spec = trace(f"{k('privatized.py')}::reused_buffer",
+                     "x=512x512:float32")
+        loop, = spec["kernel"]["loops"]
+        load, act, _ = loop["body"]
+        self.assertTrue(load["one_buffer"])
+        self.assertEqual(act["inputs"], [load["id"]])
+        self.assertNotIn("one_buffer", act)  # a tile of the body
+
+    def test_a_block_dimension_each_iteration_uses_alone(self) -> None:
+        # 16 [128, 128] fp32 PSUM tiles would be 16 banks as a block; each
+        # is the iteration's own tile, one bank.
+        spec = trace(f"{k('privatized.py')}::psum_tile_per_iteration",
+                     "x=2048x128:bfloat16")
+        loop, = spec["kernel"]["loops"]
+        self.assertEqual([op["op"] for op in loop["body"]],
+                         ["load", "transpose", "tensor_copy", "store"])
+        self.assertNotIn("one_buffer", loop["body"][1])
+
+    def test_a_block_a_later_loop_reads_is_kept_whole(self) -> None:
+        spec = trace(f"{k('privatized.py')}::read_in_a_later_loop",
+                     "x=512x512:float32")
+        block, = find(spec, op="loop", id="rows")
+        store, = find(spec, op="store")
+        self.assertEqual(store["inputs"], ["rows[i]"])
+        self.assertNotIn("one_buffer", block)
+
+
 class States(unittest.TestCase):
     """Tiles updated in place across a sequential loop: the loop's id is
     their state, which has no slots (docs/nki-source.md, "Arrays across

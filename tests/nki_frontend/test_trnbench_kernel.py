@@ -293,6 +293,20 @@ class ReductionsRun(unittest.TestCase):
         self.assertEqual(json.loads(out)["workloads"][0]["instructions"], 14)
 
 
+class PrivatizedRuns(unittest.TestCase):
+    def test_psum_tiles_of_a_block_dimension_fit_one_at_a_time(self) -> None:
+        # As a block, 16 PSUM banks (refused: 8); privatized, one a tile.
+        rc, out, err = trnbench([
+            "--kernel", os.path.join(KERNELS, "privatized.py")
+            + "::psum_tile_per_iteration",
+            "--args", "x=2048x128:bfloat16", "--repeat", "1",
+            "--format", "json"])
+        self.assertEqual(rc, 0, err)
+        # 16 iterations of load, transpose, copy and store.
+        self.assertEqual(json.loads(out)["workloads"][0]["instructions"],
+                         64)
+
+
 if __name__ == "__main__":
     unittest.main()
 

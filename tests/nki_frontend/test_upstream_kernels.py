@@ -25,12 +25,11 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 # whose PSUM block of matmul results was refused, run since matmuls that do
 # not accumulate are written "overwrite", and v3 since a loop may index a
 # dim of one element per iteration (`scores_t[i_tile_kv, ...]`), and v6-v8
-# since an instruction's reduce_res= is a "reduction" op.
+# since an instruction's reduce_res= is a "reduction" op; v8a since arrays
+# allocated outside a loop that each iteration writes anew are the loop's.
 REFUSED = {
-    # Score buffers allocated outside the sequential i_tile_q loop and
-    # overwritten whole in each iteration.
-    "attn_fwd_v8a": "writes qk_sbuf whole in every iteration of the loop",
     "attn_fwd_v9": "mod_alloc (direct allocation) is not yet supported",
+    # Manual software pipelining: no_reorder, then `i_tile_q % 2` indices.
     "attn_fwd_v11": "no_reorder is not supported by the NKI front end",
 }
 

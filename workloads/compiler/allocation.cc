@@ -160,6 +160,7 @@ class Allocator {
     for (size_t p = 0; p < order.size(); ++p) {
       const NkiOp& at = loop.body[order[p]];
       Point iter;
+      Point fixed;
       // The spill heuristic's choice here: of the SBUF tiles live across
       // this point and read only later, the one whose next read is the
       // furthest away (the largest on a tie), as linear-scan allocation
@@ -173,8 +174,11 @@ class Allocator {
           out = out || (from < p && p < to);
         }
         if (out) continue;
-        iter.sbuf.Add(size[i].sbuf);
-        iter.psum.Add(size[i].psum);
+        // One buffer that every iteration overwrites: not copied for the
+        // iterations in flight.
+        Point& into = loop.body[i].one_buffer ? fixed : iter;
+        into.sbuf.Add(size[i].sbuf);
+        into.psum.Add(size[i].psum);
         // Live across p without a use at p: its next use after p.
         const auto next = std::upper_bound(uses[i].begin(), uses[i].end(), p);
         const bool used_here =
@@ -196,7 +200,6 @@ class Allocator {
         iter.sbuf.Add(t.sbuf);
         iter.psum.Add(t.psum);
       }
-      Point fixed;
       std::optional<SpillDecision> spill;
       if (candidate) {
         const NkiOp& op = loop.body[*candidate];

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from . import core, emit, ir, language, lists, modules, tracer
 from .errors import TraceError
@@ -167,8 +167,26 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
                  kwargs: Dict[str, object]) -> tracer.Trace:
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such kernel file")
+    keep: Set[Tuple[int, int]] = set()
+    # Each attempt that finds an array used outside a loop it was taken to
+    # be private to keeps it whole there next time (core._privatize); the
+    # kernel's arrays bound the attempts.
+    while True:
+        try:
+            return _trace_once(path, function, args, kwargs, keep)
+        except core.Unprivatize as u:
+            if u.key in keep:
+                raise TraceError("internal error: an array kept whole was "
+                                 "privatized again", path)
+            keep.add(u.key)
+
+
+def _trace_once(path: str, function: str, args: Dict[str, object],
+                kwargs: Dict[str, object],
+                keep: Set[Tuple[int, int]]) -> tracer.Trace:
     function, grid = split_grid(function)
     t = tracer.begin(path)
+    t.keep_whole = set(keep)
     func = load_kernel(path, function)
     call_args: Dict[str, object] = {}
     for name, value in args.items():
@@ -185,7 +203,7 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
         _open_grid(t, grid, func)
         func(**call_args)
         _close_grid(t)
-    except TraceError:
+    except (TraceError, core.Unprivatize):
         raise
     except AssertionError as e:
         raise TraceError("the kernel's assertion failed at these arguments"

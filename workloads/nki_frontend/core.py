@@ -564,6 +564,7 @@ def ref_of(x: object) -> ir.Ref:
     arr.fresh = False
     inner = getattr(arr, "inner", None)
     t = tracer.active()
+    _check_private(arr, t.loop)
     reducing = getattr(arr, "reduced_in", None)
     if reducing is not None and reducing.encloses(t.loop):
         raise err(f"reads the reduce_res= tile {arr.name or ''} in the loop "
@@ -621,11 +622,73 @@ def _chain_below(arr: ir.Array, loop: ir.Loop) -> List[ir.Loop]:
     return list(reversed(chain))
 
 
+class Unprivatize(Exception):
+    """A read or write of an array outside a loop _privatize took it to be
+    private to: the trace runs again with the array kept whole at that
+    loop (cli.trace_kernel)."""
+
+    def __init__(self, key: Tuple[int, int]) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _privatize(arr: ir.Array, dims: List[ir.DimAccess],
+               loop: ir.Loop) -> None:
+    """An array allocated outside the loops around this write, that one of
+    them (L, from the outermost in) writes anew in each iteration, is L's
+    own: each iteration's tiles of it die in that iteration. Two cases,
+    from the NKI block dimension migration guide: L indexes a block
+    dimension of it (one before nl.par_dim, `qk[i_tile_q, i_tile_kv]`),
+    which is logical, so the array is allocated in L as if the kernel had
+    hoisted it there; or no dimension of it follows L (`qk_sbuf[:,
+    i_tile_kv, :]` in each `i_tile_q`), so it is one buffer that every
+    iteration of L overwrites ("one_buffer"). Not when an op in L read it
+    before this write (a tile carried across L's iterations), nor when L
+    indexes a free dimension of it (each iteration keeps its own slot, a
+    block). Whether the array is used only inside L is known later: a use
+    outside raises Unprivatize, and the kernel is traced again with the
+    array kept whole at L."""
+    t = tracer.active()
+    while True:
+        chain = _chain_below(arr, loop)
+        if not chain:
+            return
+        outer = chain[0]
+        key = (arr.line, outer.line)
+        if key in t.keep_whole:
+            return
+        dim = next((i for i, d in enumerate(dims)
+                    if outer.var in d.start.loop_terms()), None)
+        if dim is not None:
+            d = dims[dim]
+            lt = d.start.loop_terms()
+            if not (dim < arr.pdim and d.extent == 1 and len(lt) == 1
+                    and lt[outer.var] == 1 and d.start.const == 0):
+                return
+        if any(outer.encloses(r.loop) for r in arr.outer_readers):
+            return
+        arr.loop = outer
+        arr.one_buffer = dim is None  # type: ignore[attr-defined]
+        private = getattr(arr, "private", [])
+        private.append((key, outer))
+        arr.private = private  # type: ignore[attr-defined]
+
+
+def _check_private(arr: ir.Array, loop: ir.Loop) -> None:
+    """A use of `arr` in `loop`: outside a loop it was taken to be private
+    to, the trace starts again with it kept whole there."""
+    for key, level in getattr(arr, "private", ()):
+        if not level.encloses(loop):
+            raise Unprivatize(key)
+
+
 def write(dst: Tile, dims: List[ir.DimAccess], value: object,
           kind: str) -> None:
     """`dst[dims] = value` (kind set) or `dst[dims] += value` (acc)."""
     arr = dst._a
     t = tracer.active()
+    _check_private(arr, t.loop)
+    _privatize(arr, dims, t.loop)
     if isinstance(value, (int, float)) and kind == "set":
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
                      result=False)
@@ -686,6 +749,7 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     op.out = arr
     if not chain:
         op.role = op.role if op.role == "acc" else "tile"
+        op.one_buffer = getattr(arr, "one_buffer", False)
         arr.current = op
         return
     if kind == "set" and arr.current is not None and any(
@@ -735,6 +799,8 @@ def write_reduction(res: object, op: ir.Op) -> None:
     else:
         raise err("reduce_res= is an on-chip tile")
     arr = tile._a
+    _check_private(arr, tracer.active().loop)
+    _privatize(arr, dims, tracer.active().loop)
     seen = tile_of(view_tile(arr, dims))
     if seen != (op.tile[0], 1):
         raise err(f"reduce_res= is a [{op.tile[0]}, 1] tile (one element per "
@@ -925,6 +991,7 @@ def _close_one(loop: ir.Loop) -> None:
             # close_loop split a loop with two such arrays.
             assert loop.id_for is None or loop.id_for is arr
             loop.id_for = arr
+            loop.one_buffer = getattr(arr, "one_buffer", False)
             loop.id_kind = kind
             arr.current = loop
             arr.inner = None  # type: ignore[attr-defined]

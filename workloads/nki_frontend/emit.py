@@ -245,6 +245,8 @@ class Emitter:
             j["insert_transpose"] = True
         if op.accumulate:
             j["accumulate"] = True  # its reduce_res=, a "reduction" op
+        if op.one_buffer and op.kind != "reduction":
+            j["one_buffer"] = True
         if op.kind == "matmul" and op.role != "acc":
             # `qk[i] = nc_matmul(...)`: a PSUM tile of its own, not `+=`.
             j["overwrite"] = True
@@ -267,6 +269,8 @@ class Emitter:
         if not top:
             if loop.id:
                 j["id"] = loop.id
+                if loop.one_buffer:
+                    j["one_buffer"] = True
             j["op"] = "loop"
         j["var"] = loop.name
         j["range"] = loop.kind

@@ -33,6 +33,7 @@ class Loop:
         self.name = ""
         self.id = ""
         self.walk: Optional[Tuple[str, int, int]] = None
+        self.one_buffer = False  # its id's tiles: see Op.one_buffer
 
     def encloses(self, other: Optional["Loop"]) -> bool:
         while other is not None:
@@ -99,6 +100,9 @@ class Op:
         self.out: Optional["Array"] = None  # the array the op writes
         self.id = ""
         self.elided = False
+        # Its tile is one buffer every iteration of its loop overwrites (an
+        # array allocated outside the loop, core._privatize).
+        self.one_buffer = False
         # A reduction op (the reduce_res= of an accumulate op): the loop
         # whose block of reductions it stands for, or None for one op's.
         self.view_of: Optional["Loop"] = None

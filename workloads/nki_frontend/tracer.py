@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from . import ir
 from .errors import TraceError
@@ -87,6 +87,9 @@ class Trace:
         # affine loop that runs its instances (docs/nki-source.md).
         self.grid: List[int] = []
         self.grid_loops: List[ir.Loop] = []
+        # (array's line, loop's line) pairs an earlier attempt found used
+        # outside the loop (core._privatize): kept whole there.
+        self.keep_whole: Set[Tuple[int, int]] = set()
 
     @property
     def loop(self) -> ir.Loop:
