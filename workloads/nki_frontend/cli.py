@@ -113,7 +113,10 @@ def load_kernel(path: str, function: str):
     sys.modules["nki_kernel_source"] = module
     module.__dict__["__nki_list__"] = lists.TracedList
     try:
-        code = lists.rewrite(tracer.active().tree, path)
+        source = tracer.active().source
+        if source.code is None:
+            source.code = lists.rewrite(source.tree, path)
+        code = source.code
         with modules.absent_modules_allowed(os.path.abspath(path)):
             exec(code, module.__dict__)
     except TraceError:
@@ -168,12 +171,13 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such kernel file")
     keep: Set[Tuple[int, int]] = set()
+    source = tracer.Source(path)
     # Each attempt that finds an array used outside a loop it was taken to
     # be private to keeps it whole there next time (core._privatize); the
-    # kernel's arrays bound the attempts.
+    # kernel's arrays bound the attempts, which share the parsed file.
     while True:
         try:
-            return _trace_once(path, function, args, kwargs, keep)
+            return _trace_once(path, function, args, kwargs, keep, source)
         except core.Unprivatize as u:
             if u.key in keep:
                 raise TraceError("internal error: an array kept whole was "
@@ -182,10 +186,10 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
 
 
 def _trace_once(path: str, function: str, args: Dict[str, object],
-                kwargs: Dict[str, object],
-                keep: Set[Tuple[int, int]]) -> tracer.Trace:
+                kwargs: Dict[str, object], keep: Set[Tuple[int, int]],
+                source: tracer.Source) -> tracer.Trace:
     function, grid = split_grid(function)
-    t = tracer.begin(path)
+    t = tracer.begin(path, source)
     t.keep_whole = set(keep)
     func = load_kernel(path, function)
     call_args: Dict[str, object] = {}

@@ -62,15 +62,16 @@ def _target_name(node: ast.stmt) -> Optional[str]:
     return None
 
 
-class Trace:
+class Source:
+    """The kernel file, parsed once: its statements' lines, and the code
+    compiled from the same tree when it is loaded (lists.rewrite), shared
+    by every attempt of one trace (cli.trace_kernel)."""
+
     def __init__(self, kernel_path: str) -> None:
-        self.kernel_path = os.path.abspath(kernel_path)
-        self.file_label = kernel_path
-        # The file is parsed once: for its statements' lines here, and
-        # compiled from the same tree when it is loaded (lists.rewrite).
         try:
-            with open(self.kernel_path, encoding="utf-8") as f:
-                self.tree = ast.parse(f.read(), filename=self.kernel_path)
+            with open(os.path.abspath(kernel_path), encoding="utf-8") as f:
+                self.tree = ast.parse(f.read(),
+                                      filename=os.path.abspath(kernel_path))
         except SyntaxError as e:
             raise TraceError(f"syntax error: {e.msg}",
                              f"{kernel_path}:{e.lineno}")
@@ -78,6 +79,17 @@ class Trace:
             raise TraceError(f"cannot read the kernel file: {e}",
                              kernel_path)
         self.statements = _Statements(self.tree)
+        self.code: Optional[object] = None  # compiled on the first load
+
+
+class Trace:
+    def __init__(self, kernel_path: str,
+                 source: Optional[Source] = None) -> None:
+        self.kernel_path = os.path.abspath(kernel_path)
+        self.file_label = kernel_path
+        self.source = source if source is not None else Source(kernel_path)
+        self.tree = self.source.tree
+        self.statements = self.source.statements
         self.root = ir.Loop(None, "root", 1, 0, None)
         self.stack: List[ir.Loop] = [self.root]
         self.tensors: List[ir.HbmTensor] = []
@@ -104,9 +116,9 @@ class Trace:
 _TRACE: Optional[Trace] = None
 
 
-def begin(path: str) -> Trace:
+def begin(path: str, source: Optional[Source] = None) -> Trace:
     global _TRACE
-    _TRACE = Trace(path)
+    _TRACE = Trace(path, source)
     return _TRACE
 
 
