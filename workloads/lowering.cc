@@ -432,16 +432,21 @@ class NkiLowering {
   // `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
   // is the earlier run of this block whose slots it refills: iteration i
   // also waits for the readers of its slot i. `want_slots` asks for each
-  // iteration's instructions in the result.
+  // iteration's instructions in the result. `result_wait`, if given, is
+  // what the op that makes the loop's result waits for besides its own
+  // dependencies, in every iteration (a one_buffer loop's previous
+  // readers: only the op that writes the tile waits for them).
   absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
                                    const LoopTiles& tiles,
                                    const BlockSlots* refill = nullptr,
-                                   bool want_slots = false) {
+                                   bool want_slots = false,
+                                   const Deps* result_wait = nullptr) {
     const bool keep_all = tiles.keep_all;
     const bool rotates = tiles.rotates;
     chain_.push_back(&loop);
     keep_all_.push_back(keep_all);
     result_index_.push_back(LoopResultIndex(loop));
+    result_wait_.push_back(result_wait);
     const size_t pos = chain_.size() - 1;
     if (pos == 0) {
       // At least one instruction per op and iteration: refuse a huge nest
@@ -597,6 +602,7 @@ class NkiLowering {
     chain_.pop_back();
     keep_all_.pop_back();
     result_index_.pop_back();
+    result_wait_.pop_back();
     return out;
   }
 
@@ -892,7 +898,18 @@ class NkiLowering {
     } else if (!local && !tiles.rotates) {
       deps.insert(deps.end(), it.gate.begin(), it.gate.end());
     }
-    if (op.one_buffer) WaitForPreviousReaders(op, it, deps);
+    // The result op of a loop whose tile is one buffer waits for that
+    // buffer's previous readers; a loop in the result position passes the
+    // wait on to its own result op.
+    const Deps* inherited = static_cast<int>(idx) == result_index_.back()
+                                ? result_wait_.back()
+                                : nullptr;
+    Deps wait;
+    if (op.one_buffer) WaitForPreviousReaders(op, it, wait);
+    if (inherited != nullptr) {
+      wait.insert(wait.end(), inherited->begin(), inherited->end());
+    }
+    if (op.op != "loop") deps.insert(deps.end(), wait.begin(), wait.end());
     const int iter = static_cast<int>(it.index);
     LoweredTile made;
     if (op.op == "loop") {
@@ -900,8 +917,9 @@ class NkiLowering {
       // (a copy of each iteration's instructions).
       const bool want_slots =
           any_slots_ && ((!op.id.empty() && tiles.keep_all) || fills_slot);
-      TRN_ASSIGN_OR_RETURN(LoweredLoop nested, Loop(op.loop.front(), deps,
-                                                    tiles, refill, want_slots));
+      TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
+                           Loop(op.loop.front(), deps, tiles, refill,
+                                want_slots, wait.empty() ? nullptr : &wait));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
       if (fills_slot) {
@@ -1065,8 +1083,9 @@ class NkiLowering {
   std::set<const NkiOp*> by_slot_;
   bool any_slots_ = false;  // some input anywhere reads a slot
   std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
-  std::vector<int> result_index_;   // parallel to chain_
-  std::vector<Iteration*> frames_;  // parallel to chain_
+  std::vector<int> result_index_;         // parallel to chain_
+  std::vector<const Deps*> result_wait_;  // parallel to chain_ (Loop)
+  std::vector<Iteration*> frames_;        // parallel to chain_
   // The compiler stage's spills, by the op that writes the tile and by the
   // op it is reloaded for.
   std::map<std::string, const SpillDecision*> spill_after_;

@@ -75,6 +75,39 @@ TEST(OneBufferTest, IsCountedOnce) {
   EXPECT_EQ(plain->compiled.sbuf.used - shared->compiled.sbuf.used, 2048);
 }
 
+// Rows() with the copy in a block loop "blk" over 4 column tiles of 128
+// (load line 2, copy line 3, its result), read whole by c (line 5).
+Json BlockRows(bool shared) {
+  Json j = Rows();
+  Json& body = j["kernel"]["loops"][0]["body"];
+  body[1] = Json::parse(R"({"id": "blk", "op": "loop", "var": "j",
+      "range": "affine", "tensor": "x", "dim": 1, "step": 128, "line": 2,
+      "body": [
+        {"id": "w", "op": "load", "tensor": "x", "index": ["i", "j"],
+         "line": 2},
+        {"id": "bj", "op": "tensor_copy", "engine": "vector",
+         "inputs": ["w"], "tile": [128, 128], "line": 3}]})");
+  body[2]["inputs"] = {"blk"};
+  body[2]["line"] = 5;
+  if (shared) body[1]["one_buffer"] = true;
+  return j;
+}
+
+TEST(OneBufferTest, InALoopOnlyTheOpThatWritesTheTileWaits) {
+  const Kernel plain = LowerOrDie(BlockRows(false));
+  const Kernel shared = LowerOrDie(BlockRows(true));
+  // Iteration 1's copies (4 to 7 at line 3) wait for iteration 0's reader
+  // of the block (the first c, line 5); its loads (line 2) do not.
+  for (size_t j = 4; j < 8; ++j) {
+    EXPECT_TRUE(DependsOn(shared, AtLine(shared, 3)[j], AtLine(shared, 5)[0]))
+        << j;
+    EXPECT_FALSE(DependsOn(plain, AtLine(plain, 3)[j], AtLine(plain, 5)[0]))
+        << j;
+    EXPECT_FALSE(DependsOn(shared, AtLine(shared, 2)[j], AtLine(shared, 5)[0]))
+        << j;
+  }
+}
+
 TEST(OneBufferTest, NamesATile) {
   Json j = Rows();
   j["kernel"]["loops"][0]["body"][3]["one_buffer"] = true;  // the store
