@@ -291,6 +291,15 @@ class Privatized(unittest.TestCase):
                          ["load", "transpose", "tensor_copy", "store"])
         self.assertNotIn("one_buffer", loop["body"][1])
 
+    def test_an_accumulator_stays_carried(self) -> None:
+        # `total += t` reads the previous iteration's total: not the loop's
+        # own, even though nothing reads it after the loop.
+        spec = trace(f"{k('privatized.py')}::accumulator_never_read_after",
+                     "x=512x64:float32")
+        tt, = find(spec, op="tensor_tensor")
+        self.assertEqual(tt["carry"], [tt["id"]])
+        self.assertNotIn("one_buffer", tt)
+
     def test_a_block_a_later_loop_reads_is_kept_whole(self) -> None:
         spec = trace(f"{k('privatized.py')}::read_in_a_later_loop",
                      "x=512x512:float32")

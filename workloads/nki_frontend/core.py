@@ -632,8 +632,8 @@ class Unprivatize(Exception):
         self.key = key
 
 
-def _privatize(arr: ir.Array, dims: List[ir.DimAccess],
-               loop: ir.Loop) -> None:
+def _privatize(arr: ir.Array, dims: List[ir.DimAccess], loop: ir.Loop,
+               kind: str = "set") -> None:
     """An array allocated outside the loops around this write, that one of
     them (L, from the outermost in) writes anew in each iteration, is L's
     own: each iteration's tiles of it die in that iteration. Two cases,
@@ -643,9 +643,9 @@ def _privatize(arr: ir.Array, dims: List[ir.DimAccess],
     hoisted it there; or no dimension of it follows L (`qk_sbuf[:,
     i_tile_kv, :]` in each `i_tile_q`), so it is one buffer that every
     iteration of L overwrites ("one_buffer"). Not when an op in L read it
-    before this write (a tile carried across L's iterations), nor when L
-    indexes a free dimension of it (each iteration keeps its own slot, a
-    block). Whether the array is used only inside L is known later: a use
+    before this write, or the write accumulates into all of it (`acc +=
+    x`: a tile carried across L's iterations), nor when L indexes a free
+    dimension of it (each iteration keeps its own slot, a block). Whether the array is used only inside L is known later: a use
     outside raises Unprivatize, and the kernel is traced again with the
     array kept whole at L."""
     t = tracer.active()
@@ -659,6 +659,8 @@ def _privatize(arr: ir.Array, dims: List[ir.DimAccess],
             return
         dim = next((i for i, d in enumerate(dims)
                     if outer.var in d.start.loop_terms()), None)
+        if dim is None and kind == "acc":
+            return
         if dim is not None:
             d = dims[dim]
             lt = d.start.loop_terms()
@@ -688,7 +690,7 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     arr = dst._a
     t = tracer.active()
     _check_private(arr, t.loop)
-    _privatize(arr, dims, t.loop)
+    _privatize(arr, dims, t.loop, kind)
     if isinstance(value, (int, float)) and kind == "set":
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
                      result=False)

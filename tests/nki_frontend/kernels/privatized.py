@@ -1,7 +1,8 @@
 # Arrays allocated outside a loop that each iteration writes anew, written
 # for the front end's tests in today's API: one SBUF buffer every
 # iteration reloads, a block dimension of PSUM tiles each iteration uses
-# alone, and a block dimension a later loop reads (kept whole).
+# alone, a block dimension a later loop reads (kept whole), and an
+# accumulator (carried, never the loop's own).
 import nki.isa as nisa
 import nki.language as nl
 
@@ -39,4 +40,15 @@ def read_in_a_later_loop(x):
         rows[i] = nl.load(x[nl.ds(i * 128, 128), :])
     for i in nl.affine_range(n // 128):
         nl.store(out[nl.ds(i * 128, 128), :], value=rows[i])
+    return out
+
+
+def accumulator_never_read_after(x):
+    n, w = x.shape
+    out = nl.ndarray((128, w), dtype=x.dtype, buffer=nl.shared_hbm)
+    total = nl.zeros((nl.par_dim(128), w), dtype=nl.float32)
+    for r in nl.affine_range(n // 128):
+        t = nl.load(x[nl.ds(r * 128, 128), :])
+        total += t
+        nl.store(out, value=t)
     return out
