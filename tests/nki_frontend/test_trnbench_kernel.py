@@ -267,16 +267,23 @@ class KernelFlag(unittest.TestCase):
         self.assertIn("python3", err)
 
 
+def run_own_kernel(case: unittest.TestCase, file: str, function: str,
+                   args: str) -> dict:
+    """One run of a project kernel (tests/nki_frontend/kernels/FILE) as
+    JSON results; a failed run fails `case`."""
+    rc, out, err = trnbench([
+        "--kernel", os.path.join(KERNELS, file) + "::" + function,
+        "--args", args, "--repeat", "1", "--format", "json"])
+    case.assertEqual(rc, 0, err)
+    return json.loads(out)
+
+
 class IntegerIndexRuns(unittest.TestCase):
     def test_an_integer_index_of_another_tensor_runs(self) -> None:
         # y[k] (one of 4 slots) where k walks out's columns in tiles of 128.
-        rc, out, err = trnbench([
-            "--kernel",
-            os.path.join(KERNELS, "integer_index.py") + "::columns_from_slots",
-            "--args", "y=4x128x128:float32", "--repeat", "1",
-            "--format", "json"])
-        self.assertEqual(rc, 0, err)
-        self.assertIn("columns_from_slots", out)
+        results = run_own_kernel(self, "integer_index.py",
+                                 "columns_from_slots", "y=4x128x128:float32")
+        self.assertIn("columns_from_slots", json.dumps(results))
 
 
 class ReductionsRun(unittest.TestCase):
@@ -284,27 +291,19 @@ class ReductionsRun(unittest.TestCase):
         # 4 loads, 4 exps that also sum their rows, 4 reciprocals of those
         # sums by slot, 1 sum of all of them, 1 store: the "reduction" op
         # between them adds nothing.
-        rc, out, err = trnbench([
-            "--kernel",
-            os.path.join(KERNELS, "reductions.py") + "::softmax_sums",
-            "--args", "x=512x64:float32", "--repeat", "1",
-            "--format", "json"])
-        self.assertEqual(rc, 0, err)
-        self.assertEqual(json.loads(out)["workloads"][0]["instructions"], 14)
+        results = run_own_kernel(self, "reductions.py", "softmax_sums",
+                                 "x=512x64:float32")
+        self.assertEqual(results["workloads"][0]["instructions"], 14)
 
 
 class PrivatizedRuns(unittest.TestCase):
     def test_psum_tiles_of_a_block_dimension_fit_one_at_a_time(self) -> None:
         # As a block, 16 PSUM banks (refused: 8); privatized, one a tile.
-        rc, out, err = trnbench([
-            "--kernel", os.path.join(KERNELS, "privatized.py")
-            + "::psum_tile_per_iteration",
-            "--args", "x=2048x128:bfloat16", "--repeat", "1",
-            "--format", "json"])
-        self.assertEqual(rc, 0, err)
+        results = run_own_kernel(self, "privatized.py",
+                                 "psum_tile_per_iteration",
+                                 "x=2048x128:bfloat16")
         # 16 iterations of load, transpose, copy and store.
-        self.assertEqual(json.loads(out)["workloads"][0]["instructions"],
-                         64)
+        self.assertEqual(results["workloads"][0]["instructions"], 64)
 
 
 if __name__ == "__main__":
