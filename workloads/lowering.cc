@@ -786,7 +786,7 @@ class NkiLowering {
         it.all.push_back(tile->second.deps.front());
       }
     }
-    if (op.op == "reduction") return EmitReduction(op, it);
+    if (op.op == "reduction") return EmitReduction(op, it, idx);
     Deps deps;
     bool local = false;
     // Slots this op reads one by one: it becomes one of their readers.
@@ -1048,7 +1048,7 @@ class NkiLowering {
   // them a block loop made) is no instruction: it stands for what the op
   // or the loop's iterations made, with the same dependencies and slots,
   // in its own [partitions, 1] shape.
-  absl::Status EmitReduction(const NkiOp& op, Iteration& it) {
+  absl::Status EmitReduction(const NkiOp& op, Iteration& it, size_t idx) {
     const LoweredTile* of = Find(op.inputs.front());
     if (of == nullptr) return absl::OkStatus();  // a loop that never ran
     LoweredTile made;
@@ -1059,8 +1059,7 @@ class NkiLowering {
     made.partitions = tile.partitions;
     made.free = tile.free;
     made.dtype = tile.dtype;
-    if (static_cast<int>(&op - chain_.back()->body.data()) ==
-        result_index_.back()) {
+    if (static_cast<int>(idx) == result_index_.back()) {
       it.result.partitions = made.partitions;
       it.result.free = made.free;
       it.result.dtype = made.dtype;

@@ -49,6 +49,34 @@ inline Kernel LowerOrDie(const nlohmann::json& j) {
   return p.ok() ? p->dispatches[0].kernel : Kernel{};
 }
 
+// Q @ K^T of the 2026-02 attention tutorial, small: q [128, 128] and k
+// [128, 2048] bf16, out [128, 1] fp32. One loop over q's row tile, whose
+// body loads q (line 1) and fills the PSUM block "qk" with 512-column
+// tiles of k (loads at line 3, matmuls that do not accumulate at line 4).
+// Tests append the ops that read it.
+inline nlohmann::json QkBlockSpec() {
+  return nlohmann::json::parse(R"({
+    "schema_version": 1, "name": "qk", "family": "qk",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "q", "shape": [128, 128], "dtype": "bf16"},
+      {"name": "k", "shape": [128, 2048], "dtype": "bf16"},
+      {"name": "out", "shape": [128, 1], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "qk.py", "loops": [{
+      "var": "i", "range": "affine", "tensor": "q",
+      "tile_partitions": 128, "body": [
+        {"id": "q_t", "op": "load", "tensor": "q", "line": 1},
+        {"id": "qk", "op": "loop", "var": "kv", "range": "affine",
+         "tensor": "k", "dim": 1, "step": 512, "line": 2, "body": [
+          {"id": "k_t", "op": "load", "tensor": "k", "index": [":", "kv"],
+           "line": 3},
+          {"id": "s", "op": "matmul", "engine": "tensor",
+           "inputs": ["q_t", "k_t"], "tile": [128, 512], "dtype": "fp32",
+           "buffer": "psum", "overwrite": true, "line": 4}]}]}]}
+  })");
+}
+
 }  // namespace trn::testing
 
 #endif  // TRNBENCH_TESTS_WORKLOADS_KERNEL_QUERIES_H_

@@ -21,38 +21,21 @@ using ::testing::HasSubstr;
 // tiles of 512 columns into the PSUM block "qk" (lines 3-4), then each
 // tile's row max (line 6), the max of those (line 7), stored (line 8).
 Json Attention(int64_t kv_columns, bool overwrite) {
-  Json j = Json::parse(R"({
-    "schema_version": 1, "name": "qk", "family": "qk",
-    "description": "test", "mode": "nki",
-    "tensors": [
-      {"name": "q", "shape": [128, 128], "dtype": "bf16"},
-      {"name": "k", "shape": [128, 2048], "dtype": "bf16"},
-      {"name": "out", "shape": [128, 1], "dtype": "fp32"}
-    ],
-    "kernel": {"source_file": "qk.py", "loops": [{
-      "var": "i", "range": "affine", "tensor": "q",
-      "tile_partitions": 128, "body": [
-        {"id": "q_t", "op": "load", "tensor": "q", "line": 1},
-        {"id": "qk", "op": "loop", "var": "kv", "range": "affine",
-         "tensor": "k", "dim": 1, "step": 512, "line": 2, "body": [
-          {"id": "k_t", "op": "load", "tensor": "k", "index": [":", "kv"],
-           "line": 3},
-          {"id": "s", "op": "matmul", "engine": "tensor",
-           "inputs": ["q_t", "k_t"], "tile": [128, 512], "dtype": "fp32",
-           "buffer": "psum", "line": 4}]},
-        {"id": "maxes", "op": "loop", "var": "kv2", "range": "affine",
-         "tensor": "k", "dim": 1, "step": 512, "line": 5, "body": [
-          {"id": "m", "op": "tensor_reduce", "engine": "vector",
-           "inputs": ["qk[kv2]"], "tile": [128, 1], "dtype": "fp32",
-           "line": 6}]},
-        {"id": "r", "op": "tensor_reduce", "engine": "vector",
-         "inputs": ["maxes"], "tile": [128, 1], "dtype": "fp32", "line": 7},
-        {"op": "store", "tensor": "out", "inputs": ["r"], "line": 8}]}]}
-  })");
+  Json j = trn::testing::QkBlockSpec();
+  Json& body = j["kernel"]["loops"][0]["body"];
+  body.push_back(Json::parse(R"({"id": "maxes", "op": "loop", "var": "kv2",
+      "range": "affine", "tensor": "k", "dim": 1, "step": 512, "line": 5,
+      "body": [
+        {"id": "m", "op": "tensor_reduce", "engine": "vector",
+         "inputs": ["qk[kv2]"], "tile": [128, 1], "dtype": "fp32",
+         "line": 6}]})"));
+  body.push_back(Json::parse(R"({"id": "r", "op": "tensor_reduce",
+      "engine": "vector", "inputs": ["maxes"], "tile": [128, 1],
+      "dtype": "fp32", "line": 7})"));
+  body.push_back(Json::parse(
+      R"({"op": "store", "tensor": "out", "inputs": ["r"], "line": 8})"));
   j["tensors"][1]["shape"][1] = kv_columns;
-  if (overwrite) {
-    j["kernel"]["loops"][0]["body"][1]["body"][1]["overwrite"] = true;
-  }
+  if (!overwrite) body[1]["body"][1].erase("overwrite");
   return j;
 }
 

@@ -23,42 +23,29 @@ using ::testing::HasSubstr;
 // as a block (line 7), each slot's sum read on its own (line 9) and all of
 // them read whole (line 10), stored (line 11).
 Json Softmax() {
-  return Json::parse(R"({
-    "schema_version": 1, "name": "sm", "family": "sm",
-    "description": "test", "mode": "nki",
-    "tensors": [
-      {"name": "q", "shape": [128, 128], "dtype": "bf16"},
-      {"name": "k", "shape": [128, 2048], "dtype": "bf16"},
-      {"name": "out", "shape": [128, 1], "dtype": "fp32"}
-    ],
-    "kernel": {"source_file": "sm.py", "loops": [{
-      "var": "i", "range": "affine", "tensor": "q",
-      "tile_partitions": 128, "body": [
-        {"id": "q_t", "op": "load", "tensor": "q", "line": 1},
-        {"id": "qk", "op": "loop", "var": "kv", "range": "affine",
-         "tensor": "k", "dim": 1, "step": 512, "line": 2, "body": [
-          {"id": "k_t", "op": "load", "tensor": "k", "index": [":", "kv"],
-           "line": 3},
-          {"id": "s", "op": "matmul", "engine": "tensor",
-           "inputs": ["q_t", "k_t"], "tile": [128, 512], "dtype": "fp32",
-           "buffer": "psum", "overwrite": true, "line": 4}]},
-        {"id": "exp_row", "op": "loop", "var": "kv2", "range": "affine",
-         "tensor": "k", "dim": 1, "step": 512, "line": 5, "body": [
-          {"id": "e", "op": "activation", "func": "exp", "accumulate": true,
-           "inputs": ["qk[kv2]"], "tile": [128, 512], "dtype": "fp32",
-           "line": 6}]},
-        {"id": "sums", "op": "reduction", "inputs": ["exp_row"],
-         "tile": [128, 1], "dtype": "fp32", "line": 6},
-        {"id": "scaled", "op": "loop", "var": "kv3", "range": "affine",
-         "tensor": "k", "dim": 1, "step": 512, "line": 8, "body": [
-          {"id": "r", "op": "reciprocal", "engine": "vector",
-           "inputs": ["sums[kv3]"], "tile": [128, 1], "dtype": "fp32",
-           "line": 9}]},
-        {"id": "total", "op": "tensor_reduce", "engine": "vector",
-         "inputs": ["sums"], "after": ["scaled"], "tile": [128, 1],
-         "dtype": "fp32", "line": 10},
-        {"op": "store", "tensor": "out", "inputs": ["total"], "line": 11}]}]}
-  })");
+  Json j = trn::testing::QkBlockSpec();
+  Json& body = j["kernel"]["loops"][0]["body"];
+  for (const char* op : {
+           R"({"id": "exp_row", "op": "loop", "var": "kv2", "range": "affine",
+               "tensor": "k", "dim": 1, "step": 512, "line": 5, "body": [
+                {"id": "e", "op": "activation", "func": "exp",
+                 "accumulate": true, "inputs": ["qk[kv2]"],
+                 "tile": [128, 512], "dtype": "fp32", "line": 6}]})",
+           R"({"id": "sums", "op": "reduction", "inputs": ["exp_row"],
+               "tile": [128, 1], "dtype": "fp32", "line": 6})",
+           R"({"id": "scaled", "op": "loop", "var": "kv3", "range": "affine",
+               "tensor": "k", "dim": 1, "step": 512, "line": 8, "body": [
+                {"id": "r", "op": "reciprocal", "engine": "vector",
+                 "inputs": ["sums[kv3]"], "tile": [128, 1], "dtype": "fp32",
+                 "line": 9}]})",
+           R"({"id": "total", "op": "tensor_reduce", "engine": "vector",
+               "inputs": ["sums"], "after": ["scaled"], "tile": [128, 1],
+               "dtype": "fp32", "line": 10})",
+           R"({"op": "store", "tensor": "out", "inputs": ["total"],
+               "line": 11})"}) {
+    body.push_back(Json::parse(op));
+  }
+  return j;
 }
 
 absl::StatusOr<WorkloadSpec> Parse(const Json& j) {
