@@ -285,10 +285,11 @@ std::vector<char> PrefetchStage(const NkiLoop& loop,
   std::vector<char> in(loop.body.size(), 0);
   std::vector<size_t> todo;
   for (size_t i = 0; i < loop.body.size(); ++i) {
-    // A load into a tile every iteration shares (one_buffer) waits for the
-    // previous iteration's readers, which the compute stage emits: it is
-    // not issued ahead of them.
-    if (loop.body[i].op == "load" && !loop.body[i].one_buffer) {
+    // A load into a tile held to fewer buffers than the loop's depth
+    // (one_buffer, tile_buffers) waits for the readers of an iteration whose
+    // compute stage comes later in program order: it is not issued ahead.
+    const int64_t fixed = loop.body[i].FixedBuffers();
+    if (loop.body[i].op == "load" && (fixed == 0 || fixed >= loop.buffers)) {
       todo.push_back(i);
     }
   }
@@ -905,7 +906,7 @@ class NkiLowering {
                                 ? result_wait_.back()
                                 : nullptr;
     Deps wait;
-    if (op.one_buffer) WaitForPreviousReaders(op, it, wait);
+    if (op.FixedBuffers() > 0) WaitForPreviousReaders(op, it, wait);
     if (inherited != nullptr) {
       wait.insert(wait.end(), inherited->begin(), inherited->end());
     }
@@ -1023,15 +1024,22 @@ class NkiLowering {
     return CheckSize(spec_, builder_.size());
   }
 
-  // A tile that every iteration overwrites in one buffer (one_buffer): its
-  // write waits for the previous iteration's readers of it (whole or by
-  // slot), or, unread, for its writer. Readers are tracked when the loop
-  // keeps two or more iterations in flight; with one, each iteration
-  // already waits for the whole one before.
+  // A tile held to n buffers across the iterations (one_buffer: 1,
+  // tile_buffers: n): its write waits for the readers of it (whole or by
+  // slot) of iteration i - n, whose buffer it reuses, or, unread, for its
+  // writer. Readers are tracked when the loop keeps two or more iterations
+  // in flight; with one, each iteration already waits for the whole one
+  // before. With n at least the loop's depth the tile rotates as every
+  // other (Iteration::reuse), so nothing is added.
   static void WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
                                      Deps& deps) {
-    if (it.prev == nullptr || !it.track_readers) return;
-    const Iteration& p = *it.prev;
+    if (!it.track_readers || op.FixedBuffers() >= it.copies) return;
+    const Iteration* back = it.prev;
+    for (int64_t k = 1; back != nullptr && k < op.FixedBuffers(); ++k) {
+      back = back->prev;
+    }
+    if (back == nullptr) return;
+    const Iteration& p = *back;
     auto w = p.made.find(op.id);
     if (auto r = p.readers.find(op.id); r != p.readers.end()) {
       deps.insert(deps.end(), r->second.begin(), r->second.end());

@@ -102,6 +102,16 @@ struct NkiOp {
   // loop's depth; each iteration's write waits for the previous one's
   // readers of it.
   bool one_buffer = false;
+  // The tile has this many physical buffers (2 or more), used in rotation
+  // by the iterations of the loop around the op: an NKI tensor whose
+  // buffer dimension the kernel indexes `i % n` (`qk_sbuf[:, i % 2, ...]`)
+  // or whose tiles `mod_alloc` places on n physical tiles. Counted n times
+  // whatever the loop's depth; iteration i's write waits for iteration
+  // i - n's readers of it. 0: not stated (the loop's depth decides).
+  int64_t tile_buffers = 0;
+  // The physical buffers the tile is held to across the iterations of the
+  // loop around it: 1 for one_buffer, tile_buffers when stated, else 0.
+  int64_t FixedBuffers() const { return one_buffer ? 1 : tile_buffers; }
   // The engine the compiler stage chose for that copy (unset otherwise).
   std::optional<Engine> transpose_copy_engine;
   // load/store/hbm_copy: the block of `tensor` moved, one entry per dim: the

@@ -494,19 +494,21 @@ class SpecReader {
                                                 "insert_transpose",
                                                 "overwrite",
                                                 "one_buffer",
+                                                "tile_buffers",
                                                 "broadcasts",
                                                 "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
     } else if (kind == "store") {
-      drop = {"id",        "engine",     "func",      "tile",
-              "dtype",     "buffer",     "carry",     "indirect",
-              "transpose", "accumulate", "one_buffer"};
+      drop = {"id",        "engine",     "func",       "tile",
+              "dtype",     "buffer",     "carry",      "indirect",
+              "transpose", "accumulate", "one_buffer", "tile_buffers"};
     } else if (kind == "hbm_copy") {
-      drop = {"id",       "engine",    "func",       "inputs",
-              "tile",     "dtype",     "buffer",     "carry",
-              "indirect", "transpose", "accumulate", "one_buffer"};
+      drop = {"id",          "engine",    "func",       "inputs",
+              "tile",        "dtype",     "buffer",     "carry",
+              "indirect",    "transpose", "accumulate", "one_buffer",
+              "tile_buffers"};
     } else if (kind == "loop") {
       drop = {"engine", "func",      "inputs",   "index",
               "mask",   "tile",      "dtype",    "buffer",
@@ -517,9 +519,10 @@ class SpecReader {
     } else if (kind == "reduction") {
       // An output of the op it names, not an instruction: its input, tile
       // and dtype only.
-      drop = {"engine",     "func",   "tensor",     "index",     "mask",
-              "buffer",     "after",  "carry",      "transpose", "indirect",
-              "accumulate", "slices", "broadcasts", "one_buffer"};
+      drop = {"engine",     "func",       "tensor",      "index",
+              "mask",       "buffer",     "after",       "carry",
+              "transpose",  "indirect",   "accumulate",  "slices",
+              "broadcasts", "one_buffer", "tile_buffers"};
     } else if (kind == "activation") {
       drop = {"tensor", "index", "transpose", "indirect"};
     } else if (kind == "tensor_scalar") {
@@ -688,6 +691,12 @@ class SpecReader {
         r_.OptionalBool(v, path, "insert_transpose", op.insert_transpose));
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "overwrite", op.overwrite));
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "one_buffer", op.one_buffer));
+    if (const Json* tb = JsonReader::Optional(v, "tile_buffers")) {
+      TRN_ASSIGN_OR_RETURN(
+          op.tile_buffers,
+          r_.Int(*tb, JsonChild(path, "tile_buffers"), 2, kInt32Max,
+                 "an integer >= 2 (one buffer is \"one_buffer\": true)"));
+    }
     if (const Json* ix = JsonReader::Optional(v, "indirect")) {
       TRN_ASSIGN_OR_RETURN(op.indirect,
                            r_.String(*ix, JsonChild(path, "indirect")));

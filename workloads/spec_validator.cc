@@ -829,6 +829,16 @@ class Validator {
                    "one_buffer says the tile the op defines is one buffer "
                    "for every iteration; a loop without an id defines none");
     }
+    if (op.tile_buffers > 0 && op.id.empty()) {
+      return Error(path + "/tile_buffers",
+                   "tile_buffers says how many buffers the tile the op "
+                   "defines has; a loop without an id defines none");
+    }
+    if (op.tile_buffers > 0 && op.one_buffer) {
+      return Error(path + "/tile_buffers",
+                   "give one_buffer (one buffer) or tile_buffers (two or "
+                   "more), not both");
+    }
     if (kind == "reduction") TRN_RETURN_IF_ERROR(CheckReduction(ctx, op, path));
     if (kind == "transpose") TRN_RETURN_IF_ERROR(CheckTranspose(op, path));
     if (kind == "loop") {

@@ -291,6 +291,24 @@ class Privatized(unittest.TestCase):
                          ["load", "transpose", "tensor_copy", "store"])
         self.assertNotIn("one_buffer", loop["body"][1])
 
+    def test_a_buffer_index_gives_the_tile_its_buffers(self) -> None:
+        # t[:, i % 2, :]: the buffer dim is not part of the tile, and the
+        # load's tile has two buffers over i (docs/spec-format.md).
+        spec = trace(f"{k('rotated.py')}::two_buffers", "x=512x512:float32")
+        loop, = spec["kernel"]["loops"]
+        load, act, _ = loop["body"]
+        self.assertEqual(load["tile_buffers"], 2)
+        self.assertNotIn("one_buffer", load)
+        self.assertEqual(load["tile"], [128, 512])
+        self.assertEqual(act["inputs"], [load["id"]])
+
+    def test_mod_alloc_gives_a_block_dim_its_physical_tiles(self) -> None:
+        spec = trace(f"{k('rotated.py')}::placed_banks", "x=2048x128:bfloat16")
+        loop, = spec["kernel"]["loops"]
+        transpose = loop["body"][1]
+        self.assertEqual(transpose["op"], "transpose")
+        self.assertEqual(transpose["tile_buffers"], 4)
+
     def test_an_accumulator_stays_carried(self) -> None:
         # `total += t` reads the previous iteration's total: not the loop's
         # own, even though nothing reads it after the loop.
@@ -379,9 +397,14 @@ class Refusals(unittest.TestCase):
         self.refused("loop_var_branch", "if i == 0", "cannot be traced")
 
     def test_direct_allocation(self) -> None:
-        self.refused("direct_allocation", "mod_alloc(base_addr=0)",
-                     "nki.compiler.sbuf.mod_alloc (direct allocation) is not "
-                     "yet supported")
+        self.refused("direct_allocation", "sbuf.alloc(lambda",
+                     "nki.compiler.sbuf.alloc (direct allocation by a "
+                     "function) is not yet supported")
+
+    def test_a_read_of_another_rotated_buffer(self) -> None:
+        self.refused("rotation_read_of_another_buffer", "(i + 1) % 2",
+                     "accesses buf by (i + 1) % 2, while it rotates its "
+                     "buffers by i % 2")
 
     def test_a_loop_with_two_results_sharing_a_tile(self) -> None:
         self.refused("two_results_sharing_a_tile", "for r in nl.affine_range",

@@ -28,8 +28,8 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 # since an instruction's reduce_res= is a "reduction" op; v8a since arrays
 # allocated outside a loop that each iteration writes anew are the loop's.
 REFUSED = {
-    "attn_fwd_v9": "mod_alloc (direct allocation) is not yet supported",
-    # Manual software pipelining: no_reorder, then `i_tile_q % 2` indices.
+    # Manual software pipelining: no_reorder, then reads of the buffer the
+    # previous iteration wrote (`(i_tile_q + 1) % 2`).
     "attn_fwd_v11": "no_reorder is not supported by the NKI front end",
 }
 

@@ -174,11 +174,12 @@ class Allocator {
           out = out || (from < p && p < to);
         }
         if (out) continue;
-        // One buffer that every iteration overwrites: not copied for the
-        // iterations in flight.
-        Point& into = loop.body[i].one_buffer ? fixed : iter;
-        into.sbuf.Add(size[i].sbuf);
-        into.psum.Add(size[i].psum);
+        // A tile held to its own number of buffers (one_buffer,
+        // tile_buffers): that many copies, not one per iteration in flight.
+        const int64_t own = loop.body[i].FixedBuffers();
+        Point& into = own > 0 ? fixed : iter;
+        into.sbuf.Add(own > 1 ? size[i].sbuf.Times(own) : size[i].sbuf);
+        into.psum.Add(own > 1 ? size[i].psum.Times(own) : size[i].psum);
         // Live across p without a use at p: its next use after p.
         const auto next = std::upper_bound(uses[i].begin(), uses[i].end(), p);
         const bool used_here =

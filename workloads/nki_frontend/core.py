@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import fission, ir, tracer
 from .errors import TraceError
-from .expr import Affine, Axis, Conjunction, LoopVar, Predicate
+from .expr import Affine, Axis, Conjunction, LoopVar, Modulo, Predicate
 
 
 def err(message: str) -> TraceError:
@@ -85,6 +85,50 @@ PSUM = Buffer("psum")
 HBM = Buffer("hbm")
 SHARED_HBM = Buffer("shared_hbm")
 PRIVATE_HBM = Buffer("private_hbm")
+
+
+class ModAlloc:
+    """`nki.compiler.sbuf.mod_alloc(...)` / `psum.mod_alloc(...)` as an
+    allocation's buffer: the array is in SBUF / PSUM, and each of its block
+    dims has `tiles[d]` physical tiles, logical tile j going to j % tiles[d]
+    (the API reference's modulo allocation function). The addresses it
+    names are not modelled: the compiler stage's allocator places tiles by
+    liveness (docs/nki-source.md)."""
+
+    def __init__(self, buffer: str, tiles: Tuple[int, ...]) -> None:
+        self.buffer = buffer
+        self.tiles = tiles
+
+
+def _tile_counts(api: str, key: str, value: object) -> Tuple[int, ...]:
+    if not isinstance(value, (tuple, list)) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1
+            for v in value):
+        raise err(f"{api}: {key}= is a tuple of positive integers, got "
+                  f"{value!r}")
+    return tuple(value)
+
+
+def mod_alloc(buffer: str, **kwargs: object) -> ModAlloc:
+    api = f"nki.compiler.{buffer}.mod_alloc"
+    counts_key = "num_free_tiles" if buffer == "sbuf" else "num_bank_tiles"
+    known = {"base_addr", "base_partition", "num_par_tiles",
+             "num_free_tiles"} | ({"base_bank", "num_bank_tiles"}
+                                  if buffer == "psum" else set())
+    for k in kwargs:
+        if k not in known:
+            raise err(f"{api} has no argument {k}=")
+    for k in ("base_addr", "base_bank", "base_partition"):
+        v = kwargs.get(k, 0)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise err(f"{api}: {k}= is an integer >= 0, got {v!r}")
+    for k in ("num_par_tiles",) + (("num_free_tiles",) if buffer == "psum"
+                                   else ()):
+        if any(c != 1 for c in _tile_counts(api, k, kwargs.get(k, ()))):
+            raise err(f"{api}: {k}= other than 1 (tiles side by side "
+                      "within a block's allocation) is not yet supported")
+    return ModAlloc(buffer, _tile_counts(api, counts_key,
+                                         kwargs.get(counts_key, ())))
 
 
 class ParDim(int):
@@ -197,6 +241,13 @@ def normalize(shape: Tuple[int, ...], key: object,
                                                       f"of dim {d}"), False))
         elif isinstance(k, DynSlice):
             out.append(ir.DimAccess(k.start, k.size, False))
+        elif isinstance(k, Modulo):
+            if not on_chip:
+                raise err(f"index {k!r} of an HBM tensor: a buffer index "
+                          "(i % n) is for an on-chip array's buffer dim")
+            da = ir.DimAccess(Affine({}, 0), 1, True)
+            da.modulo = k  # type: ignore[attr-defined]
+            out.append(da)
         elif isinstance(k, ArangeVector):
             a = k._as_affine()
             out.append(ir.DimAccess(Affine({}, 0), k.extent, False, 0))
@@ -564,6 +615,7 @@ def ref_of(x: object) -> ir.Ref:
     arr.fresh = False
     inner = getattr(arr, "inner", None)
     t = tracer.active()
+    _rotation(arr, dims)
     _check_private(arr, t.loop)
     reducing = getattr(arr, "reduced_in", None)
     if reducing is not None and reducing.encloses(t.loop):
@@ -603,11 +655,58 @@ def ref_of(x: object) -> ir.Ref:
         if len(slots) < len(arr.block_dims):
             part = None  # a whole block or sub-block
         elif part == tile_of([d for i, d in enumerate(arr.shape)
-                              if i >= arr.pdim and i not in arr.block_dims]):
+                              if i >= arr.pdim and i not in arr.block_dims
+                              and (arr.rotation is None
+                                   or i != arr.rotation[0])]):
             part = None  # one slot, whole (`tt[:, j, :]`)
     r = ir.Ref(v, slots, part)
     r.array = arr
     return r
+
+
+def _rotation(arr: ir.Array, dims: Optional[List[ir.DimAccess]]) -> None:
+    """An access of `arr`: one that indexes a free dim `(i + c) % n`, where
+    the dim has n elements, makes that dim n buffers the kernel rotates by
+    hand over loop i (NKI's `qk_sbuf[:, i_tile_q % 2, ...]`); the dim is
+    then not part of the tile, and _privatize gives the array n buffers
+    over i ("tile_buffers"). Every access must then index it the same way:
+    another buffer (`(i + 1) % 2`, read from the iteration before) or all
+    of them is not yet supported."""
+    mods = [(d, getattr(da, "modulo")) for d, da in enumerate(dims or [])
+            if getattr(da, "modulo", None) is not None]
+    name = arr.name or "an array"
+    if arr.rotation is None:
+        if not mods:
+            return
+        if len(mods) > 1:
+            raise err(f"indexes {name} by two buffer indices (i % n): not "
+                      "yet supported")
+        d, m = mods[0]
+        if d <= arr.pdim:
+            raise err(f"index {m!r} of a block or partition dim of {name}: "
+                      "a buffer index (i % n) is supported on a free dim "
+                      "(mod_alloc rotates block dims)")
+        if arr.shape[d] != m.n:
+            raise err(f"index {m!r} of dim {d} of {name}, which has "
+                      f"{arr.shape[d]} elements: a buffer index (i % n) "
+                      "takes a dim of n buffers")
+        if arr.current is not None:
+            raise err(f"{name} is written whole before line "
+                      f"{tracer.current_line()} indexes one of its buffers "
+                      f"by {m!r}: not yet supported")
+        if not (m.var.loop is not arr.loop and arr.loop.encloses(m.var.loop)):
+            raise err(f"buffer index {m!r} of {name} over a loop that does "
+                      "not run inside the array's allocation: each "
+                      "iteration of it has an array of its own")
+        arr.rotation = (d, m)
+        return
+    d, first = arr.rotation
+    got = next((m for dd, m in mods if dd == d), None)
+    if got is None or not got.same(first) or len(mods) > 1:
+        what = f"by {got!r}" if got is not None else "without a buffer index"
+        raise err(f"accesses {name} {what}, while it rotates its buffers by "
+                  f"{first!r}: reading another iteration's buffer, or all of "
+                  "them, is not yet supported")
 
 
 def _chain_below(arr: ir.Array, loop: ir.Loop) -> List[ir.Loop]:
@@ -669,8 +768,25 @@ def _privatize(arr: ir.Array, dims: List[ir.DimAccess], loop: ir.Loop,
                 return
         if any(outer.encloses(r.loop) for r in arr.outer_readers):
             return
+        if arr.tile_buffers >= 2:
+            raise err(f"{arr.name} has {arr.tile_buffers} buffers over the "
+                      f"loop at line {arr.loop.line} and the loop at line "
+                      f"{outer.line} inside it indexes a block dim of it: "
+                      "not yet supported (several buffers over the "
+                      "innermost loop only)")
         arr.loop = outer
-        arr.one_buffer = dim is None  # type: ignore[attr-defined]
+        # Its physical buffers over L's iterations: one for a whole array
+        # written anew (the migration guide), n for a buffer index i % n
+        # over L, and for a block dim placed by mod_alloc its count there;
+        # otherwise L's depth decides.
+        rot = arr.rotation[1] if arr.rotation is not None else None
+        count = 0
+        if dim is None:
+            count = rot.n if rot is not None and rot.var.loop is outer else 1
+        elif arr.mod_tiles:
+            count = arr.mod_tiles[dim]
+        arr.one_buffer = count == 1  # type: ignore[attr-defined]
+        arr.tile_buffers = count if count >= 2 else 0
         private = getattr(arr, "private", [])
         private.append((key, outer))
         arr.private = private  # type: ignore[attr-defined]
@@ -689,6 +805,7 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     """`dst[dims] = value` (kind set) or `dst[dims] += value` (acc)."""
     arr = dst._a
     t = tracer.active()
+    _rotation(arr, dims)
     _check_private(arr, t.loop)
     _privatize(arr, dims, t.loop, kind)
     if isinstance(value, (int, float)) and kind == "set":
@@ -752,6 +869,7 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     if not chain:
         op.role = op.role if op.role == "acc" else "tile"
         op.one_buffer = getattr(arr, "one_buffer", False)
+        op.tile_buffers = arr.tile_buffers
         arr.current = op
         return
     if kind == "set" and arr.current is not None and any(
@@ -774,6 +892,13 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
                           "allocated outside: not yet supported (allocate "
                           "it inside the loop)")
             levels.append(dim)
+        for d in levels:
+            if arr.mod_tiles and d < arr.pdim and \
+                    arr.mod_tiles[d] < arr.shape[d]:
+                raise err(f"mod_alloc gives {arr.name} {arr.mod_tiles[d]} "
+                          f"physical tiles along block dim {d} of "
+                          f"{arr.shape[d]}, and the loop keeps them all "
+                          "after it: not yet supported")
         if arr.block_dims and arr.block_dims != levels:
             raise err(f"{arr.name} is written at different block positions "
                       "by two ops: not yet supported")
@@ -801,6 +926,7 @@ def write_reduction(res: object, op: ir.Op) -> None:
     else:
         raise err("reduce_res= is an on-chip tile")
     arr = tile._a
+    _rotation(arr, dims)
     _check_private(arr, tracer.active().loop)
     _privatize(arr, dims, tracer.active().loop)
     seen = tile_of(view_tile(arr, dims))
@@ -883,6 +1009,8 @@ def _carried(arr: ir.Array, dims: List[ir.DimAccess], op: ir.Op,
     carry it; the loop gets no id for the array."""
     if len(chain) != 1 or any(d.start.loop_terms() for d in dims):
         return False
+    if arr.rotation is not None:
+        return False  # its own buffer each iteration: not carried
     readers = [r for r in arr.outer_readers if r.loop is loop]
     if not readers:
         return False
@@ -994,6 +1122,7 @@ def _close_one(loop: ir.Loop) -> None:
             assert loop.id_for is None or loop.id_for is arr
             loop.id_for = arr
             loop.one_buffer = getattr(arr, "one_buffer", False)
+            loop.tile_buffers = arr.tile_buffers
             loop.id_kind = kind
             arr.current = loop
             arr.inner = None  # type: ignore[attr-defined]

@@ -245,8 +245,11 @@ class Emitter:
             j["insert_transpose"] = True
         if op.accumulate:
             j["accumulate"] = True  # its reduce_res=, a "reduction" op
-        if op.one_buffer and op.kind != "reduction":
-            j["one_buffer"] = True
+        if op.kind != "reduction":
+            if op.tile_buffers >= 2:
+                j["tile_buffers"] = op.tile_buffers
+            elif op.one_buffer:
+                j["one_buffer"] = True
         if op.kind == "matmul" and op.role != "acc":
             # `qk[i] = nc_matmul(...)`: a PSUM tile of its own, not `+=`.
             j["overwrite"] = True
@@ -269,7 +272,9 @@ class Emitter:
         if not top:
             if loop.id:
                 j["id"] = loop.id
-                if loop.one_buffer:
+                if loop.tile_buffers >= 2:
+                    j["tile_buffers"] = loop.tile_buffers
+                elif loop.one_buffer:
                     j["one_buffer"] = True
             j["op"] = "loop"
         j["var"] = loop.name

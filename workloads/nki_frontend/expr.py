@@ -133,12 +133,18 @@ class Affine:
                          "not affine; the front end traces affine indices "
                          "only", _where())
 
-    def __mod__(self, other: object) -> "Affine":
+    def __mod__(self, other: object) -> "Union[Affine, Modulo]":
         o = Affine.of(other)
         if self.is_const() and o.is_const():
             return Affine({}, self.const % o.const)
+        lt = self.loop_terms()
+        if (o.is_const() and o.const >= 2 and not self.axes()
+                and len(lt) == 1 and list(lt.values())[0] == 1):
+            var = list(lt.keys())[0]
+            return Modulo(var, self.const % o.const, o.const)
         raise TraceError("the remainder of a loop variable or index is not "
-                         "affine; the front end traces affine indices only",
+                         "affine; the front end traces affine indices, and "
+                         "(i + c) % n of one loop variable as a buffer index",
                          _where())
 
     def __index__(self) -> int:
@@ -195,6 +201,33 @@ class Affine:
         if self.const or not parts:
             parts.append(str(self.const))
         return " + ".join(parts)
+
+
+class Modulo:
+    """`(i + offset) % n` of one loop variable: the index of one of n
+    buffers a kernel rotates by hand (`qk_sbuf[:, i_tile_q % 2, ...]` in the
+    2026-02 attention v9). Only an index: no further arithmetic."""
+
+    def __init__(self, var: LoopVar, offset: int, n: int) -> None:
+        self.var = var
+        self.offset = offset
+        self.n = n
+
+    def same(self, other: "Modulo") -> bool:
+        return (self.var is other.var and self.offset == other.offset
+                and self.n == other.n)
+
+    def __repr__(self) -> str:
+        if self.offset:
+            return f"({self.var!r} + {self.offset}) % {self.n}"
+        return f"{self.var!r} % {self.n}"
+
+    def _refuse(self, *args: object) -> None:
+        raise TraceError(f"{self!r} is a buffer index only: arithmetic on "
+                         "it is not affine", _where())
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __floordiv__ = __mod__ = __index__ = __int__ = __bool__ = _refuse
 
 
 class Predicate:

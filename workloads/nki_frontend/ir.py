@@ -34,6 +34,7 @@ class Loop:
         self.id = ""
         self.walk: Optional[Tuple[str, int, int]] = None
         self.one_buffer = False  # its id's tiles: see Op.one_buffer
+        self.tile_buffers = 0  # its id's tiles: see Op.tile_buffers
 
     def encloses(self, other: Optional["Loop"]) -> bool:
         while other is not None:
@@ -103,6 +104,9 @@ class Op:
         # Its tile is one buffer every iteration of its loop overwrites (an
         # array allocated outside the loop, core._privatize).
         self.one_buffer = False
+        # Or it has this many buffers (2 or more) over those iterations: a
+        # buffer index `i % n`, or mod_alloc's physical tiles.
+        self.tile_buffers = 0
         # A reduction op (the reduce_res= of an accumulate op): the loop
         # whose block of reductions it stands for, or None for one op's.
         self.view_of: Optional["Loop"] = None
@@ -130,6 +134,15 @@ class Array:
         self.fresh_name = name is None  # named by its op's statement
         # Ops that read a version of this array made before their loop.
         self.outer_readers: List["Op"] = []
+        # The free dim a kernel indexes `(i + c) % n` to rotate n buffers by
+        # hand, and that index (core._rotation); it is not part of the tile.
+        self.rotation: Optional[Tuple[int, object]] = None
+        # mod_alloc's physical tile count per block dim, when it places the
+        # array (language.ndarray).
+        self.mod_tiles: Optional[Tuple[int, ...]] = None
+        # Physical buffers across the loop it is private to (core._privatize):
+        # 1 is one_buffer; 0 leaves it to the loop's depth.
+        self.tile_buffers = 0
 
     def whole_tile(self) -> Tuple[int, int]:
         """All of the array as one tile: its block dims side by side."""
@@ -143,8 +156,9 @@ class Array:
         if not rest:
             return (1, 1)
         free = 1
-        for d in rest[1:]:
-            free *= d
+        for i, d in enumerate(rest[1:], self.pdim + 1):
+            if self.rotation is None or i != self.rotation[0]:
+                free *= d
         return (rest[0], free)
 
 

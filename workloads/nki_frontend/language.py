@@ -120,6 +120,8 @@ def _shape_and_pdim(shape: Sequence[int]) -> Tuple[Tuple[int, ...], int]:
 
 
 def _buffer_name(buffer: object) -> str:
+    if isinstance(buffer, core.ModAlloc):
+        return buffer.buffer
     if buffer is None or buffer is SBUF:
         return "sbuf"
     if buffer is PSUM:
@@ -146,6 +148,13 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
         t.tensors.append(tensor)
         return HbmHandle(tensor, dtype)
     arr = core.new_array(target, shp, d, b, pdim)
+    if isinstance(buffer, core.ModAlloc) and pdim > 0:
+        # The counts are per block dim; an array without one is one tile,
+        # as the reference's allocation function maps the empty index.
+        if len(buffer.tiles) != pdim:
+            raise err(f"mod_alloc gives {len(buffer.tiles)} tile counts for "
+                      f"an array with {pdim} block dims")
+        arr.mod_tiles = buffer.tiles
     return Tile(arr, dtype if isinstance(dtype, DType) else
                 core.dtype_obj(d))
 

@@ -13,7 +13,7 @@ import sys
 import types
 from typing import Callable, Dict, List, Optional
 
-from . import isa, language, tracer
+from . import core, isa, language, tracer
 from .errors import TraceError
 
 SUPPORTED_DOC = "docs/nki-source.md lists the supported API"
@@ -72,23 +72,31 @@ def _decorator(*args: object, **kwargs: object):
 def _direct_allocation(api: str):
     def refuse(*args: object, **kwargs: object) -> None:
         raise TraceError(
-            f"{api} (direct allocation) is not yet supported: it places "
-            "each tile of a tensor and fixes its physical tiles, where the "
-            "spec format leaves allocation to the compiler stage and "
-            "states buffer depth per loop; use nl.sbuf / nl.psum or "
-            f"auto_alloc() ({SUPPORTED_DOC})", tracer.where())
+            f"{api} (direct allocation by a function) is not yet "
+            "supported: its function places each tile of a tensor, where "
+            "the spec format leaves placement to the compiler stage; use "
+            "mod_alloc, nl.sbuf / nl.psum or auto_alloc() "
+            f"({SUPPORTED_DOC})", tracer.where())
     return refuse
 
 
 def _memory_module(top: str, name: str, buffer: object) -> types.ModuleType:
     """`nki.compiler.sbuf` / `.psum`, the direct-allocation API: a tensor
     the compiler allocates (`auto_alloc()`) is an `nl.sbuf` / `nl.psum`
-    tensor; placing tiles by hand (`alloc`, `mod_alloc`) is refused when a
-    traced kernel calls it (a file may still name it, at its top level)."""
+    tensor; `mod_alloc` fixes each block dim's physical tiles
+    (core.ModAlloc); placing tiles with a function of one's own (`alloc`)
+    is refused when a traced kernel calls it (a file may still name it, at
+    its top level)."""
     m = _ApiModule(f"{top}.compiler.{name}")
     m.__dict__["auto_alloc"] = lambda *a, **k: buffer
-    for api in ("alloc", "mod_alloc"):
-        m.__dict__[api] = _direct_allocation(f"nki.compiler.{name}.{api}")
+    m.__dict__["alloc"] = _direct_allocation(f"nki.compiler.{name}.alloc")
+
+    def modulo(*args: object, **kwargs: object) -> object:
+        if args:
+            raise TraceError(f"nki.compiler.{name}.mod_alloc takes keyword "
+                             "arguments only", tracer.where())
+        return core.mod_alloc(name, **kwargs)
+    m.__dict__["mod_alloc"] = modulo
     return m
 
 

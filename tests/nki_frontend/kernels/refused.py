@@ -38,7 +38,7 @@ def loop_var_branch(x):
 def direct_allocation(x):
     from neuronxcc import nki
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
-    placed = nki.compiler.sbuf.mod_alloc(base_addr=0)
+    placed = nki.compiler.sbuf.alloc(lambda idx, p, f: 0)
     t = nl.ndarray(x.shape, dtype=x.dtype, buffer=placed)
     nl.store(out, value=t)
     return out
@@ -55,4 +55,13 @@ def two_results_sharing_a_tile(x):
         rows[r] = nl.exp(t)
         maxes[:, r] = nl.max(t, axis=1)
     nl.store(out, value=nl.max(maxes, axis=1) + rows[0])
+    return out
+
+
+def rotation_read_of_another_buffer(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    buf = nl.ndarray((nl.par_dim(128), 2, 64), dtype=x.dtype, buffer=nl.sbuf)
+    for i in nl.sequential_range(4):
+        buf[:, i % 2, :] = nl.load(x)
+        nl.store(out, value=buf[:, (i + 1) % 2, :])
     return out
