@@ -1,7 +1,8 @@
 // A tile held to a fixed number of buffers (one_buffer: 1, tile_buffers: n)
 // inside a loop nested in another: the number is the tile's buffers over
 // the whole kernel, as NKI's mod_alloc places logical tile k on physical
-// tile k mod n. The buffers rotate on across the outer loop's iterations: use
+// tile k mod n. It is counted n times whatever the depth of the loops
+// around, and the buffers rotate on across the outer loop's iterations: use
 // k of the tile (counted over the kernel, in order) waits for the readers
 // of use k - n, also when that use was in the outer loop's previous
 // iteration (the 2026-02 attention v9's `qk`, 7 PSUM banks over every
@@ -72,6 +73,43 @@ Json Nest(int outer_depth, const std::string& key = "", int value = 0,
   return j;
 }
 
+MemoryPeak Psum(const Json& j) {
+  auto spec = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.ok() ? spec->compiled.psum : MemoryPeak{};
+}
+
+int64_t CopiesOfS(const MemoryPeak& peak) {
+  for (const LiveTile& t : peak.live) {
+    if (t.id == "s") return t.copies;
+  }
+  return 0;
+}
+
+TEST(FixedBuffersAcrossLoopsTest,
+     CountedItsNumberOfTimesWhateverTheOuterDepth) {
+  // s takes one bank; three buffers of it are 3 banks with one outer
+  // iteration in flight or two or four, not 3 per outer iteration.
+  for (int depth : {1, 2, 4}) {
+    const MemoryPeak three = Psum(Nest(depth, "tile_buffers", 3));
+    EXPECT_EQ(three.used, 3) << depth;
+    EXPECT_EQ(CopiesOfS(three), 3) << depth;
+    const MemoryPeak one = Psum(Nest(depth, "one_buffer"));
+    EXPECT_EQ(one.used, 1) << depth;
+    EXPECT_EQ(CopiesOfS(one), 1) << depth;
+  }
+}
+
+TEST(FixedBuffersAcrossLoopsTest,
+     WithoutAFixedCountATileIsCountedPerOuterIteration) {
+  // The block's transient s, once per outer iteration in flight, as before.
+  for (int depth : {1, 2, 4}) {
+    const MemoryPeak plain = Psum(Nest(depth));
+    EXPECT_EQ(plain.used, depth) << depth;
+    EXPECT_EQ(CopiesOfS(plain), depth) << depth;
+  }
+}
+
 TEST(FixedBuffersAcrossLoopsTest, TheRotationGoesOnAcrossTheOuterLoop) {
   const Kernel k = LowerOrDie(Nest(2, "tile_buffers", 3));
   const std::vector<size_t> mm = AtLine(k, 4);
@@ -109,6 +147,19 @@ TEST(FixedBuffersAcrossLoopsTest, OneBufferWaitsForTheOuterIterationBefore) {
 std::vector<uint32_t> Deps(const Kernel& k, size_t i) {
   return {k.deps.begin() + k.instrs[i].deps_begin,
           k.deps.begin() + k.instrs[i].deps_end};
+}
+
+TEST(FixedBuffersAcrossLoopsTest, BuffersNeverReusedAddNoOrder) {
+  // Two outer iterations of four uses: with 8 buffers (PSUM's 8 banks)
+  // none is reused, and the kernel lowers with the dependencies of the
+  // nest without the key.
+  const Kernel plain = LowerOrDie(Nest(2, "", 0, 256));
+  const Kernel eight = LowerOrDie(Nest(2, "tile_buffers", 8, 256));
+  ASSERT_EQ(plain.instrs.size(), 30u);
+  ASSERT_EQ(plain.instrs.size(), eight.instrs.size());
+  for (size_t i = 0; i < plain.instrs.size(); ++i) {
+    EXPECT_EQ(Deps(plain, i), Deps(eight, i)) << i;
+  }
 }
 
 TEST(FixedBuffersAcrossLoopsTest, WithoutAFixedCountNoWriteWaitsForAReader) {
