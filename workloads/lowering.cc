@@ -328,6 +328,17 @@ struct LoweredTile {
   std::string made_by;
 };
 
+// One use of the buffer of a tile held to a fixed number of buffers
+// (one_buffer, tile_buffers): the instructions that wrote it and those that
+// have read it so far, the block's slots when the tile is a block, and the
+// run of the loop around the op that made it (NkiLowering::Loop's count).
+struct FixedUse {
+  Deps writer;
+  Deps readers;
+  std::shared_ptr<BlockSlots> slots;
+  int64_t run = 0;
+};
+
 // The descriptors of a load or store of `block` of `t`: one contiguous HBM
 // run per row, or several when a dim after the first is cut (the row is
 // then made of strided segments), on min(rows, partitions) partitions.
@@ -385,6 +396,10 @@ struct Iteration {
   std::map<std::string, Deps> readers;
   // Spilled tiles of this iteration: the DMA that saved each to HBM.
   std::map<std::string, uint32_t> spill_saves;
+  // The run of its loop it belongs to (NkiLowering::Loop's count), and, per
+  // id of a tile of it held to a fixed number of buffers, that tile's use.
+  int64_t run = 0;
+  std::map<std::string, std::shared_ptr<FixedUse>> fixed;
 };
 
 struct LoweredLoop {
@@ -437,17 +452,22 @@ class NkiLowering {
   // what the op that makes the loop's result waits for besides its own
   // dependencies, in every iteration (a one_buffer loop's previous
   // readers: only the op that writes the tile waits for them).
+  // `result_out`: the tile of the op in the loop's result position is read
+  // by the body around it (the loop's id stands for it).
   absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
                                    const LoopTiles& tiles,
                                    const BlockSlots* refill = nullptr,
                                    bool want_slots = false,
-                                   const Deps* result_wait = nullptr) {
+                                   const Deps* result_wait = nullptr,
+                                   bool result_out = false) {
     const bool keep_all = tiles.keep_all;
     const bool rotates = tiles.rotates;
+    const int64_t run_id = ++runs_;
     chain_.push_back(&loop);
     keep_all_.push_back(keep_all);
     result_index_.push_back(LoopResultIndex(loop));
     result_wait_.push_back(result_wait);
+    result_out_.push_back(result_out);
     const size_t pos = chain_.size() - 1;
     if (pos == 0) {
       // At least one instruction per op and iteration: refuse a huge nest
@@ -507,6 +527,7 @@ class NkiLowering {
       it.index = i;
       it.tile = std::min(step, extent - i * step);
       it.entry = &entry;
+      it.run = run_id;
       it.copies = keep_all ? 0 : loop.buffers;
       // With one buffer an iteration waits for the whole one before, as
       // the seed profile of exp_tiled shows its engines taking turns and
@@ -604,6 +625,7 @@ class NkiLowering {
     keep_all_.pop_back();
     result_index_.pop_back();
     result_wait_.pop_back();
+    result_out_.pop_back();
     return out;
   }
 
@@ -906,7 +928,10 @@ class NkiLowering {
                                 ? result_wait_.back()
                                 : nullptr;
     Deps wait;
-    if (op.FixedBuffers() > 0) WaitForPreviousReaders(op, it, wait);
+    if (op.FixedBuffers() > 0) {
+      WaitForPreviousReaders(op, it, wait);
+      WaitForPreviousUse(op, it, idx, wait);
+    }
     if (inherited != nullptr) {
       wait.insert(wait.end(), inherited->begin(), inherited->end());
     }
@@ -918,9 +943,15 @@ class NkiLowering {
       // (a copy of each iteration's instructions).
       const bool want_slots =
           any_slots_ && ((!op.id.empty() && tiles.keep_all) || fills_slot);
-      TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
-                           Loop(op.loop.front(), deps, tiles, refill,
-                                want_slots, wait.empty() ? nullptr : &wait));
+      // Its result is read out here when its id names it, or when it is in
+      // this loop's result position and this loop's result is read out.
+      const bool result_out =
+          !op.id.empty() ||
+          (static_cast<int>(idx) == result_index_.back() && result_out_.back());
+      TRN_ASSIGN_OR_RETURN(
+          LoweredLoop nested,
+          Loop(op.loop.front(), deps, tiles, refill, want_slots,
+               wait.empty() ? nullptr : &wait, result_out));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
       if (fills_slot) {
@@ -998,6 +1029,10 @@ class NkiLowering {
       made.psum = op.buffer == "psum";
     }
     for (const auto& [frame, id] : tile_reads) {
+      if (auto f = frame->fixed.find(*id); f != frame->fixed.end()) {
+        Deps& r = f->second->readers;
+        r.insert(r.end(), made.deps.begin(), made.deps.end());
+      }
       if (!frame->track_readers) continue;
       Deps& r = frame->readers[*id];
       r.insert(r.end(), made.deps.begin(), made.deps.end());
@@ -1019,6 +1054,18 @@ class NkiLowering {
       it.result.free = made.free;
       it.result.dtype = made.dtype;
       it.result.psum = made.psum;
+    }
+    if (op.FixedBuffers() > 0 && !op.id.empty()) {
+      auto use = std::make_shared<FixedUse>();
+      use->writer = made.deps;
+      use->slots = made.slots;
+      use->run = it.run;
+      it.fixed[op.id] = use;
+      std::deque<std::shared_ptr<FixedUse>>& uses = fixed_uses_[&op];
+      uses.push_back(std::move(use));
+      while (static_cast<int64_t>(uses.size()) > op.FixedBuffers()) {
+        uses.pop_front();
+      }
     }
     if (!op.id.empty()) it.made[op.id] = std::move(made);
     return CheckSize(spec_, builder_.size());
@@ -1048,6 +1095,39 @@ class NkiLowering {
     }
     if (w == p.made.end() || w->second.slots == nullptr) return;
     for (const Deps& r : w->second.slots->readers) {
+      deps.insert(deps.end(), r.begin(), r.end());
+    }
+  }
+
+  // The same tile's buffers rotate over every run of the loop: use k of it
+  // (counting its uses over the whole kernel, in order, across the
+  // iterations of the loops around) is the buffer of use k - n, as NKI's
+  // mod_alloc places logical tile k on physical tile k mod n. Its write
+  // waits for the readers of use k - n (whole or by slot), or, unread, for
+  // its writer, when that use was in an earlier run of the loop, which
+  // nothing else orders it after once the loops around keep several
+  // iterations in flight; and in a block, whose iterations are otherwise
+  // never ordered, also within the run. Within a run of another loop,
+  // Iteration::reuse, the whole previous iteration (depth 1) and
+  // WaitForPreviousReaders already order it. Not for the op in the loop's
+  // result position when the body around reads that tile (through the
+  // loop's id): its readers there are not this op's.
+  void WaitForPreviousUse(const NkiOp& op, const Iteration& it, size_t idx,
+                          Deps& deps) const {
+    if (static_cast<int>(idx) == result_index_.back() && result_out_.back()) {
+      return;
+    }
+    auto h = fixed_uses_.find(&op);
+    if (h == fixed_uses_.end()) return;
+    const std::deque<std::shared_ptr<FixedUse>>& uses = h->second;
+    const int64_t n = op.FixedBuffers();
+    if (static_cast<int64_t>(uses.size()) < n) return;
+    const FixedUse& u = *uses[uses.size() - static_cast<size_t>(n)];
+    if (u.run == it.run && !keep_all_.back()) return;
+    const Deps& d = u.readers.empty() ? u.writer : u.readers;
+    deps.insert(deps.end(), d.begin(), d.end());
+    if (u.slots == nullptr) return;
+    for (const Deps& r : u.slots->readers) {
       deps.insert(deps.end(), r.begin(), r.end());
     }
   }
@@ -1092,7 +1172,13 @@ class NkiLowering {
   std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
   std::vector<int> result_index_;         // parallel to chain_
   std::vector<const Deps*> result_wait_;  // parallel to chain_ (Loop)
-  std::vector<Iteration*> frames_;        // parallel to chain_
+  std::vector<bool> result_out_;          // parallel to chain_ (Loop)
+  // Loop's runs so far: each run's number (Iteration::run).
+  int64_t runs_ = 0;
+  // For each op held to a fixed number n of buffers, its last n uses over
+  // the kernel, oldest first (WaitForPreviousUse).
+  std::map<const NkiOp*, std::deque<std::shared_ptr<FixedUse>>> fixed_uses_;
+  std::vector<Iteration*> frames_;  // parallel to chain_
   // The compiler stage's spills, by the op that writes the tile and by the
   // op it is reloaded for.
   std::map<std::string, const SpillDecision*> spill_after_;

@@ -92,16 +92,24 @@ class Allocator {
 
   int64_t bank_bytes() const { return bank_bytes_; }
 
-  // The peaks of one run of chain.back(): its body's tiles, each copy per
-  // iteration in flight, and the loops nested in it. `has_id`: the loop's
-  // result is held by the body around it (from the loop to its last
-  // reader), so it is not counted here.
-  Peaks Walk(LoopChain& chain, const LoopTiles& tiles, bool has_id) {
+  // The peaks of chain.back() over the kernel: its body's tiles, each copy
+  // per iteration in flight, and the loops nested in it. `scale`: the
+  // copies of this loop's runs in flight at once (the depths of the loops
+  // around it, up to the nearest that rotates its own buffers), by which
+  // every tile of the body is multiplied, except a tile held to a fixed
+  // number of buffers (one_buffer, tile_buffers): that number is its
+  // buffers over the whole kernel (NKI's mod_alloc: physical tile = logical
+  // index mod count), whatever the depth of this loop or of any around it.
+  // `has_id`: the loop's result is held by the body around it (from the
+  // loop to its last reader), so it is not counted here.
+  Peaks Walk(LoopChain& chain, const LoopTiles& tiles, bool has_id,
+             int64_t scale) {
     const NkiLoop& loop = *chain.back();
     // A block's iterations each keep only their slot (counted as the
     // block's result by the body around it); its other tiles are transient
     // and counted once, not once per slot.
     const int64_t depth = tiles.keep_all ? 1 : std::max(1, loop.buffers);
+    const int64_t copies = SatMul(depth, scale);
     const auto preds = BodyPreds(loop);
     const std::vector<size_t> order = BodyOrder(preds);
     const size_t n = loop.body.size();
@@ -159,8 +167,9 @@ class Allocator {
     Peaks peaks;
     for (size_t p = 0; p < order.size(); ++p) {
       const NkiOp& at = loop.body[order[p]];
-      Point iter;
-      Point fixed;
+      Point iter;    // a copy per iteration in flight: x copies
+      Point nested;  // the nested loop's peak, over the kernel already
+      Point fixed;   // its number of buffers, or a rotating loop's peak
       // The spill heuristic's choice here: of the SBUF tiles live across
       // this point and read only later, the one whose next read is the
       // furthest away (the largest on a tie), as linear-scan allocation
@@ -175,7 +184,8 @@ class Allocator {
         }
         if (out) continue;
         // A tile held to its own number of buffers (one_buffer,
-        // tile_buffers): that many copies, not one per iteration in flight.
+        // tile_buffers): that many copies, not one per iteration in flight
+        // of this loop or of the loops around it.
         const int64_t own = loop.body[i].FixedBuffers();
         Point& into = own > 0 ? fixed : iter;
         into.sbuf.Add(own > 1 ? size[i].sbuf.Times(own) : size[i].sbuf);
@@ -222,18 +232,21 @@ class Allocator {
       if (at.op == "loop") {
         const LoopTiles inner_tiles = TilesOf(at, tiles.keep_all);
         chain.push_back(&at.loop.front());
-        const Peaks inner = Walk(chain, inner_tiles, !at.id.empty());
+        // A loop without an id rotates its own buffers over its runs: its
+        // tiles are not copied for the iterations in flight around it.
+        const Peaks inner = Walk(chain, inner_tiles, !at.id.empty(),
+                                 inner_tiles.rotates ? scale : copies);
         chain.pop_back();
         if (!spill) spill = inner.spill;
         Point in{{inner.sbuf.used, inner.sbuf.live},
                  {inner.psum.used, inner.psum.live}};
-        // A loop without an id rotates its own buffers over its runs: its
-        // tiles are not copied for the iterations in flight around it.
-        Point& into = inner_tiles.rotates ? fixed : iter;
+        Point& into = inner_tiles.rotates ? fixed : nested;
         into.sbuf.Add(in.sbuf);
         into.psum.Add(in.psum);
       }
-      Point total{iter.sbuf.Times(depth), iter.psum.Times(depth)};
+      Point total{iter.sbuf.Times(copies), iter.psum.Times(copies)};
+      total.sbuf.Add(nested.sbuf);
+      total.psum.Add(nested.psum);
       total.sbuf.Add(fixed.sbuf);
       total.psum.Add(fixed.psum);
       peaks.Take(total, at.json_path, spill);
@@ -407,7 +420,8 @@ Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits,
   // The kernel's loops run one after the other: the peak is the largest.
   for (const NkiLoop& loop : spec.kernel->loops) {
     LoopChain chain{&loop};
-    const Peaks p = alloc.Walk(chain, LoopTiles{}, /*has_id=*/false);
+    const Peaks p =
+        alloc.Walk(chain, LoopTiles{}, /*has_id=*/false, /*scale=*/1);
     if (p.sbuf.used > a.sbuf.used) {
       a.sbuf.used = p.sbuf.used;
       a.sbuf.at = p.sbuf.at;

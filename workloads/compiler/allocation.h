@@ -1,8 +1,10 @@
 // The compiler stage's on-chip allocator: SBUF and PSUM by liveness. A tile
 // holds its bytes from the op that writes it to the last op that reads it;
 // the iterations in flight of a loop (its depth, NkiLoop::buffers) each hold
-// a copy of its body's tiles; PSUM is taken in whole banks. The peak over the
-// kernel is what must fit (docs/spec-format.md, "Allocation by liveness").
+// a copy of its body's tiles, except a tile held to a fixed number of
+// buffers (one_buffer, tile_buffers), which is that number over the whole
+// kernel; PSUM is taken in whole banks. The peak over the kernel is what
+// must fit (docs/spec-format.md, "Allocation by liveness").
 #ifndef TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 #define TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 
