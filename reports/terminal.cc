@@ -103,6 +103,11 @@ ProgressBar::~ProgressBar() { Finish(); }
 
 void ProgressBar::SetLabel(std::string label) { label_ = std::move(label); }
 
+void ProgressBar::SetTotal(int64_t total) {
+  total_ = std::max<int64_t>(total, 1);
+  done_ = std::min(done_, total_);
+}
+
 void ProgressBar::Advance(int64_t units) {
   done_ = std::min(total_, done_ + units);
   if (enabled_) MaybeDraw();

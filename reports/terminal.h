@@ -64,6 +64,8 @@ class ProgressBar {
 
   // What is running now, e.g. the workload name.
   void SetLabel(std::string label);
+  // The total, when it is known only once work is planned (at least 1).
+  void SetTotal(int64_t total);
   void Advance(int64_t units = 1);
   // Erases the bar if it was drawn. Idempotent.
   void Finish();

@@ -80,9 +80,10 @@ absl::StatusOr<WhatIf> RunWhatIf(std::string id, std::string change,
         variant, std::string_view(s.message().data(), s.message().size()));
     return w;
   }
-  RunOptions quiet = options;
-  quiet.on_run = nullptr;
-  TRN_ASSIGN_OR_RETURN(WorkloadResult r, RunWorkload(variant, profile, quiet));
+  // Its runs count on the caller's progress line (on_run) as the
+  // workload's do.
+  TRN_ASSIGN_OR_RETURN(WorkloadResult r,
+                       RunWorkload(variant, profile, options));
   w.time_us = MedianOf(r, metric);
   w.relative = median > 0 ? w.time_us / median - 1 : 0.0;
   w.dma_compute_overlap = MedianOf(r, "dma_compute_overlap");

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -29,9 +31,74 @@ absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule) {
   return absl::OkStatus();
 }
 
+int64_t SimulatedWork(int64_t instructions, int64_t runs) {
+  if (instructions < 0 || runs <= 0) return 0;
+  const int64_t per_run = instructions + kRunOverheadInstructions;
+  if (runs > std::numeric_limits<int64_t>::max() / per_run) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return runs * per_run;
+}
+
+absl::Status WholeCommandTooLarge(const Schedule& schedule, int64_t workloads,
+                                  absl::string_view command) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "`repeat`=", schedule.repeat, " and `warmup`=", schedule.warmup, ": ",
+      command, " of ", workloads, " workload", workloads == 1 ? "" : "s",
+      " would simulate more than the ", kMaxSimulatedInstructions,
+      " instructions one command may (two to four minutes; each run counts "
+      "its program's instructions and ",
+      kRunOverheadInstructions,
+      " more): lower `repeat` or `warmup`, or select fewer workloads"));
+}
+
+absl::Status CheckRunOverhead(const std::vector<WorkloadSpec>& specs,
+                              const Schedule& schedule,
+                              absl::string_view command, int64_t passes) {
+  // Both at most kMaxRepeat (the flags' range), passes small: no overflow.
+  const int64_t runs =
+      (schedule.warmup + schedule.repeat) * std::max<int64_t>(1, passes);
+  const auto n = static_cast<int64_t>(specs.size());
+  if (n > 0 && SimulatedWork(0, runs) > kMaxSimulatedInstructions / n) {
+    return WholeCommandTooLarge(schedule, n, command);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSimulatedWork(const std::vector<WorkloadSpec>& specs,
+                                const DeviceProfile& profile,
+                                const Schedule& schedule,
+                                absl::string_view command, int64_t passes) {
+  TRN_RETURN_IF_ERROR(CheckRunOverhead(specs, schedule, command, passes));
+  const int64_t runs =
+      (schedule.warmup + schedule.repeat) * std::max<int64_t>(1, passes);
+  int64_t total = 0;
+  for (const WorkloadSpec& spec : specs) {
+    TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
+    const int64_t work = SimulatedWork(program.InstructionCount(), runs);
+    if (work > kMaxSimulatedInstructions - total) {
+      return WholeCommandTooLarge(schedule, static_cast<int64_t>(specs.size()),
+                                  command);
+    }
+    total += work;
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 std::atomic<int> default_jobs{1};
+
+absl::Status CheckSchedule(const Schedule& s) {
+  if (s.repeat < 1 || s.repeat > kMaxRepeat) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("`repeat`: expected 1..", kMaxRepeat, ", got ", s.repeat));
+  }
+  if (s.wait < 0 || s.warmup < 0) {
+    return absl::InvalidArgumentError("`wait` and `warmup` must be >= 0");
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -41,25 +108,28 @@ int DefaultJobs() { return default_jobs.load(); }
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
                                            const RunOptions& options) {
-  const Schedule& s = options.schedule;
-  if (s.repeat < 1 || s.repeat > kMaxRepeat) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("`repeat`: expected 1..", kMaxRepeat, ", got ", s.repeat));
-  }
-  if (s.wait < 0 || s.warmup < 0) {
-    return absl::InvalidArgumentError("`wait` and `warmup` must be >= 0");
-  }
+  TRN_RETURN_IF_ERROR(CheckSchedule(options.schedule));
   TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
-  // At most 2e6 runs of at most 5e6 instructions: no overflow.
-  const int64_t simulated = (s.warmup + s.repeat) * program.InstructionCount();
+  return RunLowered(spec, std::move(program), profile, options);
+}
+
+absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
+                                          Program program,
+                                          const DeviceProfile& profile,
+                                          const RunOptions& options) {
+  const Schedule& s = options.schedule;
+  TRN_RETURN_IF_ERROR(CheckSchedule(s));
+  const int64_t simulated =
+      SimulatedWork(program.InstructionCount(), s.warmup + s.repeat);
   if (simulated > kMaxSimulatedInstructions) {
     return absl::InvalidArgumentError(absl::StrCat(
         spec.file, ": `repeat`=", s.repeat, " and `warmup`=", s.warmup,
         " runs of its ", program.InstructionCount(),
-        "-instruction program would simulate ", simulated,
-        " instructions; expected at most ", kMaxSimulatedInstructions,
-        " per workload (about two minutes): lower `repeat` or use a smaller "
-        "shape"));
+        "-instruction program would simulate the work of ", simulated,
+        " instructions (", kRunOverheadInstructions,
+        " more for each run); expected at most ", kMaxSimulatedInstructions,
+        " per workload (about two minutes): lower `repeat` or `warmup`, or "
+        "use a smaller shape"));
   }
   TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
 
@@ -197,6 +267,8 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
                                  const DeviceProfile& profile,
                                  const RunOptions& options,
                                  const std::string& trnbench_version) {
+  const Schedule& schedule = options.schedule;
+  TRN_RETURN_IF_ERROR(CheckRunOverhead(specs, schedule, "the run"));
   RunResult run;
   static_cast<RunContext&>(run) =
       ContextFor(profile, options, trnbench_version);
@@ -207,6 +279,40 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
   const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
   const int outer = static_cast<int>(
       std::min<size_t>(specs.size(), static_cast<size_t>(std::max(1, jobs))));
+
+  // Every spec is lowered before any runs, so that a command whose runs
+  // would pass kMaxSimulatedInstructions in all is refused before it has
+  // spent minutes. The programs are kept for their runs while they hold
+  // kKeptProgramInstructions in all (memory), the rest lowered again.
+  std::vector<std::optional<Program>> kept(specs.size());
+  int64_t total = 0;
+  int64_t kept_instructions = 0;
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<Program>(
+      specs.size(), outer,
+      [&](size_t, size_t k) -> absl::StatusOr<Program> {
+        return Lower(specs[k], profile);
+      },
+      [&](size_t k, Program program) -> absl::Status {
+        const int64_t n = program.InstructionCount();
+        const int64_t work =
+            SimulatedWork(n, schedule.warmup + schedule.repeat);
+        if (work > kMaxSimulatedInstructions - total) {
+          // One workload alone past the bound: RunLowered names its file.
+          if (work > kMaxSimulatedInstructions) {
+            return RunLowered(specs[k], std::move(program), profile, options)
+                .status();
+          }
+          return WholeCommandTooLarge(
+              schedule, static_cast<int64_t>(specs.size()), "the run");
+        }
+        total += work;
+        if (n <= kKeptProgramInstructions - kept_instructions) {
+          kept_instructions += n;
+          kept[k] = std::move(program);
+        }
+        return absl::OkStatus();
+      }));
+
   RunOptions each = options;
   each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
   std::mutex progress;
@@ -223,6 +329,11 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
         if (options.on_workload) {
           std::lock_guard<std::mutex> lock(progress);
           options.on_workload(specs[k].name);
+        }
+        if (kept[k].has_value()) {
+          Program program = *std::move(kept[k]);
+          kept[k].reset();
+          return RunLowered(specs[k], std::move(program), profile, each);
         }
         return RunWorkload(specs[k], profile, each);
       },

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "device_model/device_profile.h"
+#include "device_model/program.h"
 #include "device_model/timeline.h"
 #include "harness/runner/results.h"
 #include "workloads/spec.h"
@@ -28,6 +30,48 @@ inline constexpr int64_t kMetricsPerWorkloadBound = 17;
 // its program: at some 15 million a second, about two minutes. Beyond it a
 // run is a mistake, not a benchmark.
 inline constexpr int64_t kMaxSimulatedInstructions = 2'000'000'000;
+// What one simulated run costs beyond its instructions, counted as the
+// instructions that take as long: the schedule, the noise draws, the host
+// driver's spans and the metrics read-out. Without it the bound above let
+// `--warmup 1000000` of a 21-instruction workload through as 21 million
+// instructions, and the whole command was not bounded at all (issue 26).
+// bench/run_overhead_bench.cc measures it per shipped workload (host time of
+// a run over that of one instruction of a large exp kernel, less the run's
+// instructions): 5-8 for the NKI and fused ones, 52 for rmsnorm_naive (six
+// dispatches of a few instructions); 64 is the largest rounded up. Eager
+// instructions cost up to about twice an NKI instruction (rmsnorm_llm_naive:
+// 304 over its 336), so a command at the bound runs two to four minutes.
+inline constexpr int64_t kRunOverheadInstructions = 64;
+// Lowered programs RunAll keeps between bounding a command and running it,
+// in instructions over all its workloads (some 60 bytes each: about 120
+// MB); programs beyond it are lowered again when their turn comes.
+inline constexpr int64_t kKeptProgramInstructions = 2'000'000;
+
+// The work `runs` runs of a program of `instructions` instructions count
+// for against kMaxSimulatedInstructions: runs x (instructions +
+// kRunOverheadInstructions), saturating at INT64_MAX instead of overflowing.
+int64_t SimulatedWork(int64_t instructions, int64_t runs);
+
+// The refusal of a command whose runs would pass kMaxSimulatedInstructions.
+absl::Status WholeCommandTooLarge(const Schedule& schedule, int64_t workloads,
+                                  absl::string_view command);
+
+// Refuses, before anything is lowered or run, a command of `specs` whose
+// runs' overhead alone (SimulatedWork of empty programs) would pass
+// kMaxSimulatedInstructions when each workload runs `schedule` `passes`
+// times (profile: the workload and its what-if), so that `--workload all
+// --warmup 1000000` fails at once. `command` names it in the message.
+absl::Status CheckRunOverhead(const std::vector<WorkloadSpec>& specs,
+                              const Schedule& schedule,
+                              absl::string_view command, int64_t passes = 1);
+
+// CheckRunOverhead, then the same bound on the programs' instructions too:
+// each spec is lowered once to count them (a command that lowers its specs
+// again, such as profile, pays that twice; RunAll lowers once and keeps).
+absl::Status CheckSimulatedWork(const std::vector<WorkloadSpec>& specs,
+                                const DeviceProfile& profile,
+                                const Schedule& schedule,
+                                absl::string_view command, int64_t passes = 1);
 
 // Refuses, before anything runs, a run of `workloads` workloads that would
 // record more than kMaxSamplesPerRun samples.
@@ -61,6 +105,12 @@ struct RunOptions {
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
                                            const RunOptions& options);
+// The same with `spec` already lowered to `program` (RunAll lowers every
+// spec first, to bound the whole command before anything runs).
+absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
+                                          Program program,
+                                          const DeviceProfile& profile,
+                                          const RunOptions& options);
 
 // The identity of a run of `options` on `profile`, as every document of
 // the run records it.
@@ -69,7 +119,11 @@ RunContext ContextFor(const DeviceProfile& profile, const RunOptions& options,
 
 // Runs every spec in order on `profile` and fills the run's identity
 // (versions, device, seed, schedule) and each family's speed-ups on device
-// time. The first workload that fails stops the run.
+// time. Every spec is lowered first and the whole command bounded by
+// kMaxSimulatedInstructions (as CheckSimulatedWork, without lowering twice:
+// programs are kept for their runs up to kKeptProgramInstructions in all,
+// the rest lowered again when their turn comes); the first workload that
+// fails stops the run.
 absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
                                  const DeviceProfile& profile,
                                  const RunOptions& options,

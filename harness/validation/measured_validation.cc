@@ -129,7 +129,8 @@ absl::StatusOr<MeasuredValidation> ValidateMeasured(
 
 absl::StatusOr<CalibrationResult> Calibrate(
     const std::vector<CalibrationTarget>& targets, const DeviceProfile& profile,
-    const RunOptions& options, int sweeps) {
+    const RunOptions& options, int sweeps,
+    const std::function<void(int64_t)>& on_plan) {
   CalibrationResult r;
   r.profile = profile;
   std::vector<std::string> names;
@@ -157,16 +158,26 @@ absl::StatusOr<CalibrationResult> Calibrate(
     int64_t per_evaluation = 0;
     for (const CalibrationTarget& t : targets) {
       TRN_ASSIGN_OR_RETURN(Program program, Lower(*t.spec, profile));
-      per_evaluation += runs * program.InstructionCount();
+      // Each at most kMaxSimulatedInstructions + 1 after the first check.
+      per_evaluation +=
+          std::min(kMaxSimulatedInstructions + 1,
+                   SimulatedWork(program.InstructionCount(), runs));
+      per_evaluation = std::min(per_evaluation, kMaxSimulatedInstructions + 1);
+    }
+    if (on_plan) {
+      on_plan(evaluations * static_cast<int64_t>(targets.size()) * runs);
     }
     if (per_evaluation > kMaxSimulatedInstructions / evaluations) {
       return absl::InvalidArgumentError(absl::StrCat(
           "`repeat`=", options.schedule.repeat, " and `warmup`=",
           options.schedule.warmup, ": calibrate would simulate up to ",
           per_evaluation, " instructions per model evaluation, ", evaluations,
-          " evaluations (", k_params, " fitted parameters); expected at most ",
+          " evaluations (", k_params,
+          " fitted parameters; each run counts its program's instructions "
+          "and ",
+          kRunOverheadInstructions, " more); expected at most ",
           kMaxSimulatedInstructions,
-          " instructions for the whole fit: lower `repeat`"));
+          " instructions for the whole fit: lower `repeat` or `warmup`"));
     }
   }
   TRN_ASSIGN_OR_RETURN(Evaluation before, Evaluate(targets, profile, options));

@@ -4,6 +4,7 @@
 #ifndef TRNBENCH_HARNESS_VALIDATION_MEASURED_VALIDATION_H_
 #define TRNBENCH_HARNESS_VALIDATION_MEASURED_VALIDATION_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -93,10 +94,14 @@ struct CalibrationResult {
 // 1/20..20), with a small ridge (1e-3 per squared log move) so that
 // parameters the figures do not tell apart move in proportion to their
 // effect. Deterministic: the model runs with `options`' seed and schedule;
-// `sweeps` x 10 iterations at most.
+// `sweeps` x 10 iterations at most, bounded before the first run by
+// kMaxSimulatedInstructions over the whole fit (SimulatedWork). `on_plan`,
+// when set, is told the most runs the fit can make (for a progress line;
+// options.on_run counts them as they go).
 absl::StatusOr<CalibrationResult> Calibrate(
     const std::vector<CalibrationTarget>& targets, const DeviceProfile& profile,
-    const RunOptions& options, int sweeps = 3);
+    const RunOptions& options, int sweeps = 3,
+    const std::function<void(int64_t)>& on_plan = nullptr);
 
 // The device profile file `original_text` with every fitted parameter
 // that moved set to its fitted median (a distribution scaled), its source

@@ -98,6 +98,21 @@ TEST(ProgressBarTest, DrawsInPlaceAfterASecondAndErasesItself) {
   EXPECT_EQ(err.str(), after);
 }
 
+// A total known only once the work is planned (calibrate's most runs).
+TEST(ProgressBarTest, TotalSetLaterScalesTheBar) {
+  std::ostringstream err;
+  ProgressBar bar(err, true, 0);
+  bar.StartedAgo(std::chrono::seconds(2));
+  EXPECT_THAT(bar.Line(), HasSubstr("   0% ")) << bar.Line();
+  bar.SetTotal(40);
+  for (int i = 0; i < 5; ++i) bar.Advance();
+  EXPECT_THAT(bar.Line(), HasSubstr("  12% ")) << bar.Line();
+  for (int i = 0; i < 15; ++i) bar.Advance();
+  EXPECT_THAT(bar.Line(), HasSubstr("  50% ")) << bar.Line();
+  bar.SetTotal(10);
+  EXPECT_THAT(bar.Line(), HasSubstr(" 100% ")) << "never past the total";
+}
+
 // Runs `args` under a pseudo-terminal (util-linux `script`), so stdout and
 // stderr are both a terminal; returns what the terminal showed.
 std::string OnATerminal(const std::string& args, const std::string& env) {
@@ -183,6 +198,47 @@ TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
   if (seconds < 1.5) {
     GTEST_SKIP() << "the run took " << seconds << " s with --repeat " << repeat
                  << ", too short to show the bar";
+  }
+  EXPECT_THAT(tty, HasSubstr("trnbench ["));
+  EXPECT_THAT(tty, HasSubstr(" progress_heavy\x1b[K"));
+  EXPECT_THAT(tty, HasSubstr("\r\x1b[K")) << "erased when done";
+}
+
+// trnbench profile shows the same bar (it ran minutes at a large --repeat
+// with no sign of progress), and never in what it prints or writes.
+TEST(TerminalCliTest, ProfileShowsProgressOnATerminal) {
+  if (!HaveScript()) GTEST_SKIP() << "util-linux `script` is not installed";
+  const std::string dir = report_test::FreshDir("profile_progress");
+  auto args = [&](int64_t repeat, const std::string& file) {
+    return "profile --spec " + report_test::SourceDir() +
+           "/tests/reports/data/progress_heavy.json --repeat " +
+           std::to_string(repeat) + " --output " + dir + "/" + file;
+  };
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  int64_t repeat = 1000;
+  Clock::time_point start = Clock::now();
+  auto piped = report_test::RunTrnbench(args(repeat, "pipe.json"));
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  if (const double t = seconds_since(start); t < 2.5) {
+    repeat = std::min<int64_t>(
+        40000, static_cast<int64_t>(1000 * 2.5 / std::max(t, 0.05)));
+    piped = report_test::RunTrnbench(args(repeat, "pipe.json"));
+    ASSERT_EQ(piped.code, 0) << piped.err;
+  }
+  EXPECT_THAT(piped.err, IsEmpty()) << "stderr is not a terminal: no bar";
+  start = Clock::now();
+  const std::string tty =
+      OnATerminal(args(repeat, "tty.json"), "TERM=xterm NO_COLOR=1");
+  const double seconds = seconds_since(start);
+  EXPECT_EQ(report_test::Slurp(dir + "/tty.json"),
+            report_test::Slurp(dir + "/pipe.json"))
+      << "the bar never changes a file";
+  if (seconds < 1.5) {
+    GTEST_SKIP() << "the profile took " << seconds << " s with --repeat "
+                 << repeat << ", too short to show the bar";
   }
   EXPECT_THAT(tty, HasSubstr("trnbench ["));
   EXPECT_THAT(tty, HasSubstr(" progress_heavy\x1b[K"));

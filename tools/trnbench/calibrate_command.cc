@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/validation/measured_validation.h"
 #include "reports/measured_validation_report.h"
+#include "reports/terminal.h"
 #include "support/input_file.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
@@ -25,7 +26,8 @@ constexpr std::string_view kFlags[] = {
     "spec", "device", "profiles_dir", "specs_dir",  "repeat", "warmup",
     "seed", "format", "output",       "confidence", "jobs"};
 
-absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
+absl::Status CalibrateProfile(const Options& o, std::ostream& out,
+                              std::ostream& err) {
   if (o.positional.empty()) {
     return absl::InvalidArgumentError(
         "calibrate needs measured results files: trnbench calibrate "
@@ -69,23 +71,33 @@ absl::Status CalibrateProfile(const Options& o, std::ostream& out) {
     targets.push_back({&in.specs[i], &in.measured[i]});
     names.push_back(in.measured[i].workload);
   }
-  TRN_ASSIGN_OR_RETURN(CalibrationResult result,
-                       Calibrate(targets, profile, RunOptionsFrom(o, {})));
+  // UI only: a progress line on a terminal once the fit has run a second
+  // (a fit at a large --repeat takes minutes); its total is the most runs
+  // the fit can make, and a fit that converges early finishes short of it.
+  ProgressBar progress(err, IsTerminal(err), 0);
+  RunOptions run = RunOptionsFrom(o, {});
+  run.on_run = [&progress] { progress.Advance(); };
+  progress.SetLabel("calibrate");
+  auto result =
+      Calibrate(targets, profile, run, /*sweeps=*/3,
+                [&progress](int64_t runs) { progress.SetTotal(runs); });
+  progress.Finish();
+  TRN_RETURN_IF_ERROR(result.status());
   const std::string fitted_to =
       absl::StrCat("measurements of ", absl::StrJoin(names, ", "), " (",
                    absl::StrJoin(o.positional, ", "), ")");
   TRN_ASSIGN_OR_RETURN(std::string new_profile,
-                       CalibratedProfileText(text, result, fitted_to));
+                       CalibratedProfileText(text, *result, fitted_to));
   TRN_RETURN_IF_ERROR(outputs.StageFile(o.output, new_profile));
   TRN_RETURN_IF_ERROR(outputs.Commit());
   out << (format == OutputFormat::kJson
-              ? CalibrationToJson(result).dump(2) + "\n"
-              : RenderCalibration(result));
+              ? CalibrationToJson(*result).dump(2) + "\n"
+              : RenderCalibration(*result));
   return absl::OkStatus();
 }
 
 int RunCalibrate(const Options& o, std::ostream& out, std::ostream& err) {
-  if (auto s = CalibrateProfile(o, out); !s.ok()) return Fail(err, s);
+  if (auto s = CalibrateProfile(o, out, err); !s.ok()) return Fail(err, s);
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include "harness/profile/profile_analysis.h"
 #include "harness/runner/runner.h"
 #include "reports/profile_report.h"
+#include "reports/terminal.h"
 #include "support/output_transaction.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/commands.h"
@@ -35,18 +36,33 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.output.empty()) outputs.PlanFile("--output", o.output);
   if (auto s = outputs.Check(); !s.ok()) return Fail(err, s);
   WarnIfUncalibrated(*profile, err);
-  const RunOptions run = RunOptionsFrom(o, {});
+  RunOptions run = RunOptionsFrom(o, {});
+  // Each workload runs the schedule twice at most: itself and its what-if.
+  if (auto s = CheckSimulatedWork(*specs, *profile, run.schedule, "profile",
+                                  /*passes=*/2);
+      !s.ok()) {
+    return Fail(err, s);
+  }
 
   ProfileReport report;
   static_cast<RunContext&>(report) =
       ContextFor(*profile, run, TRNBENCH_VERSION);
   report.device_description = profile->description;
   report.peaks = ComputePeaks(*profile);
+  // UI only, as for a run: drawn on a terminal after a second. The total
+  // counts a what-if for every workload (at most one each), so a profile
+  // without one finishes short of it.
+  ProgressBar progress(
+      err, IsTerminal(err),
+      2 * static_cast<int64_t>(specs->size()) * (o.warmup + o.repeat));
+  run.on_run = [&progress] { progress.Advance(); };
   for (const WorkloadSpec& spec : *specs) {
+    progress.SetLabel(spec.name);
     auto p = ProfileWorkload(spec, *profile, run);
     if (!p.ok()) return Fail(err, p.status());
     report.workloads.push_back(*std::move(p));
   }
+  progress.Finish();
   const std::string json = ProfileToJsonText(report);
   if (!o.output.empty()) {
     if (auto s = outputs.StageFile(o.output, json); !s.ok()) {

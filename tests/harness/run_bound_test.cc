@@ -1,0 +1,148 @@
+// The bound on a whole command's simulated work (harness/runner/runner.h,
+// kMaxSimulatedInstructions and kRunOverheadInstructions; issue 26): each
+// run counts its instructions and a fixed overhead, the whole command is
+// bounded, and a refusal comes before any run is simulated.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "device_model/device_profile.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/runner/runner.h"
+#include "workloads/spec_catalog.h"
+
+#ifndef TRNBENCH_SOURCE_DIR
+#define TRNBENCH_SOURCE_DIR "."
+#endif
+
+namespace trn {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RunBoundTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto p = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
+                               "/device_model/profiles/trn1.json");
+    ASSERT_TRUE(p.ok()) << p.status();
+    profile_ = new DeviceProfile(*std::move(p));
+    auto s = LoadSpecDir(std::string(TRNBENCH_SOURCE_DIR) + "/workloads/specs",
+                         profile_->memory);
+    ASSERT_TRUE(s.ok()) << s.status();
+    specs_ = new std::vector<WorkloadSpec>(*std::move(s));
+  }
+
+  static WorkloadSpec Spec(const std::string& name) {
+    for (const auto& s : *specs_) {
+      if (s.name == name) return s;
+    }
+    ADD_FAILURE() << "no spec " << name;
+    return specs_->front();
+  }
+
+  static DeviceProfile* profile_;
+  static std::vector<WorkloadSpec>* specs_;
+};
+
+DeviceProfile* RunBoundTest::profile_ = nullptr;
+std::vector<WorkloadSpec>* RunBoundTest::specs_ = nullptr;
+
+TEST(SimulatedWorkTest, EachRunCountsItsInstructionsAndTheOverhead) {
+  EXPECT_EQ(SimulatedWork(10, 100), 100 * (10 + kRunOverheadInstructions));
+  EXPECT_EQ(SimulatedWork(0, 3), 3 * kRunOverheadInstructions);
+  EXPECT_EQ(SimulatedWork(10, 0), 0);
+  // Saturates instead of wrapping.
+  EXPECT_EQ(SimulatedWork(std::numeric_limits<int64_t>::max() / 2, 4),
+            std::numeric_limits<int64_t>::max());
+}
+
+// The runs' overhead alone decides, before any spec is lowered: these
+// specs are empty (no tensors, no kernel) and could not be lowered at all.
+TEST(SimulatedWorkTest, TheOverheadAloneRefusesWithoutLowering) {
+  Schedule s;
+  s.warmup = 1'000'000;
+  s.repeat = 1;
+  const std::vector<WorkloadSpec> forty(40);
+  const absl::Status refused = CheckRunOverhead(forty, s, "the run");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("`repeat`=1 and `warmup`=1000000: the run of 40 "
+                        "workloads would simulate more than the 2000000000 "
+                        "instructions one command may"));
+  // Half as many fit: 20 x 1000001 x 64 < 2e9.
+  const std::vector<WorkloadSpec> twenty(20);
+  EXPECT_TRUE(CheckRunOverhead(twenty, s, "the run").ok());
+  // Profile runs each workload twice (its what-if).
+  EXPECT_FALSE(CheckRunOverhead(twenty, s, "profile", /*passes=*/2).ok());
+}
+
+// Two workloads that each fit the per-workload bound but not together: the
+// whole run is refused, and before a single run is simulated.
+TEST_F(RunBoundTest, TheWholeRunIsBoundedBeforeAnythingRuns) {
+  RunOptions o;
+  o.jobs = 1;
+  o.schedule.warmup = 1'000'000;
+  o.schedule.repeat = 1;
+  int runs = 0;
+  o.on_run = [&runs] { ++runs; };
+  const std::vector<WorkloadSpec> both = {Spec("exp_size4_32768x2048"),
+                                          Spec("matmul_bf16_2048")};
+  // 1280 and 1121 instructions a run: 1.34e9 and 1.19e9 work alone.
+  for (const WorkloadSpec& one : both) {
+    EXPECT_TRUE(
+        CheckSimulatedWork({one}, *profile_, o.schedule, "the run").ok())
+        << one.name;
+  }
+  auto run = RunAll(both, *profile_, o, "test");
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(run.status().message(),
+              HasSubstr("the run of 2 workloads would simulate more than"));
+  EXPECT_EQ(runs, 0);
+  // The same bound from the check that lowers (profile's).
+  EXPECT_FALSE(CheckSimulatedWork(both, *profile_, o.schedule, "the run").ok());
+  // The same at any number of jobs.
+  o.jobs = 4;
+  auto parallel = RunAll(both, *profile_, o, "test");
+  ASSERT_FALSE(parallel.ok());
+  EXPECT_EQ(parallel.status().message(), run.status().message());
+  EXPECT_EQ(runs, 0);
+}
+
+// One workload past the bound alone is named by its file, as before.
+TEST_F(RunBoundTest, OneWorkloadPastTheBoundNamesItsFile) {
+  RunOptions o;
+  o.jobs = 1;
+  o.schedule.warmup = 1'000'000;
+  o.schedule.repeat = 1'000'000;
+  auto run = RunAll({Spec("exp_size4_32768x2048")}, *profile_, o, "test");
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(),
+              HasSubstr("exp_size4_32768x2048.json: `repeat`=1000000 and "
+                        "`warmup`=1000000 runs of its 1280-instruction "
+                        "program"));
+}
+
+// Below the bound nothing changes: a run of both at a small schedule runs
+// every repeat, with the programs lowered once and kept for their runs.
+TEST_F(RunBoundTest, BelowTheBoundEveryRunRuns) {
+  RunOptions o;
+  o.jobs = 2;
+  o.schedule.warmup = 1;
+  o.schedule.repeat = 3;
+  int runs = 0;
+  o.on_run = [&runs] { ++runs; };
+  auto run =
+      RunAll({Spec("exp_tiled"), Spec("rmsnorm_naive")}, *profile_, o, "test");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(runs, 2 * 4);
+  ASSERT_EQ(run->workloads.size(), 2u);
+  EXPECT_EQ(run->workloads[0].name, "exp_tiled");
+  EXPECT_EQ(run->workloads[1].name, "rmsnorm_naive");
+}
+
+}  // namespace
+}  // namespace trn
