@@ -364,6 +364,33 @@ class States(unittest.TestCase):
         self.assertNotIn("id", loop)  # no array is the loop's result
 
 
+class NoReorder(unittest.TestCase):
+    """nki.compiler.no_reorder() and nl.no_reorder(): "no_reorder" on the
+    loops whose program order the scheduler keeps (docs/spec-format.md)."""
+
+    def loops(self, function: str) -> dict:
+        spec = trace(f"{k('no_reorder.py')}::{function}", "x=512x1024:float32")
+        outer, = spec["kernel"]["loops"]
+        inner, = find(spec, op="loop")
+        return {"i": outer, "j": inner}
+
+    def test_a_directive_marks_its_loop(self) -> None:
+        loops = self.loops("directive")
+        self.assertIs(loops["i"]["no_reorder"], True)
+        # The loops nested in it keep the order by the format's rule.
+        self.assertNotIn("no_reorder", loops["j"])
+
+    def test_a_region_marks_its_loops_and_the_body_holding_it(self) -> None:
+        loops = self.loops("region")
+        self.assertIs(loops["j"]["no_reorder"], True)
+        self.assertIs(loops["i"]["no_reorder"], True)
+
+    def test_without_it_nothing_is_marked(self) -> None:
+        loops = self.loops("plain")
+        self.assertNotIn("no_reorder", loops["i"])
+        self.assertNotIn("no_reorder", loops["j"])
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 
