@@ -391,6 +391,27 @@ class NoReorder(unittest.TestCase):
         self.assertNotIn("no_reorder", loops["j"])
 
 
+class NestedAccumulation(unittest.TestCase):
+    """A matmul accumulating into one PSUM tile over two nested loops: the
+    outer loop is the accumulator, the inner one has no id
+    (docs/spec-format.md, loop nests)."""
+
+    def test_the_outer_loop_is_the_accumulator(self) -> None:
+        spec = trace(f"{k('nested_accumulation.py')}::blocked",
+                     "a=2048x128:bfloat16,b=2048x512:bfloat16")
+        outer, = find(spec, op="loop", var="kb")
+        inner, = find(spec, op="loop", var="ki")
+        self.assertEqual(outer["id"], "res")
+        self.assertNotIn("id", inner)
+        self.assertEqual([op["op"] for op in outer["body"]], ["loop"])
+        mm, = find(spec, op="matmul")
+        self.assertIs(inner["body"][-1], mm)
+        self.assertNotIn("overwrite", mm)
+        self.assertEqual(mm["buffer"], "psum")
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["inputs"], ["res"])
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 

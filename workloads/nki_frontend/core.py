@@ -858,9 +858,6 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     elif kind == "acc":
         op.role = "acc"
         op.buffer = "psum"
-        if len(chain) > 1:
-            raise err("a matmul that accumulates over more than one loop "
-                      "into one PSUM tile is not yet supported")
         if arr.pending_memset is not None:
             arr.pending_memset.elided = True  # the matmul zeroes the bank
             arr.pending_memset = None
