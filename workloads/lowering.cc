@@ -511,8 +511,12 @@ class NkiLowering {
     // another's buffers.
     const int64_t distance =
         keep_all ? std::max<int64_t>(trips, 1) : loop.buffers;
-    const bool pipelined = !keep_all && loop.buffers >= 2 && trips >= 2 &&
-                           has_prefetch && has_compute;
+    // A no_reorder loop, or one nested in it, keeps the source's order: no
+    // prefetch stage is issued ahead of the iteration before.
+    bool no_reorder = false;
+    for (const NkiLoop* l : chain_) no_reorder = no_reorder || l->no_reorder;
+    const bool pipelined = !keep_all && !no_reorder && loop.buffers >= 2 &&
+                           trips >= 2 && has_prefetch && has_compute;
     // The iterations still read: iteration i waits for i - distance and
     // reads i - 1, so older ones are dropped as lowering moves on (all of
     // them at once took 30 MB at 100k tiles, more than the program). A

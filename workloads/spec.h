@@ -144,6 +144,10 @@ struct NkiLoop {
   // every shape and device (CompileSpec).
   int buffers = 1;
   bool buffers_stated = false;
+  // The scheduler may not reorder the loop's ops (NKI's no_reorder
+  // directive): it and every loop nested in it issue their ops in body
+  // order, iteration after iteration, with no software-pipelined prefetch.
+  bool no_reorder = false;
   std::vector<NkiOp> body;
   std::string json_path;
 

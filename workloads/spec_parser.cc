@@ -236,8 +236,8 @@ class SpecReader {
 
   absl::StatusOr<NkiLoop> Loop(const Json& v, const std::string& path) const {
     static constexpr std::string_view kKeys[] = {
-        "var",  "range",   "tensor", "dim", "tile_partitions",
-        "step", "buffers", "body"};
+        "var",  "range",   "tensor",     "dim", "tile_partitions",
+        "step", "buffers", "no_reorder", "body"};
     TRN_RETURN_IF_ERROR(r_.CheckKeys(v, path, kKeys, "a loop"));
     NkiLoop loop;
     TRN_RETURN_IF_ERROR(LoopFields(v, path, loop));
@@ -305,6 +305,8 @@ class SpecReader {
         loop.buffers_stated = true;
       }
     }
+    TRN_RETURN_IF_ERROR(
+        r_.OptionalBool(v, path, "no_reorder", loop.no_reorder));
     TRN_ASSIGN_OR_RETURN(const Json* body, r_.Required(v, path, "body"));
     const std::string body_path = JsonChild(path, "body");
     TRN_RETURN_IF_ERROR(r_.Array(*body, body_path));
@@ -465,38 +467,24 @@ class SpecReader {
   }
 
   static std::vector<std::string_view> NkiOpKeys(std::string_view kind) {
-    static constexpr std::string_view kAll[] = {"id",
-                                                "op",
-                                                "engine",
-                                                "func",
-                                                "inputs",
-                                                "tensor",
-                                                "index",
-                                                "mask",
-                                                "tile",
-                                                "dtype",
-                                                "buffer",
-                                                "after",
-                                                "carry",
-                                                "transpose",
-                                                "indirect",
-                                                "accumulate",
-                                                "from",
-                                                "var",
-                                                "range",
-                                                "dim",
-                                                "step",
-                                                "tile_partitions",
-                                                "buffers",
-                                                "body",
-                                                "affine_mask",
-                                                "slices",
-                                                "insert_transpose",
-                                                "overwrite",
-                                                "one_buffer",
-                                                "tile_buffers",
-                                                "broadcasts",
-                                                "line"};
+    static constexpr std::string_view kAll[] = {
+        "id",           "op",
+        "engine",       "func",
+        "inputs",       "tensor",
+        "index",        "mask",
+        "tile",         "dtype",
+        "buffer",       "after",
+        "carry",        "transpose",
+        "indirect",     "accumulate",
+        "from",         "var",
+        "range",        "dim",
+        "step",         "tile_partitions",
+        "buffers",      "no_reorder",
+        "body",         "affine_mask",
+        "slices",       "insert_transpose",
+        "overwrite",    "one_buffer",
+        "tile_buffers", "broadcasts",
+        "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
@@ -544,8 +532,9 @@ class SpecReader {
       drop.push_back("overwrite");
     }
     if (IsNkiOpKind(kind) && kind != "loop") {
-      for (std::string_view key : {"var", "range", "dim", "step",
-                                   "tile_partitions", "buffers", "body"}) {
+      for (std::string_view key :
+           {"var", "range", "dim", "step", "tile_partitions", "buffers",
+            "no_reorder", "body"}) {
         drop.push_back(key);
       }
     }

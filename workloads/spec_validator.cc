@@ -1285,6 +1285,21 @@ class Validator {
         }
       }
     }
+    // In a no_reorder loop (or one nested in it) the ops issue in body
+    // order, so none may wait for an op later in the body.
+    bool no_reorder = false;
+    for (const NkiLoop* l : ctx.chain) no_reorder = no_reorder || l->no_reorder;
+    for (size_t j = 0; no_reorder && j < body.size(); ++j) {
+      for (size_t to : edges[j]) {
+        if (to <= j) continue;
+        return Error(
+            absl::StrFormat("%s/body/%d", ctx.path, j),
+            absl::StrFormat("waits for \"%s\", made later in the body "
+                            "(%s/body/%d): the ops of a no_reorder loop "
+                            "issue in body order",
+                            body[to].id, ctx.path, to));
+      }
+    }
     return absl::OkStatus();
   }
 

@@ -364,6 +364,54 @@ class States(unittest.TestCase):
         self.assertNotIn("id", loop)  # no array is the loop's result
 
 
+class NoReorder(unittest.TestCase):
+    """nki.compiler.no_reorder() and nl.no_reorder(): "no_reorder" on the
+    loops whose program order the scheduler keeps (docs/spec-format.md)."""
+
+    def loops(self, function: str) -> dict:
+        spec = trace(f"{k('no_reorder.py')}::{function}", "x=512x1024:float32")
+        outer, = spec["kernel"]["loops"]
+        inner, = find(spec, op="loop")
+        return {"i": outer, "j": inner}
+
+    def test_a_directive_marks_its_loop(self) -> None:
+        loops = self.loops("directive")
+        self.assertIs(loops["i"]["no_reorder"], True)
+        # The loops nested in it keep the order by the format's rule.
+        self.assertNotIn("no_reorder", loops["j"])
+
+    def test_a_region_marks_its_loops_and_the_body_holding_it(self) -> None:
+        loops = self.loops("region")
+        self.assertIs(loops["j"]["no_reorder"], True)
+        self.assertIs(loops["i"]["no_reorder"], True)
+
+    def test_without_it_nothing_is_marked(self) -> None:
+        loops = self.loops("plain")
+        self.assertNotIn("no_reorder", loops["i"])
+        self.assertNotIn("no_reorder", loops["j"])
+
+
+class NestedAccumulation(unittest.TestCase):
+    """A matmul accumulating into one PSUM tile over two nested loops: the
+    outer loop is the accumulator, the inner one has no id
+    (docs/spec-format.md, loop nests)."""
+
+    def test_the_outer_loop_is_the_accumulator(self) -> None:
+        spec = trace(f"{k('nested_accumulation.py')}::blocked",
+                     "a=2048x128:bfloat16,b=2048x512:bfloat16")
+        outer, = find(spec, op="loop", var="kb")
+        inner, = find(spec, op="loop", var="ki")
+        self.assertEqual(outer["id"], "res")
+        self.assertNotIn("id", inner)
+        self.assertEqual([op["op"] for op in outer["body"]], ["loop"])
+        mm, = find(spec, op="matmul")
+        self.assertIs(inner["body"][-1], mm)
+        self.assertNotIn("overwrite", mm)
+        self.assertEqual(mm["buffer"], "psum")
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["inputs"], ["res"])
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 

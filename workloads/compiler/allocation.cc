@@ -80,6 +80,22 @@ int64_t Trips(const WorkloadSpec& spec, const LoopChain& chain) {
   return (extent + step - 1) / step;
 }
 
+// Whether the loop's result op, through the loops without an id in the
+// result position, is a matmul accumulating into PSUM (an accumulator).
+bool AccumulatesInPsum(const NkiLoop& loop) {
+  const NkiLoop* at = &loop;
+  for (;;) {
+    const int j = LoopResultIndex(*at);
+    if (j < 0) return false;
+    const NkiOp& op = at->body[static_cast<size_t>(j)];
+    if (op.op == "loop" && op.id.empty()) {
+      at = &op.loop.front();
+      continue;
+    }
+    return op.op == "matmul" && op.buffer == "psum" && !op.overwrite;
+  }
+}
+
 class Allocator {
  public:
   Allocator(const WorkloadSpec& spec, const MemoryLimits& limits,
@@ -116,6 +132,14 @@ class Allocator {
     std::vector<size_t> pos(n, 0);
     for (size_t p = 0; p < order.size(); ++p) pos[order[p]] = p;
     const int result = has_id ? LoopResultIndex(loop) : -1;
+    // An accumulator whose result is made in a loop without an id nested in
+    // it (a matmul accumulating over both loops): that loop's result is
+    // this loop's one tile, which the body around holds, not a tile of the
+    // nested loop's iterations.
+    const bool result_nested =
+        result >= 0 && loop.body[static_cast<size_t>(result)].op == "loop" &&
+        loop.body[static_cast<size_t>(result)].id.empty() &&
+        AccumulatesInPsum(loop);
     // Live range of each op's tile, in positions of `order`.
     std::vector<size_t> def(n), last(n);
     std::vector<Point> size(n);
@@ -234,7 +258,10 @@ class Allocator {
         chain.push_back(&at.loop.front());
         // A loop without an id rotates its own buffers over its runs: its
         // tiles are not copied for the iterations in flight around it.
-        const Peaks inner = Walk(chain, inner_tiles, !at.id.empty(),
+        const bool inner_has_id =
+            !at.id.empty() ||
+            (result_nested && static_cast<int>(order[p]) == result);
+        const Peaks inner = Walk(chain, inner_tiles, inner_has_id,
                                  inner_tiles.rotates ? scale : copies);
         chain.pop_back();
         if (!spill) spill = inner.spill;

@@ -858,9 +858,6 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     elif kind == "acc":
         op.role = "acc"
         op.buffer = "psum"
-        if len(chain) > 1:
-            raise err("a matmul that accumulates over more than one loop "
-                      "into one PSUM tile is not yet supported")
         if arr.pending_memset is not None:
             arr.pending_memset.elided = True  # the matmul zeroes the bank
             arr.pending_memset = None
@@ -1029,10 +1026,35 @@ def view_tile(arr: ir.Array, dims: List[ir.DimAccess]) -> Tuple[int, ...]:
 
 # --- loops ------------------------------------------------------------------
 
+class NoReorder:
+    """NKI's no_reorder: `directives=nki.compiler.no_reorder()` on a loop
+    range, or `with nl.no_reorder():` around a region. The NKI API reference
+    says the scheduler then keeps the program order of the ops in it; the
+    spec says so with `"no_reorder": true` on the loop (and the loops nested
+    in it keep that order too). A region marks every loop opened in it and,
+    where it is inside a loop's body, that loop: a whole body in source
+    order is the nearest the format states (conservative)."""
+
+    def __enter__(self) -> "NoReorder":
+        t = tracer.active()
+        t.no_reorder += 1
+        if t.loop is not t.root:
+            t.loop.no_reorder = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        tracer.active().no_reorder -= 1
+
+
+def no_reorder() -> NoReorder:
+    return NoReorder()
+
+
 class LoopRange:
     """`nl.affine_range(n)` and friends: iterates once, symbolically."""
 
-    def __init__(self, kind: str, args: Tuple[object, ...], api: str) -> None:
+    def __init__(self, kind: str, args: Tuple[object, ...], api: str,
+                 directives: object = None) -> None:
         if len(args) == 1:
             start, stop, step = 0, args[0], 1
         elif len(args) == 2:
@@ -1056,6 +1078,13 @@ class LoopRange:
         self.kind = kind
         self.trip = max(0, math.ceil((stop - start) / step))
         self.api = api
+        dirs = directives if isinstance(directives, (list, tuple)) else \
+            [directives] if directives is not None else []
+        for d in dirs:
+            if not isinstance(d, NoReorder):
+                raise err(f"{api}(directives={d!r}): only "
+                          "nki.compiler.no_reorder() is supported")
+        self.no_reorder = bool(dirs)
 
     def __len__(self) -> int:
         return self.trip
@@ -1067,6 +1096,7 @@ class LoopRange:
         name = tracer.current_loop_var() or "i"
         loop = ir.Loop(None, self.kind, self.trip, tracer.current_line(),
                        t.loop)
+        loop.no_reorder = self.no_reorder or t.no_reorder > 0
         var = LoopVar(name, loop)
         loop.var = var
         t.loop.body.append(loop)

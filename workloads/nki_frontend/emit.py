@@ -286,6 +286,8 @@ class Emitter:
             if d:
                 j["dim"] = d
             j["step"] = step
+        if loop.no_reorder:
+            j["no_reorder"] = True
         if not top:
             j["line"] = loop.line
         j["body"] = body

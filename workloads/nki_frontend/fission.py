@@ -129,6 +129,7 @@ def split(loop: ir.Loop, arrays: List[ir.Array],
     loops: List[ir.Loop] = [loop]
     for g in range(1, len(arrays)):
         part = ir.Loop(None, loop.kind, loop.trip, loop.line, parent)
+        part.no_reorder = loop.no_reorder
         part.var = LoopVar(loop.var.name, part)
         loops.append(part)
     for i, item in enumerate(body):

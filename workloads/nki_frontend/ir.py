@@ -35,6 +35,9 @@ class Loop:
         self.walk: Optional[Tuple[str, int, int]] = None
         self.one_buffer = False  # its id's tiles: see Op.one_buffer
         self.tile_buffers = 0  # its id's tiles: see Op.tile_buffers
+        # NKI's no_reorder: the scheduler keeps the source's order in the
+        # loop and the loops nested in it ("no_reorder" in the spec).
+        self.no_reorder = False
 
     def encloses(self, other: Optional["Loop"]) -> bool:
         while other is not None:

@@ -53,16 +53,26 @@ def par_dim(n: int) -> ParDim:
 
 # --- loops ------------------------------------------------------------------
 
-def affine_range(*args: object, **kwargs: object) -> core.LoopRange:
-    return core.LoopRange("affine", args, "nl.affine_range")
+def affine_range(*args: object, directives: object = None,
+                 **kwargs: object) -> core.LoopRange:
+    return core.LoopRange("affine", args, "nl.affine_range", directives)
 
 
-def sequential_range(*args: object, **kwargs: object) -> core.LoopRange:
-    return core.LoopRange("sequential", args, "nl.sequential_range")
+def sequential_range(*args: object, directives: object = None,
+                     **kwargs: object) -> core.LoopRange:
+    return core.LoopRange("sequential", args, "nl.sequential_range",
+                          directives)
 
 
-def static_range(*args: object, **kwargs: object) -> core.LoopRange:
-    return core.LoopRange("static", args, "nl.static_range")
+def static_range(*args: object, directives: object = None,
+                 **kwargs: object) -> core.LoopRange:
+    return core.LoopRange("static", args, "nl.static_range", directives)
+
+
+def no_reorder() -> core.NoReorder:
+    """A region (`with nl.no_reorder():`) or a loop directive whose ops the
+    scheduler keeps in program order (core.NoReorder)."""
+    return core.no_reorder()
 
 
 def python_range(*args: object) -> core.LoopRange:

@@ -124,7 +124,9 @@ def _build() -> Dict[str, types.ModuleType]:
             # transforms, not what the kernel computes.
             "skip_middle_end_transformations": _decorator,
             "enable_stack_allocator": _decorator,
-            "force_auto_alloc": _decorator})
+            "force_auto_alloc": _decorator,
+            # A loop directive (`directives=nki.compiler.no_reorder()`).
+            "no_reorder": core.no_reorder})
         nki = _ApiModule(top)
         nki.__dict__.update({
             "language": lang, "isa": isa_mod, "typing": typing,

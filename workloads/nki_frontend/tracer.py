@@ -102,6 +102,8 @@ class Trace:
         # (array's line, loop's line) pairs an earlier attempt found used
         # outside the loop (core._privatize): kept whole there.
         self.keep_whole: Set[Tuple[int, int]] = set()
+        # Open `with nl.no_reorder():` regions (core.NoReorder).
+        self.no_reorder = 0
 
     @property
     def loop(self) -> ir.Loop:
