@@ -69,6 +69,16 @@ std::string NonStationarity(const MetricComparison& c) {
           side, d.level_shift * 100, d.shift_at + 1,
           PValueClause("Pettitt p", d.p_level_shift));
     }
+    // Autocorrelated, and a step explains it as well (serial_dependence.h,
+    // kSuspectedShiftAlpha).
+    if (d.autocorrelated && d.p_level_shift < stats::kSuspectedShiftAlpha &&
+        std::isfinite(d.level_shift) && std::fabs(d.level_shift) >= material) {
+      return absl::StrFormat(
+          "the %s run is autocorrelated and has a suspected level shift of "
+          "%+.2f%% from sample %d on (%s)",
+          side, d.level_shift * 100, d.shift_at + 1,
+          PValueClause("Pettitt p", d.p_level_shift));
+    }
     return "";
   };
   // Only log-scale series have relative sizes; a paired series of log
