@@ -169,23 +169,25 @@ void CollectIds(const NkiLoop& loop, std::set<std::string>& out) {
 
 }  // namespace
 
-bool UpdatesTileInPlace(const NkiLoop& loop) {
-  std::set<std::string> inside;
-  CollectIds(loop, inside);
+const NkiOp* LoopResultOp(const NkiLoop& loop) {
   const NkiLoop* at = &loop;
   for (;;) {
     const int j = LoopResultIndex(*at);
-    if (j < 0) return false;
+    if (j < 0) return nullptr;
     const NkiOp& op = at->body[static_cast<size_t>(j)];
-    if (op.op == "loop" && op.id.empty()) {
-      at = &op.loop.front();
-      continue;
-    }
-    if (op.op == "loop") return false;
-    return std::any_of(
-        op.inputs.begin(), op.inputs.end(),
-        [&](const std::string& id) { return inside.count(id) == 0; });
+    if (op.op != "loop" || !op.id.empty()) return &op;
+    at = &op.loop.front();
   }
+}
+
+bool UpdatesTileInPlace(const NkiLoop& loop) {
+  const NkiOp* op = LoopResultOp(loop);
+  if (op == nullptr || op->op == "loop") return false;
+  std::set<std::string> inside;
+  CollectIds(loop, inside);
+  return std::any_of(
+      op->inputs.begin(), op->inputs.end(),
+      [&](const std::string& id) { return inside.count(id) == 0; });
 }
 
 LoopResultKind LoopResultOf(const NkiLoop& loop) {

@@ -115,6 +115,11 @@ bool UpdatesTileInPlace(const NkiLoop& loop);
 // makes one); -1 if none does.
 int LoopResultIndex(const NkiLoop& loop);
 
+// The op that makes `loop`'s result, through the loops without an id in the
+// result position (they pass on what their own result op makes); nullptr
+// when a loop on the way has none. May be a loop with an id.
+const NkiOp* LoopResultOp(const NkiLoop& loop);
+
 LoopResultKind LoopResultOf(const NkiLoop& loop);
 
 // Whether each iteration of the loop of `loop_op` keeps its own tiles, so

@@ -160,15 +160,17 @@ TEST(TerminalCliTest, ColourOnATerminalOnly) {
                                  "or never"));
 }
 
-TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
-  if (!HaveScript()) GTEST_SKIP() << "util-linux `script` is not installed";
-  const std::string dir = report_test::FreshDir("progress");
-  // A test spec of 256 tiles a run, so few samples are recorded per second
-  // simulated. The bar shows only after about a second, so the run is sized
-  // from a timed piped run to take some three seconds on this machine,
-  // whether it is fast or under a sanitizer.
+// Runs `command` (a trnbench command line before --repeat) on the test
+// spec of 256 tiles a run, piped and then on a terminal, and checks the bar
+// shows only on the terminal and never changes the written file. The bar
+// shows only after about a second, so --repeat is sized from a timed piped
+// run to take some `seconds` on this machine, fast or under a sanitizer.
+void ExpectProgressOnATerminalOnly(const std::string& command,
+                                   const std::string& dir_name, double seconds,
+                                   int64_t max_repeat) {
+  const std::string dir = report_test::FreshDir(dir_name);
   auto args = [&](int64_t repeat, const std::string& file) {
-    return "--spec " + report_test::SourceDir() +
+    return command + " --spec " + report_test::SourceDir() +
            "/tests/reports/data/progress_heavy.json --repeat " +
            std::to_string(repeat) + " --output " + dir + "/" + file;
   };
@@ -180,10 +182,9 @@ TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
   Clock::time_point start = Clock::now();
   auto piped = report_test::RunTrnbench(args(repeat, "pipe.json"));
   ASSERT_EQ(piped.code, 0) << piped.err;
-  if (const double t = seconds_since(start); t < 3.0) {
-    // 80000 repeats stay under the samples-per-run limit (1.5 M).
+  if (const double t = seconds_since(start); t < seconds) {
     repeat = std::min<int64_t>(
-        80000, static_cast<int64_t>(3000 * 3.0 / std::max(t, 0.05)));
+        max_repeat, static_cast<int64_t>(3000 * seconds / std::max(t, 0.05)));
     piped = report_test::RunTrnbench(args(repeat, "pipe.json"));
     ASSERT_EQ(piped.code, 0) << piped.err;
   }
@@ -191,12 +192,12 @@ TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
   start = Clock::now();
   const std::string tty =
       OnATerminal(args(repeat, "tty.json"), "TERM=xterm NO_COLOR=1");
-  const double seconds = seconds_since(start);
+  const double took = seconds_since(start);
   EXPECT_EQ(report_test::Slurp(dir + "/tty.json"),
             report_test::Slurp(dir + "/pipe.json"))
       << "the bar never changes a file";
-  if (seconds < 1.5) {
-    GTEST_SKIP() << "the run took " << seconds << " s with --repeat " << repeat
+  if (took < 1.5) {
+    GTEST_SKIP() << command << " took " << took << " s with --repeat " << repeat
                  << ", too short to show the bar";
   }
   EXPECT_THAT(tty, HasSubstr("trnbench ["));
@@ -204,45 +205,17 @@ TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
   EXPECT_THAT(tty, HasSubstr("\r\x1b[K")) << "erased when done";
 }
 
+TEST(TerminalCliTest, ProgressOnlyOnATerminalAndNeverInOutputs) {
+  if (!HaveScript()) GTEST_SKIP() << "util-linux `script` is not installed";
+  // 80000 repeats stay under the samples-per-run limit (1.5 M).
+  ExpectProgressOnATerminalOnly("", "progress", 3.0, 80000);
+}
+
 // trnbench profile shows the same bar (it ran minutes at a large --repeat
-// with no sign of progress), and never in what it prints or writes.
+// with no sign of progress); its what-if's runs count too.
 TEST(TerminalCliTest, ProfileShowsProgressOnATerminal) {
   if (!HaveScript()) GTEST_SKIP() << "util-linux `script` is not installed";
-  const std::string dir = report_test::FreshDir("profile_progress");
-  auto args = [&](int64_t repeat, const std::string& file) {
-    return "profile --spec " + report_test::SourceDir() +
-           "/tests/reports/data/progress_heavy.json --repeat " +
-           std::to_string(repeat) + " --output " + dir + "/" + file;
-  };
-  using Clock = std::chrono::steady_clock;
-  auto seconds_since = [](Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  int64_t repeat = 1000;
-  Clock::time_point start = Clock::now();
-  auto piped = report_test::RunTrnbench(args(repeat, "pipe.json"));
-  ASSERT_EQ(piped.code, 0) << piped.err;
-  if (const double t = seconds_since(start); t < 2.5) {
-    repeat = std::min<int64_t>(
-        40000, static_cast<int64_t>(1000 * 2.5 / std::max(t, 0.05)));
-    piped = report_test::RunTrnbench(args(repeat, "pipe.json"));
-    ASSERT_EQ(piped.code, 0) << piped.err;
-  }
-  EXPECT_THAT(piped.err, IsEmpty()) << "stderr is not a terminal: no bar";
-  start = Clock::now();
-  const std::string tty =
-      OnATerminal(args(repeat, "tty.json"), "TERM=xterm NO_COLOR=1");
-  const double seconds = seconds_since(start);
-  EXPECT_EQ(report_test::Slurp(dir + "/tty.json"),
-            report_test::Slurp(dir + "/pipe.json"))
-      << "the bar never changes a file";
-  if (seconds < 1.5) {
-    GTEST_SKIP() << "the profile took " << seconds << " s with --repeat "
-                 << repeat << ", too short to show the bar";
-  }
-  EXPECT_THAT(tty, HasSubstr("trnbench ["));
-  EXPECT_THAT(tty, HasSubstr(" progress_heavy\x1b[K"));
-  EXPECT_THAT(tty, HasSubstr("\r\x1b[K")) << "erased when done";
+  ExpectProgressOnATerminalOnly("profile", "profile_progress", 2.5, 40000);
 }
 
 }  // namespace

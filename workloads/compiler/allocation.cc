@@ -83,17 +83,9 @@ int64_t Trips(const WorkloadSpec& spec, const LoopChain& chain) {
 // Whether the loop's result op, through the loops without an id in the
 // result position, is a matmul accumulating into PSUM (an accumulator).
 bool AccumulatesInPsum(const NkiLoop& loop) {
-  const NkiLoop* at = &loop;
-  for (;;) {
-    const int j = LoopResultIndex(*at);
-    if (j < 0) return false;
-    const NkiOp& op = at->body[static_cast<size_t>(j)];
-    if (op.op == "loop" && op.id.empty()) {
-      at = &op.loop.front();
-      continue;
-    }
-    return op.op == "matmul" && op.buffer == "psum" && !op.overwrite;
-  }
+  const NkiOp* op = LoopResultOp(loop);
+  return op != nullptr && op->op == "matmul" && op->buffer == "psum" &&
+         !op->overwrite;
 }
 
 class Allocator {
