@@ -190,6 +190,24 @@ bool UpdatesTileInPlace(const NkiLoop& loop) {
       [&](const std::string& id) { return inside.count(id) == 0; });
 }
 
+std::string TileUpdatedInPlace(const NkiLoop& loop) {
+  const LoopResultKind kind = LoopResultOf(loop);
+  if (kind != LoopResultKind::kState && kind != LoopResultKind::kAccumulator) {
+    return "";
+  }
+  const NkiOp* op = LoopResultOp(loop);
+  // A matmul accumulates into its own PSUM tile, never into an input.
+  if (op == nullptr || op->op == "loop" || op->op == "matmul") return "";
+  std::set<std::string> inside;
+  CollectIds(loop, inside);
+  std::set<std::string> outside;
+  for (const std::string& in : op->inputs) {
+    const std::string id = in.substr(0, in.find('['));
+    if (inside.count(id) == 0) outside.insert(id);
+  }
+  return outside.size() == 1 ? *outside.begin() : "";
+}
+
 LoopResultKind LoopResultOf(const NkiLoop& loop) {
   const int j = LoopResultIndex(loop);
   if (j < 0) return LoopResultKind::kNone;

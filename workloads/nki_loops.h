@@ -5,6 +5,7 @@
 #define TRNBENCH_WORKLOADS_NKI_LOOPS_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,12 @@ enum class LoopResultKind {
 // id-less nested loops in the result position) reads a tile made outside
 // `loop`: an update in place of a tile that exists before the loop.
 bool UpdatesTileInPlace(const NkiLoop& loop);
+
+// The id of the tile made before `loop` that its iterations update in
+// place, or "" when none is: the one tile made outside the loop that the
+// result op of a state or of an accumulator (not a matmul's) reads, as NKI's
+// `acc[...] += x` writes into acc's own buffer. Without its slot index.
+std::string TileUpdatedInPlace(const NkiLoop& loop);
 
 // The position in loop.body of the op whose tile the loop's id stands for:
 // the last op that makes one (an op with an id, or a nested loop whose body

@@ -323,7 +323,17 @@ TEST(SequentialTest, ARangeThatFillsTilesIsABlockOneThatUpdatesIsAState) {
     return n;
   };
   EXPECT_EQ(copies_of_tiles(*fill), 8);
-  EXPECT_EQ(copies_of_tiles(*update), 1);
+  // The state is `zero` updated in place: no bytes of its own, and `zero`
+  // is held to the state's last reader.
+  EXPECT_EQ(copies_of_tiles(*update), 0);
+  // Its peak is in the k loop: `zero` and 8 loads of 2 KiB in flight.
+  EXPECT_EQ(update->compiled.sbuf.at, "/kernel/loops/0/body/1");
+  EXPECT_EQ(update->compiled.sbuf.used, 2048 + 8 * 2048);
+  bool zero_live = false;
+  for (const LiveTile& t : update->compiled.sbuf.live) {
+    zero_live = zero_live || t.id == "zero";
+  }
+  EXPECT_TRUE(zero_live);
 }
 
 // c[128, 512] = a[128, K] @ b[K, 512] with nl.matmul(a_t, b_t) over 8 K

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -96,7 +98,11 @@ class Allocator {
         spills_(spills),
         limits_(limits),
         bank_bytes_(std::max<int64_t>(1, limits.psum_bytes_per_partition /
-                                             std::max(1, limits.psum_banks))) {}
+                                             std::max(1, limits.psum_banks))) {
+    if (spec.kernel.has_value()) {
+      for (const NkiLoop& loop : spec.kernel->loops) FindInPlace(loop);
+    }
+  }
 
   int64_t bank_bytes() const { return bank_bytes_; }
 
@@ -164,6 +170,18 @@ class Allocator {
           if (loop.body[order[uses[i][k]]].json_path == s.reload_before) {
             out_of_sbuf[i].emplace_back(uses[i][k - 1], uses[i][k]);
           }
+        }
+      }
+    }
+    // A state updated in place (`acc[...] += x` over a sequential loop) is
+    // the tile it updates: that tile stays live to the state's last reader,
+    // and the state adds no bytes of its own (its result op's are none).
+    for (size_t i = 0; i < n; ++i) {
+      const auto it = updated_.find(loop.body[i].json_path);
+      if (it == updated_.end()) continue;
+      for (size_t j = 0; j < n; ++j) {
+        if (loop.body[j].id == it->second) {
+          last[j] = std::max(last[j], last[i]);
         }
       }
     }
@@ -311,7 +329,7 @@ class Allocator {
       chain.pop_back();
       return p;
     }
-    if (!NkiOpDefinesTile(op.op)) return p;
+    if (!NkiOpDefinesTile(op.op) || in_place_.count(op.json_path)) return p;
     const NkiTile tile =
         ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
     int64_t bytes = tile.BytesPerPartition();
@@ -362,6 +380,25 @@ class Allocator {
     return {unit.sbuf.Times(trips), unit.psum.Times(trips)};
   }
 
+  // The ops that update a tile made before their loop in place (the result
+  // op of a state or accumulator loop, TileUpdatedInPlace): they write into
+  // that tile's bytes, as NKI's `result_tiles[...] += res` does, and hold
+  // none of their own. `updated_` maps each such loop op to the id it
+  // updates.
+  void FindInPlace(const NkiLoop& loop) {
+    for (const NkiOp& op : loop.body) {
+      if (op.op != "loop" || op.loop.empty()) continue;
+      FindInPlace(op.loop.front());
+      if (op.id.empty()) continue;
+      std::string updated = TileUpdatedInPlace(op.loop.front());
+      if (updated.empty()) continue;
+      in_place_.insert(LoopResultOp(op.loop.front())->json_path);
+      updated_[op.json_path] = std::move(updated);
+    }
+  }
+
+  std::set<std::string> in_place_;
+  std::map<std::string, std::string> updated_;
   const WorkloadSpec& spec_;
   const std::vector<SpillDecision>& spills_;
   const MemoryLimits& limits_;
