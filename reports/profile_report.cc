@@ -137,12 +137,23 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
                             DecidedByName(e.by), e.why);
     }
     for (const SpillDecision& sp : c.spills) {
+      if (sp.slots > 0) {
+        absl::StrAppendFormat(
+            &out,
+            "    spill %s: the last %d of its %d slots (%d B x %d partitions "
+            "each) saved to HBM after %s fills them, %d times, and reloaded "
+            "before each of their %d reads: %d B saved, %d B reloaded: %s\n",
+            sp.id, sp.slots, sp.block_slots, sp.bytes, sp.partitions,
+            sp.json_path, sp.runs, sp.reloads, sp.SaveBytes(), sp.ReloadBytes(),
+            sp.why);
+        continue;
+      }
       absl::StrAppendFormat(
           &out,
           "    spill %s: %d B x %d partitions saved to HBM after %s and "
           "reloaded before %s, %d times: %d B saved, %d B reloaded: %s\n",
           sp.id, sp.bytes, sp.partitions, sp.json_path, sp.reload_before,
-          sp.runs, sp.TotalBytes(), sp.TotalBytes(), sp.why);
+          sp.runs, sp.SaveBytes(), sp.ReloadBytes(), sp.why);
     }
     absl::StrAppendFormat(
         &out, "    SBUF peak %d of %d B per partition at %s\n", c.sbuf.used,
@@ -203,24 +214,32 @@ ordered_json CompilerJson(const CompilerDecisions& c) {
                        {"why", e.why}});
   }
   ordered_json spills = ordered_json::array();
-  int64_t spill_bytes = 0;
+  int64_t save_bytes = 0;
+  int64_t reload_bytes = 0;
   for (const SpillDecision& s : c.spills) {
-    spills.push_back({{"path", s.json_path},
+    ordered_json j = {{"path", s.json_path},
                       {"id", s.id},
                       {"reload_before", s.reload_before},
                       {"partitions", s.partitions},
                       {"bytes_per_partition", s.bytes},
-                      {"runs", s.runs},
-                      {"save_bytes", s.TotalBytes()},
-                      {"reload_bytes", s.TotalBytes()},
-                      {"why", s.why}});
-    spill_bytes += s.TotalBytes();
+                      {"runs", s.runs}};
+    if (s.slots > 0) {
+      j["slots"] = s.slots;
+      j["block_slots"] = s.block_slots;
+      j["reloads"] = s.reloads;
+    }
+    j["save_bytes"] = s.SaveBytes();
+    j["reload_bytes"] = s.ReloadBytes();
+    j["why"] = s.why;
+    spills.push_back(std::move(j));
+    save_bytes += s.SaveBytes();
+    reload_bytes += s.ReloadBytes();
   }
   return {{"loops", loops},
           {"engines", engines},
           {"spills", spills},
-          {"spill_save_bytes", spill_bytes},
-          {"spill_reload_bytes", spill_bytes},
+          {"spill_save_bytes", save_bytes},
+          {"spill_reload_bytes", reload_bytes},
           {"sbuf_peak_bytes_per_partition", PeakJson(c.sbuf)},
           {"psum_peak_banks", PeakJson(c.psum)},
           {"psum_bank_bytes", c.psum_bank_bytes}};

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -312,6 +313,10 @@ struct BlockSlots {
   // A block of blocks: the slots of each slot, filled by the loop without
   // an id in it (null when the slot is one tile).
   std::vector<std::shared_ptr<BlockSlots>> sub;
+  // A block whose last slots the compiler stage spilled: its decision, and
+  // per slot the DMA that saved it (unset: in SBUF).
+  const SpillDecision* spill = nullptr;
+  std::vector<std::optional<uint32_t>> saves;
 };
 
 // A tile as lowered: the instructions that make it, and what its readers
@@ -440,6 +445,10 @@ class NkiLowering {
     }
     any_slots_ = HasSlotInputs(spec.kernel->loops);
     for (const SpillDecision& s : spec.compiled.spills) {
+      if (s.slots > 0) {
+        slot_spill_[s.json_path] = &s;
+        continue;
+      }
       spill_after_[s.json_path] = &s;
       reload_before_[s.reload_before].push_back(&s);
     }
@@ -790,6 +799,45 @@ class NkiLowering {
     return free;
   }
 
+  // The last s.slots slots (in fill order, through a block of blocks) of a
+  // block run: each saved to HBM once the iteration that filled it is done.
+  // A later run refills the slot after the save and after this run's reads
+  // of it (through reloads), as it refills a slot kept in SBUF.
+  void SpillSlots(const SpillDecision& s, BlockSlots& block, const NkiOp& op,
+                  Iteration& it) {
+    std::vector<std::pair<BlockSlots*, size_t>> leaves;
+    auto walk = [&](auto&& self, BlockSlots& level) -> void {
+      level.spill = &s;
+      for (size_t j = 0; j < level.made.size(); ++j) {
+        if (j < level.sub.size() && level.sub[j] != nullptr) {
+          self(self, *level.sub[j]);
+        } else {
+          leaves.emplace_back(&level, j);
+        }
+      }
+    };
+    walk(walk, block);
+    const size_t from =
+        leaves.size() - std::min(leaves.size(), static_cast<size_t>(s.slots));
+    for (size_t k = from; k < leaves.size(); ++k) {
+      auto [level, j] = leaves[k];
+      const uint32_t save =
+          builder_.Dma("dma_spill_save", s.id, SlotShape(s), level->made[j],
+                       op.source_line, static_cast<int>(it.index));
+      it.all.push_back(save);
+      level->saves.resize(level->made.size());
+      level->saves[j] = save;
+      level->readers.resize(level->made.size());
+      level->readers[j] = {save};
+    }
+  }
+
+  // One slot of a spilled block as it moves.
+  static DmaShape SlotShape(const SpillDecision& s) {
+    return DmaShape{s.partitions, s.partitions, s.partitions * s.bytes,
+                    /*whole_rows=*/true};
+  }
+
   // A spilled tile as it moves: `s.bytes` per partition on s.partitions
   // partitions, one contiguous run per partition.
   static DmaShape SpillShape(const SpillDecision& s) {
@@ -820,6 +868,8 @@ class NkiLowering {
     std::vector<std::pair<BlockSlots*, size_t>> slot_reads;
     // The tiles it reads, by the iteration that made them.
     std::vector<std::pair<Iteration*, const std::string*>> tile_reads;
+    // The reload buffers of spilled slots it reads: it is their reader.
+    std::vector<std::shared_ptr<Deps>> reload_readers;
     auto need = [&](const std::string& id,
                     const std::vector<std::string>& slot_vars = {}) {
       const LoweredTile* t = nullptr;
@@ -854,6 +904,31 @@ class NkiLowering {
         d = &level->made[j];
         reader = {level, j};
         level = level->sub[j].get();
+      }
+      BlockSlots* leaf = reader.first;
+      if (leaf != nullptr && reader.second < leaf->saves.size() &&
+          leaf->saves[reader.second].has_value()) {
+        // A spilled slot comes back from HBM for this read, into one of
+        // the block's reload buffers: after its save, and after the
+        // readers of the reload that used the same buffer before.
+        std::deque<std::shared_ptr<Deps>>& pool = reload_pool_[leaf->spill];
+        Deps wait = {*leaf->saves[reader.second]};
+        if (static_cast<int>(pool.size()) >= kSpillReloadBuffers) {
+          wait.insert(wait.end(), pool.front()->begin(), pool.front()->end());
+          pool.pop_front();
+        }
+        const uint32_t reload = builder_.Dma(
+            "dma_spill_reload", leaf->spill->id, SlotShape(*leaf->spill), wait,
+            op.source_line, static_cast<int>(it.index));
+        it.all.push_back(reload);
+        pool.push_back(std::make_shared<Deps>());
+        reload_readers.push_back(pool.back());
+        deps.push_back(reload);
+        // Still a reader of the slot: a later run refills it after this
+        // read, as it does a slot kept in SBUF, so the spill does not let
+        // the loads of every later run race ahead of the reads.
+        slot_reads.push_back(reader);
+        return;
       }
       deps.insert(deps.end(), d->begin(), d->end());
       if (reader.first != nullptr) slot_reads.push_back(reader);
@@ -963,6 +1038,10 @@ class NkiLowering {
       } else {
         made.slots = std::move(nested.slots);
       }
+      if (auto sp = slot_spill_.find(op.json_path);
+          sp != slot_spill_.end() && made.slots != nullptr) {
+        SpillSlots(*sp->second, *made.slots, op, it);
+      }
       if (refill_by_slot) {
         std::deque<std::shared_ptr<BlockSlots>>& runs = block_runs_[&op];
         runs.push_back(made.slots);
@@ -1044,6 +1123,9 @@ class NkiLowering {
     for (const auto& [slots, j] : slot_reads) {
       Deps& r = slots->readers[j];
       r.insert(r.end(), made.deps.begin(), made.deps.end());
+    }
+    for (const std::shared_ptr<Deps>& r : reload_readers) {
+      r->insert(r->end(), made.deps.begin(), made.deps.end());
     }
     it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
     if (auto s = spill_after_.find(op.json_path); s != spill_after_.end()) {
@@ -1187,6 +1269,11 @@ class NkiLowering {
   // op it is reloaded for.
   std::map<std::string, const SpillDecision*> spill_after_;
   std::map<std::string, std::vector<const SpillDecision*>> reload_before_;
+  // Blocks whose last slots are spilled, by their loop op, and per block
+  // the readers of its reloads still holding one of its reload buffers.
+  std::map<std::string, const SpillDecision*> slot_spill_;
+  std::map<const SpillDecision*, std::deque<std::shared_ptr<Deps>>>
+      reload_pool_;
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

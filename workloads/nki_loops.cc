@@ -265,7 +265,7 @@ class SlotReads {
       for (size_t k = 0; k < op.inputs.size(); ++k) {
         const bool slot =
             k < op.input_slots.size() && !op.input_slots[k].empty();
-        Read(op.inputs[k], slot);
+        Read(op.inputs[k], slot, slot ? op.input_slots[k].size() : 0);
       }
       for (const auto& id : op.after) Read(id, false);
       for (const auto& id : op.carry) Read(id, false);
@@ -284,12 +284,22 @@ class SlotReads {
     return out;
   }
 
+  std::map<const NkiOp*, size_t> Depths() const {
+    std::map<const NkiOp*, size_t> out;
+    for (const NkiOp* op : Result()) out[op] = depth_.at(op);
+    return out;
+  }
+
  private:
-  void Read(std::string_view id, bool slot) {
+  void Read(std::string_view id, bool slot, size_t vars = 0) {
     for (size_t s = scopes_.size(); s-- > 0;) {
       auto it = scopes_[s].find(id);
       if (it == scopes_[s].end()) continue;
       (slot ? by_slot_ : whole_).insert(it->second);
+      if (slot) {
+        auto [d, fresh] = depth_.emplace(it->second, vars);
+        if (!fresh) d->second = std::min(d->second, vars);
+      }
       return;
     }
   }
@@ -297,6 +307,7 @@ class SlotReads {
   std::vector<std::map<std::string_view, const NkiOp*>> scopes_;
   std::set<const NkiOp*> by_slot_;
   std::set<const NkiOp*> whole_;
+  std::map<const NkiOp*, size_t> depth_;  // fewest slot variables of a read
 };
 
 }  // namespace
@@ -305,6 +316,13 @@ std::vector<const NkiOp*> BlocksReadBySlot(const std::vector<NkiLoop>& loops) {
   SlotReads reads;
   for (const NkiLoop& loop : loops) reads.Walk(loop);
   return reads.Result();
+}
+
+std::map<const NkiOp*, size_t> BlockSlotReadDepths(
+    const std::vector<NkiLoop>& loops) {
+  SlotReads reads;
+  for (const NkiLoop& loop : loops) reads.Walk(loop);
+  return reads.Depths();
 }
 
 bool IsDataMovementOnly(const NkiOp& op) {

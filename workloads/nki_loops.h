@@ -5,6 +5,7 @@
 #define TRNBENCH_WORKLOADS_NKI_LOOPS_H_
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -162,6 +163,12 @@ LoopTiles TilesOf(const NkiOp& loop_op, bool in_block);
 // frees a tile after its last use. A block that any op reads whole (an
 // input without a slot, `after`, `mask`, `indirect`) is not among them.
 std::vector<const NkiOp*> BlocksReadBySlot(const std::vector<NkiLoop>& loops);
+
+// The same blocks, each with the fewest slot variables any of its reads
+// gives ("block[i][j]": 2), that is how deep into a block of blocks every
+// read goes.
+std::map<const NkiOp*, size_t> BlockSlotReadDepths(
+    const std::vector<NkiLoop>& loops);
 
 // Each body statement's predecessors among the statements of the same body:
 // the ids it reads or waits for, and for a nested loop every id that an op

@@ -474,7 +474,8 @@ TEST(SpillTest, ALiveSetOverSbufSpillsTheTileReadFurthestAhead) {
   EXPECT_EQ(s.bytes, 18432 * 4);
   EXPECT_EQ(s.partitions, 128);
   EXPECT_EQ(s.runs, 8);
-  EXPECT_EQ(s.TotalBytes(), int64_t{8} * 128 * 18432 * 4);
+  EXPECT_EQ(s.SaveBytes(), int64_t{8} * 128 * 18432 * 4);
+  EXPECT_EQ(s.ReloadBytes(), s.SaveBytes());
   // Without a, the peak is b and c at the second exp.
   EXPECT_EQ(spec->compiled.sbuf.used, 2 * 18432 * 4);
   EXPECT_EQ(spec->kernel->loops[0].buffers, 1);
@@ -505,6 +506,109 @@ TEST(SpillTest, ALiveSetOverSbufSpillsTheTileReadFurthestAhead) {
   }
   EXPECT_EQ(saves, 8);
   EXPECT_EQ(reloads, 8);
+}
+
+// A block of 16 [128, 4096] fp32 slots (16 KiB each, 256 KiB in all) that
+// a k loop reads one slot at a time, twice (an r loop around it), as the
+// block-free matmul reads its rhs block in fp32: the block alone exceeds
+// SBUF, and no whole tile is live across the peak without a use there.
+Json SlotSpilling() {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "slot_spill", "family": "spill",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [2048, 4096], "dtype": "fp32"},
+      {"name": "y", "shape": [128, 4096], "dtype": "fp32"},
+      {"name": "iter_r", "shape": [1, 2], "dtype": "int8"}
+    ],
+    "kernel": {"source_file": "slots.py", "loops": [{
+      "var": "n", "range": "affine", "tensor": "y", "tile_partitions": 128,
+      "body": [
+        {"id": "blk", "op": "loop", "var": "k", "range": "affine",
+         "tensor": "x", "tile_partitions": 128, "line": 1, "body": [
+          {"id": "t", "op": "load", "tensor": "x", "index": ["k", ":"],
+           "line": 2}]},
+        {"op": "loop", "var": "r", "range": "affine", "tensor": "iter_r",
+         "dim": 1, "step": 1, "line": 3, "body": [
+          {"op": "loop", "var": "k2", "range": "affine", "tensor": "x",
+           "tile_partitions": 128, "line": 4, "body": [
+            {"id": "e", "op": "tensor_reduce", "inputs": ["blk[k2]"],
+             "tile": [128, 1], "line": 5}]}]},
+        {"id": "z", "op": "memset", "tile": [128, 1], "after": ["blk"],
+         "line": 6}]}]}
+  })");
+  return j;
+}
+
+TEST(SpillTest, ABlockReadBySlotSpillsItsLastSlotsAndReloadsEachRead) {
+  Json j = SlotSpilling();
+  // The memset waiting for the whole block would make it unspillable by
+  // slot; without it every read takes one slot.
+  j["kernel"]["loops"][0]["body"].erase(2);
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->compiled.spills.size(), 1u);
+  const SpillDecision& s = spec->compiled.spills[0];
+  EXPECT_EQ(s.id, "blk");
+  EXPECT_EQ(s.block_slots, 16);
+  EXPECT_EQ(s.bytes, 4096 * 4);
+  EXPECT_EQ(s.partitions, 128);
+  // SBUF is 192 KiB in the test limits: the slots left, the 8 reload
+  // buffers and the reduction's 4 B need (16 - s) * 16 KiB + 8 * 16 KiB + 4
+  // <= 192 KiB, so s = 13, the fewest.
+  EXPECT_EQ(s.slots, 13);
+  EXPECT_EQ(spec->compiled.sbuf.used, (16 - 13) * 16384 + 8 * 16384 + 4);
+  // Read twice a run (r), 13 of 16 slots spilled: 26 reloads, 13 saves.
+  EXPECT_EQ(s.runs, 1);
+  EXPECT_EQ(s.reloads, 26);
+  EXPECT_EQ(s.SaveBytes(), int64_t{13} * 128 * 16384);
+  EXPECT_EQ(s.ReloadBytes(), int64_t{26} * 128 * 16384);
+  // Lowered: the saves follow the last 13 loads; each read of a spilled
+  // slot waits for a reload, which waits for that slot's save.
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  int saves = 0, reloads = 0, from_reload = 0, reads = 0;
+  for (size_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    const std::string opcode(k.strings[in.opcode]);
+    if (opcode == "dma_spill_save") ++saves;
+    if (opcode == "dma_spill_reload") {
+      ++reloads;
+      EXPECT_EQ(in.work, 128 * 16384);
+      bool after_save = false;
+      for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+        after_save = after_save ||
+                     k.strings[k.instrs[k.deps[d]].opcode] == "dma_spill_save";
+      }
+      EXPECT_TRUE(after_save);
+    }
+    if (opcode == "tensor_reduce") ++reads;
+    // The read a reload is for is the next reduction, which waits for it.
+    if (opcode != "dma_spill_reload") continue;
+    for (size_t r = i + 1; r < k.instrs.size(); ++r) {
+      const Instruction& next = k.instrs[r];
+      if (k.strings[next.opcode] != "tensor_reduce") continue;
+      for (uint32_t d = next.deps_begin; d < next.deps_end; ++d) {
+        from_reload += k.deps[d] == i ? 1 : 0;
+      }
+      break;
+    }
+  }
+  EXPECT_EQ(saves, 13);
+  EXPECT_EQ(reloads, 26);
+  EXPECT_EQ(reads, 32);
+  EXPECT_EQ(from_reload, 26);
+}
+
+TEST(SpillTest, ABlockAlsoReadWholeIsNotSpilledBySlot) {
+  // The memset waits for `blk` whole: its slots cannot go one by one, and
+  // nothing else can be spilled at the peak.
+  auto spec = Parse(SlotSpilling());
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr("SBUF overflow"));
 }
 
 TEST(SpillTest, WhatCannotFitEvenSpilledIsRefusedNamingThePoint) {

@@ -101,7 +101,19 @@ class Allocator {
                                              std::max(1, limits.psum_banks))) {
     if (spec.kernel.has_value()) {
       for (const NkiLoop& loop : spec.kernel->loops) FindInPlace(loop);
+      for (const auto& [op, vars] : BlockSlotReadDepths(spec.kernel->loops)) {
+        read_depth_[op->json_path] = vars;
+      }
     }
+    for (const SpillDecision& s : spills) {
+      if (s.slots > 0) slot_spills_[s.json_path] = &s;
+    }
+  }
+
+  // The reads of each spilled block's slots over the kernel (one per run of
+  // a body with an op that reads a slot of it), from the last Walk.
+  const std::map<std::string, int64_t>& slot_reads() const {
+    return slot_reads_;
   }
 
   int64_t bank_bytes() const { return bank_bytes_; }
@@ -245,7 +257,50 @@ class Allocator {
         iter.sbuf.Add(t.sbuf);
         iter.psum.Add(t.psum);
       }
+      // The op reads slots of spilled blocks: their reload buffers, a fixed
+      // number over the kernel (kSpillReloadBuffers), live while it runs.
+      for (size_t k = 0; k < at.inputs.size(); ++k) {
+        if (k >= at.input_slots.size() || at.input_slots[k].empty()) continue;
+        const std::string& base = at.inputs[k];
+        for (const auto& [path, s] : slot_spills_) {
+          if (s->id != base) continue;
+          fixed.sbuf.Add(
+              Use{SatMul(s->bytes, kSpillReloadBuffers),
+                  {{base + ".reload", s->bytes, kSpillReloadBuffers}}});
+          slot_reads_[path] = SatAdd(slot_reads_[path], Runs(chain));
+        }
+      }
+      // Without a whole tile to spill here, the slots of a block live here
+      // that every reader reads one slot at a time, down to single tiles:
+      // the largest such block with slots left in SBUF. (The compiler stage
+      // decides how many of its last slots go, from the excess.)
+      std::optional<size_t> block;
+      if (!candidate) {
+        for (size_t i = 0; i < n; ++i) {
+          if (p < def[i] || p > last[i] || !SlotSpillable(chain, i)) continue;
+          if (!block || size[i].sbuf.used > size[*block].sbuf.used) block = i;
+        }
+      }
       std::optional<SpillDecision> spill;
+      if (block) {
+        const NkiOp& op = loop.body[*block];
+        const LiveTile& leaf = size[*block].sbuf.live.front();
+        SpillDecision s;
+        s.json_path = op.json_path;
+        s.id = op.id;
+        s.reload_before = "each read of a spilled slot";
+        s.bytes = leaf.bytes;
+        s.block_slots = leaf.copies + SpilledSlots(op.json_path);
+        s.slots = 1;  // at least; CompileSpec sizes it from the excess
+        s.partitions = BlockPartitions(chain, op);
+        s.runs = Runs(chain);
+        s.why = absl::StrFormat(
+            "live across %s, where the live tiles exceed SBUF, and read one "
+            "slot at a time: its last slots are spilled, as few as make the "
+            "kernel fit, and reloaded for each read",
+            at.json_path);
+        spill = std::move(s);
+      }
       if (candidate) {
         const NkiOp& op = loop.body[*candidate];
         SpillDecision s;
@@ -274,7 +329,14 @@ class Allocator {
         const Peaks inner = Walk(chain, inner_tiles, inner_has_id,
                                  inner_tiles.rotates ? scale : copies);
         chain.pop_back();
-        if (!spill) spill = inner.spill;
+        // A whole tile before a block's slots (one reload a run, not one a
+        // read); of two blocks, the one with more slots left in SBUF.
+        if (inner.spill &&
+            (!spill || (spill->slots > 0 && (inner.spill->slots == 0 ||
+                                             SlotBytesLeft(*inner.spill) >
+                                                 SlotBytesLeft(*spill))))) {
+          spill = inner.spill;
+        }
         Point in{{inner.sbuf.used, inner.sbuf.live},
                  {inner.psum.used, inner.psum.live}};
         Point& into = inner_tiles.rotates ? fixed : nested;
@@ -308,6 +370,70 @@ class Allocator {
     return p;
   }
 
+  // The SBUF bytes of a block spill candidate's slots still in SBUF.
+  int64_t SlotBytesLeft(const SpillDecision& s) const {
+    return SatMul(s.block_slots - SpilledSlots(s.json_path), s.bytes);
+  }
+
+  // Slots of the block already spilled.
+  int64_t SpilledSlots(const std::string& json_path) const {
+    auto s = slot_spills_.find(json_path);
+    return s == slot_spills_.end() ? 0 : s->second->slots;
+  }
+
+  // Whether op i of chain.back()'s body is a block in SBUF whose slots may
+  // be spilled one by one: every read of it takes one slot, as deep as the
+  // block goes (so each read reloads one tile), and some are left.
+  bool SlotSpillable(LoopChain& chain, size_t i) {
+    const NkiOp& op = chain.back()->body[i];
+    if (op.op != "loop" || op.id.empty() || op.loop.empty()) return false;
+    if (LoopResultOf(op.loop.front()) != LoopResultKind::kBlock) return false;
+    auto d = read_depth_.find(op.json_path);
+    if (d == read_depth_.end() || d->second != BlockLevels(op)) return false;
+    const Point p = SizeOf(chain, op);
+    return p.sbuf.live.size() == 1 && p.sbuf.live.front().copies > 0 &&
+           p.psum.used == 0;
+  }
+
+  // How many levels a block has: one, and one more for each loop without
+  // an id in its result position (it fills part of each slot).
+  static size_t BlockLevels(const NkiOp& op) {
+    size_t levels = 1;
+    const NkiLoop* at = &op.loop.front();
+    for (;;) {
+      const int r = LoopResultIndex(*at);
+      if (r < 0) break;
+      const NkiOp& inner = at->body[static_cast<size_t>(r)];
+      if (inner.op != "loop" || !inner.id.empty() || inner.loop.empty()) break;
+      ++levels;
+      at = &inner.loop.front();
+    }
+    return levels;
+  }
+
+  // The partitions of one slot of a block: its innermost result op's tile.
+  int64_t BlockPartitions(LoopChain& chain, const NkiOp& op) const {
+    const size_t depth = chain.size();
+    const NkiLoop* at = &op.loop.front();
+    chain.push_back(at);
+    const NkiOp* r = nullptr;
+    for (;;) {
+      const int j = LoopResultIndex(*at);
+      if (j < 0) break;
+      r = &at->body[static_cast<size_t>(j)];
+      if (r->op != "loop" || r->loop.empty()) break;
+      at = &r->loop.front();
+      chain.push_back(at);
+    }
+    int64_t parts = limits_.partitions;
+    if (r != nullptr && r->op != "loop") {
+      parts = ResolveNkiTileInChain(spec_, chain, *r, limits_.partitions)
+                  .partitions;
+    }
+    chain.resize(depth);
+    return parts;
+  }
+
   // How many times the body of chain.back() runs over the kernel.
   int64_t Runs(const LoopChain& chain) const {
     int64_t runs = 1;
@@ -327,6 +453,14 @@ class Allocator {
       chain.push_back(&op.loop.front());
       p = ResultOf(chain, op.id);
       chain.pop_back();
+      // A block's spilled slots are in HBM, not SBUF.
+      if (auto s = slot_spills_.find(op.json_path);
+          s != slot_spills_.end() && p.sbuf.live.size() == 1) {
+        LiveTile& t = p.sbuf.live.front();
+        const int64_t gone = std::min(s->second->slots, t.copies);
+        t.copies -= gone;
+        p.sbuf.used -= SatMul(gone, t.bytes);
+      }
       return p;
     }
     if (!NkiOpDefinesTile(op.op) || in_place_.count(op.json_path)) return p;
@@ -397,6 +531,9 @@ class Allocator {
     }
   }
 
+  std::map<std::string, size_t> read_depth_;  // BlockSlotReadDepths
+  std::map<std::string, const SpillDecision*> slot_spills_;
+  std::map<std::string, int64_t> slot_reads_;
   std::set<std::string> in_place_;
   std::map<std::string, std::string> updated_;
   const WorkloadSpec& spec_;
@@ -490,6 +627,7 @@ Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits,
       a.psum.live = p.psum.live;
     }
   }
+  a.slot_reads = alloc.slot_reads();
   return a;
 }
 

@@ -8,7 +8,9 @@
 #ifndef TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 #define TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,6 +27,9 @@ struct Allocation {
   // The tile the spill heuristic would spill next to lower the SBUF peak
   // (docs/spec-format.md, "Spilling"); unset when none can be.
   std::optional<SpillDecision> spill;
+  // Per spilled block (its loop's JSON pointer): the reads of its slots
+  // over the kernel, of which the spilled slots' share are reloads.
+  std::map<std::string, int64_t> slot_reads;
   bool Fits() const {
     return sbuf.used <= sbuf.limit && psum.used <= psum.limit;
   }

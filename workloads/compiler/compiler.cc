@@ -14,6 +14,9 @@
 
 namespace trn {
 
+static_assert(kSpillReloadBuffers == kMaxPipelineDepth,
+              "a spilled block's reloads are pipelined as an innermost loop");
+
 const char* DecidedByName(DecidedBy by) {
   return by == DecidedBy::kSpec ? "spec" : "compiler";
 }
@@ -110,7 +113,28 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
   // until the kernel fits or no live tile can be spilled there.
   Allocation a = Allocate(spec, limits);
   while (a.sbuf.used > a.sbuf.limit && a.spill.has_value()) {
-    d.spills.push_back(*a.spill);
+    SpillDecision s = *a.spill;
+    if (s.slots == 0) {
+      d.spills.push_back(std::move(s));
+    } else {
+      // A block's slots: as many more of its last ones as the excess
+      // needs (the reload buffers are then counted, and the next round
+      // adds what they take), never more than the block has.
+      const int64_t excess = a.sbuf.used - a.sbuf.limit;
+      const int64_t more = std::max<int64_t>(
+          1, (excess + s.bytes - 1) / std::max<int64_t>(1, s.bytes));
+      auto same = std::find_if(
+          d.spills.begin(), d.spills.end(), [&](const SpillDecision& x) {
+            return x.slots > 0 && x.json_path == s.json_path;
+          });
+      if (same == d.spills.end()) {
+        s.slots = std::min(s.block_slots, more);
+        d.spills.push_back(std::move(s));
+      } else {
+        if (same->slots >= same->block_slots) break;
+        same->slots = std::min(same->block_slots, same->slots + more);
+      }
+    }
     a = Allocate(spec, limits, d.spills);
   }
   TRN_RETURN_IF_ERROR(RefusalOf(spec, a));
@@ -183,6 +207,14 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     d.loops.push_back(std::move(decided[i]));
   }
   a = Allocate(spec, limits, d.spills);
+  // Each read of a block's slots reloads when its slot is spilled: the
+  // reads spread evenly over the slots, as the loops that read them do.
+  for (SpillDecision& s : d.spills) {
+    if (s.slots == 0) continue;
+    auto r = a.slot_reads.find(s.json_path);
+    const int64_t reads = r == a.slot_reads.end() ? 0 : r->second;
+    s.reloads = reads / std::max<int64_t>(1, s.block_slots) * s.slots;
+  }
   d.sbuf = a.sbuf;
   d.psum = a.psum;
   d.psum_bank_bytes = a.psum_bank_bytes;

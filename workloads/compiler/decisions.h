@@ -55,20 +55,43 @@ struct MemoryPeak {
 };
 
 // A tile the compiler spills to HBM because the live set at some point
-// exceeds SBUF: saved by DMA after its writer, reloaded by DMA before the
-// first op that reads it after that point (neuron-profile's spill save and
-// reload traffic).
+// exceeds SBUF (neuron-profile's spill save and reload traffic). Either a
+// whole tile, saved by DMA after its writer and reloaded by DMA before the
+// first op that reads it after that point; or (`slots` > 0) the last
+// `slots` slots of a block read slot by slot, each saved after the
+// iteration that fills it and reloaded before every read of it, into one of
+// kSpillReloadBuffers buffers.
 struct SpillDecision {
-  std::string json_path;  // the op that writes the tile
+  std::string json_path;  // the op that writes the tile (a block: its loop)
   std::string id;
   std::string reload_before;  // JSON pointer of the op it is reloaded for
   int64_t partitions = 0;
-  int64_t bytes = 0;  // per partition, one copy
+  int64_t bytes = 0;  // per partition, one copy (a block: one slot)
   int64_t runs = 0;   // times the body runs (each saves and reloads once)
+  // A block's: the slots spilled of each run, of `block_slots`, and the
+  // reads of spilled slots over the kernel (each one reload).
+  int64_t slots = 0;
+  int64_t block_slots = 0;
+  int64_t reloads = 0;
   std::string why;
-  // Bytes saved (and as many reloaded) over the kernel.
-  int64_t TotalBytes() const { return partitions * bytes * runs; }
+  // Bytes saved and reloaded over the kernel.
+  int64_t SaveBytes() const {
+    return partitions * bytes * runs * (slots > 0 ? slots : 1);
+  }
+  int64_t ReloadBytes() const {
+    return partitions * bytes * (slots > 0 ? reloads : runs);
+  }
 };
+
+// The buffers a spilled block's reloads rotate over: a reload waits for the
+// readers of the reload this many before it. Reloads are the loads of the
+// innermost loop that reads the slots, so they are pipelined as the depth
+// rule pipelines an innermost loop's loads, which wait on DMA latency:
+// kMaxPipelineDepth in flight (compiler.h; CompileSpec asserts the two
+// agree). Two, as NKI's multi_buffer default, left the reloads
+// latency-bound: the TensorE of the fp32 block-free matmul idle 65% of the
+// time it read spilled slots.
+inline constexpr int kSpillReloadBuffers = 8;
 
 struct CompilerDecisions {
   std::vector<LoopDecision> loops;  // pre-order, file order
