@@ -589,9 +589,7 @@ def note_readers(op: ir.Op) -> None:
         if r.array is not None and isinstance(v, ir.Op) and \
                 v.loop is not op.loop and v.loop.encloses(op.loop):
             r.array.outer_readers.append(op)
-        pending = getattr(r, "pending_carry", None)
-        if pending is not None:
-            loop, key = pending
+        for loop, key in getattr(r, "pending_carry", ()):
             loop.carried_reads.append((r.array, op, r, key))
 
 
@@ -633,10 +631,11 @@ def ref_of(x: object) -> ir.Ref:
         seen = tile_of(view_tile(arr, dims))
         if seen != arr.tile():
             part = seen  # a slice of the tile ("slices", compiler stage)
-    pending: Optional[Tuple[ir.Loop, Optional[int]]] = None
+    pending: Optional[List[Tuple[ir.Loop, Optional[int]]]] = None
     v = _rotated_version(arr, dims, t.loop)
     if isinstance(v, tuple):
-        v, pending = v
+        v, one = v
+        pending = [one]
     elif v is None:
         if inner is not None and inner.loop.encloses(t.loop):
             r = ir.Ref(inner, [], part)  # written earlier in this iteration
@@ -700,7 +699,7 @@ _STALE = "stale"  # a buffer an earlier iteration than the last one wrote
 
 
 def _rotated_version(arr: ir.Array, dims: Optional[List[ir.DimAccess]],
-                     loop: ir.Loop):
+                     loop: ir.Loop) -> object:
     """The version a read of a rotating array's buffer reads, or None when
     the array does not rotate (or the read is of the buffer written in this
     iteration). In the rotating loop, `(i + c) % n` that this iteration has
@@ -738,23 +737,20 @@ def _rotated_version(arr: ir.Array, dims: Optional[List[ir.DimAccess]],
 
 
 def _before_loop(arr: ir.Array, v: object,
-                 loop: ir.Loop) -> Optional[Tuple[ir.Loop, Optional[int]]]:
-    """A read in a sequential loop L (inside the array's allocation) of a
-    version made before L: if L writes the array later in its body, later
-    iterations read what the previous one wrote (_close_versions)."""
-    home = arr.loop
-    l: Optional[ir.Loop] = loop
-    found = None
-    while l is not None and l is not home:
-        if l.kind == "sequential":
-            found = l
-        l = l.parent
-    if found is None or l is None:
-        return None
+                 loop: ir.Loop) -> Optional[List[Tuple[ir.Loop, None]]]:
+    """A read in sequential loops L (inside the array's allocation) of a
+    version made before them: if an L writes the array later in its body,
+    its later iterations read what the previous one wrote
+    (_close_versions)."""
     made_in = v.loop if isinstance(v, ir.Op) else getattr(v, "parent", None)
-    if isinstance(made_in, ir.Loop) and found.encloses(made_in):
-        return None
-    return (found, None)
+    out: List[Tuple[ir.Loop, None]] = []
+    l: Optional[ir.Loop] = loop
+    while l is not None and l is not arr.loop:
+        if l.kind == "sequential" and not (isinstance(made_in, ir.Loop)
+                                           and l.encloses(made_in)):
+            out.append((l, None))
+        l = l.parent
+    return out if out and l is not None else None
 
 
 def _note_export(v: object, loop: ir.Loop) -> None:
@@ -816,7 +812,8 @@ def _rotation(arr: ir.Array, dims: Optional[List[ir.DimAccess]],
     got = next((m for dd, m in mods if dd == d), None)
     loop = tracer.active().loop
     inside = first.var.loop.encloses(loop)
-    if got is None and len(mods) == 0 and dims and not inside:
+    if got is None and len(mods) == 0 and dims and not inside and \
+            first.var.loop.kind == "sequential":
         da = dims[d]
         if da.squeezed and not da.start.loop_terms() and not da.start.axes():
             return None  # a buffer at a constant index, outside the loop

@@ -326,11 +326,12 @@ class Emitter:
     def kernel_loops(self) -> List[dict]:
         root = self.t.root
         if any((isinstance(x, ir.Op) and not x.elided) or
-               (isinstance(x, ir.Loop) and x.id_for is not None)
+               (isinstance(x, ir.Loop) and (x.id_for is not None or
+                                            x.results))
                for x in root.body):
-            # Ops outside every loop, or a loop whose result a later loop
-            # reads (kernel loops do not see one another's ids): one loop
-            # that runs once holds them all.
+            # Ops outside every loop, or a loop whose result (or results)
+            # a later loop reads (kernel loops do not see one another's
+            # ids): one loop that runs once holds them all.
             once = ir.Loop(LoopVar("once", None), "affine", 1, 0, None)
             once.name = "once"
             name = self.unique("iter_once")
