@@ -369,6 +369,17 @@ class PipelinedByHand(unittest.TestCase):
         exp, = find(spec, op="activation")
         self.assertEqual(exp["inputs"], ["blk[a*4+b]"])
 
+    def test_an_older_buffer_after_the_loop_is_refused(self) -> None:
+        # Three iterations write buffers 1, 0, 1: buffer 0 after the loop
+        # is the second-to-last iteration's, which "results" cannot name.
+        rc, err, _, exists = run_frontend(
+            f"{k('pipelined.py')}::older_buffer_after", "x=128x1024:float32")
+        self.assertEqual(rc, 2, err)
+        self.assertFalse(exists)
+        self.assertIn("pipelined.py:72: reads buffer 0 of buf, which an "
+                      "iteration before the last one of the loop at line 68 "
+                      "wrote: not yet supported", err)
+
     def test_two_iterations_back_is_refused(self) -> None:
         rc, err, _, exists = run_frontend(
             f"{k('pipelined.py')}::two_iterations_back", "x=512x256:float32")

@@ -56,3 +56,18 @@ def slot_sum(x):
             y = nl.exp(blk[:, a * 4 + b, :])
             nl.store(out[:, nl.ds(a * 256 + b * 64, 64)], value=y)
     return out
+
+
+def older_buffer_after(x):
+    p, n = x.shape
+    out = nl.ndarray((p, 256), dtype=x.dtype, buffer=nl.shared_hbm)
+    xs = nl.load(x)
+    buf = nl.ndarray((nl.par_dim(128), 2, 256), dtype=x.dtype,
+                     buffer=nl.sbuf)
+    buf[:, 0, :] = nisa.tensor_copy(xs[:, 0:256])
+    for i in nl.sequential_range(3):
+        y = nisa.activation(op=nl.exp, data=buf[:, i % 2, :])
+        buf[:, (i + 1) % 2, :] = nisa.tensor_copy(
+            xs[:, nl.ds((i + 1) * 256, 256)])
+    nl.store(out, value=buf[:, 0, :])
+    return out
