@@ -978,7 +978,10 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     arr = dst._a
     t = tracer.active()
     _rotation(arr, dims, write=True)
-    _rehome(arr, t.loop)
+    if kind == "set" or arr.buffer == "psum":
+        _rehome(arr, t.loop)  # a PSUM `+=` starts from its first matmul
+    else:
+        _check_private(arr, t.loop)  # `acc += x` reads what was there
     _privatize(arr, dims, t.loop, kind)
     if isinstance(value, (int, float)) and kind == "set":
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
