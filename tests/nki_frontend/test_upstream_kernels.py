@@ -134,6 +134,13 @@ class UpstreamKernels(unittest.TestCase):
         stores = find(spec, op="store")
         self.assertEqual([s["index"][0] for s in stores],
                          ["i_tile_q", "3840:3968", "3968:4096"])
+        # One helper, three call sites: exp_row_sum fills `exp_row` in the
+        # prologue, in the loop (the loop's own buffer) and in the
+        # epilogue, each anew.
+        exp_loops = find(spec, op="loop", line=1371)
+        self.assertEqual(len(exp_loops), 3)
+        self.assertEqual([bool(x.get("one_buffer")) for x in exp_loops],
+                         [False, True, False])
         m = run(spec, repeat=1)
         self.assertGreater(m["ncl_us"]["p99"], 0)
 
