@@ -615,8 +615,9 @@ class NkiLowering {
       out.tile = live.back().result;
       for (const std::string& id : loop.results) {
         auto m = live.back().made.find(id);
-        if (m != live.back().made.end())
+        if (m != live.back().made.end()) {
           out.results.emplace_back(id, m->second);
+        }
       }
     }
     if (want_slots) {
