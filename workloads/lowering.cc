@@ -414,6 +414,9 @@ struct LoweredLoop {
   // element or the accumulator, so that a matmul reading a block of bf16
   // tiles runs at the bf16 rate.
   LoweredTile tile;
+  // Its results (NkiLoop::results): each id's tile as the last iteration
+  // made it.
+  std::vector<std::pair<std::string, LoweredTile>> results;
 };
 
 // Whether some op of the nest reads a block by slot ("block[k]").
@@ -421,6 +424,9 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
   for (const NkiLoop& loop : loops) {
     for (const NkiOp& op : loop.body) {
       for (const auto& vars : op.input_slots) {
+        if (!vars.empty()) return true;
+      }
+      for (const auto& vars : op.carry_slots) {
         if (!vars.empty()) return true;
       }
       if (HasSlotInputs(op.loop)) return true;
@@ -613,7 +619,15 @@ class NkiLowering {
       const Deps& a = at(i).all;
       out.done.insert(out.done.end(), a.begin(), a.end());
     }
-    if (trips > 0) out.tile = live.back().result;
+    if (trips > 0) {
+      out.tile = live.back().result;
+      for (const std::string& id : loop.results) {
+        auto m = live.back().made.find(id);
+        if (m != live.back().made.end()) {
+          out.results.emplace_back(id, m->second);
+        }
+      }
+    }
     if (want_slots) {
       // A block keeps every iteration (its distance is its trips), so none
       // has been released.
@@ -845,6 +859,27 @@ class NkiLowering {
                     /*whole_rows=*/true};
   }
 
+  // The slot a slot index picks in the iterations being lowered: "k" the
+  // index of k's iteration, "kb*4+ki" that sum; nullopt when a variable is
+  // not a loop around (the validator refuses it).
+  std::optional<size_t> SlotOf(const std::string& text) const {
+    int64_t slot = 0;
+    const std::vector<SlotTerm> terms = ParseSlotIndex(text);
+    if (terms.empty()) return std::nullopt;
+    for (const SlotTerm& t : terms) {
+      const int at = FindLoopVar(chain_, t.var);
+      if (at < 0) return std::nullopt;
+      slot += t.scale * frames_[static_cast<size_t>(at)]->index;
+    }
+    return static_cast<size_t>(slot);
+  }
+
+  // Whether an op of the loop's own body defines `id`.
+  static bool DefinesId(const NkiLoop& loop, const std::string& id) {
+    return std::any_of(loop.body.begin(), loop.body.end(),
+                       [&](const NkiOp& op) { return op.id == id; });
+  }
+
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     const NkiOp& op = loop.body[idx];
     // The spilled tiles this op is the first reader of come back from HBM
@@ -896,10 +931,9 @@ class NkiLowering {
       std::pair<BlockSlots*, size_t> reader{nullptr, 0};
       BlockSlots* level = t->slots.get();
       for (const std::string& var : slot_vars) {
-        const int at = FindLoopVar(chain_, var);
-        if (level == nullptr || at < 0) break;
-        const auto j =
-            static_cast<size_t>(frames_[static_cast<size_t>(at)]->index);
+        const std::optional<size_t> slot = SlotOf(var);
+        if (level == nullptr || !slot) break;
+        const size_t j = *slot;
         if (j >= level->made.size()) break;
         d = &level->made[j];
         reader = {level, j};
@@ -946,15 +980,39 @@ class NkiLowering {
     for (const auto& id : op.after) need(id);
     if (!op.mask.empty()) need(op.mask);
     if (!op.indirect.empty()) need(op.indirect);
-    // A carried tile is the previous iteration's; the first iteration reads
-    // what the loop was entered with.
-    for (const auto& id : op.carry) {
-      if (it.prev == nullptr) continue;
-      auto m = it.prev->made.find(id);
-      if (m != it.prev->made.end()) {
-        deps.insert(deps.end(), m->second.deps.begin(), m->second.deps.end());
-        tile_reads.emplace_back(it.prev, &id);
+    // A carried tile is the previous iteration's, of the loop whose body
+    // makes it (this op's, or one around it); the first iteration reads
+    // what the loop was entered with, which the op names in its inputs.
+    for (size_t k = 0; k < op.carry.size(); ++k) {
+      const std::string& id = op.carry[k];
+      Iteration* prev = nullptr;
+      for (size_t f = chain_.size(); f-- > 0;) {
+        if (DefinesId(*chain_[f], id)) {
+          prev = frames_[f]->prev;
+          break;
+        }
       }
+      if (prev == nullptr) continue;
+      auto m = prev->made.find(id);
+      if (m == prev->made.end()) continue;
+      tile_reads.emplace_back(prev, &id);
+      if (!m->second.made_by.empty()) {
+        tile_reads.emplace_back(prev, &m->second.made_by);
+      }
+      const Deps* d = &m->second.deps;
+      BlockSlots* level = m->second.slots.get();
+      std::pair<BlockSlots*, size_t> reader{nullptr, 0};
+      if (k < op.carry_slots.size()) {
+        for (const std::string& var : op.carry_slots[k]) {
+          const std::optional<size_t> slot = SlotOf(var);
+          if (level == nullptr || !slot || *slot >= level->made.size()) break;
+          d = &level->made[*slot];
+          reader = {level, *slot};
+          level = level->sub[*slot].get();
+        }
+      }
+      deps.insert(deps.end(), d->begin(), d->end());
+      if (reader.first != nullptr) slot_reads.push_back(reader);
     }
     // An op with no producer in its own body starts the iteration, so it is
     // the one that waits for the iteration's buffers. A nested loop whose
@@ -1033,6 +1091,8 @@ class NkiLowering {
                wait.empty() ? nullptr : &wait, result_out));
       made = std::move(nested.tile);
       made.deps = std::move(nested.done);
+      // Its results are read in this body under their own ids.
+      for (auto& [id, tile] : nested.results) it.made[id] = std::move(tile);
       if (fills_slot) {
         it.sub = std::move(nested.slots);
       } else {
@@ -1053,6 +1113,10 @@ class NkiLowering {
           EffectiveIndex(op, loop, t.shape.size());
       std::vector<int64_t> block = t.shape;
       for (size_t d = 0; d < block.size(); ++d) {
+        if (const auto range = ParseConstRange(index[d])) {
+          block[d] = range->second - range->first;
+          continue;
+        }
         const int at = FindLoopVar(chain_, index[d]);
         if (at < 0) continue;
         block[d] = IndexesOneElement(spec_, chain_, static_cast<size_t>(at),

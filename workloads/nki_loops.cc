@@ -14,6 +14,75 @@ int FindLoopVar(const LoopChain& chain, std::string_view var) {
   return -1;
 }
 
+std::vector<SlotTerm> ParseSlotIndex(std::string_view text) {
+  std::vector<SlotTerm> out;
+  auto is_var_char = [](char c, bool first) {
+    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (!first && c >= '0' && c <= '9');
+  };
+  size_t pos = 0;
+  while (true) {
+    SlotTerm t;
+    size_t end = pos;
+    while (end < text.size() && is_var_char(text[end], end == pos)) ++end;
+    if (end == pos) return {};
+    t.var = std::string(text.substr(pos, end - pos));
+    pos = end;
+    if (pos < text.size() && text[pos] == '*') {
+      ++pos;
+      int64_t n = 0;
+      size_t digits = 0;
+      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+        if (n > (int64_t{1} << 40)) return {};
+        n = n * 10 + (text[pos] - '0');
+        ++pos;
+        ++digits;
+      }
+      if (digits == 0 || n < 1) return {};
+      t.scale = n;
+    }
+    out.push_back(std::move(t));
+    if (pos == text.size()) return out;
+    if (text[pos] != '+') return {};
+    ++pos;
+  }
+}
+
+std::optional<std::pair<int64_t, int64_t>> ParseConstRange(
+    std::string_view entry) {
+  const size_t colon = entry.find(':');
+  if (colon == std::string_view::npos || colon == 0 ||
+      colon + 1 >= entry.size()) {
+    return std::nullopt;
+  }
+  auto number = [](std::string_view text) -> std::optional<int64_t> {
+    if (text.empty() || text.size() > 13) return std::nullopt;
+    int64_t n = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  };
+  const std::optional<int64_t> start = number(entry.substr(0, colon));
+  const std::optional<int64_t> stop = number(entry.substr(colon + 1));
+  if (!start || !stop) return std::nullopt;
+  return std::make_pair(*start, *stop);
+}
+
+const NkiOp* LoopResultNamed(const NkiOp& loop_op, std::string_view id) {
+  if (loop_op.op != "loop" || loop_op.loop.empty()) return nullptr;
+  const NkiLoop& loop = loop_op.loop.front();
+  if (std::find(loop.results.begin(), loop.results.end(), id) ==
+      loop.results.end()) {
+    return nullptr;
+  }
+  for (const NkiOp& op : loop.body) {
+    if (op.id == id) return &op;
+  }
+  return nullptr;
+}
+
 int EnclosingSameDim(const LoopChain& chain, size_t i) {
   for (size_t j = i; j-- > 0;) {
     if (chain[j]->tensor == chain[i]->tensor &&
@@ -80,6 +149,10 @@ std::vector<int64_t> FullBlock(const WorkloadSpec& spec, const LoopChain& chain,
                                const std::vector<std::string>& index) {
   std::vector<int64_t> block = tensor.shape;
   for (size_t d = 0; d < block.size() && d < index.size(); ++d) {
+    if (const auto range = ParseConstRange(index[d])) {
+      block[d] = range->second - range->first;
+      continue;
+    }
     const int at = FindLoopVar(chain, index[d]);
     if (at < 0) continue;
     const auto i = static_cast<size_t>(at);
@@ -259,6 +332,12 @@ class SlotReads {
     std::map<std::string_view, const NkiOp*> ids;
     for (const NkiOp& op : loop.body) {
       if (!op.id.empty()) ids.emplace(op.id, &op);
+      // A loop's results are read after it under their own ids.
+      for (const NkiLoop& nested : op.loop) {
+        for (const std::string& r : nested.results) {
+          if (const NkiOp* of = LoopResultNamed(op, r)) ids.emplace(r, of);
+        }
+      }
     }
     scopes_.push_back(std::move(ids));
     for (const NkiOp& op : loop.body) {
@@ -268,7 +347,10 @@ class SlotReads {
         Read(op.inputs[k], slot, slot ? op.input_slots[k].size() : 0);
       }
       for (const auto& id : op.after) Read(id, false);
-      for (const auto& id : op.carry) Read(id, false);
+      for (size_t k = 0; k < op.carry.size(); ++k) {
+        Read(op.carry[k],
+             k < op.carry_slots.size() && !op.carry_slots[k].empty());
+      }
       if (!op.mask.empty()) Read(op.mask, false);
       if (!op.indirect.empty()) Read(op.indirect, false);
       for (const NkiLoop& nested : op.loop) Walk(nested);
@@ -341,13 +423,18 @@ std::vector<std::vector<size_t>> BodyPreds(const NkiLoop& loop) {
   std::map<std::string, size_t> by_id;
   for (size_t i = 0; i < n; ++i) {
     if (!loop.body[i].id.empty()) by_id[loop.body[i].id] = i;
+    // A nested loop's results are read after it: its readers wait for it.
+    for (const NkiLoop& nested : loop.body[i].loop) {
+      for (const std::string& r : nested.results) by_id.emplace(r, i);
+    }
   }
   std::vector<std::vector<size_t>> preds(n);
   for (size_t i = 0; i < n; ++i) {
     const NkiOp& op = loop.body[i];
     auto add = [&](const std::string& id) {
       auto it = by_id.find(id);
-      if (it != by_id.end()) preds[i].push_back(it->second);
+      // A nested loop's own reads of its results are not a predecessor.
+      if (it != by_id.end() && it->second != i) preds[i].push_back(it->second);
     };
     for (const auto& id : op.inputs) add(id);
     for (const auto& id : op.after) add(id);

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "device_model/dtype.h"
@@ -22,6 +24,29 @@ using LoopChain = std::vector<const NkiLoop*>;
 
 // Position in `chain` of the loop whose var is `var`, or -1.
 int FindLoopVar(const LoopChain& chain, std::string_view var);
+
+// One term of a slot index: a loop variable times a scale.
+struct SlotTerm {
+  std::string var;
+  int64_t scale = 1;
+};
+
+// A slot index as written between brackets: "k" (the slot of the loop
+// k's iteration), or a sum of such terms with integer scales, "kb*4+ki"
+// (attention v11's `scores_sbuf_t[:, i_tile_kv * 4 + i_tile_kv_i, :]`).
+// Empty when the text is not of that form.
+std::vector<SlotTerm> ParseSlotIndex(std::string_view text);
+
+// A load or store index entry "START:STOP": the constant block of
+// elements [START, STOP) of its dim (attention v11's epilogue stores
+// `kernel_out[nl.ds((n - 2) * 128, 128), :]` as "3840:3968"). nullopt when
+// the entry is not of that form (a loop variable, ":").
+std::optional<std::pair<int64_t, int64_t>> ParseConstRange(
+    std::string_view entry);
+
+// The op of loop_op's body (its nested loop) whose id is one of its
+// results (NkiLoop::results), or nullptr.
+const NkiOp* LoopResultNamed(const NkiOp& loop_op, std::string_view id);
 
 // Position of the nearest loop enclosing chain[i] that walks the same tensor
 // dim, or -1: chain[i] then walks that loop's tile instead of the dim.

@@ -67,9 +67,13 @@ struct NkiOp {
   std::optional<DType> dtype;      // tile dtype; default: loop tensor's
   std::string buffer = "sbuf";     // "sbuf" or "psum"
   std::vector<std::string> after;  // extra ordering dependencies (ids)
-  // Ids of this body read as the previous iteration made them (a tile
-  // carried from one iteration to the next, such as an accumulator).
+  // Ids read as the previous iteration made them (a tile carried from one
+  // iteration to the next, such as an accumulator): a tile of this body, or
+  // of a body around it, whose loop's previous iteration is then meant.
   std::vector<std::string> carry;
+  // Parallel to `carry` (or empty): the slot of a carried block, as
+  // `input_slots` (a carry written "block[v]").
+  std::vector<std::vector<std::string>> carry_slots;
   // Parallel to `inputs` (or empty): for an input written "block[v]" or
   // "block[v][w]", the loop variables that pick one slot of the block, one
   // per level of its nested block loops; empty for a whole tile.
@@ -148,6 +152,10 @@ struct NkiLoop {
   // directive): it and every loop nested in it issue their ops in body
   // order, iteration after iteration, with no software-pipelined prefetch.
   bool no_reorder = false;
+  // Ids of this body's ops that the body around the loop reads after it
+  // (a loop with more than one result): each stands for the tile the
+  // loop's last iteration made. Nested loops only.
+  std::vector<std::string> results;
   std::vector<NkiOp> body;
   std::string json_path;
 

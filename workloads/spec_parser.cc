@@ -307,6 +307,8 @@ class SpecReader {
     }
     TRN_RETURN_IF_ERROR(
         r_.OptionalBool(v, path, "no_reorder", loop.no_reorder));
+    TRN_RETURN_IF_ERROR(
+        r_.OptionalStringArray(v, path, "results", loop.results));
     TRN_ASSIGN_OR_RETURN(const Json* body, r_.Required(v, path, "body"));
     const std::string body_path = JsonChild(path, "body");
     TRN_RETURN_IF_ERROR(r_.Array(*body, body_path));
@@ -484,7 +486,7 @@ class SpecReader {
         "slices",       "insert_transpose",
         "overwrite",    "one_buffer",
         "tile_buffers", "broadcasts",
-        "line"};
+        "results",      "line"};
     std::vector<std::string_view> drop;
     if (kind == "load") {
       drop = {"engine", "func", "inputs", "carry", "accumulate"};
@@ -534,7 +536,7 @@ class SpecReader {
     if (IsNkiOpKind(kind) && kind != "loop") {
       for (std::string_view key :
            {"var", "range", "dim", "step", "tile_partitions", "buffers",
-            "no_reorder", "body"}) {
+            "no_reorder", "results", "body"}) {
         drop.push_back(key);
       }
     }
@@ -613,7 +615,8 @@ class SpecReader {
     if (const Json* in = JsonReader::Optional(v, "inputs")) {
       TRN_ASSIGN_OR_RETURN(op.inputs,
                            r_.StringArray(*in, JsonChild(path, "inputs")));
-      TRN_RETURN_IF_ERROR(SplitSlots(op, JsonChild(path, "inputs")));
+      TRN_RETURN_IF_ERROR(SplitSlots(op.inputs, op.input_slots,
+                                     JsonChild(path, "inputs"), "a"));
     }
     if (const Json* t = JsonReader::Optional(v, "tensor");
         t && op.op != "loop") {
@@ -666,6 +669,8 @@ class SpecReader {
     }
     TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "after", op.after));
     TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "carry", op.carry));
+    TRN_RETURN_IF_ERROR(SplitSlots(op.carry, op.carry_slots,
+                                   JsonChild(path, "carry"), "a carried"));
     TRN_RETURN_IF_ERROR(r_.OptionalBool(v, path, "transpose", op.transpose));
     TRN_RETURN_IF_ERROR(
         r_.OptionalBool(v, path, "affine_mask", op.affine_mask));
@@ -708,15 +713,17 @@ class SpecReader {
     return op;
   }
 
-  // Splits each input written "block[v]" (or "block[v][w]" for a block of
-  // blocks) into the block's id (kept in `inputs`, so every reader of ids
-  // sees a plain id) and the loop variables that pick its slot
-  // (`input_slots`). The names are checked by ValidateSpec; here only the
-  // form.
-  absl::Status SplitSlots(NkiOp& op, const std::string& at) const {
-    op.input_slots.assign(op.inputs.size(), {});
-    for (size_t k = 0; k < op.inputs.size(); ++k) {
-      std::string& in = op.inputs[k];
+  // Splits each id written "block[v]" (or "block[v][w]" for a block of
+  // blocks, "block[v*4+w]" for a slot two loops pick together) into the
+  // block's id (kept in `ids`, so every reader of ids sees a plain id) and
+  // the slot index of each level (`slots`, parallel to `ids`). The names
+  // are checked by ValidateSpec; here only the form.
+  absl::Status SplitSlots(std::vector<std::string>& ids,
+                          std::vector<std::vector<std::string>>& slots,
+                          const std::string& at, std::string_view what) const {
+    slots.assign(ids.size(), {});
+    for (size_t k = 0; k < ids.size(); ++k) {
+      std::string& in = ids[k];
       const size_t first = in.find_first_of("[]");
       if (first == std::string::npos) continue;
       std::vector<std::string> vars;
@@ -733,13 +740,13 @@ class SpecReader {
       if (!ok) {
         return r_.Error(
             JsonLocation(at, k),
-            absl::StrFormat("expected a tile id, or a block's id and the "
+            absl::StrFormat("expected %s tile id, or a block's id and the "
                             "loop variables of one of its slots as "
-                            "\"rhs_tiles[k]\" or \"lhsT_tiles[bm][k]\", "
-                            "got \"%s\"",
-                            in));
+                            "\"rhs_tiles[k]\", \"lhsT_tiles[bm][k]\" or "
+                            "\"s[kb*4+ki]\", got \"%s\"",
+                            what, in));
       }
-      op.input_slots[k] = std::move(vars);
+      slots[k] = std::move(vars);
       in.resize(first);
     }
     return absl::OkStatus();

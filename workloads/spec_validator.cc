@@ -520,18 +520,37 @@ class Validator {
     const TensorDecl* tensor;
     std::string path;
     std::map<std::string, size_t, std::less<>> ids;
+    // The results of the body's nested loops (NkiLoop::results): each id,
+    // read after its loop, and the index of that loop's op in the body.
+    std::map<std::string, size_t, std::less<>> results;
     bool partial;
     const LoopContext* parent = nullptr;
     LoopChain chain;  // outermost first, ending with `loop`
   };
 
-  // The context of an enclosing body that defines `id`, or nullptr.
-  static const LoopContext* Definer(const LoopContext& ctx,
-                                    std::string_view id) {
+  // The context of an enclosing body that defines `id`, or nullptr; with
+  // `results`, also one that reads it as a nested loop's result.
+  static const LoopContext* Definer(const LoopContext& ctx, std::string_view id,
+                                    bool results = true) {
     for (const LoopContext* c = &ctx; c != nullptr; c = c->parent) {
       if (c->ids.count(id) != 0) return c;
+      if (results && c->results.count(id) != 0) return c;
     }
     return nullptr;
+  }
+
+  // The op that defines `id` in `def`'s body: its own op, or the op inside
+  // a nested loop that the loop gives as a result. `chain` is then def's
+  // chain, with that loop's added for a result.
+  static const NkiOp& DefiningOp(const LoopContext& def, std::string_view id,
+                                 LoopChain& chain) {
+    chain = def.chain;
+    if (auto own = def.ids.find(id); own != def.ids.end()) {
+      return def.loop->body[own->second];
+    }
+    const NkiOp& loop_op = def.loop->body[def.results.find(id)->second];
+    chain.push_back(&loop_op.loop.front());
+    return *LoopResultNamed(loop_op, id);
   }
 
   absl::Status CheckLoop(const NkiLoop& loop, std::string path,
@@ -580,7 +599,7 @@ class Validator {
     if (loop.body.empty()) {
       return Error(path + "/body", "a loop body needs at least one op");
     }
-    LoopContext ctx{&loop, tensor, std::move(path), {}, false, parent, {}};
+    LoopContext ctx{&loop, tensor, std::move(path), {}, {}, false, parent, {}};
     if (parent != nullptr) ctx.chain = parent->chain;
     ctx.chain.push_back(&loop);
     ctx.partial = LoopHasPartialTile(spec_, ctx.chain, ctx.chain.size() - 1);
@@ -602,7 +621,7 @@ class Validator {
                                      op.id, ctx.path, it->second));
       }
       if (const LoopContext* outer =
-              parent ? Definer(*parent, op.id) : nullptr) {
+              parent ? Definer(*parent, op.id, /*results=*/false) : nullptr) {
         return Error(id_path,
                      absl::StrFormat("id \"%s\" is already defined at "
                                      "%s/body/%d, which encloses this loop; "
@@ -611,12 +630,50 @@ class Validator {
                                      outer->ids.find(op.id)->second));
       }
     }
+    TRN_RETURN_IF_ERROR(CollectResults(ctx));
     for (size_t j = 0; j < loop.body.size(); ++j) {
       TRN_RETURN_IF_ERROR(CheckNkiOp(ctx, j));
     }
     TRN_RETURN_IF_ERROR(CheckCycles(ctx));
     // On-chip memory is the compiler stage's to check: its allocator knows
     // the depths and the live ranges (workloads/compiler/allocation.h).
+    return absl::OkStatus();
+  }
+
+  // The results of the body's nested loops: each an id of that loop's own
+  // body that makes a tile, read after the loop under that id, so not an
+  // id of this body nor another loop's result.
+  absl::Status CollectResults(LoopContext& ctx) const {
+    for (size_t j = 0; j < ctx.loop->body.size(); ++j) {
+      const NkiOp& op = ctx.loop->body[j];
+      if (op.loop.empty()) continue;
+      const NkiLoop& nested = op.loop.front();
+      for (size_t k = 0; k < nested.results.size(); ++k) {
+        const std::string& id = nested.results[k];
+        const std::string at =
+            absl::StrFormat("%s/body/%d/results/%d", ctx.path, j, k);
+        const NkiOp* of = LoopResultNamed(op, id);
+        if (of == nullptr || (of->op != "loop" && !NkiOpDefinesTile(of->op))) {
+          std::vector<std::string_view> own;
+          for (const NkiOp& b : nested.body) {
+            if (!b.id.empty()) own.push_back(b.id);
+          }
+          return Error(
+              at, absl::StrFormat("\"%s\" is not a tile of this loop's body; a "
+                                  "loop's result is the tile an op of its own "
+                                  "body makes in the last iteration (ids "
+                                  "there: %s)",
+                                  id, Join(own, ", ")));
+        }
+        if (!ctx.results.emplace(id, j).second || ctx.ids.contains(id)) {
+          return Error(at, absl::StrFormat(
+                               "\"%s\" is already an id of the body around "
+                               "the loop (or another loop's result there); a "
+                               "result is read there under its own id",
+                               id));
+        }
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -652,7 +709,8 @@ class Validator {
                          const std::string& id,
                          const std::vector<std::string>& vars) const {
     const LoopContext* def = Definer(ctx, id);
-    const NkiOp& block = def->loop->body[def->ids.find(id)->second];
+    LoopChain block_chain;
+    const NkiOp& block = DefiningOp(*def, id, block_chain);
     const std::string written =
         absl::StrCat(id, "[", absl::StrJoin(vars, "]["), "]");
     if (block.op == "reduction") {
@@ -677,7 +735,6 @@ class Validator {
       out.erase(std::unique(out.begin(), out.end()), out.end());
       return out;
     };
-    LoopChain block_chain = def->chain;
     const NkiLoop* level = &block.loop.front();
     for (size_t l = 0; l < vars.size(); ++l) {
       if (l > 0) {
@@ -696,29 +753,53 @@ class Validator {
         level = &inner->loop.front();
       }
       block_chain.push_back(level);
-      const std::string& var = vars[l];
-      const int at = FindLoopVar(ctx.chain, var);
-      if (at < 0) {
-        std::vector<std::string_view> around;
-        for (const NkiLoop* c : ctx.chain) around.push_back(c->var);
-        return Error(path, absl::StrFormat("slot variable \"%s\" in \"%s\" "
-                                           "is not the variable of a loop "
-                                           "around this op; expected one of %s",
-                                           var, written, Join(around, ", ")));
-      }
       const std::vector<int64_t> slots =
           trips(block_chain, block_chain.size() - 1);
-      const std::vector<int64_t> walks =
-          trips(ctx.chain, static_cast<size_t>(at));
-      if (slots != walks) {
-        return Error(path,
-                     absl::StrFormat("slot variable \"%s\" in \"%s\" walks "
-                                     "%d iterations, but that level of the "
-                                     "block has %d slots (loop \"%s\"); a "
-                                     "slot variable walks its level's slots "
-                                     "one for one",
-                                     var, written, walks.back(), slots.back(),
-                                     level->var));
+      const std::vector<SlotTerm> terms = ParseSlotIndex(vars[l]);
+      if (terms.empty()) {
+        return Error(path, absl::StrFormat("slot \"%s\" in \"%s\" is not a "
+                                           "loop variable or a sum of loop "
+                                           "variables with integer scales "
+                                           "(\"kb*4+ki\")",
+                                           vars[l], written));
+      }
+      // The largest slot the index reaches, over the extents its loops
+      // may walk.
+      int64_t reach = 0;
+      for (const SlotTerm& t : terms) {
+        const int at = FindLoopVar(ctx.chain, t.var);
+        if (at < 0) {
+          std::vector<std::string_view> around;
+          for (const NkiLoop* c : ctx.chain) around.push_back(c->var);
+          return Error(path,
+                       absl::StrFormat("slot variable \"%s\" in \"%s\" "
+                                       "is not the variable of a loop "
+                                       "around this op; expected one of %s",
+                                       t.var, written, Join(around, ", ")));
+        }
+        const std::vector<int64_t> walks =
+            trips(ctx.chain, static_cast<size_t>(at));
+        if (terms.size() == 1 && t.scale == 1 && slots != walks) {
+          return Error(
+              path, absl::StrFormat("slot variable \"%s\" in \"%s\" "
+                                    "walks %d iterations, but that level "
+                                    "of the block has %d slots (loop "
+                                    "\"%s\"); a slot variable walks its "
+                                    "level's slots one for one",
+                                    t.var, written, walks.back(), slots.back(),
+                                    level->var));
+        }
+        reach += t.scale * (walks.back() - 1);
+      }
+      if (terms.size() > 1 || terms.front().scale != 1) {
+        if (reach >= slots.front()) {
+          return Error(path,
+                       absl::StrFormat("slot \"%s\" in \"%s\" reaches slot "
+                                       "%d, but that level of the block has "
+                                       "%d slots (loop \"%s\")",
+                                       vars[l], written, reach, slots.front(),
+                                       level->var));
+        }
       }
     }
     return absl::OkStatus();
@@ -1009,21 +1090,29 @@ class Validator {
     return absl::OkStatus();
   }
 
-  // A carried id names a tile of this loop's own body: the previous
-  // iteration's copy of it is what the op reads.
+  // A carried id names a tile of this loop's body or of a body around it:
+  // the copy of it that the previous iteration of that body's loop made is
+  // what the op reads; "block[v]" reads one slot of a carried block.
   absl::Status CheckCarry(const LoopContext& ctx, const NkiOp& op,
                           const std::string& path) const {
     for (size_t k = 0; k < op.carry.size(); ++k) {
       const std::string& id = op.carry[k];
-      if (!ctx.ids.contains(id)) {
+      const std::string at = absl::StrFormat("%s/carry/%d", path, k);
+      if (Definer(ctx, id, /*results=*/false) == nullptr) {
         std::vector<std::string_view> own;
-        for (const auto& [name, index] : ctx.ids) own.push_back(name);
-        return Error(absl::StrFormat("%s/carry/%d", path, k),
-                     absl::StrFormat("\"%s\" is not a tile of this loop body; "
-                                     "a carried tile comes from the previous "
-                                     "iteration of the same body (ids here: "
-                                     "%s)",
+        for (const LoopContext* c = &ctx; c != nullptr; c = c->parent) {
+          for (const auto& [name, index] : c->ids) own.push_back(name);
+        }
+        return Error(at,
+                     absl::StrFormat("\"%s\" is not a tile of this loop body "
+                                     "or of one around it; a carried tile "
+                                     "comes from the previous iteration of "
+                                     "the loop whose body makes it (ids "
+                                     "here: %s)",
                                      id, Join(own, ", ")));
+      }
+      if (k < op.carry_slots.size() && !op.carry_slots[k].empty()) {
+        TRN_RETURN_IF_ERROR(CheckSlot(ctx, at, id, op.carry_slots[k]));
       }
     }
     return absl::OkStatus();
@@ -1134,12 +1223,24 @@ class Validator {
       const std::string& entry = op.index[d];
       const std::string entry_path = absl::StrFormat("%s/%d", index_path, d);
       if (entry == kWholeDim) continue;
+      if (const auto range = ParseConstRange(entry)) {
+        if (range->first >= range->second || range->second > t.shape[d]) {
+          return Error(
+              entry_path,
+              absl::StrFormat("the constant block \"%s\" of dim %d "
+                              "of \"%s\" (%d elements) must be "
+                              "START:STOP with START < STOP <= %d",
+                              entry, d, op.tensor, t.shape[d], t.shape[d]));
+        }
+        continue;
+      }
       const int at = FindLoopVar(ctx.chain, entry);
       if (at < 0) {
         return Error(entry_path,
                      absl::StrFormat("\"%s\" is not the variable of an "
-                                     "enclosing loop (%s) nor \":\" for the "
-                                     "whole dim",
+                                     "enclosing loop (%s), \":\" for the "
+                                     "whole dim, nor a constant block "
+                                     "\"START:STOP\"",
                                      entry, Join(vars, ", ")));
       }
       for (size_t e = 0; e < d; ++e) {
@@ -1153,7 +1254,9 @@ class Validator {
       const NkiLoop& l = *ctx.chain[static_cast<size_t>(at)];
       const int64_t walked =
           FindTensor(l.tensor)->shape[static_cast<size_t>(l.dim)];
-      if (walked != t.shape[d] &&
+      // A loop over fewer elements than the dim moves its first tiles (a
+      // loop over a prefix of the dim, attention v11's pipelined loop).
+      if (walked > t.shape[d] &&
           !IndexesOneElement(spec_, ctx.chain, static_cast<size_t>(at),
                              t.shape[d])) {
         return Error(entry_path,
@@ -1236,6 +1339,12 @@ class Validator {
       auto add = [&](const std::string& id) {
         auto it = ctx.ids.find(id);
         if (it != ctx.ids.end()) edges[j].push_back(it->second);
+        // A nested loop's result: its reader waits for that loop.
+        // (Its own ops' reads of the same ids are inside it.)
+        auto r = ctx.results.find(id);
+        if (r != ctx.results.end() && r->second != j) {
+          edges[j].push_back(r->second);
+        }
       };
       for (const auto& id : body[j].inputs) add(id);
       if (!body[j].mask.empty()) add(body[j].mask);

@@ -327,6 +327,68 @@ class Privatized(unittest.TestCase):
         self.assertNotIn("one_buffer", block)
 
 
+class PipelinedByHand(unittest.TestCase):
+    """A sequential loop whose iteration reads what the iteration before
+    (or a prologue) left, and an epilogue that reads what the last one did
+    (docs/nki-source.md, "Loops pipelined by hand")."""
+
+    def setUp(self) -> None:
+        self.spec = trace(f"{k('pipelined.py')}::pipelined",
+                          "x=128x1024:float32")
+        self.loop, = find(self.spec, op="loop", var="i")
+
+    def test_reads_before_the_write_carry_the_previous_iteration(self) -> None:
+        exp, = [o for o in self.loop["body"] if o["op"] == "activation"]
+        buf, peak = (o for o in self.loop["body"]
+                     if o["op"] in ("tensor_copy", "tensor_reduce"))
+        # The first iteration reads the prologue's buffer 0 and maximum.
+        self.assertEqual(exp["inputs"], ["buf", "peak"])
+        self.assertEqual(sorted(exp["carry"]), sorted([buf["id"],
+                                                       peak["id"]]))
+        self.assertEqual(buf["tile_buffers"], 2)
+
+    def test_the_epilogue_reads_the_loops_results(self) -> None:
+        self.assertEqual(sorted(self.loop["results"]),
+                         ["buf_2", "peak_next"])
+        last = [o for o in find(self.spec, op="activation")
+                if "carry" not in o]
+        self.assertEqual(len(last), 1)
+        self.assertEqual(last[0]["inputs"], ["buf_2", "peak_next"])
+
+    def test_the_loop_walks_a_prefix_and_the_epilogue_a_constant_block(
+            self) -> None:
+        self.assertEqual(self.loop["range"], "sequential")
+        iters = {t["name"]: t["shape"] for t in self.spec["tensors"]}
+        self.assertEqual(iters[self.loop["tensor"]], [1, 768])
+        self.assertEqual(self.loop["step"], 256)
+        self.assertEqual([s["index"] for s in find(self.spec, op="store")],
+                         [[":", "i"], [":", "768:1024"]])
+
+    def test_a_slot_two_loops_pick(self) -> None:
+        spec = trace(f"{k('pipelined.py')}::slot_sum", "x=128x512:float32")
+        exp, = find(spec, op="activation")
+        self.assertEqual(exp["inputs"], ["blk[a*4+b]"])
+
+    def test_an_older_buffer_after_the_loop_is_refused(self) -> None:
+        # Three iterations write buffers 1, 0, 1: buffer 0 after the loop
+        # is the second-to-last iteration's, which "results" cannot name.
+        rc, err, _, exists = run_frontend(
+            f"{k('pipelined.py')}::older_buffer_after", "x=128x1024:float32")
+        self.assertEqual(rc, 2, err)
+        self.assertFalse(exists)
+        self.assertIn("pipelined.py:72: reads buffer 0 of buf, which an "
+                      "iteration before the last one of the loop at line 68 "
+                      "wrote: not yet supported", err)
+
+    def test_two_iterations_back_is_refused(self) -> None:
+        rc, err, _, exists = run_frontend(
+            f"{k('pipelined.py')}::two_iterations_back", "x=512x256:float32")
+        self.assertEqual(rc, 2, err)
+        self.assertFalse(exists)
+        self.assertIn("pipelined.py:44: reads a buffer of buf that the loop "
+                      "at line 43 wrote more than one iteration before", err)
+
+
 class States(unittest.TestCase):
     """Tiles updated in place across a sequential loop: the loop's id is
     their state, which has no slots (docs/nki-source.md, "Arrays across
@@ -450,9 +512,12 @@ class Refusals(unittest.TestCase):
                      "function) is not yet supported")
 
     def test_a_read_of_another_rotated_buffer(self) -> None:
+        # The first iteration would read buffer 1, which nothing wrote
+        # before the loop (a pipelined loop's prologue writes it).
         self.refused("rotation_read_of_another_buffer", "(i + 1) % 2",
-                     "accesses buf by (i + 1) % 2, while it rotates its "
-                     "buffers by i % 2")
+                     "reads buffer (i + 1) % 2 of buf, which the loop at "
+                     "line 64 does not write earlier in the iteration, and "
+                     "which nothing wrote (at index 1) before that loop")
 
     def test_a_loop_with_two_results_sharing_a_tile(self) -> None:
         self.refused("two_results_sharing_a_tile", "for r in nl.affine_range",

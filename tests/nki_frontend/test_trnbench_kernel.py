@@ -286,6 +286,15 @@ class IntegerIndexRuns(unittest.TestCase):
         self.assertIn("columns_from_slots", json.dumps(results))
 
 
+class PipelinedRuns(unittest.TestCase):
+    def test_a_loop_pipelined_by_hand_runs(self) -> None:
+        # 4 copies and 4 maxima into two buffers (one of each in the
+        # prologue), 4 exps, the load and 4 stores.
+        results = run_own_kernel(self, "pipelined.py", "pipelined",
+                                 "x=128x1024:float32")
+        self.assertEqual(results["workloads"][0]["instructions"], 17)
+
+
 class ReductionsRun(unittest.TestCase):
     def test_a_reduction_is_no_instruction(self) -> None:
         # 4 loads, 4 exps that also sum their rows, 4 reciprocals of those

@@ -27,13 +27,10 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 # dim of one element per iteration (`scores_t[i_tile_kv, ...]`), and v6-v8
 # since an instruction's reduce_res= is a "reduction" op; v8a since arrays
 # allocated outside a loop that each iteration writes anew are the loop's.
-REFUSED = {
-    # Manual software pipelining: its loop's no_reorder traces, but not
-    # yet its reads of the buffer the previous iteration (or the prologue,
-    # `qk_max(1)`, at a constant index) wrote (`(i_tile_q + 1) % 2`).
-    "attn_fwd_v11": "qk_sbuf is written whole before line 1372 indexes one "
-                    "of its buffers by (i_tile_q + 1) % 2",
-}
+# The 2026-02 attention v11, pipelined by hand, runs since a sequential
+# loop's reads of what the previous iteration (or its prologue) wrote are
+# carried, and its epilogue reads the loop's results.
+REFUSED: dict = {}
 
 
 
@@ -114,6 +111,38 @@ class UpstreamKernels(unittest.TestCase):
         readers = [o for o in find(spec) if "qk[i_tile_kv]" in
                    o.get("inputs", [])]
         self.assertGreaterEqual(len(readers), 1)
+
+    def test_attention_v11_is_pipelined_by_hand(self) -> None:
+        # Iteration i's exps read the scores and the row max iteration
+        # i - 1 wrote, the first the prologue's `qk_max(1)`; the epilogue
+        # reads what the loop's last iteration left (its "results").
+        spec = self.traced("attn_fwd_v11")
+        loop, = find(spec, op="loop", var="i_tile_q")
+        self.assertTrue(loop["no_reorder"])
+        self.assertEqual(loop["range"], "sequential")
+        exp = next(o for o in find(spec, op="activation")
+                   if o.get("carry"))
+        self.assertEqual(len(exp["carry"]), 2)
+        self.assertTrue(any(c.endswith("[i_tile_kv]")
+                            for c in exp["carry"]))
+        self.assertEqual(len(loop["results"]), 4)
+        # The P @ V matmuls read one slot of the transposed scores that
+        # two loops pick.
+        pv = [o for o in find(spec, op="matmul")
+              if any("*4+" in i for i in o["inputs"])]
+        self.assertEqual(len(pv), 1)
+        stores = find(spec, op="store")
+        self.assertEqual([s["index"][0] for s in stores],
+                         ["i_tile_q", "3840:3968", "3968:4096"])
+        # One helper, three call sites: exp_row_sum fills `exp_row` in the
+        # prologue, in the loop (the loop's own buffer) and in the
+        # epilogue, each anew.
+        exp_loops = find(spec, op="loop", line=1371)
+        self.assertEqual(len(exp_loops), 3)
+        self.assertEqual([bool(x.get("one_buffer")) for x in exp_loops],
+                         [False, True, False])
+        m = run(spec, repeat=1)
+        self.assertGreater(m["ncl_us"]["p99"], 0)
 
     def test_fully_optimized_traces_well_under_a_second(self) -> None:
         k = next(k for k in upstream.kernels()

@@ -581,12 +581,16 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
 
 def note_readers(op: ir.Op) -> None:
     """Records, on each array the op reads, that it reads a version made
-    before the op's loop (what a whole write later in the loop carries)."""
+    before the op's loop (what a whole write later in the loop carries),
+    and, on a sequential loop around it, a read of a version made before
+    that loop which the loop may write later (_close_versions)."""
     for r in op.inputs:
         v = r.version
         if r.array is not None and isinstance(v, ir.Op) and \
                 v.loop is not op.loop and v.loop.encloses(op.loop):
             r.array.outer_readers.append(op)
+        for loop, key in getattr(r, "pending_carry", ()):
+            loop.carried_reads.append((r.array, op, r, key))
 
 
 def result_tile(op: ir.Op) -> Tile:
@@ -627,14 +631,22 @@ def ref_of(x: object) -> ir.Ref:
         seen = tile_of(view_tile(arr, dims))
         if seen != arr.tile():
             part = seen  # a slice of the tile ("slices", compiler stage)
-    if inner is not None and inner.loop.encloses(t.loop):
-        r = ir.Ref(inner, [], part)  # written earlier in this iteration
-        r.array = arr
-        return r
-    v = arr.current
-    if v is None:
-        raise err(f"reads {arr.name or 'an array'} (allocated at line "
-                  f"{arr.line}) before anything writes it")
+    pending: Optional[List[Tuple[ir.Loop, Optional[int]]]] = None
+    v = _rotated_version(arr, dims, t.loop)
+    if isinstance(v, tuple):
+        v, one = v
+        pending = [one]
+    elif v is None:
+        if inner is not None and inner.loop.encloses(t.loop):
+            r = ir.Ref(inner, [], part)  # written earlier in this iteration
+            r.array = arr
+            return r
+        v = arr.current
+        if v is None:
+            raise err(f"reads {arr.name or 'an array'} (allocated at line "
+                      f"{arr.line}) before anything writes it")
+        pending = _before_loop(arr, v, t.loop)
+    _note_export(v, t.loop)
     slots: List[LoopVar] = []
     # A block's slot is named by its loop variables; an accumulator or a
     # state has no slots: its loop updates the same tiles in every
@@ -650,6 +662,12 @@ def ref_of(x: object) -> ir.Ref:
             if (dims[d].extent == 1 and len(lt) == 1 and e.const == 0
                     and not e.axes() and list(lt.values())[0] == 1):
                 slots.append(list(lt.keys())[0])
+            elif (dims[d].extent == 1 and len(lt) > 1 and e.const == 0
+                  and not e.axes() and
+                  _slot_sum_fits(lt, arr.shape[d])):
+                # `t[:, kb * 4 + ki, :]`: one slot, picked by two loops.
+                slots.append(ir.SlotSum(sorted(lt.items(),
+                                               key=lambda kv: -kv[1])))
             else:
                 break
         if len(slots) < len(arr.block_dims):
@@ -661,23 +679,112 @@ def ref_of(x: object) -> ir.Ref:
             part = None  # one slot, whole (`tt[:, j, :]`)
     r = ir.Ref(v, slots, part)
     r.array = arr
+    if pending is not None:
+        r.pending_carry = pending  # type: ignore[attr-defined]
     return r
 
 
-def _rotation(arr: ir.Array, dims: Optional[List[ir.DimAccess]]) -> None:
+def _slot_sum_fits(terms: dict, slots: int) -> bool:
+    """Whether sum(c * v) over the loops' iterations picks distinct slots
+    below `slots`: each scale at least the reach of the smaller terms."""
+    reach = 0
+    for v, c in sorted(terms.items(), key=lambda kv: kv[1]):
+        if c < 1 or not isinstance(v.loop, ir.Loop) or c <= reach:
+            return False
+        reach += c * (v.loop.trip - 1)
+    return reach < slots
+
+
+_STALE = "stale"  # a buffer an earlier iteration than the last one wrote
+
+
+def _rotated_version(arr: ir.Array, dims: Optional[List[ir.DimAccess]],
+                     loop: ir.Loop) -> object:
+    """The version a read of a rotating array's buffer reads, or None when
+    the array does not rotate (or the read is of the buffer written in this
+    iteration). In the rotating loop, `(i + c) % n` that this iteration has
+    not written is the buffer the previous iteration wrote: the read gets
+    the version before the loop (what iteration 0 reads, buffer c % n) and
+    is carried from the loop's own write when it closes. Outside it, a
+    constant index reads the version last written at that index."""
+    if arr.rotation is None or dims is None:
+        return None
+    d, first = arr.rotation
+    m = getattr(dims[d], "modulo", None)
+    name = arr.name or "an array"
+    if m is None:
+        b = dims[d].start.const
+        v = arr.by_const.get((d, b))
+        if v is _STALE:
+            raise err(f"reads buffer {b} of {name}, which an iteration "
+                      f"before the last one of the loop at line "
+                      f"{first.var.loop.line} wrote: not yet supported")
+        if v is None:
+            raise err(f"reads buffer {b} of {name} before anything writes "
+                      "it")
+        return v
+    key = m.offset % m.n
+    rotating = first.var.loop
+    if arr.rot_write_key == key:
+        return None  # written earlier in this iteration
+    v = arr.by_const.get((d, key))
+    if v is None or v is _STALE:
+        raise err(f"reads buffer {m!r} of {name}, which the loop at line "
+                  f"{rotating.line} does not write earlier in the iteration, "
+                  f"and which nothing wrote (at index {key}) before that "
+                  "loop: not yet supported")
+    return (v, (rotating, key))
+
+
+def _before_loop(arr: ir.Array, v: object,
+                 loop: ir.Loop) -> Optional[List[Tuple[ir.Loop, None]]]:
+    """A read in sequential loops L (inside the array's allocation) of a
+    version made before them: if an L writes the array later in its body,
+    its later iterations read what the previous one wrote
+    (_close_versions)."""
+    made_in = v.loop if isinstance(v, ir.Op) else getattr(v, "parent", None)
+    out: List[Tuple[ir.Loop, None]] = []
+    l: Optional[ir.Loop] = loop
+    while l is not None and l is not arr.loop:
+        if l.kind == "sequential" and not (isinstance(made_in, ir.Loop)
+                                           and l.encloses(made_in)):
+            out.append((l, None))
+        l = l.parent
+    return out if out and l is not None else None
+
+
+def _note_export(v: object, loop: ir.Loop) -> None:
+    """A read, after a sequential loop, of a version its body made: the
+    loop's last iteration's tile, one of its results ("results")."""
+    made_in = v.loop if isinstance(v, ir.Op) else getattr(v, "parent", None)
+    if not isinstance(made_in, ir.Loop) or made_in.encloses(loop):
+        return
+    if made_in.kind != "sequential" or made_in.parent is None or \
+            not made_in.parent.encloses(loop):
+        return
+    if not any(x is v for x in made_in.results):
+        made_in.results.append(v)  # type: ignore[arg-type]
+
+
+def _rotation(arr: ir.Array, dims: Optional[List[ir.DimAccess]],
+              write: bool = False) -> Optional[int]:
     """An access of `arr`: one that indexes a free dim `(i + c) % n`, where
     the dim has n elements, makes that dim n buffers the kernel rotates by
     hand over loop i (NKI's `qk_sbuf[:, i_tile_q % 2, ...]`); the dim is
     then not part of the tile, and _privatize gives the array n buffers
-    over i ("tile_buffers"). Every access must then index it the same way:
-    another buffer (`(i + 1) % 2`, read from the iteration before) or all
-    of them is not yet supported."""
+    over i ("tile_buffers"). Before the loop, the kernel may fill buffers
+    at constant indices (attention v11's prologue, `qk_max(0)`,
+    `qk_max(1)`); in a sequential loop it may read a buffer this iteration
+    has not written, the one the previous iteration wrote (`(i + 1) % 2`
+    where `(i + 2) % 2` is written; _rotated_version); after it, read a
+    buffer at a constant index. Returns the buffer key (c % n) of an access
+    in the loop; a write there records it: one buffer per iteration."""
     mods = [(d, getattr(da, "modulo")) for d, da in enumerate(dims or [])
             if getattr(da, "modulo", None) is not None]
     name = arr.name or "an array"
     if arr.rotation is None:
         if not mods:
-            return
+            return None
         if len(mods) > 1:
             raise err(f"indexes {name} by two buffer indices (i % n): not "
                       "yet supported")
@@ -690,7 +797,8 @@ def _rotation(arr: ir.Array, dims: Optional[List[ir.DimAccess]]) -> None:
             raise err(f"index {m!r} of dim {d} of {name}, which has "
                       f"{arr.shape[d]} elements: a buffer index (i % n) "
                       "takes a dim of n buffers")
-        if arr.current is not None:
+        if arr.current is not None and not any(k[0] == d
+                                               for k in arr.by_const):
             raise err(f"{name} is written whole before line "
                       f"{tracer.current_line()} indexes one of its buffers "
                       f"by {m!r}: not yet supported")
@@ -699,14 +807,51 @@ def _rotation(arr: ir.Array, dims: Optional[List[ir.DimAccess]]) -> None:
                       "not run inside the array's allocation: each "
                       "iteration of it has an array of its own")
         arr.rotation = (d, m)
-        return
+        return _rotation_key(arr, m, write)
     d, first = arr.rotation
     got = next((m for dd, m in mods if dd == d), None)
-    if got is None or not got.same(first) or len(mods) > 1:
+    loop = tracer.active().loop
+    inside = first.var.loop.encloses(loop)
+    if got is None and len(mods) == 0 and dims and not inside and \
+            first.var.loop.kind == "sequential":
+        da = dims[d]
+        if da.squeezed and not da.start.loop_terms() and not da.start.axes():
+            return None  # a buffer at a constant index, outside the loop
+    if got is None or len(mods) > 1 or got.var is not first.var or \
+            got.n != first.n or (not got.same(first) and
+                                 first.var.loop.kind != "sequential"):
         what = f"by {got!r}" if got is not None else "without a buffer index"
         raise err(f"accesses {name} {what}, while it rotates its buffers by "
-                  f"{first!r}: reading another iteration's buffer, or all of "
-                  "them, is not yet supported")
+                  f"{first!r}: reading another iteration's buffer outside "
+                  "a sequential loop, or all of them, is not yet supported")
+    return _rotation_key(arr, got, write)
+
+
+def _rotation_key(arr: ir.Array, m: Modulo, write: bool) -> int:
+    key = m.offset % m.n
+    if write:
+        if arr.rot_write_key is not None and arr.rot_write_key != key:
+            raise err(f"writes two buffers of {arr.name or 'an array'} "
+                      f"({m!r} and another) in one iteration of the loop at "
+                      f"line {m.var.loop.line}: not yet supported")
+        arr.rot_write_key = key
+    return key
+
+
+def _const_dims(arr: ir.Array,
+                dims: List[ir.DimAccess]) -> List[Tuple[int, int]]:
+    """The free dims a write indexes by a constant (a buffer index of a
+    rotation dim outside its loop), with the index."""
+    return [(d, da.start.const) for d, da in enumerate(dims)
+            if d > arr.pdim and da.squeezed and not da.start.loop_terms()
+            and not da.start.axes() and getattr(da, "modulo", None) is None]
+
+
+def _set_version(arr: ir.Array, version: object,
+                 const_dims: Sequence[Tuple[int, int]]) -> None:
+    arr.current = version  # type: ignore[assignment]
+    for k in const_dims:
+        arr.by_const[k] = version
 
 
 def _chain_below(arr: ir.Array, loop: ir.Loop) -> List[ir.Loop]:
@@ -763,10 +908,19 @@ def _privatize(arr: ir.Array, dims: List[ir.DimAccess], loop: ir.Loop,
         if dim is not None:
             d = dims[dim]
             lt = d.start.loop_terms()
+            # `qk[i_tile_q + 2, ...]` (attention v11) is one logical tile
+            # per iteration as `qk[i_tile_q, ...]` is.
             if not (dim < arr.pdim and d.extent == 1 and len(lt) == 1
-                    and lt[outer.var] == 1 and d.start.const == 0):
+                    and lt[outer.var] == 1 and
+                    (d.start.const == 0 or outer.kind == "sequential")):
                 return
-        if any(outer.encloses(r.loop) for r in arr.outer_readers):
+        # A sequential loop that rotates the array's buffers reads the
+        # buffer an earlier iteration wrote before writing its own: those
+        # reads are carried (_close_versions), the write is still L's.
+        rotates = arr.rotation is not None and outer.kind == "sequential" \
+            and arr.rotation[1].var.loop is outer
+        if not rotates and any(outer.encloses(r.loop)
+                               for r in arr.outer_readers):
             return
         if arr.tile_buffers >= 2:
             raise err(f"{arr.name} has {arr.tile_buffers} buffers over the "
@@ -790,6 +944,8 @@ def _privatize(arr: ir.Array, dims: List[ir.DimAccess], loop: ir.Loop,
         private = getattr(arr, "private", [])
         private.append((key, outer))
         arr.private = private  # type: ignore[attr-defined]
+        if dim is None and outer.kind == "sequential":
+            outer.privatized.append(arr)
 
 
 def _check_private(arr: ir.Array, loop: ir.Loop) -> None:
@@ -800,13 +956,32 @@ def _check_private(arr: ir.Array, loop: ir.Loop) -> None:
             raise Unprivatize(key)
 
 
+def _rehome(arr: ir.Array, loop: ir.Loop) -> None:
+    """A write of `arr` in `loop`, outside the loop it was taken to be
+    private to: the private tiles are dead (a read of them outside would
+    have started the trace again, _check_private), so this write starts
+    the array anew where it is allocated. So the same helper may write an
+    array at several call sites (attention v11's `qk_max(0)`, `qk_max(1)`
+    and `qk_max` inside its loop each fill `qk` anew)."""
+    private = getattr(arr, "private", [])
+    if not private or all(level.encloses(loop) for _, level in private):
+        return
+    arr.private = []  # type: ignore[attr-defined]
+    arr.loop = arr.home
+    arr.one_buffer = False  # type: ignore[attr-defined]
+    arr.tile_buffers = 0
+
+
 def write(dst: Tile, dims: List[ir.DimAccess], value: object,
           kind: str) -> None:
     """`dst[dims] = value` (kind set) or `dst[dims] += value` (acc)."""
     arr = dst._a
     t = tracer.active()
-    _rotation(arr, dims)
-    _check_private(arr, t.loop)
+    _rotation(arr, dims, write=True)
+    if kind == "set" or arr.buffer == "psum":
+        _rehome(arr, t.loop)  # a PSUM `+=` starts from its first matmul
+    else:
+        _check_private(arr, t.loop)  # `acc += x` reads what was there
     _privatize(arr, dims, t.loop, kind)
     if isinstance(value, (int, float)) and kind == "set":
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
@@ -863,11 +1038,12 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
             arr.pending_memset = None
     assert op is not None
     op.out = arr
+    op.const_dims = _const_dims(arr, dims)  # type: ignore[attr-defined]
     if not chain:
         op.role = op.role if op.role == "acc" else "tile"
         op.one_buffer = getattr(arr, "one_buffer", False)
         op.tile_buffers = arr.tile_buffers
-        arr.current = op
+        _set_version(arr, op, op.const_dims)  # type: ignore[attr-defined]
         return
     if kind == "set" and arr.current is not None and any(
             r.version is arr.current for r in op.inputs):
@@ -923,8 +1099,8 @@ def write_reduction(res: object, op: ir.Op) -> None:
     else:
         raise err("reduce_res= is an on-chip tile")
     arr = tile._a
-    _rotation(arr, dims)
-    _check_private(arr, tracer.active().loop)
+    _rotation(arr, dims, write=True)
+    _rehome(arr, tracer.active().loop)
     _privatize(arr, dims, tracer.active().loop)
     seen = tile_of(view_tile(arr, dims))
     if seen != (op.tile[0], 1):
@@ -938,7 +1114,7 @@ def write_reduction(res: object, op: ir.Op) -> None:
                       result=False)
         red.inputs.append(ir.Ref(op, []))
         red.out = arr
-        arr.current = red
+        _set_version(arr, red, _const_dims(arr, dims))
         arr.pending_memset = None
         return
     if len(chain) > 1:
@@ -954,6 +1130,7 @@ def write_reduction(res: object, op: ir.Op) -> None:
     arr.block_dims = levels
     arr.pending_memset = None
     arr.reduced_in = loop  # type: ignore[attr-defined]
+    op.reduce_const = _const_dims(arr, dims)  # type: ignore[attr-defined]
     loop.reductions.append((arr, op))
 
 
@@ -978,7 +1155,7 @@ def _close_reductions(loop: ir.Loop) -> None:
         red.view_of = loop
         parent.body.insert(parent.body.index(loop) + 1, red)
         tracer.active().ops.append(red)
-        arr.current = red
+        _set_version(arr, red, getattr(op, "reduce_const", []))
     loop.reductions = []
 
 
@@ -1008,7 +1185,10 @@ def _carried(arr: ir.Array, dims: List[ir.DimAccess], op: ir.Op,
         return False
     if arr.rotation is not None:
         return False  # its own buffer each iteration: not carried
-    readers = [r for r in arr.outer_readers if r.loop is loop]
+    # In a sequential loop, also readers in loops nested in it (attention
+    # v11's `row_max`, read by each `exp_row_sum` iteration, written after).
+    readers = [r for r in arr.outer_readers if r.loop is loop or
+               (loop.kind == "sequential" and loop.encloses(r.loop))]
     if not readers:
         return False
     op.role = "carried"
@@ -1137,6 +1317,102 @@ def close_loop(loop: ir.Loop) -> None:
         return
     _close_one(loop)
     _close_reductions(loop)
+    if loop.kind == "sequential":
+        _close_versions(loop)
+
+
+def _close_versions(loop: ir.Loop) -> None:
+    """After a sequential loop: each read in it of a version made before it
+    (its first iteration's), of an array its own body writes later, reads
+    in every later iteration what the iteration before left: the reader
+    carries the loop's version ("carry", which may name a tile of a body
+    around the reader and a block's slot; docs/spec-format.md). A rotating
+    array's buffer `(i + c) % n` not written in the iteration is the one
+    the previous iteration wrote as `(i + c + 1) % n`. After the loop, its
+    last iteration's versions are what the body around reads (a read
+    notes the loop's "results", _note_export): for a rotating array, the
+    buffer that iteration wrote; an earlier iteration's buffer is refused.
+    The arrays taken to be the loop's own go back to where they are
+    allocated."""
+    label = f"{tracer.active().file_label}"
+    # Arrays an op of the loop updates in place (reads and writes): a state
+    # or an accumulator, which keeps its own rules.
+    in_place = [op.out for op in _walk_ops(loop) if op.out is not None and
+                (op.role == "acc" or
+                 any(r.array is op.out for r in op.inputs))]
+    for arr, reader, ref, key in loop.carried_reads:
+        if any(a is arr for a in in_place):
+            continue  # updated in place: a state or an accumulator
+        v = arr.current
+        made_in = v.loop if isinstance(v, ir.Op) else getattr(v, "parent",
+                                                               None)
+        if not isinstance(made_in, ir.Loop) or not loop.encloses(made_in):
+            continue  # the loop does not write it: a plain read
+        name = arr.name or "an array"
+        if made_in is not loop:
+            raise TraceError(
+                f"{name} is read before it is written in the loop at line "
+                f"{loop.line}, which writes it in a loop nested in it (line "
+                f"{made_in.line}): carrying it from one iteration to the "
+                "next is not yet supported (the loop's own body must write "
+                "it)", f"{label}:{reader.line}")
+        if key is not None:
+            d, m = arr.rotation  # type: ignore[misc]
+            wkey = arr.rot_write_key
+            if wkey is None or (wkey - key) % m.n != 1:
+                raise TraceError(
+                    f"reads a buffer of {name} that the loop at line "
+                    f"{loop.line} wrote more than one iteration before: not "
+                    "yet supported (the previous iteration's only)",
+                    f"{label}:{reader.line}")
+        if isinstance(v, ir.Op) and v in reader.carries:
+            continue  # a tile carried in its own body (_carried)
+        if any(c.version is v for c in reader.carry_refs):
+            continue
+        c = ir.Ref(v, list(ref.slots))  # type: ignore[arg-type]
+        c.array = arr
+        reader.carry_refs.append(c)
+    loop.carried_reads = []
+    for arr in _rotating_in(loop):
+        d, m = arr.rotation  # type: ignore[misc]
+        wkey = arr.rot_write_key
+        arr.rot_write_key = None
+        if wkey is None:
+            continue
+        last = (loop.trip - 1 + wkey) % m.n
+        for b in range(m.n):
+            arr.by_const[(d, b)] = arr.current if b == last else _STALE
+    for arr in loop.privatized:
+        if any(a is arr for a in in_place):
+            continue  # a state: a read after the loop reads it whole
+        arr.private = [(k, l) for k, l in getattr(arr, "private", [])
+                       if l is not loop]  # type: ignore[attr-defined]
+        if arr.loop is loop:
+            arr.loop = loop.parent  # type: ignore[assignment]
+            arr.one_buffer = False  # type: ignore[attr-defined]
+            arr.tile_buffers = 0
+    loop.privatized = []
+
+
+def _rotating_in(loop: ir.Loop) -> List[ir.Array]:
+    """The arrays whose buffers `loop` rotates and writes."""
+    out: List[ir.Array] = []
+    for item in _walk_ops(loop):
+        arr = item.out
+        if arr is not None and arr.rotation is not None and \
+                arr.rotation[1].var.loop is loop and \
+                arr.rot_write_key is not None and \
+                not any(a is arr for a in out):
+            out.append(arr)
+    return out
+
+
+def _walk_ops(loop: ir.Loop) -> Iterator[ir.Op]:
+    for item in loop.body:
+        if isinstance(item, ir.Loop):
+            yield from _walk_ops(item)
+        else:
+            yield item
 
 
 def _close_one(loop: ir.Loop) -> None:
@@ -1154,7 +1430,7 @@ def _close_one(loop: ir.Loop) -> None:
             loop.one_buffer = getattr(arr, "one_buffer", False)
             loop.tile_buffers = arr.tile_buffers
             loop.id_kind = kind
-            arr.current = loop
+            _set_version(arr, loop, getattr(op, "const_dims", []))
             arr.inner = None  # type: ignore[attr-defined]
         else:
             parent.outer_writes.append((arr, op, kind))

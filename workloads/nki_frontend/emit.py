@@ -108,6 +108,13 @@ class Emitter:
                 if acc.start.const == 0 and acc.extent == size:
                     entries.append(":")
                     continue
+                if not acc.squeezed and 0 <= acc.start.const and \
+                        acc.start.const + acc.extent <= size:
+                    # A constant block (attention v11's epilogue stores
+                    # `kernel_out[nl.ds((n - 2) * 128, 128), :]`).
+                    entries.append(f"{acc.start.const}:"
+                                   f"{acc.start.const + acc.extent}")
+                    continue
                 raise self.fail(op.line, (
                     f"{op.kind} of {op.tensor.name}: dim {d} at a constant "
                     f"offset {acc.start.const} (extent {acc.extent} of "
@@ -187,10 +194,18 @@ class Emitter:
                 p = p.parent
             if math.ceil(extent / step) == loop.trip:
                 return (tensor.name, d, step)
+        # A loop over the first tiles of a dim only (attention v11's
+        # `i_tile_q` loop stores `kernel_out` tiles 0 to num_tile_q - 3,
+        # its epilogue the last two): it walks an iteration tensor of
+        # that many tiles, and indexes the larger dim by its tile.
+        prefix = [c for t2, d2, c, _ in loop.candidates
+                  if c > 1 and loop.trip * c < t2.shape[d2]]
+        step = prefix[0] if prefix else 1
         name = self.unique(f"iter_{loop.name}")
-        self.extra_tensors.append({"name": name, "shape": [1, loop.trip],
+        self.extra_tensors.append({"name": name,
+                                   "shape": [1, loop.trip * step],
                                    "dtype": "int8"})
-        return (name, 1, 1)
+        return (name, 1, step)
 
     # --- JSON -----------------------------------------------------------
     def ref(self, r: ir.Ref, reader: ir.Op, what: str = "input") -> str:
@@ -199,14 +214,15 @@ class Emitter:
             if v.elided:
                 raise self.fail(reader.line, "reads a PSUM tile that only "
                                 "an accumulating matmul initialises")
-            if not v.loop.encloses(reader.loop):
+            if not v.loop.encloses(reader.loop) and not _exported(v, reader):
                 raise self.fail(reader.line, (
                     f"reads {v.id} (made inside the loop at line "
                     f"{v.loop.line}) outside that loop: not yet supported"))
             # A reduction of a block loop is read by slot as the block is.
             return v.id + "".join(f"[{s.name}]" for s in r.slots)
         assert v.id, "a loop read as a version has an id"
-        if v.parent is not None and not v.parent.encloses(reader.loop):
+        if v.parent is not None and not v.parent.encloses(reader.loop) \
+                and not _exported(v, reader):
             raise self.fail(reader.line, f"reads {v.id} outside its scope")
         return v.id + "".join(f"[{s.name}]" for s in r.slots)
 
@@ -255,6 +271,7 @@ class Emitter:
             j["overwrite"] = True
         carry = ([op.id] if op.carry_self else []) + [c.id for c in
                                                         op.carries]
+        carry += [self.ref(r, op) for r in op.carry_refs]
         if carry:
             j["carry"] = carry
         if op.after:
@@ -288,6 +305,8 @@ class Emitter:
             j["step"] = step
         if loop.no_reorder:
             j["no_reorder"] = True
+        if loop.results and not top:
+            j["results"] = [v.id for v in loop.results]
         if not top:
             j["line"] = loop.line
         j["body"] = body
@@ -307,11 +326,12 @@ class Emitter:
     def kernel_loops(self) -> List[dict]:
         root = self.t.root
         if any((isinstance(x, ir.Op) and not x.elided) or
-               (isinstance(x, ir.Loop) and x.id_for is not None)
+               (isinstance(x, ir.Loop) and (x.id_for is not None or
+                                            x.results))
                for x in root.body):
-            # Ops outside every loop, or a loop whose result a later loop
-            # reads (kernel loops do not see one another's ids): one loop
-            # that runs once holds them all.
+            # Ops outside every loop, or a loop whose result (or results)
+            # a later loop reads (kernel loops do not see one another's
+            # ids): one loop that runs once holds them all.
             once = ir.Loop(LoopVar("once", None), "affine", 1, 0, None)
             once.name = "once"
             name = self.unique("iter_once")
@@ -329,6 +349,15 @@ class Emitter:
         loops = [self.loop_json(l, True) for l in root.body
                  if isinstance(l, ir.Loop)]
         return [l for l in loops if l is not None]
+
+
+def _exported(v: Union[ir.Op, ir.Loop], reader: ir.Op) -> bool:
+    """Whether `v`, made in the body of a loop the reader is not in, is one
+    of that loop's results, which the body around it reads."""
+    made_in = v.loop if isinstance(v, ir.Op) else v.parent
+    return made_in is not None and any(x is v for x in made_in.results) \
+        and made_in.parent is not None and \
+        made_in.parent.encloses(reader.loop)
 
 
 def emit(trace: Trace, name: str, description: str,

@@ -205,4 +205,5 @@ def _rename(loop: ir.Loop, old: LoopVar, new: LoopVar) -> None:
                                           d.squeezed, d.axis_position)
                              for d in op.access]
             for r in _refs(op):
-                r.slots = [new if s is old else s for s in r.slots]
+                r.slots = [s.subst(old, new) if isinstance(s, ir.SlotSum)
+                           else new if s is old else s for s in r.slots]

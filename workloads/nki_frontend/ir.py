@@ -38,6 +38,17 @@ class Loop:
         # NKI's no_reorder: the scheduler keeps the source's order in the
         # loop and the loops nested in it ("no_reorder" in the spec).
         self.no_reorder = False
+        # A sequential loop's versions of arrays allocated around it that
+        # the body around reads after it: ops and loops of its own body,
+        # each standing for the last iteration's tile ("results").
+        self.results: List[Union["Op", "Loop"]] = []
+        # Reads in it of a version made before it, of an array it may write
+        # later in its body: (array, reader, ref, buffer key or None),
+        # resolved when it closes (core._close_versions).
+        self.carried_reads: List[tuple] = []
+        # Arrays written anew in each iteration, taken to be its own
+        # (core._privatize, no block dim): handed back when it closes.
+        self.privatized: List["Array"] = []
 
     def encloses(self, other: Optional["Loop"]) -> bool:
         while other is not None:
@@ -99,6 +110,10 @@ class Op:
         # Tiles of the same body this op reads as the previous iteration
         # made them (`scan(initial=s)` then `s[...] = ...` in the loop).
         self.carries: List["Op"] = []
+        # Versions a sequential loop around the op makes, read as its
+        # previous iteration made them (core._close_versions); the op's
+        # inputs name what the first iteration reads.
+        self.carry_refs: List["Ref"] = []
         self.after: List["Ref"] = []
         self.role = "tile"  # tile, slot, acc
         self.out: Optional["Array"] = None  # the array the op writes
@@ -129,8 +144,15 @@ class Array:
         self.buffer = buffer
         self.pdim = pdim
         self.loop = loop
+        self.home = loop  # where it is allocated (loop changes: _privatize)
         self.line = line
         self.current: Optional[Union[Op, Loop]] = None
+        # The latest version written at a constant index of a free dim,
+        # by (dim, index): the buffers a rotation dim holds before and
+        # after the loop that rotates them ("_STALE": not expressible).
+        self.by_const: Dict[Tuple[int, int], object] = {}
+        # The buffer key ((i + c) % n: c % n) the rotating loop writes.
+        self.rot_write_key: Optional[int] = None
         self.pending_memset: Optional[Op] = None
         self.block_dims: List[int] = []  # per block level, the dim written
         self.fresh = False  # an op's result not yet stored anywhere
@@ -165,11 +187,28 @@ class Array:
         return (rest[0], free)
 
 
+class SlotSum:
+    """A slot picked by several loop variables, `t[:, kb * 4 + ki, :]` (the
+    2026-02 attention v11's `scores_sbuf_t`): written "kb*4+ki"."""
+
+    def __init__(self, terms: List[Tuple[LoopVar, int]]) -> None:
+        self.terms = terms
+
+    @property
+    def name(self) -> str:
+        return "+".join(v.name if c == 1 else f"{v.name}*{c}"
+                        for v, c in self.terms)
+
+    def subst(self, old: LoopVar, new: LoopVar) -> "SlotSum":
+        return SlotSum([(new if v is old else v, c) for v, c in self.terms])
+
+
 class Ref:
     """An input: a version of an array (the op or loop that made it), and
     for a block the loop variables of the slot read."""
 
-    def __init__(self, version: Union[Op, Loop], slots: List[LoopVar],
+    def __init__(self, version: Union[Op, Loop],
+                 slots: List[Union[LoopVar, SlotSum]],
                  part: Optional[Tuple[int, int]] = None) -> None:
         self.version = version
         self.array: Optional[Array] = None  # the array read, if on chip
