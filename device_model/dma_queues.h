@@ -78,6 +78,25 @@ class DmaQueues {
   template <typename Fn>
   void PopChunk(uint32_t a, uint32_t m, Fn& fn) {
     const uint64_t chunk = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
+    // A tile loop's case: the earliest run holds a piece for every engine
+    // of the chunk and for no other, so it is the head of each of their
+    // queues, and the engines take it whole, as one stretch. What follows
+    // does the general steps for that case alone (about half the
+    // instructions, callgrind).
+    if (first_ < runs_.size() && runs_[first_].lo == a &&
+        runs_[first_].waiting == chunk) {
+      Run& run = runs_[first_];
+      run.waiting = 0;
+      queued_ -= m;
+      uint64_t more = 0;  // engines a later run holds a piece for
+      for (size_t r = first_ + 1; r < runs_.size() && more != chunk; ++r) {
+        more |= Overlap(runs_[r], a) & chunk;
+      }
+      ClearBits(nonempty_, a, chunk & ~more);
+      fn(a, m, run.piece, run.owner);
+      Compact();
+      return;
+    }
     // The engines that have a piece waiting: each takes the first run that
     // holds one for it. Each run's share is one or more stretches of
     // adjacent engines.
