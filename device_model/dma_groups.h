@@ -69,7 +69,7 @@ class DmaGroups {
   // No engine is moving data (most of a compute-bound kernel's time).
   bool None() const { return in_use_ == 0; }
   // The slot of the only group, or kNone when there are none or several.
-  uint32_t Only() const { return in_use_ == 1 ? slot_of_[NextBusy(0)] : kNone; }
+  uint32_t Only() const { return in_use_ == 1 ? slot_of_[FirstBusy()] : kNone; }
   DmaGroup& operator[](uint32_t slot) { return groups_[slot]; }
   const DmaGroup& operator[](uint32_t slot) const { return groups_[slot]; }
 
@@ -94,8 +94,19 @@ class DmaGroups {
   // engines are not visited again in this pass.
   template <typename Fn>
   void ForEach(Fn&& fn) {
-    for (size_t e = NextBusy(0); e != kEnd;) {
+    // What fn does stays on the engines of the group it is given, so the
+    // groups to visit are the ones there are as the pass starts, and the
+    // pass ends with the last of them rather than with a scan for one more
+    // (most passes have one group: that scan was 5% of the instructions of
+    // a tiled matmul's run, callgrind).
+    size_t left = in_use_;
+    if (left == 0) return;
+    for (size_t e = FirstBusy();;) {
       const uint32_t slot = slot_of_[e];
+      if (--left == 0) {
+        fn(slot);
+        return;
+      }
       const size_t end = e + groups_[slot].count;
       fn(slot);
       e = NextBusy(end);
@@ -105,6 +116,13 @@ class DmaGroups {
  private:
   static constexpr size_t kEnd = std::numeric_limits<size_t>::max();
 
+  // NextBusy(0) while a group is in use (there is a busy engine), without
+  // the general case's shift and end test: every pass starts here.
+  size_t FirstBusy() const {
+    size_t w = 0;
+    while (busy_[w] == 0) ++w;
+    return w * 64 + static_cast<size_t>(std::countr_zero(busy_[w]));
+  }
   size_t NextBusy(size_t from) const {
     size_t w = from / 64;
     if (w >= busy_.size()) return kEnd;

@@ -78,6 +78,25 @@ class DmaQueues {
   template <typename Fn>
   void PopChunk(uint32_t a, uint32_t m, Fn& fn) {
     const uint64_t chunk = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
+    // A tile loop's case: the earliest run holds a piece for every engine
+    // of the chunk and for no other, so it is the head of each of their
+    // queues, and the engines take it whole, as one stretch. What follows
+    // does the general steps for that case alone (about half the
+    // instructions, callgrind).
+    if (first_ < runs_.size() && runs_[first_].lo == a &&
+        runs_[first_].waiting == chunk) {
+      Run& run = runs_[first_];
+      run.waiting = 0;
+      queued_ -= m;
+      uint64_t more = 0;  // engines a later run holds a piece for
+      for (size_t r = first_ + 1; r < runs_.size() && more != chunk; ++r) {
+        more |= Overlap(runs_[r], a) & chunk;
+      }
+      ClearBits(nonempty_, a, chunk & ~more);
+      fn(a, m, run.piece, run.owner);
+      Compact();
+      return;
+    }
     // The engines that have a piece waiting: each takes the first run that
     // holds one for it. Each run's share is one or more stretches of
     // adjacent engines.
@@ -98,12 +117,14 @@ class DmaQueues {
       // Back in the run's own bits.
       run.waiting &=
           ~(run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo));
-      queued_ -= static_cast<size_t>(std::popcount(take));
       taken |= take;
       while (take != 0) {
         const auto c = static_cast<uint32_t>(std::countr_zero(take));
         const auto n = static_cast<uint32_t>(std::countr_one(take >> c));
         found[stretches++] = {c, n, static_cast<uint32_t>(r)};
+        // Counted by stretch: std::popcount is a libgcc call without
+        // -mpopcnt, 2% of a tiled matmul's run.
+        queued_ -= n;
         take &= n == 64 ? 0 : ~(((uint64_t{1} << n) - 1) << c);
       }
     }
@@ -123,9 +144,11 @@ class DmaQueues {
     ClearBits(nonempty_, a, taken);
     // In engine order (a few stretches, most often one), with the stretches
     // of engines that had nothing waiting between them.
-    std::sort(found.begin(),
-              found.begin() + static_cast<std::ptrdiff_t>(stretches),
-              [](const Stretch& x, const Stretch& y) { return x.c < y.c; });
+    if (stretches > 1) {
+      std::sort(found.begin(),
+                found.begin() + static_cast<std::ptrdiff_t>(stretches),
+                [](const Stretch& x, const Stretch& y) { return x.c < y.c; });
+    }
     uint32_t c = 0;
     for (size_t i = 0; i <= stretches; ++i) {
       const uint32_t until = i < stretches ? found[i].c : m;

@@ -28,11 +28,92 @@ struct QueuedEvent {
 // queue's own (growth out of line) measured 3% slower.
 class EventQueue {
  public:
-  bool Empty() const { return time_.empty(); }
-  double TopTime() const { return time_.front(); }
+  bool Empty() const { return head_ == time_.size(); }
+  double TopTime() const { return time_[head_]; }
+
+  void Push(double time, uint64_t seq, uint64_t payload) {
+    if (heap_) return HeapPush(time, seq, payload);
+    const size_t live = time_.size() - head_;
+    if (live >= kSortedMax) {
+      ToHeap();
+      return HeapPush(time, seq, payload);
+    }
+    // Earlier than every event: into the slot before the first, if any.
+    if (head_ > 0 &&
+        (live == 0 || Earlier(time, seq, time_[head_], seq_[head_]))) {
+      --head_;
+      time_[head_] = time;
+      seq_[head_] = seq;
+      payload_[head_] = payload;
+      return;
+    }
+    // Otherwise from the back, moving the later events up a slot.
+    size_t hole = time_.size();
+    time_.push_back(time);
+    seq_.push_back(seq);
+    payload_.push_back(payload);
+    while (hole > head_ &&
+           Earlier(time, seq, time_[hole - 1], seq_[hole - 1])) {
+      Move(hole - 1, hole);
+      --hole;
+    }
+    time_[hole] = time;
+    seq_[hole] = seq;
+    payload_[hole] = payload;
+  }
+
+  // Removes and returns the earliest event; the queue must not be empty.
+  QueuedEvent Pop() {
+    if (heap_) return HeapPop();
+    const QueuedEvent top{time_[head_], seq_[head_], payload_[head_]};
+    ++head_;
+    if (head_ == time_.size()) {
+      Clear();
+    } else if (head_ >= kSortedMax) {
+      // At most kSortedMax events live: moving them down keeps the arrays
+      // at twice that, every kSortedMax pops or more.
+      Compact();
+    }
+    return top;
+  }
+
+ private:
+  // Up to this many events are kept sorted; more go in a binary heap
+  // until the queue empties.
+  static constexpr size_t kSortedMax = 32;
+
+  static bool Earlier(double time, uint64_t seq, double other_time,
+                      uint64_t other_seq) {
+    return time != other_time ? time < other_time : seq < other_seq;
+  }
+  void Move(size_t from, size_t to) {
+    time_[to] = time_[from];
+    seq_[to] = seq_[from];
+    payload_[to] = payload_[from];
+  }
+  void Clear() {
+    time_.clear();
+    seq_.clear();
+    payload_.clear();
+    head_ = 0;
+  }
+  // Moves the live events [head_, size) to the front.
+  void Compact() {
+    const size_t live = time_.size() - head_;
+    for (size_t i = 0; i < live; ++i) Move(head_ + i, i);
+    time_.resize(live);
+    seq_.resize(live);
+    payload_.resize(live);
+    head_ = 0;
+  }
+  // A sorted array is a binary min-heap as it stands.
+  void ToHeap() {
+    Compact();
+    heap_ = true;
+  }
 
   // Moves a hole up rather than swapping.
-  void Push(double time, uint64_t seq, uint64_t payload) {
+  void HeapPush(double time, uint64_t seq, uint64_t payload) {
     size_t hole = time_.size();
     time_.push_back(time);
     seq_.push_back(seq);
@@ -48,8 +129,7 @@ class EventQueue {
     payload_[hole] = payload;
   }
 
-  // Removes and returns the earliest event; the queue must not be empty.
-  QueuedEvent Pop() {
+  QueuedEvent HeapPop() {
     const QueuedEvent top{time_[0], seq_[0], payload_[0]};
     const size_t n = time_.size() - 1;
     const double time = time_[n];
@@ -72,24 +152,19 @@ class EventQueue {
       time_[hole] = time;
       seq_[hole] = seq;
       payload_[hole] = payload;
+    } else {
+      heap_ = false;  // empty: sorted again
     }
     return top;
   }
 
- private:
-  static bool Earlier(double time, uint64_t seq, double other_time,
-                      uint64_t other_seq) {
-    return time != other_time ? time < other_time : seq < other_seq;
-  }
-  void Move(size_t from, size_t to) {
-    time_[to] = time_[from];
-    seq_[to] = seq_[from];
-    payload_[to] = payload_[from];
-  }
-
+  // Sorted (heap_ false): the events in [head_, size), earliest first.
+  // Heap (heap_ true): a binary min-heap in [0, size), head_ 0.
   std::vector<double> time_;
   std::vector<uint64_t> seq_;
   std::vector<uint64_t> payload_;
+  size_t head_ = 0;
+  bool heap_ = false;
 };
 
 }  // namespace trn

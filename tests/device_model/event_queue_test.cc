@@ -1,5 +1,7 @@
 // The event queue against std::priority_queue: the same pushes, with many
-// ties in time, pop in the same order with their payloads.
+// ties in time, pop in the same order with their payloads, whether the
+// queue keeps them sorted (small) or in a heap (large), and as it goes
+// from one to the other.
 #include "device_model/event_queue.h"
 
 #include <cstdint>
@@ -22,15 +24,16 @@ struct RefEv {
   }
 };
 
-TEST(EventQueueTest, PopsInTheOrderOfAStandardHeap) {
-  CounterRng rng(42);
+// Interleaved pushes and pops at sizes 0 to about `max_sizes`; `times`
+// distinct times (few: most orders are decided by seq).
+void PopsAsAStandardHeap(uint64_t key, uint64_t max_sizes, uint64_t times,
+                         int steps) {
+  CounterRng rng(key);
   for (int round = 0; round < 200; ++round) {
     EventQueue q;
     std::priority_queue<RefEv, std::vector<RefEv>, std::greater<>> ref;
     uint64_t seq = 0;
-    // Interleaved pushes and pops at sizes 0 to ~40; few distinct times, so
-    // most orders are decided by seq.
-    const uint64_t max_size = 1 + rng.NextBelow(40);
+    const uint64_t max_size = 1 + rng.NextBelow(max_sizes);
     auto expect_pop = [&] {
       ASSERT_FALSE(q.Empty());
       EXPECT_EQ(q.TopTime(), ref.top().time);
@@ -40,11 +43,11 @@ TEST(EventQueueTest, PopsInTheOrderOfAStandardHeap) {
       EXPECT_EQ(got.payload, ref.top().payload);
       ref.pop();
     };
-    for (int step = 0; step < 500; ++step) {
+    for (int step = 0; step < steps; ++step) {
       const bool push =
           ref.empty() || (ref.size() < max_size && rng.NextBelow(2) == 0);
       if (push) {
-        const RefEv e{static_cast<double>(rng.NextBelow(8)), seq++,
+        const RefEv e{static_cast<double>(rng.NextBelow(times)), seq++,
                       rng.NextU64()};
         q.Push(e.time, e.seq, e.payload);
         ref.push(e);
@@ -54,6 +57,42 @@ TEST(EventQueueTest, PopsInTheOrderOfAStandardHeap) {
     }
     while (!ref.empty()) expect_pop();
     EXPECT_TRUE(q.Empty());
+  }
+}
+
+TEST(EventQueueTest, PopsInTheOrderOfAStandardHeap) {
+  PopsAsAStandardHeap(42, 40, 8, 500);
+}
+
+// Sizes past what the queue keeps sorted: it turns into a heap and back.
+TEST(EventQueueTest, LargeQueuesPopInTheSameOrder) {
+  PopsAsAStandardHeap(7, 300, 64, 3000);
+}
+
+// A queue that stays small but never empties, for many events: what it has
+// popped is dropped as it goes, and times that only grow (as a simulation's
+// do) keep their order.
+TEST(EventQueueTest, ASmallQueueThatNeverEmpties) {
+  EventQueue q;
+  std::priority_queue<RefEv, std::vector<RefEv>, std::greater<>> ref;
+  CounterRng rng(3);
+  uint64_t seq = 0;
+  double now = 0;
+  for (int i = 0; i < 5; ++i) {
+    q.Push(now, seq, seq);
+    ref.push({now, seq, seq});
+    ++seq;
+  }
+  for (int step = 0; step < 100000; ++step) {
+    ASSERT_EQ(q.TopTime(), ref.top().time);
+    const QueuedEvent got = q.Pop();
+    ASSERT_EQ(got.seq, ref.top().seq);
+    now = got.time;
+    ref.pop();
+    const RefEv e{now + static_cast<double>(rng.NextBelow(4)), seq++,
+                  rng.NextU64()};
+    q.Push(e.time, e.seq, e.payload);
+    ref.push(e);
   }
 }
 
