@@ -30,11 +30,6 @@ std::string SpecsDir(const Options& o) {
   return o.specs_dir.empty() ? SourceDir() + "/workloads/specs" : o.specs_dir;
 }
 
-std::string ProfilesDir(const Options& o) {
-  return o.profiles_dir.empty() ? SourceDir() + "/device_model/profiles"
-                                : o.profiles_dir;
-}
-
 absl::StatusOr<DeviceProfile> LoadNamedProfile(const Options& o) {
   const std::string dir = ProfilesDir(o);
   const std::string& name = o.device;
@@ -104,6 +99,11 @@ void NameRelativeToSource(std::vector<WorkloadSpec>& specs) {
 }  // namespace
 
 std::string SourceDir() { return TRNBENCH_SOURCE_DIR; }
+
+std::string ProfilesDir(const Options& o) {
+  return o.profiles_dir.empty() ? SourceDir() + "/device_model/profiles"
+                                : o.profiles_dir;
+}
 
 absl::StatusOr<DeviceProfile> LoadProfile(const Options& options) {
   TRN_ASSIGN_OR_RETURN(DeviceProfile profile, LoadNamedProfile(options));

@@ -26,6 +26,9 @@ std::string SourceDir();
 // applied (a what-if profile's hash says it is not the file on disk).
 absl::StatusOr<DeviceProfile> LoadProfile(const Options& options);
 
+// The folder of device profiles: --profiles-dir, or the shipped one.
+std::string ProfilesDir(const Options& o);
+
 // The specs chosen by --workload (or `default_selector` when neither
 // --workload nor --spec is given; empty: one of them is required) and
 // --spec, in family order, expanded by --shape, and checked against the

@@ -80,10 +80,29 @@ absl::Status LoadSuite(const Options& o, std::vector<WorkloadSpec>& suite,
                        ProfileSet& profiles) {
   const std::string dir =
       o.specs_dir.empty() ? SourceDir() + "/workloads/validation" : o.specs_dir;
-  // Read with the limits of the named (or first) device; each figure's run
-  // checks its spec again against its own device.
+  // Read with the largest on-chip memories of the profiles folder: a spec
+  // whose figures are all for a larger device (the fp32 trn2 matmuls) need
+  // not fit the first one. Each figure's run compiles its spec again for
+  // its own device, and refuses it there if it does not fit.
   TRN_ASSIGN_OR_RETURN(DeviceProfile first, LoadProfile(o));
-  TRN_ASSIGN_OR_RETURN(suite, LoadSpecDir(dir, first.memory));
+  MemoryLimits read = first.memory;
+  {
+    std::error_code ec;
+    for (const auto& e :
+         std::filesystem::directory_iterator(ProfilesDir(o), ec)) {
+      if (e.path().extension() != ".json") continue;
+      Options named = o;
+      named.device = e.path().stem().string();
+      absl::StatusOr<DeviceProfile> p = LoadProfile(named);
+      if (!p.ok() || p->memory.partitions != read.partitions) continue;
+      read.sbuf_bytes_per_partition = std::max(
+          read.sbuf_bytes_per_partition, p->memory.sbuf_bytes_per_partition);
+      read.psum_bytes_per_partition = std::max(
+          read.psum_bytes_per_partition, p->memory.psum_bytes_per_partition);
+      read.psum_banks = std::max(read.psum_banks, p->memory.psum_banks);
+    }
+  }
+  TRN_ASSIGN_OR_RETURN(suite, LoadSpecDir(dir, read));
   const std::string root = SourceDir() + "/";
   for (WorkloadSpec& s : suite) {
     if (absl::StartsWith(s.file, root)) s.file = s.file.substr(root.size());
