@@ -156,6 +156,10 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
         tensor = ir.HbmTensor(_unique_tensor_name(target), shp, d)
         t.tensors.append(tensor)
         return HbmHandle(tensor, dtype)
+    if shp and shp[pdim] > 128:
+        raise err(f"an on-chip tile of {shp[pdim]} partitions (dim {pdim} "
+                  f"of {list(shp)}); a tile has at most 128 "
+                  "(nl.tile_size.pmax)")
     arr = core.new_array(target, shp, d, b, pdim)
     if isinstance(buffer, core.ModAlloc) and pdim > 0:
         # The counts are per block dim; an array without one is one tile,
@@ -343,6 +347,20 @@ def store(dst: object, value: object, mask: object = None,
     m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)
+    ref = op.inputs[0]
+    if ref.part is not None or ref.broadcast:
+        # The spec's store moves a whole tile: a store of part of one
+        # (`nl.store(t, value=stats[:, 0:1])`) or of a partition broadcast
+        # is a tensor_copy of that part (the compiler stage makes a
+        # broadcast its matmul), then the store of the copy.
+        op.kind = "tensor_copy"
+        arr = core.new_array(None, tuple(tile_shape(value)), op.dtype,
+                             "sbuf")
+        arr.current = op
+        arr.fresh = True
+        op.out = arr
+        op = make_op("store", [result_tile(op)], shape=tile_shape(value),
+                     dtype=tile_dtype(value), result=False)
     op.tensor = dst.handle._t
     op.access = dst.dims
     op.mask = m
