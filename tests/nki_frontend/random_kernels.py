@@ -290,15 +290,78 @@ class Gen:
         self.emit(f"{out} = nl.softmax({t.name}, axis=1)")
         return Tile(out, t.p, t.f)
 
-    OPS = ["unary", "binary", "reduce_then_scale", "activation",
+    def filled(self, t: Tile, other: Tile) -> Tile:
+        """A constant tile (memset, or iota's indices) combined with t:
+        today's `nisa.memset(dst, value)` / `nisa.iota(dst, pattern,
+        offset)`, SDK 2.x's value-returning forms."""
+        c, out = self.name("k"), self.name("kc")
+        if self.r.random() < 0.5:
+            if self.today:
+                c = self.sbuf(t)
+                self.emit(f"nisa.memset({c}, 1.0)")
+            else:
+                self.emit(f"{c} = nisa.memset(shape=({t.p}, {t.f}), "
+                          "value=1.0, dtype=nl.float32)")
+        elif self.today:
+            c = self.sbuf(t, "nl.int32")
+            self.emit(f"nisa.iota({c}, [[1, {t.f}]], offset=0)")
+        else:
+            ip = self.name("ip")
+            self.emit(f"{ip} = nl.arange({t.p})[:, None]")
+            self.emit(f"{c} = nisa.iota({ip} + nl.arange({t.f})[None, :], "
+                      "dtype=nl.int32)")
+        self.emit(f"{out} = nl.add({t.name}, {c})")
+        return Tile(out, t.p, t.f)
+
+    OPS = ["filled", "unary", "binary", "reduce_then_scale", "activation",
            "tensor_scalar", "tensor_tensor", "copy", "scalar_tensor_tensor",
            "where", "dropout", "transpose", "matmul", "max8", "bn",
            "softmax"]
 
 
+def matmul_program(seed: int, r: random.Random,
+                   generation: str) -> Program:
+    """C[M, N] = A^T B over K tiles of 128: a PSUM accumulator in a loop
+    (`acc += nl.matmul(...)` or nisa.nc_matmul into it), its copy stored;
+    an outer loop over column tiles of B of at most 512."""
+    kt = r.choice([1, 2, 4, 8])
+    m = r.choice([32, 64, 128])
+    nt = r.choice([1, 2])
+    n = r.choice([128, 256, 512])
+    dtype = r.choice(DTYPES)
+    loop = r.choice(["nl.affine_range", "nl.sequential_range", "range"])
+    kloop = r.choice(["nl.affine_range", "nl.sequential_range"])
+    isa_form = r.random() < 0.5
+    lines = [f"import {generation}.language as nl",
+             f"import {generation}.isa as nisa", "", "",
+             "def kernel(a, b):",
+             f"    out = nl.ndarray(({m}, {nt * n}), dtype=nl.float32, "
+             f"buffer=nl.{r.choice(['shared_hbm', 'hbm'])})",
+             f"    for j in {loop}({nt}):",
+             f"        acc = nl.zeros(({m}, {n}), nl.float32, "
+             "buffer=nl.psum)",
+             f"        for k in {kloop}({kt}):",
+             f"            at = nl.load(a[k * 128:(k + 1) * 128, :])",
+             f"            bt = nl.load(b[k * 128:(k + 1) * 128, "
+             f"j * {n}:(j + 1) * {n}])"]
+    if isa_form and generation == "nki":
+        lines.append("            nisa.nc_matmul(acc, at, bt)")
+    elif isa_form:
+        lines.append("            acc += nisa.nc_matmul(at, bt)")
+    else:
+        lines.append("            acc += nl.matmul(at, bt, transpose_x=True)")
+    lines += ["        res = nl.copy(acc, dtype=nl.float32)",
+              f"        nl.store(out[:, j * {n}:(j + 1) * {n}], value=res)",
+              "    return out"]
+    args = f"a={kt * 128}x{m}:{dtype},b={kt * 128}x{nt * n}:{dtype}"
+    return Program(seed, generation, "\n".join(lines) + "\n", args)
+
+
 def make_program(seed: int) -> Program:
     r = random.Random(seed)
     generation = r.choice(["neuronxcc.nki", "nki"])
+    if r.random() < 0.15:
+        return matmul_program(seed, r, generation)
     g = Gen(r, generation)
     p = r.choice([32, 64, 128, 128])
     tiles = r.choice([1, 2, 3, 4])

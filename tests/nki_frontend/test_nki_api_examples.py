@@ -96,6 +96,8 @@ OWN: Dict[str, List[Tuple]] = {
     "psum_width": [("load", "tile", [128, 512])],
     "rand_and_dropout": [("iota", "engine", "gpsimd"),
                          ("tensor_scalar", "engine", "vector")],
+    "todays_forms": [("iota", "engine", "gpsimd"), ("memset", None, None),
+                     ("affine_select", "engine", "gpsimd")],
     "softmax_rows": [("reciprocal", None, None),
                      ("activation", "func", "exp")],
 }

@@ -716,7 +716,7 @@ set_rng_seed = _state("set_rng_seed")
 rand_set_state = _state("rand_set_state")
 
 
-@traced_as("`tensor_copy` of the generator state into dst")
+@traced_as("`memset` of dst: the generator state, no input tile")
 def rand_get_state(*, dst: object = None, engine: object = None,
                    **kwargs: object) -> object:
     if not is_tile(dst):

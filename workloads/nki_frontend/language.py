@@ -131,6 +131,10 @@ def _shape_and_pdim(shape: Sequence[int]) -> Tuple[Tuple[int, ...], int]:
 def _buffer_name(buffer: object) -> str:
     if isinstance(buffer, core.ModAlloc):
         return buffer.buffer
+    # NKI 0.2's strings for the buffers (the migration guide's mapping).
+    if isinstance(buffer, str) and buffer in ("sbuf", "psum", "hbm",
+                                              "private_hbm", "shared_hbm"):
+        return "hbm" if buffer.endswith("hbm") else buffer
     if buffer is None or buffer is SBUF:
         return "sbuf"
     if buffer is PSUM:

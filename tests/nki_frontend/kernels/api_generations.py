@@ -81,3 +81,19 @@ def collective(x):
     ncc.all_reduce(srcs=[t], dsts=[t], replica_group=None, op=nl.add)
     nl.store(out, value=t)
     return out
+
+
+def todays_forms(x):
+    # nki.isa's iota / affine_select / memset as the 2026-08 reference
+    # writes them: dst first, access patterns for the indices.
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    idx = nl.ndarray(x.shape, dtype=nl.int32, buffer=nl.sbuf)
+    nisa.iota(idx, [[1, x.shape[1]]], offset=0, channel_multiplier=0)
+    z = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.memset(z, 0.0)
+    s = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.affine_select(s, [[-1, x.shape[1]]], 1, t, -1e9)
+    u = nl.add(nl.add(s, z), idx)
+    nl.store(out, value=u)
+    return out
