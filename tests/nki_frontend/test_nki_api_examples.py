@@ -52,7 +52,8 @@ EXAMPLES: List[Tuple[str, str, str, Tuple[str, ...], List[Tuple]]] = [
      [("tensor_tensor", "engine", "vector")]),
     ("test_nki_isa_select_reduce.py", "nki_select_reduce_with_reduction",
      "predicate_data=128x512:int8,on_true_data=128x512:float32,"
-     "on_false_data=128x1:float32", (), [("reduction", None, None)]),
+     "on_false_data=128x1:float32", (),
+     [("tensor_scalar", "accumulate", True), ("reduction", None, None)]),
     ("test_nki_isa_tensor_scalar_cumulative.py",
      "nki_tensor_scalar_cumulative_scalar", "src_data=128x64:float32,imm0=0.0",
      ("op0=nl.add", "op1=nl.add"), [("tensor_scalar", "engine", "vector")]),

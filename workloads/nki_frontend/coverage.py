@@ -301,6 +301,23 @@ def replace_table(doc: str, new: str) -> str:
 
 # --- today's signatures ------------------------------------------------------
 
+def _wrapped(name: str, params: List[str]) -> List[str]:
+    """`    'name': 'a, b, c',` within 79 columns, split between
+    parameters into implicitly concatenated strings."""
+    one = f"    {name!r}: {', '.join(params)!r},"
+    if len(one) <= 79:
+        return [one]
+    out, cur = [f"    {name!r}: ("], ""
+    for i, p in enumerate(params):
+        piece = p + (", " if i < len(params) - 1 else "")
+        if cur and len(repr(cur + piece)) + 10 > 79:
+            out.append(f"        {cur!r}")
+            cur = ""
+        cur += piece
+    out.append(f"        {cur!r}),")
+    return out
+
+
 def signatures_2026_text(root: str) -> str:
     """signatures_2026.py as the stubs give it: every function of today's
     nki.language and nki.isa the front end provides."""
@@ -316,8 +333,8 @@ def signatures_2026_text(root: str) -> str:
             if kind != "function" or name.startswith("_"):
                 continue
             pos, kwonly = params  # type: ignore[misc]
-            text = ", ".join(n + ("=None" if d else "") for n, d in pos)
-            lines.append(f"    {name!r}: {text!r},")
+            names = [n + ("=None" if d else "") for n, d in pos]
+            lines += _wrapped(name, names)
         lines.append("}")
         lines.append("")
     return "\n".join(lines)

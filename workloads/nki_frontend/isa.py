@@ -402,6 +402,10 @@ def dma_copy(*, dst: object = None, src: object = None, mask: object = None,
         op.tensor = dst.handle._t
         op.source = src.handle._t
         op.access = dst.dims
+    elif is_tile(dst) and is_tile(src):
+        raise err("nisa.dma_copy between two on-chip tiles is not supported "
+                  "yet: the spec format's DMA ops (load, store, hbm_copy) "
+                  "each have an HBM side")
     else:
         raise err("nisa.dma_copy copies between HBM and on-chip tiles")
 
@@ -533,7 +537,8 @@ def range_select(*, on_true_tile: object = None, comp_op0: object = None,
 
 
 @traced_as("`select` on VectorE (or `tensor_tensor` with a number "
-           "on_false); reduce_res= a `reduction` (no published cost)")
+           "on_false); with reduce_res=, `tensor_scalar` with `accumulate` "
+           "and a `reduction` (no published cost)")
 def select_reduce(*, dst: object = None, predicate: object = None,
                   on_true: object = None, on_false: object = None,
                   reduce_res: object = None, reduce_cmd: object = None,
@@ -545,7 +550,13 @@ def select_reduce(*, dst: object = None, predicate: object = None,
     three = is_tile(on_false)
     shape = _dst_shape(dst, tile_shape(on_true))
     d = _dst_dtype(dst, dtype, tile_dtype(on_true))
-    if three:
+    if reduce_res is not None:
+        # With its reduction: one pass and the reduction read out, the
+        # accumulate rule (the format's accumulate ops are activation and
+        # tensor_scalar).
+        o = _op("tensor_scalar", [on_true, predicate, on_false], shape, d,
+                "vector", 2)
+    elif three:
         o = _op("select", [predicate, on_true, on_false], shape, d, "vector",
                 3)
     else:
@@ -586,8 +597,9 @@ def _dynamic_copy(api: str):
                 _dst_dtype(dst, dtype, tile_dtype(src)), "gpsimd", 1)
         return _finish(o, dst)
     f.__name__ = f.__qualname__ = api
-    f._traced_as = ("`tensor_copy` on GpSimd: max(MIN_II, N) (the "  # type: ignore
-                    "reference's 600-cycle dynamic minimum is not modelled)")
+    setattr(f, "_traced_as", (
+        "`tensor_copy` on GpSimd: max(MIN_II, N) (the "
+        "reference's 600-cycle dynamic minimum is not modelled)"))
     return f
 
 
@@ -617,8 +629,9 @@ def _gather(api: str):
                 _dst_dtype(dst, dtype, tile_dtype(src_buffer)), "gpsimd", 1)
         return _finish(o, dst)
     f.__name__ = f.__qualname__ = api
-    f._traced_as = ("`affine_select`'s GpSimd rule, 150 + N (the reference's "  # type: ignore
-                    "150 + N/C with C taken as 1), waiting for the indices")
+    setattr(f, "_traced_as", (
+        "`affine_select`'s GpSimd rule, 150 + N (the reference's "
+        "150 + N/C with C taken as 1), waiting for the indices"))
     return f
 
 
@@ -695,8 +708,9 @@ def _generator(api: str):
         o = _op("iota", [], tile_shape(dst), tile_dtype(dst), "gpsimd", 0)
         return _finish(o, dst)
     f.__name__ = f.__qualname__ = api
-    f._traced_as = ("`iota` on GpSimd: a generator with no input, 150 + N "  # type: ignore
-                    "(no published cost)")
+    setattr(f, "_traced_as", (
+        "`iota` on GpSimd: a generator with no input, 150 + N "
+        "(no published cost)"))
     return f
 
 
@@ -708,7 +722,7 @@ def _state(api: str):
     def f(*args: object, **kwargs: object) -> None:
         return None
     f.__name__ = f.__qualname__ = api
-    f._traced_as = "nothing: the random generator's state, no tile"  # type: ignore
+    setattr(f, "_traced_as", "nothing: the random generator's state, no tile")
     return f
 
 

@@ -403,7 +403,7 @@ def traced_as(text: str):
     """Records what an API function becomes in the spec: the coverage
     table (nki_frontend.coverage) prints it."""
     def mark(func):
-        func._traced_as = text  # type: ignore[attr-defined]
+        setattr(func, "_traced_as", text)
         return func
     return mark
 
@@ -417,7 +417,7 @@ def _make_unary(name: str, make, text: str):
         _masked(tile, mask)
         return tile
     f.__name__ = f.__qualname__ = name
-    f._traced_as = text  # type: ignore[attr-defined]
+    setattr(f, "_traced_as", text)
     return f
 
 
@@ -513,8 +513,8 @@ def _make_binary(name: str):
         _masked(tile, mask)
         return tile
     f.__name__ = f.__qualname__ = name
-    f._traced_as = ("`tensor_tensor`, or `tensor_scalar` with a number or "
-                    "a [P, 1] tile (engine auto)")  # type: ignore[attr-defined]
+    setattr(f, "_traced_as", "`tensor_tensor`, or `tensor_scalar` with a "
+            "number or a [P, 1] tile (engine auto)")
     return f
 
 
@@ -630,7 +630,7 @@ def _make_reduce(name: str):
         _masked(tile, mask)
         return tile
     f.__name__ = f.__qualname__ = name
-    f._traced_as = "`tensor_reduce` along free axes"  # type: ignore
+    setattr(f, "_traced_as", "`tensor_reduce` along free axes")
     return f
 
 
@@ -747,7 +747,7 @@ def refused(name: str, reason: str):
     def f(*args: object, **kwargs: object) -> None:
         raise err(f"{name} is not supported by the NKI front end: {reason}")
     f.__name__ = f.__qualname__ = name.rpartition(".")[2]
-    f._refused = reason  # type: ignore[attr-defined]
+    setattr(f, "_refused", reason)
     return f
 
 
@@ -767,7 +767,7 @@ def prelu(*args: object, **kwargs: object) -> None:
     raise err("nl.prelu is an activation function for nisa.activation(op=...)")
 
 
-prelu._traced_as = "`activation` prelu"  # type: ignore[attr-defined]
+setattr(prelu, "_traced_as", "`activation` prelu")
 
 
 def bypass(*args: object, **kwargs: object) -> None:
@@ -775,7 +775,7 @@ def bypass(*args: object, **kwargs: object) -> None:
     raise err("nl.bypass is an ALU operator for nki.isa's op= arguments")
 
 
-bypass._traced_as = "an ALU operator constant (op=)"  # type: ignore
+setattr(bypass, "_traced_as", "an ALU operator constant (op=)")
 
 
 @traced_as("`tensor_reduce` (mean), `tensor_scalar` (x - mean), `activation` "
@@ -1023,4 +1023,4 @@ for _name, _text in {
 }.items():
     if _name in globals():
         globals()[_name]._traced_as = _text
-mgrid._traced_as = "index axes (.p, .x, ...)"  # type: ignore[attr-defined]
+setattr(mgrid, "_traced_as", "index axes (.p, .x, ...)")

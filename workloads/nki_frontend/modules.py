@@ -77,8 +77,9 @@ def _direct_allocation(api: str):
             "the spec format leaves placement to the compiler stage; use "
             "mod_alloc, nl.sbuf / nl.psum or auto_alloc() "
             f"({SUPPORTED_DOC})", tracer.where())
-    refuse._refused = ("it places each tile by a function of the kernel's, "  # type: ignore[attr-defined]
-                       "where the spec leaves placement to the compiler stage")
+    setattr(refuse, "_refused", (
+        "it places each tile by a function of the kernel's, "
+        "where the spec leaves placement to the compiler stage"))
     return refuse
 
 
