@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Union
 
+from . import location
 from .errors import TraceError
 
 Number = Union[int, float]
@@ -48,8 +49,7 @@ Key = Union[LoopVar, Axis]
 
 
 def _where() -> str:
-    from . import tracer  # late: tracer imports this module
-    return tracer.where()
+    return location.where()
 
 
 class Affine:
@@ -242,8 +242,7 @@ class Predicate:
         self.expr = expr
         self.op = op
         self.line = 0
-        from . import tracer
-        self.line = tracer.current_line()
+        self.line = location.current_line()
 
     def __and__(self, other: object) -> "Conjunction":
         return Conjunction([self]) & other
@@ -262,8 +261,7 @@ class Predicate:
 class Conjunction:
     def __init__(self, preds: list) -> None:
         self.preds = preds
-        from . import tracer
-        self.line = tracer.current_line()
+        self.line = location.current_line()
 
     def __and__(self, other: object) -> "Conjunction":
         if isinstance(other, Predicate):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple, Union
 
-from .expr import Affine, Axis, LoopVar, Predicate
+from .expr import Affine, LoopVar
 
 
 class Loop:

@@ -7,6 +7,7 @@ import builtins
 from typing import Optional, Sequence, Tuple
 
 from . import core, ir, tracer
+from . import tiles as _tiles
 from .core import (DTYPES, HBM, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, DType,
                    DynSlice, Grid, HbmHandle, HbmView, ParDim, Tile, TileView,
                    err, is_tile, make_op, result_tile, tile_dtype, tile_shape)
@@ -617,3 +618,8 @@ def program_ndim() -> int:
 
 def device_print(*args: object, **kwargs: object) -> None:
     """Prints nothing when traced (no values exist)."""
+
+
+# Python operators on tiles (`a + b`, `-x`, `1.0 / s`) trace as these calls.
+_tiles.OPS.add, _tiles.OPS.subtract = add, subtract
+_tiles.OPS.multiply, _tiles.OPS.divide = multiply, divide

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import ast
 import os
-import sys
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import ir
+from . import ir, location
 from .errors import TraceError
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
 
 class _Statements:
     """Line -> (first line of its statement, assignment target name)."""
@@ -100,9 +96,9 @@ class Trace:
         self.grid: List[int] = []
         self.grid_loops: List[ir.Loop] = []
         # (array's line, loop's line) pairs an earlier attempt found used
-        # outside the loop (core._privatize): kept whole there.
+        # outside the loop (versions.privatize): kept whole there.
         self.keep_whole: Set[Tuple[int, int]] = set()
-        # Open `with nl.no_reorder():` regions (core.NoReorder).
+        # Open `with nl.no_reorder():` regions (loops.NoReorder).
         self.no_reorder = 0
 
     @property
@@ -115,70 +111,22 @@ class Trace:
             bool(self.grid_loops) and self.loop is self.grid_loops[-1])
 
 
-_TRACE: Optional[Trace] = None
-
-
 def begin(path: str, source: Optional[Source] = None) -> Trace:
-    global _TRACE
-    _TRACE = Trace(path, source)
-    return _TRACE
+    trace = Trace(path, source)
+    location.set_active(trace)
+    return trace
 
 
 def end() -> None:
-    global _TRACE
-    _TRACE = None
+    location.set_active(None)
 
 
 def active() -> Trace:
-    if _TRACE is None:
-        raise TraceError("an NKI API was called outside a traced kernel")
-    return _TRACE
+    return location.active()  # type: ignore[no-any-return]
 
 
-def _user_frame():
-    """The innermost frame of the kernel file (or, failing that, of any
-    file outside this package)."""
-    f = sys._getframe(1)
-    fallback = None
-    path = _TRACE.kernel_path if _TRACE else None
-    while f is not None:
-        fname = os.path.abspath(f.f_code.co_filename)
-        if path is not None and fname == path:
-            return f
-        if fallback is None and not fname.startswith(_PACKAGE_DIR):
-            fallback = f
-        f = f.f_back
-    return fallback
-
-
-def current_line() -> int:
-    f = _user_frame()
-    if f is None or _TRACE is None:
-        return 0
-    if os.path.abspath(f.f_code.co_filename) != _TRACE.kernel_path:
-        return f.f_lineno
-    return _TRACE.statements.get(f.f_lineno)[0]
-
-
-def current_target() -> Optional[str]:
-    f = _user_frame()
-    if f is None or _TRACE is None:
-        return None
-    if os.path.abspath(f.f_code.co_filename) != _TRACE.kernel_path:
-        return None
-    return _TRACE.statements.get(f.f_lineno)[1]
-
-
-def current_loop_var() -> Optional[str]:
-    return current_target()
-
-
-def where() -> str:
-    f = _user_frame()
-    if f is None:
-        return ""
-    label = _TRACE.file_label if _TRACE else f.f_code.co_filename
-    if _TRACE and os.path.abspath(f.f_code.co_filename) != _TRACE.kernel_path:
-        label = f.f_code.co_filename
-    line = current_line()
-    return f"{label}:{line}"
+# Where the trace is (location decides; named here for the API modules).
+current_line = location.current_line
+current_target = location.current_target
+current_loop_var = location.current_loop_var
+where = location.where
