@@ -276,6 +276,8 @@ class Emitter:
             j["carry"] = carry
         if op.after:
             j["after"] = [self.ref(r, op) for r in op.after]
+        if op.indirect is not None:
+            j["indirect"] = self.ref(op.indirect, op)
         j["line"] = op.line
         return j
 

@@ -79,6 +79,17 @@ class ArangeVector:
     __rmul__ = __mul__
 
 
+class IndirectIndex:
+    """A tile of indices as the index of an HBM tensor's dim
+    (`data[idx_tile, i_f]`, `data[idx[i_p, 0], i_f]`): the rows a DMA
+    reads are data, one per partition of the index tile, a gather (the
+    spec's "indirect" load). tiles.HbmHandle makes one of a tile in a key."""
+
+    def __init__(self, source: object, partitions: int) -> None:
+        self.source = source
+        self.partitions = partitions
+
+
 def _extent_of(start: Affine, stop: Affine, what: str) -> int:
     diff = stop - start
     if not diff.is_const():
@@ -115,6 +126,11 @@ def normalize(shape: Tuple[int, ...], key: object,
                                                       f"of dim {d}"), False))
         elif isinstance(k, DynSlice):
             out.append(ir.DimAccess(k.start, k.size, False))
+        elif isinstance(k, IndirectIndex):
+            # The index tile's partitions are the view's partition axis.
+            da = ir.DimAccess(Affine({}, 0), k.partitions, False, 0)
+            da.indirect = k.source  # type: ignore[attr-defined]
+            out.append(da)
         elif isinstance(k, Modulo):
             if not on_chip:
                 raise err(f"index {k!r} of an HBM tensor: a buffer index "
@@ -149,8 +165,9 @@ def normalize(shape: Tuple[int, ...], key: object,
                               f"by {coef}: strided access is not supported")
                 start = Affine({k2: c for k2, c in a.terms.items()
                                 if k2 is not axis}, a.const)
-                out.append(ir.DimAccess(start, axis.extent, False,
-                                        axis.position))
+                da = ir.DimAccess(start, axis.extent, False, axis.position)
+                da.rank = axis.rank  # type: ignore[attr-defined]
+                out.append(da)
             else:
                 out.append(ir.DimAccess(a, 1, True))
     return out
@@ -168,6 +185,16 @@ def view_shape(dims: Sequence[ir.DimAccess]) -> Tuple[int, ...]:
         rank = max(max(r for _, r in grid.values()), max(grid) + 1)
         return tuple(grid.get(i, (1, 0))[0] for i in range(rank))
     kept = [d for d in dims if not d.squeezed]
+    rank = max((getattr(d, "rank", 0) for d in kept), default=0)
+    positions = [d.axis_position for d in kept]
+    if kept and rank > len(kept) and min(positions) >= 0 and \
+            len(set(positions)) == len(kept) and max(positions) < rank:
+        # The index grid's shape (NKI broadcasts the index expressions):
+        # `t1d[i_p]` with i_p = nl.arange(64)[:, None] is [64, 1].
+        shape = [1] * rank
+        for d in kept:
+            shape[d.axis_position] = d.extent
+        return tuple(shape)
     if any(d.axis_position >= 0 for d in kept):
         kept = sorted(kept, key=lambda d: (d.axis_position < 0,
                                            d.axis_position))

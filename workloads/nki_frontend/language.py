@@ -319,6 +319,7 @@ def load(src: object, mask: object = None, dtype: object = None,
     op.tensor = src.handle._t
     op.access = src.dims
     op.mask = m
+    op.indirect = core.indirect_ref(src.dims)
     return result_tile(op)
 
 
@@ -342,6 +343,10 @@ def store(dst: object, value: object, mask: object = None,
         raise err("nl.store writes an HBM tensor")
     if not is_tile(value):
         raise err("nl.store's value is a tile")
+    if core.indirect_ref(dst.dims) is not None:
+        raise err("a store to an HBM tensor indexed by a tile (a scatter, "
+                  "indirect DMA write) is not yet modelled; gathers (loads) "
+                  "are")
     m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)
@@ -543,6 +548,21 @@ def matmul(x: object, y: object, transpose_x: bool = False,
                  buffer="psum", engine="tensor")
     op.insert_transpose = not transpose_x
     return result_tile(op)
+
+
+def loop_reduce(x: object, op: object, loop_indices: object, *,
+                dtype: object = None, mask: object = None,
+                **kwargs: object) -> "core.LoopReduce":
+    """`dst[...] = nl.loop_reduce(x, op, loop_indices)`: dst = op(dst, x)
+    in each iteration (the API reference), traced when it is written into
+    its destination (core.LoopReduce)."""
+    if not is_tile(x):
+        raise err("nl.loop_reduce reduces a tile")
+    if mask is not None:
+        raise err("nl.loop_reduce with a mask= is not yet supported")
+    return core.LoopReduce(core.unlist(x), op, loop_indices
+                           if isinstance(loop_indices, (list, tuple))
+                           else [loop_indices])
 
 
 def transpose(x: object, dtype: object = None, mask: object = None,

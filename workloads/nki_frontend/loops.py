@@ -5,7 +5,6 @@ its reads carry from the previous iteration."""
 
 from __future__ import annotations
 
-import math
 from typing import Iterator, List, Optional, Tuple, Union
 
 from . import fission, ir, location
@@ -59,13 +58,14 @@ class LoopRange:
             raise err(f"{api} with a trip count that depends on another "
                       "loop's variable (a triangular loop) is not yet "
                       "supported")
-        if step <= 0:
-            raise err(f"{api} with step {step}: only positive steps")
-        if start != 0 or step != 1:
-            raise err(f"{api}({start}, {stop}, {step}): only ranges from 0 "
-                      "in steps of 1 are supported yet")
+        if step == 0:
+            raise err(f"{api} with step 0")
+        # A stepped range (`range(0, S, 512)`) is a loop of its trip count
+        # whose variable v stands for start + step * v: an affine index.
+        self.start, self.step = start, step
         self.kind = kind
-        self.trip = max(0, math.ceil((stop - start) / step))
+        self.trip = max(0, -((start - stop) // step)) if step > 0 \
+            else max(0, -((stop - start) // -step))
         self.api = api
         dirs = directives if isinstance(directives, (list, tuple)) else \
             [directives] if directives is not None else []
@@ -91,7 +91,7 @@ class LoopRange:
         t.loop.body.append(loop)
         t.stack.append(loop)
         try:
-            yield Affine({var: 1})
+            yield Affine({var: self.step}, self.start)
         except GeneratorExit:
             # Abandoned: the body raised (the trace is refused), or it
             # broke out of the loop; there is no loop to close.

@@ -11,7 +11,7 @@ from typing import Callable, List, Sequence, Tuple, Union
 from . import ir, location
 from .buffers import PSUM, SBUF, SHARED_HBM, Buffer
 from .expr import Affine
-from .indexing import normalize, view_shape
+from .indexing import IndirectIndex, normalize, view_shape
 from .location import err
 
 
@@ -49,7 +49,7 @@ class HbmHandle:
         return len(self.shape)
 
     def __getitem__(self, key: object) -> "HbmView":
-        return HbmView(self, normalize(self.shape, key))
+        return HbmView(self, normalize(self.shape, _indirect(key)))
 
     def __setitem__(self, key: object, value: object) -> None:
         raise err("assigning to an HBM tensor is not an NKI operation; use "
@@ -216,6 +216,25 @@ class Broadcast(_TileArithmetic):
         self.partitions = shape[0] if full[0] == 1 and shape[0] > 1 else None
 
 
+class LoopReduce:
+    """What `nl.loop_reduce(x, op, loop_indices)` returns: `x` reduced
+    into the tile it is written to, over the loops named, which the API
+    reference says is `dst = nisa.tensor_tensor(dst, x, op)` in each
+    iteration. Written into its destination (`dst[...] = loop_reduce(...)`)
+    it is that accumulation (recorder.write)."""
+
+    def __init__(self, source: "TileLike", op: object,
+                 loops: Sequence[object]) -> None:
+        self.source = source
+        self.op = op
+        self.loops = loops
+        self.shape = tile_shape(source)
+        self.dtype = getattr(source, "dtype", None)
+
+    def __bool__(self) -> bool:
+        raise err("control flow on a tile's value cannot be traced")
+
+
 class _AccumDone:
     """What `view += x` returns, so the store Python then makes is a no-op."""
 
@@ -247,3 +266,22 @@ def tile_dtype(x: TileLike) -> str:
         x = x.source
     t = x.tile if isinstance(x, TileView) else x
     return t._a.dtype
+
+
+def _indirect(key: object) -> object:
+    """An HBM tensor's key with each tile in it (a gather's indices) made
+    an IndirectIndex: one index per partition, a [P, 1] tile."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(is_tile(k) for k in items):
+        return key
+    out = []
+    for k in items:
+        if is_tile(k):
+            shape = tile_shape(k)
+            if len(shape) > 1 and math.prod(shape[1:]) != 1:
+                raise err(f"a tile of shape {list(shape)} as an index of an "
+                          "HBM tensor: one index per partition ([P, 1]) is "
+                          "supported")
+            k = IndirectIndex(unlist(k), shape[0])
+        out.append(k)
+    return tuple(out)

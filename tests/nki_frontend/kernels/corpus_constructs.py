@@ -1,0 +1,86 @@
+# Constructs the public corpus uses (issue 44), written for the front
+# end's tests in the neuronxcc.nki generation: stepped Python ranges,
+# gathers (a tile as an HBM index), nl.loop_reduce, and a rank-1 tensor
+# read through a [P, 1] index grid.
+import numpy as np
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+def stepped(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(p)[:, None]
+    i_f = nl.arange(512)[None, :]
+    for off in range(0, s, 512):
+        t = nl.load(x[i_p, off + i_f])
+        nl.store(out[i_p, off + i_f], value=nl.exp(t))
+    return out
+
+
+def stepped_down(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(p)[:, None]
+    i_f = nl.arange(512)[None, :]
+    for off in nl.affine_range(s - 512, -1, -512):
+        t = nl.load(x[i_p, off + i_f])
+        nl.store(out[i_p, off + i_f], value=t)
+    return out
+
+
+def gather(data, idx):
+    out = nl.ndarray((64, 512), dtype=data.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(64)[:, None]
+    i_f = nl.arange(512)[None, :]
+    idx_tile = nl.load(idx[i_p])
+    rows = nl.load(data[idx_tile[i_p, 0], i_f])
+    nl.store(out, value=rows)
+    return out
+
+
+def scatter(data, idx):
+    out = nl.ndarray((128, 512), dtype=data.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(64)[:, None]
+    i_f = nl.arange(512)[None, :]
+    idx_tile = nl.load(idx[i_p])
+    rows = nl.load(data[i_p, i_f])
+    nl.store(out[idx_tile[i_p, 0], i_f], value=rows)
+    return out
+
+
+def row_max(x):
+    n, w = x.shape
+    out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)
+    m = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.affine_range(n // 128):
+        t = nl.load(x[k * 128 + nl.arange(128)[:, None],
+                      nl.arange(w)[None, :]])
+        r = nisa.tensor_reduce(nl.max, data=t, axis=[1], dtype=np.float32)
+        m[nl.arange(128)[:, None], 0] = nl.loop_reduce(
+            r, op=np.max, loop_indices=[k], dtype=np.float32)
+    nl.store(out, value=m)
+    return out
+
+
+def row_sum_uninitialised(x):
+    n, w = x.shape
+    out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)
+    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.affine_range(n // 128):
+        t = nl.load(x[k * 128 + nl.arange(128)[:, None],
+                      nl.arange(w)[None, :]])
+        r = nisa.tensor_reduce(nl.add, data=t, axis=[1], dtype=np.float32)
+        s[nl.arange(128)[:, None], 0] = nl.loop_reduce(
+            r, op=np.add, loop_indices=[k], dtype=np.float32)
+    nl.store(out, value=s)
+    return out
+
+
+def loop_reduce_rebound(x):
+    out = nl.ndarray((128, 1), dtype=x.dtype, buffer=nl.shared_hbm)
+    for k in nl.affine_range(2):
+        t = nl.load(x[k * 128 + nl.arange(128)[:, None], 0])
+        b = nl.loop_reduce(t, op=np.add, loop_indices=[k])
+        nl.store(out, value=b)
+    return out

@@ -1,0 +1,118 @@
+"""Constructs the public NKI corpus uses (issue 44), each as documented and
+on a small kernel the project wrote (kernels/corpus_constructs.py):
+stepped ranges, gathers (a tile as an HBM index), nl.loop_reduce, index
+grids of a higher rank than the tensor. Where the trnbench binary is built,
+the traced specs are also run through it (a spec the front end writes
+that trnbench rejects is a bug)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+from frontend_test_util import KERNELS, SOURCE, find, trace
+
+KERNEL = os.path.join(KERNELS, "corpus_constructs.py")
+TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
+    SOURCE, "build", "trnbench")
+
+
+def traced(function: str, args: str) -> dict:
+    return trace(f"{KERNEL}::{function}", args)
+
+
+def refusal(function: str, args: str) -> str:
+    from nki_frontend.errors import TraceError
+    try:
+        traced(function, args)
+    except TraceError as e:
+        return e.line()
+    raise AssertionError(f"{function} was not refused")
+
+
+class Runs(unittest.TestCase):
+    """trnbench accepts and runs what the front end wrote."""
+
+    def check_runs(self, spec: dict) -> None:
+        if not os.path.isfile(TRNBENCH):
+            self.skipTest(f"no trnbench binary at {TRNBENCH}")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "spec.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(spec, f)
+            p = subprocess.run([TRNBENCH, "--spec", path, "--repeat", "1"],
+                               capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class SteppedRanges(Runs):
+    def test_a_stepped_range_walks_the_dim_in_its_steps(self) -> None:
+        spec = traced("stepped", "x=128x2048:float32")
+        loop, = find(spec, var="off")
+        self.assertEqual((loop["dim"], loop["step"]), (1, 512))
+        load, = find(spec, op="load")
+        self.assertEqual(load["index"], [":", "off"])
+        self.check_runs(spec)
+
+    def test_the_trip_count_is_the_ranges_length(self) -> None:
+        from nki_frontend import core, tracer
+        tracer.begin(KERNEL)
+        try:
+            for args, n in (((0, 2048, 512), 4), ((0, 2049, 512), 5),
+                            ((5, 0, -2), 3), ((0, 0, 1), 0), ((3,), 3)):
+                self.assertEqual(len(core.LoopRange("sequential", args,
+                                                    "range")), n, args)
+        finally:
+            tracer.end()
+
+    def test_a_descending_walk_is_refused_in_one_line(self) -> None:
+        line = refusal("stepped_down", "x=128x2048:float32")
+        self.assertIn("corpus_constructs.py:27:", line)
+        self.assertIn("step of -512", line)
+
+
+class Gathers(Runs):
+    def test_a_tile_index_is_the_loads_indirect(self) -> None:
+        spec = traced("gather", "data=128x512:float32,idx=64:int32")
+        idx, rows = find(spec, op="load")
+        self.assertEqual(idx["tile"], [64, 1])  # idx[i_p]: the index grid
+        self.assertEqual(rows["indirect"], idx["id"])
+        self.assertEqual(rows["tile"], [64, 512])
+        self.check_runs(spec)
+
+    def test_a_scatter_is_refused_in_one_line(self) -> None:
+        line = refusal("scatter", "data=128x512:float32,idx=64:int32")
+        self.assertIn("corpus_constructs.py:48:", line)
+        self.assertIn("scatter", line)
+
+
+class LoopReduce(Runs):
+    def test_loop_reduce_accumulates_into_its_destination(self) -> None:
+        spec = traced("row_max", "x=512x256:float32")
+        loop, = find(spec, var="k")
+        red, acc = find(spec, op="tensor_reduce") + find(
+            spec, op="tensor_tensor")
+        self.assertEqual(acc["inputs"], [red["id"], "m"])
+        self.assertEqual(acc["carry"], [acc["id"]])
+        self.assertEqual(loop["body"][-1], acc)
+        self.check_runs(spec)
+
+    def test_an_unwritten_destination_starts_from_a_fill(self) -> None:
+        spec = traced("row_sum_uninitialised", "x=512x256:float32")
+        body = spec["kernel"]["loops"][0]["body"]
+        self.assertEqual([op["op"] for op in body],
+                         ["memset", "loop", "store"])
+        self.assertEqual(body[0]["id"], "s")
+        self.check_runs(spec)
+
+    def test_a_result_not_written_into_its_destination_is_refused(
+            self) -> None:
+        line = refusal("loop_reduce_rebound", "x=256x4:float32")
+        self.assertIn("corpus_constructs.py:85:", line)
+
+
+if __name__ == "__main__":
+    unittest.main()
