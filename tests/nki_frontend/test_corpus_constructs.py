@@ -114,5 +114,54 @@ class LoopReduce(Runs):
         self.assertIn("corpus_constructs.py:85:", line)
 
 
+class AccessPatterns(Runs):
+    def test_ap_is_a_view_of_the_patterns_shape(self) -> None:
+        spec = traced("maxpool_ap", "x=2x6x6:float32")
+        red, = find(spec, op="tensor_reduce")
+        self.assertEqual(red["tile"], [2, 9])  # [2, 3, 3] after the max
+        self.assertNotIn("slices", red)  # all 36 elements of each row
+        self.check_runs(spec)
+
+    def test_a_pattern_outside_the_tile_is_refused(self) -> None:
+        self.assertIn("reads outside the tile",
+                      refusal("ap_outside", "x=128x64:float32"))
+
+    def test_the_partition_step_is_the_free_size(self) -> None:
+        self.assertIn("its step is the tile's free size 64",
+                      refusal("ap_partition_step", "x=128x64:float32"))
+
+
+class SteppedSlices(Runs):
+    def test_a_stepped_slice_of_a_tile_reads_its_elements(self) -> None:
+        spec = traced("even_columns", "x=128x512:float32")
+        act, = find(spec, op="activation")
+        self.assertEqual(act["tile"], [128, 256])
+        load, = find(spec, op="load")
+        self.assertEqual(act["slices"], [[128, 256]])
+        self.assertEqual(act["inputs"], [load["id"]])
+        self.check_runs(spec)
+
+    def test_a_stepped_slice_of_hbm_is_refused_in_one_line(self) -> None:
+        line = refusal("hbm_strided", "x=128x512:float32")
+        self.assertIn("strided DMA is not yet modelled", line)
+        self.assertIn("corpus_constructs.py:", line)
+
+
+class WideDmas(Runs):
+    def test_a_transposing_load_takes_the_sources_free_size(self) -> None:
+        spec = traced("transpose_wide", "x=2048x128:float32")
+        load, = find(spec, op="load")
+        self.assertEqual((load["tile"], load["transpose"]),
+                         ([128, 2048], True))
+        self.check_runs(spec)
+
+    def test_a_copy_between_hbm_tensors_has_no_partition_limit(
+            self) -> None:
+        spec = traced("copy_hbm", "a=256x1:float32")
+        copy, = find(spec, op="hbm_copy")
+        self.assertEqual((copy["tensor"], copy["from"]), ("b", "a"))
+        self.check_runs(spec)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -98,6 +98,32 @@ def _extent_of(start: Affine, stop: Affine, what: str) -> int:
     return diff.const
 
 
+def _stepped(k: slice, size: int, d: int, on_chip: bool) -> ir.DimAccess:
+    """`t[:, 0:n:2]`: every step-th element of an on-chip tile's free dim,
+    an access pattern the engines read at no cost of their own (the
+    access-pattern deep dive); the view has len(range(...)) elements."""
+    if not on_chip:
+        raise err(f"a slice with a step ({k.step}) of an HBM tensor: a "
+                  "strided DMA is not yet modelled (load the rows, then "
+                  "slice the tile)")
+    if not all(isinstance(v, int) or v is None
+               for v in (k.start, k.stop, k.step)):
+        raise err("a slice with a step has constant bounds (a loop "
+                  "variable start is not yet supported)")
+    if d == 0:
+        raise err("a slice with a step of the partition dim: an access "
+                  "pattern walks the partitions contiguously")
+    n = len(range(*k.indices(size)))
+    if n == 0:
+        raise err(f"the slice {k.start}:{k.stop}:{k.step} of dim {d} is "
+                  "empty")
+    first = range(*k.indices(size))[0]
+    da = ir.DimAccess(Affine({}, min(first, first + (n - 1) * k.step)), n,
+                      False)
+    da.step = k.step  # type: ignore[attr-defined]
+    return da
+
+
 def normalize(shape: Tuple[int, ...], key: object,
               on_chip: bool = False) -> List[ir.DimAccess]:
     """An index of a tensor of `shape`, one DimAccess per dim. On chip, a
@@ -116,10 +142,9 @@ def normalize(shape: Tuple[int, ...], key: object,
     out: List[ir.DimAccess] = []
     for d, k in enumerate(key):
         size = shape[d]
-        if isinstance(k, slice):
-            if k.step not in (None, 1):
-                raise err("a slice with a step is not supported; steps of 1 "
-                          "only")
+        if isinstance(k, slice) and k.step not in (None, 1):
+            out.append(_stepped(k, size, d, on_chip))
+        elif isinstance(k, slice):
             start = Affine.of(0 if k.start is None else k.start)
             stop = Affine.of(size if k.stop is None else k.stop)
             out.append(ir.DimAccess(start, _extent_of(start, stop,

@@ -325,14 +325,21 @@ def load(src: object, mask: object = None, dtype: object = None,
 
 def load_transpose2d(src: object, mask: object = None, dtype: object = None,
                      **kwargs: object) -> Tile:
-    tile = load(src, mask=mask, dtype=dtype)
-    op = tile._a.current
-    assert isinstance(op, ir.Op)
+    # The tile is the source transposed: its partitions are the source's
+    # free elements, so a [2048, 128] source is a [128, 2048] tile.
+    if isinstance(src, HbmHandle):
+        src = src[...]
+    if not isinstance(src, HbmView) or len(src.shape) != 2:
+        raise err("nl.load_transpose2d reads a 2-D view of an HBM tensor")
+    p, f = src.shape
+    m = _mask_op(mask)
+    d = core.spec_dtype(dtype) if dtype is not None else src.handle._t.dtype
+    op = make_op("load", (), shape=(f, p), dtype=d)
+    op.tensor = src.handle._t
+    op.access = src.dims
+    op.mask = m
     op.transpose = True
-    p, f = op.tile
-    op.tile = (f, p)
-    tile._a.shape = (f, p)
-    return tile
+    return result_tile(op)
 
 
 def store(dst: object, value: object, mask: object = None,

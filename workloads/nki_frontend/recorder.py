@@ -12,8 +12,8 @@ from .dtypes import dtype_obj
 from .expr import LoopVar
 from .indexing import normalize, tile_of, view_tile
 from .location import err
-from .tiles import (OPS, Broadcast, LoopReduce, Tile, TileView, is_tile,
-                    unlist)
+from .tiles import (OPS, ApView, Broadcast, LoopReduce, Tile, TileView,
+                    is_tile, unlist)
 from .versions import (access_rotation, before_loop, chain_below,
                        check_private, const_dims, note_export, privatize,
                        rehome, rotated_version, set_version, slot_sum_fits)
@@ -39,7 +39,8 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
     op.engine = engine
     op.func = func
     op.tile = tile_of(shape)
-    if op.tile[0] > 128:
+    # A DMA between HBM tensors has no on-chip tile: no partition limit.
+    if op.tile[0] > 128 and kind != "hbm_copy":
         raise err(f"a {kind} tile of {op.tile[0]} partitions; a tile has at "
                   "most 128 (nl.tile_size.pmax)")
     op.dtype = dtype
@@ -119,7 +120,13 @@ def ref_of(x: object) -> ir.Ref:
                   f"iteration (line {reducing.line}) that writes it: not "
                   "yet supported (read it after the loop)")
     part = None
-    if dims is not None:
+    if isinstance(x, ApView):
+        # An access pattern reads its own shape's elements of the tile.
+        seen = tile_of(x.shape)
+        if seen != arr.tile():
+            part = seen
+        dims = None  # its version is the whole tile's
+    elif dims is not None:
         seen = tile_of(view_tile(arr, dims))
         if seen != arr.tile():
             part = seen  # a slice of the tile ("slices", compiler stage)

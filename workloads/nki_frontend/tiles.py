@@ -115,6 +115,10 @@ class Tile:
     def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
         return Broadcast(self, shape)
 
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApView":
+        return ApView(self, pattern, offset, kwargs)
+
     # Python operators on tiles: nl.add and friends.
     def __add__(self, o: object):
         return OPS.add(self, o)
@@ -186,6 +190,62 @@ class TileView(_TileArithmetic):
 
     def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
         return Broadcast(self, shape)
+
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApView":
+        """A pattern over the storage of the tile this views (the access
+        pattern deep dive: `.ap` describes the flattened tensor)."""
+        return ApView(self.tile, pattern, offset, kwargs)
+
+
+class ApView(TileView):
+    """`tile.ap(pattern, offset)` (the access-pattern deep dive): a view of
+    the tile's storage of shape [num for each [step, num]], the first pair
+    walking the partitions. An op reading it reads that many elements of
+    the tile (its "slices" when fewer than the tile's); its version is the
+    whole tile's. Writing one writes the tile."""
+
+    def __init__(self, tile: Tile, pattern: object, offset: object,
+                 extra: dict) -> None:
+        super().__init__(tile, normalize(tile._a.shape, (), True))
+        for k in extra:
+            if k not in ("dtype",):
+                raise err(f".ap({k}=...) on an on-chip tile (a dynamic "
+                          "offset) is not yet supported")
+        if extra.get("dtype") is not None:
+            raise err(".ap(dtype=...) reinterpreting an on-chip tile is "
+                      "not yet supported")
+        if not isinstance(pattern, (list, tuple)) or not pattern or not all(
+                isinstance(pn, (list, tuple)) and len(pn) == 2 and
+                all(isinstance(v, int) and not isinstance(v, bool)
+                    for v in pn) for pn in pattern):
+            raise err(".ap(pattern=...) is a list of [step, num] integer "
+                      f"pairs, got {pattern!r}")
+        if len(pattern) > 5:
+            raise err(f".ap with {len(pattern)} dims: the partition dim and "
+                      "up to four free dims")
+        a = tile._a
+        parts, free = a.whole_tile()
+        start = 0 if offset is None else offset
+        if not isinstance(start, int) or start < 0:
+            raise err(f".ap(offset={offset!r}): a constant element offset "
+                      ">= 0 (a dynamic one is not yet supported)")
+        (pstep, pnum), rest = pattern[0], pattern[1:]
+        if pnum < 1 or any(num < 1 for _, num in rest):
+            raise err(f".ap{list(map(list, pattern))}: every num is >= 1")
+        if pnum > 1 and pstep != free:
+            raise err(f".ap{list(map(list, pattern))}: the first [step, num] "
+                      f"walks the partitions, so its step is the tile's "
+                      f"free size {free} (the access-pattern deep dive)")
+        first, last = start % free, start % free + sum(
+            (num - 1) * step for step, num in rest)
+        low = first + sum((num - 1) * step for step, num in rest
+                          if step < 0)
+        if start // free + pnum > parts or low < 0 or last >= free:
+            raise err(f".ap{list(map(list, pattern))} at offset {start} "
+                      f"reads outside the tile of {parts} x {free} elements")
+        self.shape = tuple(num for _, num in pattern)
+        self.pattern = [list(pn) for pn in pattern]
 
 
 class Broadcast(_TileArithmetic):

@@ -84,3 +84,48 @@ def loop_reduce_rebound(x):
         b = nl.loop_reduce(t, op=np.add, loop_indices=[k])
         nl.store(out, value=b)
     return out
+
+
+def maxpool_ap(x):
+    c, h, w = x.shape
+    out = nl.ndarray((c, h // 2, w // 2), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    view = t.ap([[h * w, c], [2 * w, h // 2], [2, w // 2], [w, 2], [1, 2]])
+    nl.store(out, value=nl.max(view, axis=[3, 4]))
+    return out
+
+
+def ap_outside(x):
+    t = nl.load(x)
+    return t.ap([[64, 128], [1, 65]], offset=0)
+
+
+def ap_partition_step(x):
+    t = nl.load(x)
+    return t.ap([[32, 128], [1, 32]])
+
+
+def even_columns(x):
+    p, f = x.shape
+    out = nl.ndarray((p, f // 2), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=nl.exp(t[:, 1:f:2]))
+    return out
+
+
+def hbm_strided(x):
+    p, f = x.shape
+    return nl.load(x[:, 0:f:2])
+
+
+def transpose_wide(x):
+    n, m = x.shape
+    out = nl.ndarray((m, n), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load_transpose2d(x))
+    return out
+
+
+def copy_hbm(a):
+    b = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=b, src=a)
+    return b
