@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from frontend_test_util import KERNELS, SOURCE, find, trace
+from frontend_test_util import KERNELS, SOURCE, find, run_frontend, trace
 
 KERNEL = os.path.join(KERNELS, "corpus_constructs.py")
 TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
@@ -83,10 +83,13 @@ class Gathers(Runs):
         self.assertEqual(rows["tile"], [64, 512])
         self.check_runs(spec)
 
-    def test_a_scatter_is_refused_in_one_line(self) -> None:
-        line = refusal("scatter", "data=128x512:float32,idx=64:int32")
-        self.assertIn("corpus_constructs.py:48:", line)
-        self.assertIn("scatter", line)
+    def test_a_tile_index_of_a_store_is_a_scatter(self) -> None:
+        spec = traced("scatter", "data=128x512:float32,idx=64:int32")
+        idx, rows = find(spec, op="load")
+        store, = find(spec, op="store")
+        self.assertEqual(store["indirect"], idx["id"])
+        self.assertNotIn("indirect", rows)
+        self.check_runs(spec)
 
 
 class LoopReduce(Runs):
@@ -161,6 +164,60 @@ class WideDmas(Runs):
         copy, = find(spec, op="hbm_copy")
         self.assertEqual((copy["tensor"], copy["from"]), ("b", "a"))
         self.check_runs(spec)
+
+
+class ImplicitIndexing(Runs):
+    def test_one_partition_broadcasts_to_the_others(self) -> None:
+        # nl.add's reference: [1, 512] is broadcast to [128, 512].
+        spec = traced("add_row_to_all", "a=128x512:float32,b=1x512:float32")
+        add, = find(spec, op="tensor_tensor")
+        self.assertEqual(add["tile"], [128, 512])
+        self.assertEqual(add["broadcasts"], [None, 128])
+        self.check_runs(spec)
+
+    def test_an_mgrid_is_a_key(self) -> None:
+        spec = traced("grid_key", "x=128x512:float32")
+        load, = find(spec, op="load")
+        self.assertEqual(load["tile"], [128, 512])
+        self.check_runs(spec)
+
+
+class ConfigurationObjects(Runs):
+    """`--kwarg NAME=py:EXPR`: EXPR evaluated in the kernel's module."""
+
+    KERNEL = os.path.join(KERNELS, "config_objects.py") + "::exp_tiles"
+
+    def test_a_dataclass_from_the_kernels_module(self) -> None:
+        rc, err, spec, _ = run_frontend(self.KERNEL, "x=128x1024:float32",
+                                        ("cfg=py:ExpConfig(tile=256)",))
+        self.assertEqual(rc, 0, err)
+        loop, = find(spec, var="j")
+        self.assertEqual(loop["step"], 256)  # 4 tiles of 256
+        self.assertEqual(spec["kernel_source"]["kwargs"],
+                         {"cfg": "py:ExpConfig(tile=256)"})
+        self.check_runs(spec)
+
+    def test_a_factory_and_an_api_value(self) -> None:
+        rc, err, spec, _ = run_frontend(
+            self.KERNEL, "x=128x1024:float32",
+            ("cfg=py:make_config(1024)", "op=py:nl.sigmoid"))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(find(spec, var="j")[0]["step"], 512)
+        act, = find(spec, op="activation")
+        self.assertEqual(act["func"], "sigmoid")
+
+    def test_bad_expressions_are_bad_input_in_one_line(self) -> None:
+        for kw, want in (("cfg=py:ExpConfig(", "not a Python expression"),
+                         ("cfg=py:NoSuchConfig()", "NameError"),
+                         ("cfg=py:ExpConfig(bad=1)", "TypeError")):
+            with self.subTest(kw):
+                rc, err, _, exists = run_frontend(
+                    self.KERNEL, "x=128x1024:float32", (kw,))
+                self.assertEqual(rc, 2, err)
+                self.assertFalse(exists)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+                self.assertIn(want, err)
+                self.assertIn("--kwarg cfg=", err)
 
 
 if __name__ == "__main__":

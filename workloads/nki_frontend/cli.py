@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import core, emit, ir, language, lists, modules, tracer
+from . import core, emit, ir, kwarg_exprs, language, lists, modules, tracer
 from .errors import TraceError
 from .expr import LoopVar
 
@@ -90,6 +90,9 @@ def parse_kwarg(text: str) -> Tuple[str, object, str]:
     name, eq, value = text.partition("=")
     if not eq or not name.isidentifier():
         raise TraceError(f"--kwarg {text}: expected NAME=VALUE")
+    if value.startswith(kwarg_exprs.PREFIX):
+        return name, kwarg_exprs.KernelExpr(
+            name, value[len(kwarg_exprs.PREFIX):]), value
     try:
         parsed = ast.literal_eval(value)
     except (ValueError, SyntaxError):
@@ -202,7 +205,8 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
                 tensor, core.dtype_obj(core.ARG_DTYPES[dtype]))
         else:
             call_args[name] = value
-    call_args.update(kwargs)
+    call_args.update(kwarg_exprs.resolve(
+        kwargs, getattr(getattr(func, "func", func), "__globals__", {})))
     try:
         _open_grid(t, grid, func)
         func(**call_args)

@@ -82,8 +82,8 @@ class ArangeVector:
 class IndirectIndex:
     """A tile of indices as the index of an HBM tensor's dim
     (`data[idx_tile, i_f]`, `data[idx[i_p, 0], i_f]`): the rows a DMA
-    reads are data, one per partition of the index tile, a gather (the
-    spec's "indirect" load). tiles.HbmHandle makes one of a tile in a key."""
+    reads or writes are data, one per partition of the index tile, a
+    gather or a scatter (the spec's "indirect"). tiles.HbmHandle makes one of a tile in a key."""
 
     def __init__(self, source: object, partitions: int) -> None:
         self.source = source
@@ -129,6 +129,8 @@ def normalize(shape: Tuple[int, ...], key: object,
     """An index of a tensor of `shape`, one DimAccess per dim. On chip, a
     dim may combine several index axes (`in_tile[i0, 2 * i1 + i2]`): the
     view is then the grid of those axes."""
+    if isinstance(key, Grid):
+        key = tuple(key.axes)  # `t[nl.mgrid[0:128, 0:512]]`: one axis a dim
     if not isinstance(key, tuple):
         key = (key,)
     if any(k is Ellipsis for k in key):

@@ -115,8 +115,8 @@ class Op:
         # inputs name what the first iteration reads.
         self.carry_refs: List["Ref"] = []
         self.after: List["Ref"] = []
-        # A gather's index tile (a load from an HBM view indexed by a
-        # tile, indexing.IndirectIndex): the spec's "indirect".
+        # A gather's or scatter's index tile (a load from or store to an
+        # HBM view indexed by a tile, indexing.IndirectIndex): "indirect".
         self.indirect: Optional["Ref"] = None
         self.role = "tile"  # tile, slot, acc
         self.out: Optional["Array"] = None  # the array the op writes

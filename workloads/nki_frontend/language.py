@@ -350,16 +350,13 @@ def store(dst: object, value: object, mask: object = None,
         raise err("nl.store writes an HBM tensor")
     if not is_tile(value):
         raise err("nl.store's value is a tile")
-    if core.indirect_ref(dst.dims) is not None:
-        raise err("a store to an HBM tensor indexed by a tile (a scatter, "
-                  "indirect DMA write) is not yet modelled; gathers (loads) "
-                  "are")
     m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)
     op.tensor = dst.handle._t
     op.access = dst.dims
     op.mask = m
+    op.indirect = core.indirect_ref(dst.dims)  # a scatter
 
 
 # --- compute ----------------------------------------------------------------
@@ -423,9 +420,6 @@ def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
         if x != y and 1 not in (x, y):
             raise err(f"tile shapes {a} and {b} do not broadcast")
         out.append(builtins.max(x, y))
-    if out and a and b and a[0] != b[0]:
-        raise err(f"tiles of {a[0]} and {b[0]} partitions: a broadcast "
-                  "across partitions is not yet supported")
     return tuple(out)
 
 
@@ -433,6 +427,15 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
     if is_tile(x) and is_tile(y):
         sx, sy = tile_shape(x), tile_shape(y)
         shape = _broadcast(sx, sy)
+        if len(sx) == len(sy) and sx[0] != sy[0]:
+            # [1, F] with [P, F]: the one partition is broadcast to P, as
+            # `x.broadcast_to` does (its readers' "broadcasts").
+            if sx[0] == 1:
+                x = core.Broadcast(core.unlist(x), (shape[0],) + sx[1:])
+                sx = tile_shape(x)
+            else:
+                y = core.Broadcast(core.unlist(y), (shape[0],) + sy[1:])
+                sy = tile_shape(y)
         if sx != sy and len(sy) >= 2 and sy[1:] == (1,) * (len(sy) - 1):
             op = make_op("tensor_scalar", [x, y], shape=shape,
                          dtype=_out_dtype(x, dtype), engine="auto")

@@ -129,3 +129,18 @@ def copy_hbm(a):
     b = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=b, src=a)
     return b
+
+
+def add_row_to_all(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a[0:128, 0:512])
+    row = nl.load(b[0:1, 0:512])
+    nl.store(out[0:128, 0:512], nl.add(x, row))
+    return out
+
+
+def grid_key(x):
+    out = nl.ndarray((128, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x[nl.mgrid[0:128, 0:512]])
+    nl.store(out, value=nl.exp(t))
+    return out
