@@ -220,5 +220,75 @@ class ConfigurationObjects(Runs):
                 self.assertIn("--kwarg cfg=", err)
 
 
+class RangeLoops(Runs):
+    """A Python `range`'s variable is an int the kernel may compute with;
+    the loop is cut only where a decision on it changes, so the spec stays
+    a loop (kernels/range_loops.py)."""
+
+    RANGE = os.path.join(KERNELS, "range_loops.py")
+
+    def traced(self, function: str, args: str) -> dict:
+        return trace(f"{self.RANGE}::{function}", args)
+
+    def refusal(self, function: str, args: str) -> str:
+        from nki_frontend.errors import TraceError
+        try:
+            self.traced(function, args)
+        except TraceError as e:
+            return e.line()
+        raise AssertionError(f"{function} was not refused")
+
+    def test_min_on_the_variable_cuts_off_the_tail(self) -> None:
+        spec = self.traced("exp_rows_tail", "x=1100x512:float32")
+        loop, = find(spec, var="i")
+        self.assertEqual(loop["range"], "sequential")
+        self.assertEqual(len(loop["body"]), 3)  # 8 full tiles, one loop
+        tail = [op for op in find(spec, op="load") if op not in loop["body"]]
+        self.assertEqual([op["tile"] for op in tail], [[76, 512]])
+        self.assertEqual(tail[0]["index"], ["1024:1100", ":"])
+        self.check_runs(spec)
+
+    def test_the_spec_is_at_most_twice_the_affine_ones(self) -> None:
+        # The issue's bound: the same kernel with nl.affine_range and a
+        # mask for the tail.
+        ranged = self.traced("exp_rows_tail", "x=1100x512:float32")
+        affine = self.traced("exp_rows_masked", "x=1100x512:float32")
+        size = [len(json.dumps(s["kernel"])) for s in (ranged, affine)]
+        self.assertLessEqual(size[0], 2 * size[1], size)
+
+    def test_a_triangular_nest_unrolls_the_outer_loop_only(self) -> None:
+        spec = self.traced("triangular", "x=512x64:float32")
+        inner = find(spec, var="j")
+        self.assertEqual(len(inner), 4)  # one per i, each still a loop
+        self.assertEqual(find(spec, var="i"), [])
+        stores = find(spec, op="store")
+        self.assertEqual([s["index"][0] for s in stores],
+                         ["0:128", "128:256", "256:384", "384:512"])
+        self.check_runs(spec)
+
+    def test_a_decision_on_the_first_iteration_cuts_it_off(self) -> None:
+        # The piece after it starts at tile 1, which a spec loop's index
+        # cannot say yet: refused in one line where the spec is written.
+        line = self.refusal("first_special", "x=128x2048:float32")
+        self.assertIn("range_loops.py:", line)
+        self.assertIn("index 512*i + 512", line)
+
+    def test_too_many_iterations_to_trace_one_by_one(self) -> None:
+        line = self.refusal("needs_every_value", "x=128x1024:float32")
+        self.assertIn("range_loops.py:", line)
+        self.assertIn("each of its 256 iterations", line)
+
+    def test_an_affine_ranges_variable_stays_symbolic(self) -> None:
+        line = self.refusal("affine_decision", "x=128x2048:float32")
+        self.assertIn("cannot be traced symbolically", line)
+
+    def test_pieces(self) -> None:
+        from nki_frontend import loops
+        self.assertEqual(loops.pieces(9, None), [(0, 9)])
+        self.assertEqual(loops.pieces(9, {8}), [(0, 8), (8, 1)])
+        self.assertEqual(loops.pieces(9, {0, 1, 9}), [(0, 1), (1, 8)])
+        self.assertEqual(loops.pieces(3, {1, 2}), [(0, 1), (1, 1), (2, 1)])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -13,7 +13,8 @@ import sys
 import time
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import core, emit, ir, kwarg_exprs, language, lists, modules, tracer
+from . import (core, emit, ir, kwarg_exprs, language, lists, location,
+               modules, tracer)
 from .errors import TraceError
 from .expr import LoopVar
 
@@ -178,22 +179,35 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
     # Each attempt that finds an array used outside a loop it was taken to
     # be private to keeps it whole there next time (core._privatize); the
     # kernel's arrays bound the attempts, which share the parsed file.
+    # A decision on a Python range's variable that differs between its
+    # iterations cuts the loop there next time (expr._decide).
+    splits: Dict[int, Set[int]] = {}
     while True:
         try:
-            return _trace_once(path, function, args, kwargs, keep, source)
+            return _trace_once(path, function, args, kwargs, keep, source,
+                               splits)
         except core.Unprivatize as u:
             if u.key in keep:
                 raise TraceError("internal error: an array kept whole was "
                                  "privatized again", path)
             keep.add(u.key)
+        except location.SplitLoop as s:
+            known = splits.setdefault(s.key, set())
+            if s.points <= known:
+                raise TraceError("internal error: a loop was cut again "
+                                 "where it was cut", path)
+            known |= s.points
 
 
 def _trace_once(path: str, function: str, args: Dict[str, object],
                 kwargs: Dict[str, object], keep: Set[Tuple[int, int]],
-                source: tracer.Source) -> tracer.Trace:
+                source: tracer.Source,
+                splits: Optional[Dict[int, Set[int]]] = None
+                ) -> tracer.Trace:
     function, grid = split_grid(function)
     t = tracer.begin(path, source)
     t.keep_whole = set(keep)
+    t.splits = splits or {}
     func = load_kernel(path, function)
     call_args: Dict[str, object] = {}
     for name, value in args.items():
@@ -211,7 +225,7 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
         _open_grid(t, grid, func)
         func(**call_args)
         _close_grid(t)
-    except (TraceError, core.Unprivatize):
+    except (TraceError, core.Unprivatize, location.SplitLoop):
         raise
     except AssertionError as e:
         raise TraceError("the kernel's assertion failed at these arguments"

@@ -74,24 +74,41 @@ class LoopRange:
                 raise err(f"{api}(directives={d!r}): only "
                           "nki.compiler.no_reorder() is supported")
         self.no_reorder = bool(dirs)
+        # A Python `range` (and nl.static_range, which the reference says
+        # unrolls): its variable is an int the kernel may compute with.
+        self.splittable = api in ("range", "nl.static_range")
 
     def __len__(self) -> int:
         return self.trip
 
-    def __iter__(self) -> Iterator[Affine]:
+    def __iter__(self) -> Iterator[object]:
         t = location.active()
         if self.trip == 0:
             return
+        line = location.current_line()
+        splits = getattr(t, "splits", {}).get(line) if self.splittable \
+            else None
+        for offset, trip in pieces(self.trip, splits):
+            if trip == 1 and splits:
+                # An iteration of its own: its variable is an int.
+                yield self.start + self.step * offset
+                continue
+            yield from self._piece(t, line, offset, trip)
+
+    def _piece(self, t: object, line: int, offset: int,
+               trip: int) -> Iterator[Affine]:
+        """The iterations offset .. offset + trip - 1 as one traced loop."""
         name = location.current_loop_var() or "i"
-        loop = ir.Loop(None, self.kind, self.trip, location.current_line(),
-                       t.loop)
+        loop = ir.Loop(None, self.kind, trip, line, t.loop)
         loop.no_reorder = self.no_reorder or t.no_reorder > 0
+        loop.splittable = self.splittable
+        loop.offset = offset
         var = LoopVar(name, loop)
         loop.var = var
         t.loop.body.append(loop)
         t.stack.append(loop)
         try:
-            yield Affine({var: self.step}, self.start)
+            yield Affine({var: self.step}, self.start + self.step * offset)
         except GeneratorExit:
             # Abandoned: the body raised (the trace is refused), or it
             # broke out of the loop; there is no loop to close.
@@ -101,6 +118,14 @@ class LoopRange:
         if t.stack and t.stack[-1] is loop:
             t.stack.pop()
             close_loop(loop)
+
+
+def pieces(trip: int, splits: Optional[set]) -> List[Tuple[int, int]]:
+    """(first iteration, count) of each piece of a loop of `trip`
+    iterations cut before each index of `splits`."""
+    cuts = sorted(s for s in (splits or ()) if 0 < s < trip)
+    bounds = [0] + cuts + [trip]
+    return [(a, b - a) for a, b in zip(bounds, bounds[1:])]
 
 
 def close_loop(loop: ir.Loop) -> None:
