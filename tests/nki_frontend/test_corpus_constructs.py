@@ -282,6 +282,17 @@ class RangeLoops(Runs):
         line = self.refusal("affine_decision", "x=128x2048:float32")
         self.assertIn("cannot be traced symbolically", line)
 
+    def test_arithmetic_on_a_buffer_index_traces_each_iteration(
+            self) -> None:
+        # The nc_matmul reference's tile_position=((i % 2) * 64, ...) in
+        # an nl.affine_range: a value per iteration.
+        spec = self.traced("halves", "x=512x128:float32")
+        self.assertEqual(find(spec, var="i"), [])
+        loads = find(spec, op="load")
+        self.assertEqual([ld["index"][0] for ld in loads],
+                         ["0:128", "128:256", "256:384", "384:512"])
+        self.check_runs(spec)
+
     def test_pieces(self) -> None:
         from nki_frontend import loops
         self.assertEqual(loops.pieces(9, None), [(0, 9)])

@@ -108,10 +108,12 @@ class Emitter:
                 if acc.start.const == 0 and acc.extent == size:
                     entries.append(":")
                     continue
-                if not acc.squeezed and 0 <= acc.start.const and \
+                if 0 <= acc.start.const and \
                         acc.start.const + acc.extent <= size:
                     # A constant block (attention v11's epilogue stores
-                    # `kernel_out[nl.ds((n - 2) * 128, 128), :]`).
+                    # `kernel_out[nl.ds((n - 2) * 128, 128), :]`), or an
+                    # integer index, a block of one (`g[i * 4 + j]` in an
+                    # iteration traced on its own).
                     entries.append(f"{acc.start.const}:"
                                    f"{acc.start.const + acc.extent}")
                     continue

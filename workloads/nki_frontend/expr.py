@@ -82,6 +82,11 @@ def _unroll(var: "LoopVar", why: str) -> None:
         range(loop.offset, loop.offset + loop.trip + 1)))
 
 
+def _arith(args: tuple) -> bool:
+    """Whether the operand of an arithmetic operator is a number."""
+    return isinstance(args[0], int) and not isinstance(args[0], bool)
+
+
 def _decide(e: "Affine", op: str, why: str) -> bool:
     """The truth of `e OP 0` for the kernel's control flow or min / max:
     the same in every iteration of the loops it names, or the trace starts
@@ -312,9 +317,14 @@ class Modulo:
         return f"{self.var!r} % {self.n}"
 
     def _refuse(self, *args: object) -> None:
-        if getattr(self.var.loop, "splittable", False):
-            # A Python range's variable is an int: `(i % 2) * 64`.
+        if args and _arith(args):
+            # `tile_position=((i % 2) * 64, ...)` (the nc_matmul reference
+            # example, in an nl.affine_range): a value per iteration, each
+            # iteration traced on its own.
             _unroll(self.var, f"arithmetic on {self!r}")
+        if getattr(self.var.loop, "splittable", False):
+            # A Python range's variable is an int: `if i % 2 == 0`.
+            _unroll(self.var, f"a decision on {self!r}")
         raise TraceError(f"{self!r} is a buffer index only: arithmetic on "
                          "it is not affine", _where())
 

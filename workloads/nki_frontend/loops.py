@@ -86,8 +86,9 @@ class LoopRange:
         if self.trip == 0:
             return
         line = location.current_line()
-        splits = getattr(t, "splits", {}).get(line) if self.splittable \
-            else None
+        # Cut where the kernel needed a value (expr._unroll) or, in a
+        # Python range, decided something (expr._decide).
+        splits = getattr(t, "splits", {}).get(line)
         for offset, trip in pieces(self.trip, splits):
             if trip == 1 and splits:
                 # An iteration of its own: its variable is an int.
