@@ -182,6 +182,17 @@ class ImplicitIndexing(Runs):
         self.check_runs(spec)
 
 
+class ViewsOfViews(Runs):
+    def test_a_view_of_a_view_adds_the_offsets(self) -> None:
+        spec = traced("views_of_views", "x=512x1024:float32")
+        load, = find(spec, op="load")
+        self.assertEqual(load["index"], ["128:256", "0:512"])
+        act, = find(spec, op="activation")
+        self.assertEqual(act["tile"], [64, 256])
+        self.assertEqual(act["slices"], [[64, 256]])
+        self.check_runs(spec)
+
+
 class ConfigurationObjects(Runs):
     """`--kwarg NAME=py:EXPR`: EXPR evaluated in the kernel's module."""
 

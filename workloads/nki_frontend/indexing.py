@@ -239,3 +239,36 @@ def tile_of(shape: Sequence[int]) -> Tuple[int, int]:
 
 def view_tile(arr: ir.Array, dims: List[ir.DimAccess]) -> Tuple[int, ...]:
     return view_shape(dims[arr.pdim:]) or (1,)
+
+
+def compose(dims: List[ir.DimAccess], key: object, on_chip: bool,
+            first: int = 0) -> List[ir.DimAccess]:
+    """A view of a view (`t[0:64, :][:, 32:64]`): `key` indexes the kept
+    dims of `dims` from `first` on (an on-chip array's partition dim; its
+    block dims before it stay as they are), each new start the old one
+    plus the new offset."""
+    kept = [d for d in range(first, len(dims)) if not dims[d].squeezed]
+    for d in kept:
+        da = dims[d]
+        if hasattr(da, "grid") or getattr(da, "modulo", None) is not None \
+                or getattr(da, "indirect", None) is not None \
+                or getattr(da, "step", 1) != 1:
+            raise err("an index of a view whose dims combine index axes, "
+                      "rotate buffers, gather or step: not yet supported "
+                      "(index the tensor once)")
+    if any(dims[d].axis_position >= 0 for d in kept) and \
+            [dims[d].axis_position for d in kept] != sorted(
+                dims[d].axis_position for d in kept):
+        raise err("an index of a view with permuted axes is not yet "
+                  "supported")
+    inner = normalize(tuple(dims[d].extent for d in kept), key, on_chip)
+    out = list(dims)
+    for d, sub in zip(kept, inner):
+        da = ir.DimAccess(dims[d].start + sub.start, sub.extent,
+                          sub.squeezed, -1 if sub.squeezed else
+                          dims[d].axis_position)
+        for attr in ("grid", "step", "indirect", "rank"):
+            if hasattr(sub, attr):
+                setattr(da, attr, getattr(sub, attr))
+        out[d] = da
+    return out

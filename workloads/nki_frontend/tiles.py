@@ -11,7 +11,7 @@ from typing import Callable, List, Sequence, Tuple, Union
 from . import ir, location
 from .buffers import PSUM, SBUF, SHARED_HBM, Buffer
 from .expr import Affine
-from .indexing import IndirectIndex, normalize, view_shape
+from .indexing import IndirectIndex, compose, normalize, view_shape
 from .location import err
 
 
@@ -81,6 +81,10 @@ class HbmView:
         self.dims = dims
         self.shape = view_shape(dims)
         self.dtype = handle.dtype
+
+    def __getitem__(self, key: object) -> "HbmView":
+        return HbmView(self.handle, compose(self.dims, _indirect(key),
+                                            False))
 
 
 # --- on-chip tiles ----------------------------------------------------------
@@ -188,6 +192,16 @@ class TileView(_TileArithmetic):
         OPS.write(self.tile, self.dims, value, "acc")
         return _AccumDone()
 
+    def __getitem__(self, key: object) -> "TileView":
+        return TileView(self.tile, compose(self.dims, key, True,
+                                           self.tile._a.pdim))
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if isinstance(value, _AccumDone):
+            return
+        OPS.write(self.tile, compose(self.dims, key, True,
+                                     self.tile._a.pdim), value, "set")
+
     def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
         return Broadcast(self, shape)
 
@@ -246,6 +260,10 @@ class ApView(TileView):
                       f"reads outside the tile of {parts} x {free} elements")
         self.shape = tuple(num for _, num in pattern)
         self.pattern = [list(pn) for pn in pattern]
+
+    def __getitem__(self, key: object) -> "TileView":
+        raise err("an index of an .ap() view is not yet supported (give "
+                  "the pattern of the part you read)")
 
 
 class Broadcast(_TileArithmetic):

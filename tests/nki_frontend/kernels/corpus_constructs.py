@@ -144,3 +144,12 @@ def grid_key(x):
     t = nl.load(x[nl.mgrid[0:128, 0:512]])
     nl.store(out, value=nl.exp(t))
     return out
+
+
+def views_of_views(x):
+    out = nl.ndarray((64, 256), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x[0:256, :][128:256, 0:512])
+    upper = t[0:64, :]
+    right = upper[:, 256:512]
+    nl.store(out, value=nl.exp(right))
+    return out
