@@ -193,6 +193,34 @@ class ViewsOfViews(Runs):
         self.check_runs(spec)
 
 
+class Stores(Runs):
+    """A store moves the block its index names (issue 44: the front end
+    wrote "slices" and "broadcasts" on stores, which the format refuses)."""
+
+    def test_a_store_of_part_of_a_tile(self) -> None:
+        spec = traced("store_columns", "x=128x512:float32")
+        store, = find(spec, op="store")
+        self.assertNotIn("slices", store)
+        self.check_runs(spec)
+
+    def test_a_store_of_a_broadcast_row(self) -> None:
+        spec = traced("store_broadcast", "x=1x64:float32")
+        store, = find(spec, op="store")
+        self.assertNotIn("broadcasts", store)
+        self.check_runs(spec)
+
+
+class LazyZeros(Runs):
+    def test_lazily_zeroed_psum_is_not_filled_whole(self) -> None:
+        # NKIBench's nl.zeros(..., buffer=nl.psum, lazy_initialization=
+        # True): each logical tile lives in its own iteration.
+        spec = traced("lazy_psum", "a=128x1024:bfloat16,b=128x512:bfloat16")
+        self.assertEqual(find(spec, op="memset"), [])
+        mm, = find(spec, op="matmul")
+        self.assertEqual(mm["tile"], [128, 512])
+        self.check_runs(spec)
+
+
 class ConfigurationObjects(Runs):
     """`--kwarg NAME=py:EXPR`: EXPR evaluated in the kernel's module."""
 

@@ -239,6 +239,11 @@ class Emitter:
             j["func"] = op.func
         if op.inputs:
             j["inputs"] = [self.ref(r, op) for r in op.inputs]
+        # A store moves the block its index names, whatever part of the
+        # tile that is (`nl.store(out, t[:, 0:n:2])`) and from however many
+        # partitions (a DMA reads a broadcast row as rows): no "slices" or
+        # "broadcasts" on it, which the format does not take.
+        if op.inputs and op.kind != "store":
             if any(r.part is not None for r in op.inputs):
                 j["slices"] = [list(r.part) if r.part else None
                                for r in op.inputs]

@@ -195,7 +195,17 @@ def _filled(shape: Sequence[int], dtype: object, buffer: object,
 
 
 def zeros(shape: Sequence[int], dtype: object, buffer: object = None,
-          name: str = "", **kwargs: object) -> Tile:
+          name: str = "", lazy_initialization: bool = False,
+          **kwargs: object) -> Tile:
+    if lazy_initialization:
+        # Compiler-style NKI (NKIBench): no fill up front; each logical
+        # tile is zeroed where it is first needed (recorder.ref_of), a
+        # matmul's first write zeroing its own bank.
+        tile = ndarray(shape, dtype, buffer=buffer, name=name)
+        if not isinstance(tile, Tile):
+            raise err("nl.zeros in HBM is not supported yet")
+        tile._a.lazy_zero = True  # type: ignore[attr-defined]
+        return tile
     return _filled(shape, dtype, buffer, name)
 
 

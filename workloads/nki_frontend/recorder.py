@@ -141,6 +141,9 @@ def ref_of(x: object) -> ir.Ref:
             r.array = arr
             return r
         v = arr.current
+        if v is None and getattr(arr, "lazy_zero", False):
+            _initial_fill(arr)  # nl.zeros(..., lazy_initialization=True)
+            v = arr.current
         if v is None:
             raise err(f"reads {arr.name or 'an array'} (allocated at line "
                       f"{arr.line}) before anything writes it")

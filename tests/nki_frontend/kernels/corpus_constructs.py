@@ -153,3 +153,31 @@ def views_of_views(x):
     right = upper[:, 256:512]
     nl.store(out, value=nl.exp(right))
     return out
+
+
+def store_columns(x):
+    p, f = x.shape
+    out = nl.ndarray((p, f // 2), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=t[:, 0:f:2])
+    return out
+
+
+def store_broadcast(x):
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    row = nl.load(x)
+    nl.store(out, value=row.broadcast_to((128, 64)))
+    return out
+
+
+def lazy_psum(a, b):
+    n = a.shape[1] // 128
+    out = nl.ndarray((n, 128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((n, nl.par_dim(128), 512), dtype=nl.float32,
+                   buffer=nl.psum, lazy_initialization=True)
+    for i in nl.affine_range(n):
+        s = nl.load(a[:, nl.ds(i * 128, 128)])
+        m = nl.load(b)
+        acc[i, :, :] = nisa.nc_matmul(s, m)
+        nl.store(out[i], value=nl.copy(acc[i, :, :]))
+    return out
