@@ -221,6 +221,28 @@ class LazyZeros(Runs):
         self.check_runs(spec)
 
 
+class PythonAsWritten(Runs):
+    """Classes, comprehensions, closures and `nki.jit(f, mode=...)`
+    (kernels/python_constructs.py)."""
+
+    PY = os.path.join(KERNELS, "python_constructs.py")
+
+    def check(self, function: str) -> None:
+        spec = trace(f"{self.PY}::{function}", "x=512x256:float32")
+        loads = find(spec, op="load")
+        # The comprehension makes one tile per block: four loads.
+        self.assertEqual([ld["index"][0] for ld in loads],
+                         ["0:128", "128:256", "256:384", "384:512"])
+        self.assertEqual(len(find(spec, op="store")), 4)
+        self.check_runs(spec)
+
+    def test_a_class_a_comprehension_and_a_closure(self) -> None:
+        self.check("exp_blocks")
+
+    def test_the_jit_call_form(self) -> None:
+        self.check("exp_blocks_jit")
+
+
 class ConfigurationObjects(Runs):
     """`--kwarg NAME=py:EXPR`: EXPR evaluated in the kernel's module."""
 
