@@ -1,4 +1,4 @@
-#include "workloads/spec_validator.h"
+#include "workloads/spec/spec_validator.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,8 +18,8 @@
 #include "device_model/engine.h"
 #include "support/message_text.h"
 #include "support/status_macros.h"
-#include "workloads/aten_ops.h"
-#include "workloads/nki_loops.h"
+#include "workloads/spec/aten_ops.h"
+#include "workloads/spec/nki_loops.h"
 
 namespace trn {
 namespace {

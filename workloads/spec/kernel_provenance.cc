@@ -1,4 +1,4 @@
-#include "workloads/kernel_provenance.h"
+#include "workloads/spec/kernel_provenance.h"
 
 #include <string_view>
 

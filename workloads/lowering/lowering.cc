@@ -1,4 +1,4 @@
-#include "workloads/lowering.h"
+#include "workloads/lowering/lowering.h"
 
 #include <algorithm>
 #include <deque>
@@ -14,10 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
-#include "workloads/aten_ops.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/nki_loops.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/aten_ops.h"
+#include "workloads/spec/nki_loops.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

@@ -1,6 +1,6 @@
 // --shape: run a spec at other tensor shapes, one at a time or as a sweep.
-#ifndef TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
-#define TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
+#ifndef TRNBENCH_WORKLOADS_LOADING_SHAPE_OVERRIDE_H_
+#define TRNBENCH_WORKLOADS_LOADING_SHAPE_OVERRIDE_H_
 
 #include <cstdint>
 #include <functional>
@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 
@@ -65,4 +65,4 @@ std::string SpecNameOfPoint(const std::string& name);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_SHAPE_OVERRIDE_H_
+#endif  // TRNBENCH_WORKLOADS_LOADING_SHAPE_OVERRIDE_H_

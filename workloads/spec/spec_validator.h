@@ -1,8 +1,8 @@
 // Semantic checks of a WorkloadSpec: the rules of docs/spec-format.md that
 // go beyond JSON types, so that a spec built in code is held to the same
 // rules as one read from a file.
-#ifndef TRNBENCH_WORKLOADS_SPEC_VALIDATOR_H_
-#define TRNBENCH_WORKLOADS_SPEC_VALIDATOR_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_SPEC_VALIDATOR_H_
+#define TRNBENCH_WORKLOADS_SPEC_SPEC_VALIDATOR_H_
 
 #include <cstdint>
 #include <string>
@@ -13,7 +13,7 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/memory_limits.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 
@@ -55,4 +55,4 @@ NkiTile ResolveNkiTile(const WorkloadSpec& spec, const NkiLoop& loop,
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_SPEC_VALIDATOR_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_SPEC_VALIDATOR_H_

@@ -2,8 +2,8 @@
 // array): what was measured, how and on which hardware, where it was
 // published, and how close the model must come. The validation suite
 // (workloads/validation/, `trnbench validate`) is made of such specs.
-#ifndef TRNBENCH_WORKLOADS_PUBLISHED_FIGURE_H_
-#define TRNBENCH_WORKLOADS_PUBLISHED_FIGURE_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_PUBLISHED_FIGURE_H_
+#define TRNBENCH_WORKLOADS_SPEC_PUBLISHED_FIGURE_H_
 
 #include <cstdint>
 #include <optional>
@@ -73,4 +73,4 @@ std::optional<Statistic> ParseStatistic(std::string_view text);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_PUBLISHED_FIGURE_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_PUBLISHED_FIGURE_H_

@@ -1,4 +1,4 @@
-#include "workloads/aten_ops.h"
+#include "workloads/spec/aten_ops.h"
 
 #include <array>
 

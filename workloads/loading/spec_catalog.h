@@ -1,7 +1,7 @@
 // The set of workload specs a run can choose from: every spec file of a
 // directory, and the --workload selector over them.
-#ifndef TRNBENCH_WORKLOADS_SPEC_CATALOG_H_
-#define TRNBENCH_WORKLOADS_SPEC_CATALOG_H_
+#ifndef TRNBENCH_WORKLOADS_LOADING_SPEC_CATALOG_H_
+#define TRNBENCH_WORKLOADS_LOADING_SPEC_CATALOG_H_
 
 #include <string>
 #include <string_view>
@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 
@@ -37,4 +37,4 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectWorkloads(
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_SPEC_CATALOG_H_
+#endif  // TRNBENCH_WORKLOADS_LOADING_SPEC_CATALOG_H_

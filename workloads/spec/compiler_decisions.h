@@ -2,8 +2,8 @@
 // lowering reads (through the spec's loops and ops, which the stage fills
 // in) and `trnbench profile` prints. One record per loop, per compute op,
 // and the allocator's peaks (docs/architecture.md, "The compiler stage").
-#ifndef TRNBENCH_WORKLOADS_COMPILER_DECISIONS_H_
-#define TRNBENCH_WORKLOADS_COMPILER_DECISIONS_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_COMPILER_DECISIONS_H_
+#define TRNBENCH_WORKLOADS_SPEC_COMPILER_DECISIONS_H_
 
 #include <cstdint>
 #include <string>
@@ -107,4 +107,4 @@ const char* DecidedByName(DecidedBy by);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_COMPILER_DECISIONS_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_COMPILER_DECISIONS_H_

@@ -1,4 +1,4 @@
-#include "workloads/published_figure.h"
+#include "workloads/spec/published_figure.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "workloads/shape_override.h"
+#include "workloads/loading/shape_override.h"
 
 #include <algorithm>
 #include <optional>
@@ -10,9 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "support/hash.h"
 #include "support/status_macros.h"
-#include "workloads/aten_ops.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/aten_ops.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

@@ -1,7 +1,7 @@
 // The ATen ops that torch-mode specs may use, with their shape rule and the
 // engine instructions one hardware kernel of the op runs.
-#ifndef TRNBENCH_WORKLOADS_ATEN_OPS_H_
-#define TRNBENCH_WORKLOADS_ATEN_OPS_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_ATEN_OPS_H_
+#define TRNBENCH_WORKLOADS_SPEC_ATEN_OPS_H_
 
 #include <span>
 #include <string_view>
@@ -45,4 +45,4 @@ std::span<const AtenOpInfo> AllAtenOps();
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_ATEN_OPS_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_ATEN_OPS_H_

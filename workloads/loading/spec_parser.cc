@@ -1,4 +1,4 @@
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 #include <cmath>
 #include <cstddef>
@@ -29,9 +29,9 @@
 #include "support/status_macros.h"
 #include "support/strict_json.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/published_figure.h"
-#include "workloads/shape_override.h"
-#include "workloads/spec_validator.h"
+#include "workloads/loading/shape_override.h"
+#include "workloads/spec/published_figure.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

@@ -1,8 +1,8 @@
 // Loop nests of NKI specs: the geometry (what tile each loop and each load
 // or store sees) and the references that order a body, shared by the
 // validator and lowering so that the two cannot disagree.
-#ifndef TRNBENCH_WORKLOADS_NKI_LOOPS_H_
-#define TRNBENCH_WORKLOADS_NKI_LOOPS_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_NKI_LOOPS_H_
+#define TRNBENCH_WORKLOADS_SPEC_NKI_LOOPS_H_
 
 #include <cstdint>
 #include <map>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "device_model/dtype.h"
-#include "workloads/spec.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/spec.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 
@@ -208,4 +208,4 @@ bool IsDataMovementOnly(const NkiOp& op);
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_NKI_LOOPS_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_NKI_LOOPS_H_

@@ -1,11 +1,11 @@
 // The optional top-level "kernel_source" key of a spec: which NKI kernel
 // source a traced spec was made from (docs/spec-format.md, "Traced specs").
-// The NKI front end (workloads/nki_frontend/) writes it; the compiler stage
-// and lowering never read it. Its sha256 is part of the spec's bytes, so a
-// changed kernel source changes the spec's content hash, which the
+// The NKI front end (workloads/frontends/nki/nki_frontend/) writes it; the
+// compiler stage and lowering never read it. Its sha256 is part of the spec's
+// bytes, so a changed kernel source changes the spec's content hash, which the
 // regression gate compares.
-#ifndef TRNBENCH_WORKLOADS_KERNEL_PROVENANCE_H_
-#define TRNBENCH_WORKLOADS_KERNEL_PROVENANCE_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_KERNEL_PROVENANCE_H_
+#define TRNBENCH_WORKLOADS_SPEC_KERNEL_PROVENANCE_H_
 
 #include <map>
 #include <optional>
@@ -46,4 +46,4 @@ absl::StatusOr<std::optional<KernelSource>> ReadKernelSource(
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_KERNEL_PROVENANCE_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_KERNEL_PROVENANCE_H_

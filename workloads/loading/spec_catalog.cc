@@ -1,4 +1,4 @@
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -19,7 +19,7 @@
 #include "support/message_text.h"
 #include "support/name_match.h"
 #include "support/status_macros.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

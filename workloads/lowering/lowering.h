@@ -1,13 +1,13 @@
 // Lowering: from a validated spec to the program the timing model runs.
-#ifndef TRNBENCH_WORKLOADS_LOWERING_H_
-#define TRNBENCH_WORKLOADS_LOWERING_H_
+#ifndef TRNBENCH_WORKLOADS_LOWERING_LOWERING_H_
+#define TRNBENCH_WORKLOADS_LOWERING_LOWERING_H_
 
 #include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 
@@ -22,4 +22,4 @@ absl::StatusOr<Program> Lower(const WorkloadSpec& spec,
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_LOWERING_H_
+#endif  // TRNBENCH_WORKLOADS_LOWERING_LOWERING_H_

@@ -1,6 +1,6 @@
 // The in-memory form of a workload spec file (docs/spec-format.md).
-#ifndef TRNBENCH_WORKLOADS_SPEC_H_
-#define TRNBENCH_WORKLOADS_SPEC_H_
+#ifndef TRNBENCH_WORKLOADS_SPEC_SPEC_H_
+#define TRNBENCH_WORKLOADS_SPEC_SPEC_H_
 
 #include <cstdint>
 #include <optional>
@@ -10,9 +10,9 @@
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
 #include "device_model/exec_mode.h"
-#include "workloads/compiler/decisions.h"
-#include "workloads/kernel_provenance.h"
-#include "workloads/published_figure.h"
+#include "workloads/spec/compiler_decisions.h"
+#include "workloads/spec/kernel_provenance.h"
+#include "workloads/spec/published_figure.h"
 
 namespace trn {
 
@@ -205,4 +205,4 @@ struct WorkloadSpec {
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_SPEC_H_
+#endif  // TRNBENCH_WORKLOADS_SPEC_SPEC_H_

@@ -1,6 +1,6 @@
 // Reads workload spec files (docs/spec-format.md) into WorkloadSpec.
-#ifndef TRNBENCH_WORKLOADS_SPEC_PARSER_H_
-#define TRNBENCH_WORKLOADS_SPEC_PARSER_H_
+#ifndef TRNBENCH_WORKLOADS_LOADING_SPEC_PARSER_H_
+#define TRNBENCH_WORKLOADS_LOADING_SPEC_PARSER_H_
 
 #include <cstdint>
 #include <string>
@@ -9,8 +9,8 @@
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
 #include "support/strict_json.h"  // IWYU pragma: export (kMaxJsonDepth)
-#include "workloads/spec.h"
-#include "workloads/spec_validator.h"  // IWYU pragma: export
+#include "workloads/spec/spec.h"
+#include "workloads/spec/spec_validator.h"  // IWYU pragma: export
 
 namespace trn {
 
@@ -35,4 +35,4 @@ absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
 
 }  // namespace trn
 
-#endif  // TRNBENCH_WORKLOADS_SPEC_PARSER_H_
+#endif  // TRNBENCH_WORKLOADS_LOADING_SPEC_PARSER_H_

@@ -1,4 +1,4 @@
-#include "workloads/nki_loops.h"
+#include "workloads/spec/nki_loops.h"
 
 #include <algorithm>
 #include <map>
