@@ -4,7 +4,8 @@ kernels) and the nki-samples tutorials (upstream.py), at the shapes their
 own tests use. Run as a script, it traces and runs each one and prints the
 table of docs/nki-source.md ("Corpus"), then the totals:
 
-    /usr/bin/python3 tests/nki_frontend/corpus.py build/trnbench [--only ID,...]
+    /usr/bin/python3 tests/nki_frontend/corpus.py build/trnbench \
+        [--only ID,...]
         [--record]   # also write each manifest row's state (runs / refused)
 
 A row is `run` (traced, and trnbench ran the spec), `refused` (one line
@@ -239,7 +240,8 @@ def main(argv: List[str]) -> int:
         return 2
     record = "--record" in argv
     states: Dict[str, str] = {}
-    print("| id | kernel | generation | traced | trace ms | run s | NCL p99, or the refusal |")
+    print("| id | kernel | generation | traced | trace ms | run s | "
+          "NCL p99, or the refusal |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     totals: Dict[str, int] = {}
     expect_run = ran = 0

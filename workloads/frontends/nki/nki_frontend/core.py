@@ -30,7 +30,8 @@ _unlist = unlist  # the name language and isa use
 
 __all__ = [
     "ARG_DTYPES", "ArangeVector", "Broadcast", "Buffer", "DTYPES", "DType",
-    "DynSlice", "Grid", "HBM", "HbmHandle", "HbmView", "LoopRange", "LoopReduce",
+    "DynSlice", "Grid", "HBM", "HbmHandle", "HbmView", "LoopRange",
+    "LoopReduce",
     "ModAlloc", "NoReorder", "PRIVATE_HBM", "PSUM", "ParDim", "SBUF",
     "SHARED_HBM", "SUPPORTED_DTYPES", "Tile", "TileLike", "TileView",
     "Unprivatize", "close_loop", "dtype_obj", "err", "indirect_ref",

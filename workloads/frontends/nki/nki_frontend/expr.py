@@ -331,7 +331,8 @@ class Modulo:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
     __floordiv__ = __mod__ = __index__ = __int__ = __bool__ = _refuse
     # `if i % 2 == 0:` decides on the value too.
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse  # type: ignore
+    __eq__ = __ne__ = _refuse  # type: ignore[assignment]
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
     __hash__ = object.__hash__
 
 

@@ -83,7 +83,8 @@ class IndirectIndex:
     """A tile of indices as the index of an HBM tensor's dim
     (`data[idx_tile, i_f]`, `data[idx[i_p, 0], i_f]`): the rows a DMA
     reads or writes are data, one per partition of the index tile, a
-    gather or a scatter (the spec's "indirect"). tiles.HbmHandle makes one of a tile in a key."""
+    gather or a scatter (the spec's "indirect"). tiles.HbmHandle makes one
+    of a tile in a key."""
 
     def __init__(self, source: object, partitions: int) -> None:
         self.source = source

@@ -137,7 +137,7 @@ def close_loop(loop: ir.Loop) -> None:
         if arr.loop is parent:
             writers.setdefault(id(arr), (arr, op))
     if len(writers) > 1:
-        # One loop per array (workloads/nki_frontend/fission.py).
+        # One loop per array (fission.py).
         parts = fission.split(
             loop, [a for a, _ in writers.values()],
             {k: op for k, (_, op) in writers.items()},
