@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The NKI API coverage table (workloads/nki_frontend/coverage.py).
+"""The NKI API coverage table (workloads/frontends/nki/nki_frontend/coverage.py).
 
   /usr/bin/python3 tools/nki_coverage.py          # print the figures
   /usr/bin/python3 tools/nki_coverage.py --write  # docs/nki-source.md's table
@@ -16,12 +16,13 @@ import os
 import sys
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(SOURCE, "workloads"))
+sys.path.insert(0, os.path.join(SOURCE, "workloads", "frontends", "nki"))
 
 from nki_frontend import coverage  # noqa: E402
 
 DOC = os.path.join(SOURCE, "docs", "nki-source.md")
-SIGS = os.path.join(SOURCE, "workloads", "nki_frontend", "signatures_2026.py")
+SIGS = os.path.join(SOURCE, "workloads", "frontends", "nki", "nki_frontend",
+                    "signatures_2026.py")
 
 
 def main() -> int:

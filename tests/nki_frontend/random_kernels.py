@@ -39,12 +39,12 @@ from typing import Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(SOURCE, "workloads"))
+sys.path.insert(0, os.path.join(SOURCE, "workloads", "frontends", "nki"))
 
 from nki_frontend import cli, emit  # noqa: E402
 from nki_frontend.errors import TraceError  # noqa: E402
 
-PACKAGE = os.path.join(SOURCE, "workloads", "nki_frontend")
+PACKAGE = os.path.join(SOURCE, "workloads", "frontends", "nki", "nki_frontend")
 
 UNARY = ["exp", "tanh", "sigmoid", "relu", "gelu", "silu", "softplus", "erf",
          "gelu_apprx_tanh", "mish", "abs", "sign", "square", "sin", "cos",

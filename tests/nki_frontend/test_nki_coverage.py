@@ -71,7 +71,8 @@ class Coverage(unittest.TestCase):
                          "run tools/nki_coverage.py --write")
 
     def test_todays_signatures_are_the_stubs(self) -> None:
-        path = os.path.join(SOURCE, "workloads", "nki_frontend",
+        path = os.path.join(SOURCE, "workloads", "frontends", "nki",
+                            "nki_frontend",
                             "signatures_2026.py")
         with open(path, encoding="utf-8") as f:
             self.assertEqual(f.read(), coverage.signatures_2026_text(ROOT),

@@ -1,6 +1,6 @@
 // Lowering of specs to programs: FLOPs per instruction, loop nests and the
 // instruction order of multi-buffered loops.
-#include "workloads/lowering.h"
+#include "workloads/lowering/lowering.h"
 
 #include <algorithm>
 #include <string>
@@ -12,7 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/device_model/test_profile.h"
 #include "tests/workloads/kernel_queries.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {
@@ -601,6 +601,34 @@ TEST(NewOpsTest, PsumOperandAndDmaFlags) {
       EXPECT_FALSE(in.contiguous_rows);
     }
   }
+}
+
+// A scatter (a store with "indirect") waits for its index tile as a
+// gather does, and its rows are not a block following one another.
+TEST(NewOpsTest, ScatterWaitsForItsIndexTile) {
+  const Program p = LowerOrDie(Parse(OneTile(Json::parse(R"([
+    {"id": "i", "op": "load", "tensor": "idx", "line": 2},
+    {"id": "v", "op": "load", "tensor": "x", "line": 3},
+    {"op": "store", "tensor": "x", "inputs": ["v"], "indirect": "i",
+     "line": 4}
+  ])"))));
+  const Kernel& k = p.dispatches[0].kernel;
+  uint32_t idx_load = 0;
+  uint32_t scatter = 0;
+  int indirect = 0;
+  for (uint32_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    if (in.kind != InstrKind::kDma) continue;
+    if (k.strings[in.label] == "idx") idx_load = i;
+    if (in.indirect) {
+      scatter = i;
+      ++indirect;
+      EXPECT_FALSE(in.contiguous_rows);
+    }
+  }
+  EXPECT_EQ(indirect, 1);
+  ASSERT_GT(scatter, idx_load);
+  EXPECT_TRUE(DependsOn(k, scatter, idx_load));
 }
 
 // Whole rows of a tensor follow one another in HBM; rows cut from wider
