@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The NKI API coverage table (workloads/frontends/nki/nki_frontend/coverage.py).
+"""The NKI API coverage table (nki_frontend/coverage.py).
 
   /usr/bin/python3 tools/nki_coverage.py          # print the figures
   /usr/bin/python3 tools/nki_coverage.py --write  # docs/nki-source.md's table
