@@ -445,6 +445,34 @@ TEST(InsertTransposeTest, OnlyAMatmulTakesItAndXMustFitThePeArray) {
               HasSubstr("/insert_transpose: x is [128, 256]"));
 }
 
+// nl.matmul of a [128, 128] slice of a wider x (NKIBench's
+// `nl.matmul(x_tiles[:, k * 128:(k + 1) * 128], w)`): the transpose the
+// compiler inserts is of the slice, not of the whole tile.
+TEST(InsertTransposeTest, AStationarySliceIsTransposedAsTheSlice) {
+  Json j = NlMatmul(true, 256);
+  j["kernel"]["loops"][0]["body"][0]["body"][2]["slices"] =
+      Json::parse("[[128, 128], null]");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  ASSERT_TRUE(profile.ok());
+  auto program = Lower(*spec, *profile);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Kernel& k = program->dispatches[0].kernel;
+  int transposes = 0;
+  for (const Instruction& in : k.instrs) {
+    const std::string label(k.strings[in.label]);
+    if (label == "p.transpose") {
+      ++transposes;
+      EXPECT_EQ(in.work, 128);
+      EXPECT_EQ(in.aux, 128);  // the slice's free size, not 256
+    } else if (label == "p") {
+      EXPECT_EQ(in.flops, 2 * 128 * 128 * 512);
+    }
+  }
+  EXPECT_GT(transposes, 0);
+}
+
 // x [1024, 18432] fp32 in 8 tiles of 72 KiB per partition: a = load,
 // b = exp(a), c = exp(b) stored, then e = a reduced. At c, a, b and c are
 // live, 216 KiB of SBUF's 192: a is live across c, read next by e.

@@ -603,6 +603,34 @@ TEST(NewOpsTest, PsumOperandAndDmaFlags) {
   }
 }
 
+// A scatter (a store with "indirect") waits for its index tile as a
+// gather does, and its rows are not a block following one another.
+TEST(NewOpsTest, ScatterWaitsForItsIndexTile) {
+  const Program p = LowerOrDie(Parse(OneTile(Json::parse(R"([
+    {"id": "i", "op": "load", "tensor": "idx", "line": 2},
+    {"id": "v", "op": "load", "tensor": "x", "line": 3},
+    {"op": "store", "tensor": "x", "inputs": ["v"], "indirect": "i",
+     "line": 4}
+  ])"))));
+  const Kernel& k = p.dispatches[0].kernel;
+  uint32_t idx_load = 0;
+  uint32_t scatter = 0;
+  int indirect = 0;
+  for (uint32_t i = 0; i < k.instrs.size(); ++i) {
+    const Instruction& in = k.instrs[i];
+    if (in.kind != InstrKind::kDma) continue;
+    if (k.strings[in.label] == "idx") idx_load = i;
+    if (in.indirect) {
+      scatter = i;
+      ++indirect;
+      EXPECT_FALSE(in.contiguous_rows);
+    }
+  }
+  EXPECT_EQ(indirect, 1);
+  ASSERT_GT(scatter, idx_load);
+  EXPECT_TRUE(DependsOn(k, scatter, idx_load));
+}
+
 // Whole rows of a tensor follow one another in HBM; rows cut from wider
 // ones do not. The DMA unit may give the first one descriptor per engine
 // (DeviceProfile::dma_rows_per_descriptor).

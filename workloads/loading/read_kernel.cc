@@ -138,9 +138,10 @@ std::vector<std::string_view> SpecReader::NkiOpKeys(std::string_view kind) {
   if (kind == "load") {
     drop = {"engine", "func", "inputs", "carry", "accumulate"};
   } else if (kind == "store") {
-    drop = {"id",        "engine",     "func",       "tile",
-            "dtype",     "buffer",     "carry",      "indirect",
-            "transpose", "accumulate", "one_buffer", "tile_buffers"};
+    // A store may scatter: "indirect" names its index tile.
+    drop = {"id",         "engine",     "func",        "tile",
+            "dtype",      "buffer",     "carry",       "transpose",
+            "accumulate", "one_buffer", "tile_buffers"};
   } else if (kind == "hbm_copy") {
     drop = {"id",         "engine",     "func",        "inputs",   "tile",
             "dtype",      "buffer",     "carry",       "indirect", "transpose",

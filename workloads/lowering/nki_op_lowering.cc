@@ -303,6 +303,17 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       // accumulates in fp32 whatever they are), and contracts over the
       // stationary input's partitions.
       const LoweredTile* stationary = Find(op.inputs.front());
+      // A stationary read by a slice (`x_tiles[:, k * 128:(k + 1) *
+      // 128]` of a [128, 2048] tile) is that slice, for the contraction
+      // depth and for a transpose the compiler inserts.
+      LoweredTile sliced;
+      if (stationary != nullptr && !op.slices.empty() &&
+          op.slices.front().size() == 2) {
+        sliced = *stationary;
+        sliced.partitions = op.slices.front()[0];
+        sliced.free = op.slices.front()[1];
+        stationary = &sliced;
+      }
       int64_t depth = partitions_;
       if (stationary != nullptr && stationary->partitions > 0) {
         cost_dtype = stationary->dtype;

@@ -13,7 +13,8 @@ import sys
 import time
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import core, emit, ir, language, lists, modules, tracer
+from . import (core, emit, ir, kwarg_exprs, language, lists, location,
+               modules, tracer)
 from .errors import TraceError
 from .expr import LoopVar
 
@@ -90,6 +91,9 @@ def parse_kwarg(text: str) -> Tuple[str, object, str]:
     name, eq, value = text.partition("=")
     if not eq or not name.isidentifier():
         raise TraceError(f"--kwarg {text}: expected NAME=VALUE")
+    if value.startswith(kwarg_exprs.PREFIX):
+        return name, kwarg_exprs.KernelExpr(
+            name, value[len(kwarg_exprs.PREFIX):]), value
     try:
         parsed = ast.literal_eval(value)
     except (ValueError, SyntaxError):
@@ -175,22 +179,35 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
     # Each attempt that finds an array used outside a loop it was taken to
     # be private to keeps it whole there next time (core._privatize); the
     # kernel's arrays bound the attempts, which share the parsed file.
+    # A decision on a Python range's variable that differs between its
+    # iterations cuts the loop there next time (expr._decide).
+    splits: Dict[int, Set[int]] = {}
     while True:
         try:
-            return _trace_once(path, function, args, kwargs, keep, source)
+            return _trace_once(path, function, args, kwargs, keep, source,
+                               splits)
         except core.Unprivatize as u:
             if u.key in keep:
                 raise TraceError("internal error: an array kept whole was "
                                  "privatized again", path)
             keep.add(u.key)
+        except location.SplitLoop as s:
+            known = splits.setdefault(s.key, set())
+            if s.points <= known:
+                raise TraceError("internal error: a loop was cut again "
+                                 "where it was cut", path)
+            known |= s.points
 
 
 def _trace_once(path: str, function: str, args: Dict[str, object],
                 kwargs: Dict[str, object], keep: Set[Tuple[int, int]],
-                source: tracer.Source) -> tracer.Trace:
+                source: tracer.Source,
+                splits: Optional[Dict[int, Set[int]]] = None
+                ) -> tracer.Trace:
     function, grid = split_grid(function)
     t = tracer.begin(path, source)
     t.keep_whole = set(keep)
+    t.splits = splits or {}
     func = load_kernel(path, function)
     call_args: Dict[str, object] = {}
     for name, value in args.items():
@@ -202,12 +219,13 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
                 tensor, core.dtype_obj(core.ARG_DTYPES[dtype]))
         else:
             call_args[name] = value
-    call_args.update(kwargs)
+    call_args.update(kwarg_exprs.resolve(
+        kwargs, getattr(getattr(func, "func", func), "__globals__", {})))
     try:
         _open_grid(t, grid, func)
         func(**call_args)
         _close_grid(t)
-    except (TraceError, core.Unprivatize):
+    except (TraceError, core.Unprivatize, location.SplitLoop):
         raise
     except AssertionError as e:
         raise TraceError("the kernel's assertion failed at these arguments"

@@ -20,10 +20,10 @@ from .indexing import (ArangeVector, DynSlice, Grid, normalize, tile_of,
                        view_shape, view_tile)
 from .location import err
 from .loops import LoopRange, NoReorder, close_loop, no_reorder
-from .recorder import (make_op, new_array, note_readers, ref_of, result_tile,
-                       write, write_reduction)
-from .tiles import (Broadcast, HbmHandle, HbmView, Tile, TileLike, TileView,
-                    is_tile, tile_dtype, tile_shape, unlist)
+from .recorder import (indirect_ref, make_op, new_array, note_readers, ref_of,
+                       result_tile, write, write_reduction)
+from .tiles import (Broadcast, HbmHandle, HbmView, LoopReduce, Tile, TileLike,
+                    TileView, is_tile, tile_dtype, tile_shape, unlist)
 from .versions import Unprivatize
 
 _unlist = unlist  # the name language and isa use
@@ -31,9 +31,11 @@ _unlist = unlist  # the name language and isa use
 __all__ = [
     "ARG_DTYPES", "ArangeVector", "Broadcast", "Buffer", "DTYPES", "DType",
     "DynSlice", "Grid", "HBM", "HbmHandle", "HbmView", "LoopRange",
+    "LoopReduce",
     "ModAlloc", "NoReorder", "PRIVATE_HBM", "PSUM", "ParDim", "SBUF",
     "SHARED_HBM", "SUPPORTED_DTYPES", "Tile", "TileLike", "TileView",
-    "Unprivatize", "close_loop", "dtype_obj", "err", "is_tile", "make_op",
+    "Unprivatize", "close_loop", "dtype_obj", "err", "indirect_ref",
+    "is_tile", "make_op",
     "mod_alloc", "new_array", "no_reorder", "normalize", "not_yet",
     "note_readers", "ref_of", "result_tile", "spec_dtype", "tile_dtype",
     "tile_of", "tile_shape", "unlist", "view_shape", "view_tile", "write",

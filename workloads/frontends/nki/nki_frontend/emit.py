@@ -108,10 +108,12 @@ class Emitter:
                 if acc.start.const == 0 and acc.extent == size:
                     entries.append(":")
                     continue
-                if not acc.squeezed and 0 <= acc.start.const and \
+                if 0 <= acc.start.const and \
                         acc.start.const + acc.extent <= size:
                     # A constant block (attention v11's epilogue stores
-                    # `kernel_out[nl.ds((n - 2) * 128, 128), :]`).
+                    # `kernel_out[nl.ds((n - 2) * 128, 128), :]`), or an
+                    # integer index, a block of one (`g[i * 4 + j]` in an
+                    # iteration traced on its own).
                     entries.append(f"{acc.start.const}:"
                                    f"{acc.start.const + acc.extent}")
                     continue
@@ -237,6 +239,11 @@ class Emitter:
             j["func"] = op.func
         if op.inputs:
             j["inputs"] = [self.ref(r, op) for r in op.inputs]
+        # A store moves the block its index names, whatever part of the
+        # tile that is (`nl.store(out, t[:, 0:n:2])`) and from however many
+        # partitions (a DMA reads a broadcast row as rows): no "slices" or
+        # "broadcasts" on it, which the format does not take.
+        if op.inputs and op.kind != "store":
             if any(r.part is not None for r in op.inputs):
                 j["slices"] = [list(r.part) if r.part else None
                                for r in op.inputs]
@@ -276,6 +283,8 @@ class Emitter:
             j["carry"] = carry
         if op.after:
             j["after"] = [self.ref(r, op) for r in op.after]
+        if op.indirect is not None:
+            j["indirect"] = self.ref(op.indirect, op)
         j["line"] = op.line
         return j
 

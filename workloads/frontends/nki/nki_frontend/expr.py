@@ -52,6 +52,87 @@ def _where() -> str:
     return location.where()
 
 
+# At most this many iterations of a Python `range` loop are traced one by
+# one where the kernel needs its variable's value (int(i), i // 3).
+MAX_UNROLL = 128
+
+_OPS = {"<": lambda x: x < 0, "<=": lambda x: x <= 0, ">": lambda x: x > 0,
+        ">=": lambda x: x >= 0, "==": lambda x: x == 0,
+        "!=": lambda x: x != 0}
+
+
+def _splittable(e: "Affine") -> list:
+    """The loop variables of `e` whose loop is a Python `range` (its
+    variable an int the kernel may compute with), outermost first."""
+    vs = [v for v in e.loop_terms() if getattr(v.loop, "splittable", False)]
+    return sorted(vs, key=lambda v: v.loop.depth)
+
+
+def _unroll(var: "LoopVar", why: str) -> None:
+    """Trace each iteration of `var`'s loop on its own: its variable is
+    then an int (location.SplitLoop)."""
+    loop = var.loop
+    if loop.trip > MAX_UNROLL:
+        raise TraceError(f"{why} needs the value of {var.name}, the "
+                         f"variable of the range at line {loop.line}, in "
+                         f"each of its {loop.trip} iterations: more than "
+                         f"{MAX_UNROLL} are not traced one by one",
+                         _where())
+    raise location.SplitLoop(loop.key, set(
+        range(loop.offset, loop.offset + loop.trip + 1)))
+
+
+def _arith(args: tuple) -> bool:
+    """Whether the operand of an arithmetic operator is a number."""
+    return isinstance(args[0], int) and not isinstance(args[0], bool)
+
+
+def _decide(e: "Affine", op: str, why: str) -> bool:
+    """The truth of `e OP 0` for the kernel's control flow or min / max:
+    the same in every iteration of the loops it names, or the trace starts
+    again with a Python range loop cut where it changes."""
+    test = _OPS[op]
+    if len(_splittable(e)) < len(e.loop_terms()):
+        # An nl.affine_range / sequential_range variable is symbolic (the
+        # API reference): no control flow on it, even where it would be
+        # the same in every iteration.
+        raise TraceError("control flow on a loop variable (if/while on "
+                         f"{e!r}) cannot be traced symbolically; use a "
+                         "mask or nl.where (a Python range's variable is "
+                         "an int)", _where())
+    lo, hi = e.const, e.const
+    for v, c in e.loop_terms().items():
+        lo += min(0, c * (v.loop.trip - 1))
+        hi += max(0, c * (v.loop.trip - 1))
+    if op in ("==", "!="):
+        if lo == hi:
+            return test(lo)
+        if not (lo <= 0 <= hi):
+            return op == "!="
+    elif test(lo) == test(hi):
+        return test(lo)
+    vs = _splittable(e)
+    lt = e.loop_terms()
+    if len(lt) > 1:
+        _unroll(vs[0], why)  # then the others' decisions are one variable
+    (var, c), = lt.items()
+    n, k = var.loop.trip, e.const
+    if op in ("==", "!="):
+        cuts = {i + d for i in range(n) if c * i + k == 0 for d in (0, 1)}
+    else:  # monotone in i: the first iteration where the truth changes
+        first = test(k)
+        a, b = 0, n - 1  # test(c * a + k) == first != test(c * b + k)
+        while b - a > 1:
+            m = (a + b) // 2
+            if test(c * m + k) == first:
+                a = m
+            else:
+                b = m
+        cuts = {b}
+    raise location.SplitLoop(var.loop.key, {var.loop.offset + i
+                                            for i in cuts})
+
+
 class Affine:
     """sum(coef * key) + const, with integer coefficients."""
 
@@ -134,6 +215,8 @@ class Affine:
                 all(c % o.const == 0 for c in self.terms.values()):
             return Affine({k: c // o.const for k, c in self.terms.items()},
                           self.const // o.const)
+        if _splittable(self) and not self.axes():
+            _unroll(_splittable(self)[0], f"{self!r} // {other!r}")
         raise TraceError("integer division of a loop variable or index is "
                          "not affine; the front end traces affine indices "
                          "only", _where())
@@ -147,6 +230,8 @@ class Affine:
                 and len(lt) == 1 and list(lt.values())[0] == 1):
             var = list(lt.keys())[0]
             return Modulo(var, self.const % o.const, o.const)
+        if _splittable(self) and not self.axes():
+            _unroll(_splittable(self)[0], f"{self!r} % {other!r}")
         raise TraceError("the remainder of a loop variable or index is not "
                          "affine; the front end traces affine indices, and "
                          "(i + c) % n of one loop variable as a buffer index",
@@ -155,6 +240,8 @@ class Affine:
     def __index__(self) -> int:
         if self.is_const():
             return self.const
+        if _splittable(self) and not self.axes():
+            _unroll(_splittable(self)[0], f"int({self!r})")
         raise TraceError(f"the value of {self!r} depends on a loop variable: "
                          "a loop is traced once, symbolically, so its "
                          "variable has no value here (use it in an index)",
@@ -165,6 +252,8 @@ class Affine:
     def __bool__(self) -> bool:
         if self.is_const():
             return self.const != 0
+        if not self.axes() and self.loop_terms():
+            return _decide(self, "!=", f"bool({self!r})")
         raise TraceError("control flow on a loop variable (if/while on "
                          f"{self!r}) cannot be traced symbolically; use a "
                          "mask or nl.where", _where())
@@ -228,11 +317,23 @@ class Modulo:
         return f"{self.var!r} % {self.n}"
 
     def _refuse(self, *args: object) -> None:
+        if args and _arith(args):
+            # `tile_position=((i % 2) * 64, ...)` (the nc_matmul reference
+            # example, in an nl.affine_range): a value per iteration, each
+            # iteration traced on its own.
+            _unroll(self.var, f"arithmetic on {self!r}")
+        if getattr(self.var.loop, "splittable", False):
+            # A Python range's variable is an int: `if i % 2 == 0`.
+            _unroll(self.var, f"a decision on {self!r}")
         raise TraceError(f"{self!r} is a buffer index only: arithmetic on "
                          "it is not affine", _where())
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
     __floordiv__ = __mod__ = __index__ = __int__ = __bool__ = _refuse
+    # `if i % 2 == 0:` decides on the value too.
+    __eq__ = __ne__ = _refuse  # type: ignore[assignment]
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __hash__ = object.__hash__
 
 
 class Predicate:
@@ -250,6 +351,9 @@ class Predicate:
     __rand__ = __and__
 
     def __bool__(self) -> bool:
+        if not self.expr.axes() and self.expr.loop_terms():
+            # `if i == 0:`, `min(i * 512 + 512, n)` on loop variables.
+            return _decide(self.expr, self.op, f"{self.expr!r} {self.op} 0")
         raise TraceError("control flow on a comparison of loop variables or "
                          "indices (if/while) cannot be traced symbolically; "
                          "use a mask= or nl.where", _where())

@@ -46,7 +46,8 @@ def _ops_of(item: Item) -> List[ir.Op]:
 
 
 def _refs(op: ir.Op) -> List[ir.Ref]:
-    return list(op.inputs) + list(op.after)
+    return list(op.inputs) + list(op.after) + (
+        [op.indirect] if op.indirect is not None else [])
 
 
 def _producers(op: ir.Op) -> List[Item]:

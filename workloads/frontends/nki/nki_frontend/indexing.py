@@ -79,6 +79,18 @@ class ArangeVector:
     __rmul__ = __mul__
 
 
+class IndirectIndex:
+    """A tile of indices as the index of an HBM tensor's dim
+    (`data[idx_tile, i_f]`, `data[idx[i_p, 0], i_f]`): the rows a DMA
+    reads or writes are data, one per partition of the index tile, a
+    gather or a scatter (the spec's "indirect"). tiles.HbmHandle makes one
+    of a tile in a key."""
+
+    def __init__(self, source: object, partitions: int) -> None:
+        self.source = source
+        self.partitions = partitions
+
+
 def _extent_of(start: Affine, stop: Affine, what: str) -> int:
     diff = stop - start
     if not diff.is_const():
@@ -87,11 +99,39 @@ def _extent_of(start: Affine, stop: Affine, what: str) -> int:
     return diff.const
 
 
+def _stepped(k: slice, size: int, d: int, on_chip: bool) -> ir.DimAccess:
+    """`t[:, 0:n:2]`: every step-th element of an on-chip tile's free dim,
+    an access pattern the engines read at no cost of their own (the
+    access-pattern deep dive); the view has len(range(...)) elements."""
+    if not on_chip:
+        raise err(f"a slice with a step ({k.step}) of an HBM tensor: a "
+                  "strided DMA is not yet modelled (load the rows, then "
+                  "slice the tile)")
+    if not all(isinstance(v, int) or v is None
+               for v in (k.start, k.stop, k.step)):
+        raise err("a slice with a step has constant bounds (a loop "
+                  "variable start is not yet supported)")
+    if d == 0:
+        raise err("a slice with a step of the partition dim: an access "
+                  "pattern walks the partitions contiguously")
+    n = len(range(*k.indices(size)))
+    if n == 0:
+        raise err(f"the slice {k.start}:{k.stop}:{k.step} of dim {d} is "
+                  "empty")
+    first = range(*k.indices(size))[0]
+    da = ir.DimAccess(Affine({}, min(first, first + (n - 1) * k.step)), n,
+                      False)
+    da.step = k.step  # type: ignore[attr-defined]
+    return da
+
+
 def normalize(shape: Tuple[int, ...], key: object,
               on_chip: bool = False) -> List[ir.DimAccess]:
     """An index of a tensor of `shape`, one DimAccess per dim. On chip, a
     dim may combine several index axes (`in_tile[i0, 2 * i1 + i2]`): the
     view is then the grid of those axes."""
+    if isinstance(key, Grid):
+        key = tuple(key.axes)  # `t[nl.mgrid[0:128, 0:512]]`: one axis a dim
     if not isinstance(key, tuple):
         key = (key,)
     if any(k is Ellipsis for k in key):
@@ -105,16 +145,20 @@ def normalize(shape: Tuple[int, ...], key: object,
     out: List[ir.DimAccess] = []
     for d, k in enumerate(key):
         size = shape[d]
-        if isinstance(k, slice):
-            if k.step not in (None, 1):
-                raise err("a slice with a step is not supported; steps of 1 "
-                          "only")
+        if isinstance(k, slice) and k.step not in (None, 1):
+            out.append(_stepped(k, size, d, on_chip))
+        elif isinstance(k, slice):
             start = Affine.of(0 if k.start is None else k.start)
             stop = Affine.of(size if k.stop is None else k.stop)
             out.append(ir.DimAccess(start, _extent_of(start, stop,
                                                       f"of dim {d}"), False))
         elif isinstance(k, DynSlice):
             out.append(ir.DimAccess(k.start, k.size, False))
+        elif isinstance(k, IndirectIndex):
+            # The index tile's partitions are the view's partition axis.
+            da = ir.DimAccess(Affine({}, 0), k.partitions, False, 0)
+            da.indirect = k.source  # type: ignore[attr-defined]
+            out.append(da)
         elif isinstance(k, Modulo):
             if not on_chip:
                 raise err(f"index {k!r} of an HBM tensor: a buffer index "
@@ -149,8 +193,9 @@ def normalize(shape: Tuple[int, ...], key: object,
                               f"by {coef}: strided access is not supported")
                 start = Affine({k2: c for k2, c in a.terms.items()
                                 if k2 is not axis}, a.const)
-                out.append(ir.DimAccess(start, axis.extent, False,
-                                        axis.position))
+                da = ir.DimAccess(start, axis.extent, False, axis.position)
+                da.rank = axis.rank  # type: ignore[attr-defined]
+                out.append(da)
             else:
                 out.append(ir.DimAccess(a, 1, True))
     return out
@@ -168,6 +213,16 @@ def view_shape(dims: Sequence[ir.DimAccess]) -> Tuple[int, ...]:
         rank = max(max(r for _, r in grid.values()), max(grid) + 1)
         return tuple(grid.get(i, (1, 0))[0] for i in range(rank))
     kept = [d for d in dims if not d.squeezed]
+    rank = max((getattr(d, "rank", 0) for d in kept), default=0)
+    positions = [d.axis_position for d in kept]
+    if kept and rank > len(kept) and min(positions) >= 0 and \
+            len(set(positions)) == len(kept) and max(positions) < rank:
+        # The index grid's shape (NKI broadcasts the index expressions):
+        # `t1d[i_p]` with i_p = nl.arange(64)[:, None] is [64, 1].
+        shape = [1] * rank
+        for d in kept:
+            shape[d.axis_position] = d.extent
+        return tuple(shape)
     if any(d.axis_position >= 0 for d in kept):
         kept = sorted(kept, key=lambda d: (d.axis_position < 0,
                                            d.axis_position))
@@ -185,3 +240,36 @@ def tile_of(shape: Sequence[int]) -> Tuple[int, int]:
 
 def view_tile(arr: ir.Array, dims: List[ir.DimAccess]) -> Tuple[int, ...]:
     return view_shape(dims[arr.pdim:]) or (1,)
+
+
+def compose(dims: List[ir.DimAccess], key: object, on_chip: bool,
+            first: int = 0) -> List[ir.DimAccess]:
+    """A view of a view (`t[0:64, :][:, 32:64]`): `key` indexes the kept
+    dims of `dims` from `first` on (an on-chip array's partition dim; its
+    block dims before it stay as they are), each new start the old one
+    plus the new offset."""
+    kept = [d for d in range(first, len(dims)) if not dims[d].squeezed]
+    for d in kept:
+        da = dims[d]
+        if hasattr(da, "grid") or getattr(da, "modulo", None) is not None \
+                or getattr(da, "indirect", None) is not None \
+                or getattr(da, "step", 1) != 1:
+            raise err("an index of a view whose dims combine index axes, "
+                      "rotate buffers, gather or step: not yet supported "
+                      "(index the tensor once)")
+    if any(dims[d].axis_position >= 0 for d in kept) and \
+            [dims[d].axis_position for d in kept] != sorted(
+                dims[d].axis_position for d in kept):
+        raise err("an index of a view with permuted axes is not yet "
+                  "supported")
+    inner = normalize(tuple(dims[d].extent for d in kept), key, on_chip)
+    out = list(dims)
+    for d, sub in zip(kept, inner):
+        da = ir.DimAccess(dims[d].start + sub.start, sub.extent,
+                          sub.squeezed, -1 if sub.squeezed else
+                          dims[d].axis_position)
+        for attr in ("grid", "step", "indirect", "rank"):
+            if hasattr(sub, attr):
+                setattr(da, attr, getattr(sub, attr))
+        out[d] = da
+    return out

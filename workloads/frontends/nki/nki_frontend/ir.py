@@ -49,6 +49,12 @@ class Loop:
         # Arrays written anew in each iteration, taken to be its own
         # (core._privatize, no block dim): handed back when it closes.
         self.privatized: List["Array"] = []
+        # A Python `range` loop whose variable the kernel may compute with
+        # (loops.LoopRange): its source line, and where this piece of it
+        # starts among the range's iterations.
+        self.splittable = False
+        self.key = line
+        self.offset = 0
 
     def encloses(self, other: Optional["Loop"]) -> bool:
         while other is not None:
@@ -115,6 +121,9 @@ class Op:
         # inputs name what the first iteration reads.
         self.carry_refs: List["Ref"] = []
         self.after: List["Ref"] = []
+        # A gather's or scatter's index tile (a load from or store to an
+        # HBM view indexed by a tile, indexing.IndirectIndex): "indirect".
+        self.indirect: Optional["Ref"] = None
         self.role = "tile"  # tile, slot, acc
         self.out: Optional["Array"] = None  # the array the op writes
         self.id = ""

@@ -195,7 +195,17 @@ def _filled(shape: Sequence[int], dtype: object, buffer: object,
 
 
 def zeros(shape: Sequence[int], dtype: object, buffer: object = None,
-          name: str = "", **kwargs: object) -> Tile:
+          name: str = "", lazy_initialization: bool = False,
+          **kwargs: object) -> Tile:
+    if lazy_initialization:
+        # Compiler-style NKI (NKIBench): no fill up front; each logical
+        # tile is zeroed where it is first needed (recorder.ref_of), a
+        # matmul's first write zeroing its own bank.
+        tile = ndarray(shape, dtype, buffer=buffer, name=name)
+        if not isinstance(tile, Tile):
+            raise err("nl.zeros in HBM is not supported yet")
+        tile._a.lazy_zero = True  # type: ignore[attr-defined]
+        return tile
     return _filled(shape, dtype, buffer, name)
 
 
@@ -319,19 +329,27 @@ def load(src: object, mask: object = None, dtype: object = None,
     op.tensor = src.handle._t
     op.access = src.dims
     op.mask = m
+    op.indirect = core.indirect_ref(src.dims)
     return result_tile(op)
 
 
 def load_transpose2d(src: object, mask: object = None, dtype: object = None,
                      **kwargs: object) -> Tile:
-    tile = load(src, mask=mask, dtype=dtype)
-    op = tile._a.current
-    assert isinstance(op, ir.Op)
+    # The tile is the source transposed: its partitions are the source's
+    # free elements, so a [2048, 128] source is a [128, 2048] tile.
+    if isinstance(src, HbmHandle):
+        src = src[...]
+    if not isinstance(src, HbmView) or len(src.shape) != 2:
+        raise err("nl.load_transpose2d reads a 2-D view of an HBM tensor")
+    p, f = src.shape
+    m = _mask_op(mask)
+    d = core.spec_dtype(dtype) if dtype is not None else src.handle._t.dtype
+    op = make_op("load", (), shape=(f, p), dtype=d)
+    op.tensor = src.handle._t
+    op.access = src.dims
+    op.mask = m
     op.transpose = True
-    p, f = op.tile
-    op.tile = (f, p)
-    tile._a.shape = (f, p)
-    return tile
+    return result_tile(op)
 
 
 def store(dst: object, value: object, mask: object = None,
@@ -348,6 +366,7 @@ def store(dst: object, value: object, mask: object = None,
     op.tensor = dst.handle._t
     op.access = dst.dims
     op.mask = m
+    op.indirect = core.indirect_ref(dst.dims)  # a scatter
 
 
 # --- compute ----------------------------------------------------------------
@@ -411,9 +430,6 @@ def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
         if x != y and 1 not in (x, y):
             raise err(f"tile shapes {a} and {b} do not broadcast")
         out.append(builtins.max(x, y))
-    if out and a and b and a[0] != b[0]:
-        raise err(f"tiles of {a[0]} and {b[0]} partitions: a broadcast "
-                  "across partitions is not yet supported")
     return tuple(out)
 
 
@@ -421,6 +437,15 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
     if is_tile(x) and is_tile(y):
         sx, sy = tile_shape(x), tile_shape(y)
         shape = _broadcast(sx, sy)
+        if len(sx) == len(sy) and sx[0] != sy[0]:
+            # [1, F] with [P, F]: the one partition is broadcast to P, as
+            # `x.broadcast_to` does (its readers' "broadcasts").
+            if sx[0] == 1:
+                x = core.Broadcast(core.unlist(x), (shape[0],) + sx[1:])
+                sx = tile_shape(x)
+            else:
+                y = core.Broadcast(core.unlist(y), (shape[0],) + sy[1:])
+                sy = tile_shape(y)
         if sx != sy and len(sy) >= 2 and sy[1:] == (1,) * (len(sy) - 1):
             op = make_op("tensor_scalar", [x, y], shape=shape,
                          dtype=_out_dtype(x, dtype), engine="auto")
@@ -543,6 +568,21 @@ def matmul(x: object, y: object, transpose_x: bool = False,
                  buffer="psum", engine="tensor")
     op.insert_transpose = not transpose_x
     return result_tile(op)
+
+
+def loop_reduce(x: object, op: object, loop_indices: object, *,
+                dtype: object = None, mask: object = None,
+                **kwargs: object) -> "core.LoopReduce":
+    """`dst[...] = nl.loop_reduce(x, op, loop_indices)`: dst = op(dst, x)
+    in each iteration (the API reference), traced when it is written into
+    its destination (core.LoopReduce)."""
+    if not is_tile(x):
+        raise err("nl.loop_reduce reduces a tile")
+    if mask is not None:
+        raise err("nl.loop_reduce with a mask= is not yet supported")
+    return core.LoopReduce(core.unlist(x), op, loop_indices
+                           if isinstance(loop_indices, (list, tuple))
+                           else [loop_indices])
 
 
 def transpose(x: object, dtype: object = None, mask: object = None,

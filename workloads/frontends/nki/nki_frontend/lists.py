@@ -115,6 +115,24 @@ class _ListView:
 
 
 class _Rewrite(ast.NodeTransformer):
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        """`[f(i) for i in range(n)]` makes n elements: the comprehension's
+        `range` is Python's own, its variable an int in each element (a
+        traced loop would run its body once and make one)."""
+        self.generic_visit(node)
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+                it.func.id == "range":
+            builtins = ast.Call(func=ast.Name(id="__import__",
+                                              ctx=ast.Load()),
+                                args=[ast.Constant(value="builtins")],
+                                keywords=[])
+            it.func = ast.copy_location(
+                ast.Attribute(value=builtins, attr="range", ctx=ast.Load()),
+                it.func)
+            ast.fix_missing_locations(it)
+        return node
+
     def visit_List(self, node: ast.List) -> ast.AST:
         self.generic_visit(node)
         if node.elts or not isinstance(node.ctx, ast.Load):
@@ -126,6 +144,7 @@ class _Rewrite(ast.NodeTransformer):
 
 
 def rewrite(tree: ast.AST, path: str):
-    """The kernel file's parsed tree, its empty lists made traced lists,
-    compiled (the new nodes carry their list's location)."""
+    """The kernel file's parsed tree, its empty lists made traced lists and
+    its comprehensions' ranges Python's, compiled (the new nodes carry
+    their list's location)."""
     return compile(_Rewrite().visit(tree), path, "exec")

@@ -85,3 +85,17 @@ def where() -> str:
 def err(message: str) -> TraceError:
     """A refusal at the kernel line being traced."""
     return TraceError(message, where())
+
+
+class SplitLoop(Exception):
+    """The kernel decided something on a Python `range` loop's variable
+    (`if i == 0`, `min(i * 512 + 512, n)`, `int(i)`) that is not the same
+    in all its iterations: the trace starts again with the loop at source
+    line `key` cut before each iteration index of `points`, so that in
+    each piece the decision is one (loops.LoopRange). cli.trace_kernel
+    catches it."""
+
+    def __init__(self, key: int, points: set) -> None:
+        super().__init__(key, points)
+        self.key = key
+        self.points = points

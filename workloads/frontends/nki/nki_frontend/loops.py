@@ -5,7 +5,6 @@ its reads carry from the previous iteration."""
 
 from __future__ import annotations
 
-import math
 from typing import Iterator, List, Optional, Tuple, Union
 
 from . import fission, ir, location
@@ -59,13 +58,14 @@ class LoopRange:
             raise err(f"{api} with a trip count that depends on another "
                       "loop's variable (a triangular loop) is not yet "
                       "supported")
-        if step <= 0:
-            raise err(f"{api} with step {step}: only positive steps")
-        if start != 0 or step != 1:
-            raise err(f"{api}({start}, {stop}, {step}): only ranges from 0 "
-                      "in steps of 1 are supported yet")
+        if step == 0:
+            raise err(f"{api} with step 0")
+        # A stepped range (`range(0, S, 512)`) is a loop of its trip count
+        # whose variable v stands for start + step * v: an affine index.
+        self.start, self.step = start, step
         self.kind = kind
-        self.trip = max(0, math.ceil((stop - start) / step))
+        self.trip = max(0, -((start - stop) // step)) if step > 0 \
+            else max(0, -((stop - start) // -step))
         self.api = api
         dirs = directives if isinstance(directives, (list, tuple)) else \
             [directives] if directives is not None else []
@@ -74,24 +74,42 @@ class LoopRange:
                 raise err(f"{api}(directives={d!r}): only "
                           "nki.compiler.no_reorder() is supported")
         self.no_reorder = bool(dirs)
+        # A Python `range` (and nl.static_range, which the reference says
+        # unrolls): its variable is an int the kernel may compute with.
+        self.splittable = api in ("range", "nl.static_range")
 
     def __len__(self) -> int:
         return self.trip
 
-    def __iter__(self) -> Iterator[Affine]:
+    def __iter__(self) -> Iterator[object]:
         t = location.active()
         if self.trip == 0:
             return
+        line = location.current_line()
+        # Cut where the kernel needed a value (expr._unroll) or, in a
+        # Python range, decided something (expr._decide).
+        splits = getattr(t, "splits", {}).get(line)
+        for offset, trip in pieces(self.trip, splits):
+            if trip == 1 and splits:
+                # An iteration of its own: its variable is an int.
+                yield self.start + self.step * offset
+                continue
+            yield from self._piece(t, line, offset, trip)
+
+    def _piece(self, t: object, line: int, offset: int,
+               trip: int) -> Iterator[Affine]:
+        """The iterations offset .. offset + trip - 1 as one traced loop."""
         name = location.current_loop_var() or "i"
-        loop = ir.Loop(None, self.kind, self.trip, location.current_line(),
-                       t.loop)
+        loop = ir.Loop(None, self.kind, trip, line, t.loop)
         loop.no_reorder = self.no_reorder or t.no_reorder > 0
+        loop.splittable = self.splittable
+        loop.offset = offset
         var = LoopVar(name, loop)
         loop.var = var
         t.loop.body.append(loop)
         t.stack.append(loop)
         try:
-            yield Affine({var: 1})
+            yield Affine({var: self.step}, self.start + self.step * offset)
         except GeneratorExit:
             # Abandoned: the body raised (the trace is refused), or it
             # broke out of the loop; there is no loop to close.
@@ -103,6 +121,14 @@ class LoopRange:
             close_loop(loop)
 
 
+def pieces(trip: int, splits: Optional[set]) -> List[Tuple[int, int]]:
+    """(first iteration, count) of each piece of a loop of `trip`
+    iterations cut before each index of `splits`."""
+    cuts = sorted(s for s in (splits or ()) if 0 < s < trip)
+    bounds = [0] + cuts + [trip]
+    return [(a, b - a) for a, b in zip(bounds, bounds[1:])]
+
+
 def close_loop(loop: ir.Loop) -> None:
     parent = loop.parent
     assert parent is not None
@@ -111,7 +137,7 @@ def close_loop(loop: ir.Loop) -> None:
         if arr.loop is parent:
             writers.setdefault(id(arr), (arr, op))
     if len(writers) > 1:
-        # One loop per array (workloads/nki_frontend/fission.py).
+        # One loop per array (fission.py).
         parts = fission.split(
             loop, [a for a, _ in writers.values()],
             {k: op for k, (_, op) in writers.items()},

@@ -61,11 +61,15 @@ class _Jit:
 
 
 def _decorator(*args: object, **kwargs: object):
-    if len(args) == 1 and callable(args[0]) and not kwargs:
-        return _Jit(args[0])  # type: ignore[arg-type]
+    if len(args) == 1 and callable(args[0]):
+        # `@nki.jit`, or the call form `nki.jit(f, mode="simulation")`,
+        # also of a function already decorated.
+        func = args[0]
+        return _Jit(func.func if isinstance(func, _Jit) else func,
+                    **kwargs)  # type: ignore[arg-type]
 
     def wrap(func: Callable) -> _Jit:
-        return _Jit(func, **kwargs)
+        return _Jit(func.func if isinstance(func, _Jit) else func, **kwargs)
     return wrap
 
 

@@ -12,7 +12,8 @@ from .dtypes import dtype_obj
 from .expr import LoopVar
 from .indexing import normalize, tile_of, view_tile
 from .location import err
-from .tiles import OPS, Broadcast, Tile, TileView, is_tile, unlist
+from .tiles import (OPS, ApView, Broadcast, LoopReduce, Tile, TileView,
+                    is_tile, unlist)
 from .versions import (access_rotation, before_loop, chain_below,
                        check_private, const_dims, note_export, privatize,
                        rehome, rotated_version, set_version, slot_sum_fits)
@@ -38,7 +39,8 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
     op.engine = engine
     op.func = func
     op.tile = tile_of(shape)
-    if op.tile[0] > 128:
+    # A DMA between HBM tensors has no on-chip tile: no partition limit.
+    if op.tile[0] > 128 and kind != "hbm_copy":
         raise err(f"a {kind} tile of {op.tile[0]} partitions; a tile has at "
                   "most 128 (nl.tile_size.pmax)")
     op.dtype = dtype
@@ -51,6 +53,19 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
         arr.fresh = True
         op.out = arr
     return op
+
+
+def indirect_ref(dims: Sequence[ir.DimAccess]) -> Optional[ir.Ref]:
+    """The index tile of a gather (an HBM view indexed by a tile), read by
+    the load as its "indirect"; None for a direct access."""
+    sources = [getattr(d, "indirect") for d in dims
+               if getattr(d, "indirect", None) is not None]
+    if not sources:
+        return None
+    if len(sources) > 1:
+        raise err("an HBM tensor indexed by two tiles: one indirect dim "
+                  "per access is supported")
+    return ref_of(sources[0])
 
 
 def note_readers(op: ir.Op) -> None:
@@ -82,6 +97,10 @@ def ref_of(x: object) -> ir.Ref:
                           "is not yet supported (load the row on its own)")
             r.broadcast = x.partitions
         return r
+    if isinstance(x, LoopReduce):
+        raise err("nl.loop_reduce's result is written into the tile it "
+                  "reduces into (`dst[...] = nl.loop_reduce(x, ...)`), "
+                  "which it reads as its other operand")
     if isinstance(x, TileView):
         arr = x.tile._a
         dims = x.dims
@@ -101,7 +120,13 @@ def ref_of(x: object) -> ir.Ref:
                   f"iteration (line {reducing.line}) that writes it: not "
                   "yet supported (read it after the loop)")
     part = None
-    if dims is not None:
+    if isinstance(x, ApView):
+        # An access pattern reads its own shape's elements of the tile.
+        seen = tile_of(x.shape)
+        if seen != arr.tile():
+            part = seen
+        dims = None  # its version is the whole tile's
+    elif dims is not None:
         seen = tile_of(view_tile(arr, dims))
         if seen != arr.tile():
             part = seen  # a slice of the tile ("slices", compiler stage)
@@ -116,6 +141,9 @@ def ref_of(x: object) -> ir.Ref:
             r.array = arr
             return r
         v = arr.current
+        if v is None and getattr(arr, "lazy_zero", False):
+            _initial_fill(arr)  # nl.zeros(..., lazy_initialization=True)
+            v = arr.current
         if v is None:
             raise err(f"reads {arr.name or 'an array'} (allocated at line "
                       f"{arr.line}) before anything writes it")
@@ -162,6 +190,16 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
           kind: str) -> None:
     """`dst[dims] = value` (kind set) or `dst[dims] += value` (acc)."""
     arr = dst._a
+    if isinstance(value, LoopReduce):
+        # `dst[...] = nl.loop_reduce(x, op, ...)`: dst = op(dst, x) in each
+        # iteration, an accumulation (the engine's op does not change the
+        # cost of a tensor_tensor).
+        if kind != "set":
+            raise err("nl.loop_reduce's result is assigned (`dst[...] = "
+                      "nl.loop_reduce(x, ...)`), not added")
+        value, kind = value.source, "acc"
+        if arr.current is None:
+            _initial_fill(arr)
     t = location.active()
     access_rotation(arr, dims, write=True)
     if kind == "set" or arr.buffer == "psum":
@@ -266,6 +304,23 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     arr.pending_memset = None
     if kind == "set":
         arr.inner = op  # type: ignore[attr-defined]
+
+
+def _initial_fill(arr: ir.Array) -> None:
+    """A loop_reduce into an array nothing wrote yet (compiler-style NKI,
+    NKIBench's `v8[...] = nl.loop_reduce(...)` with no nl.zeros before):
+    its first iteration reduces into the op's identity, a memset of the
+    array where it is allocated, as `nl.zeros` would have made it."""
+    t = location.active()
+    op = make_op("memset", (), shape=arr.whole_tile(), dtype=arr.dtype,
+                 result=False)
+    t.loop.body.remove(op)
+    chain = chain_below(arr, t.loop)
+    body = arr.loop.body
+    body.insert(body.index(chain[0]) if chain else len(body), op)
+    op.loop = arr.loop
+    op.out = arr
+    arr.current = op
 
 
 def write_reduction(res: object, op: ir.Op) -> None:

@@ -11,7 +11,7 @@ from typing import Callable, List, Sequence, Tuple, Union
 from . import ir, location
 from .buffers import PSUM, SBUF, SHARED_HBM, Buffer
 from .expr import Affine
-from .indexing import normalize, view_shape
+from .indexing import IndirectIndex, compose, normalize, view_shape
 from .location import err
 
 
@@ -49,7 +49,7 @@ class HbmHandle:
         return len(self.shape)
 
     def __getitem__(self, key: object) -> "HbmView":
-        return HbmView(self, normalize(self.shape, key))
+        return HbmView(self, normalize(self.shape, _indirect(key)))
 
     def __setitem__(self, key: object, value: object) -> None:
         raise err("assigning to an HBM tensor is not an NKI operation; use "
@@ -81,6 +81,10 @@ class HbmView:
         self.dims = dims
         self.shape = view_shape(dims)
         self.dtype = handle.dtype
+
+    def __getitem__(self, key: object) -> "HbmView":
+        return HbmView(self.handle, compose(self.dims, _indirect(key),
+                                            False))
 
 
 # --- on-chip tiles ----------------------------------------------------------
@@ -114,6 +118,10 @@ class Tile:
 
     def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
         return Broadcast(self, shape)
+
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApView":
+        return ApView(self, pattern, offset, kwargs)
 
     # Python operators on tiles: nl.add and friends.
     def __add__(self, o: object):
@@ -184,8 +192,78 @@ class TileView(_TileArithmetic):
         OPS.write(self.tile, self.dims, value, "acc")
         return _AccumDone()
 
+    def __getitem__(self, key: object) -> "TileView":
+        return TileView(self.tile, compose(self.dims, key, True,
+                                           self.tile._a.pdim))
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if isinstance(value, _AccumDone):
+            return
+        OPS.write(self.tile, compose(self.dims, key, True,
+                                     self.tile._a.pdim), value, "set")
+
     def broadcast_to(self, shape: Sequence[int]) -> "Broadcast":
         return Broadcast(self, shape)
+
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApView":
+        """A pattern over the storage of the tile this views (the access
+        pattern deep dive: `.ap` describes the flattened tensor)."""
+        return ApView(self.tile, pattern, offset, kwargs)
+
+
+class ApView(TileView):
+    """`tile.ap(pattern, offset)` (the access-pattern deep dive): a view of
+    the tile's storage of shape [num for each [step, num]], the first pair
+    walking the partitions. An op reading it reads that many elements of
+    the tile (its "slices" when fewer than the tile's); its version is the
+    whole tile's. Writing one writes the tile."""
+
+    def __init__(self, tile: Tile, pattern: object, offset: object,
+                 extra: dict) -> None:
+        super().__init__(tile, normalize(tile._a.shape, (), True))
+        for k in extra:
+            if k not in ("dtype",):
+                raise err(f".ap({k}=...) on an on-chip tile (a dynamic "
+                          "offset) is not yet supported")
+        if extra.get("dtype") is not None:
+            raise err(".ap(dtype=...) reinterpreting an on-chip tile is "
+                      "not yet supported")
+        if not isinstance(pattern, (list, tuple)) or not pattern or not all(
+                isinstance(pn, (list, tuple)) and len(pn) == 2 and
+                all(isinstance(v, int) and not isinstance(v, bool)
+                    for v in pn) for pn in pattern):
+            raise err(".ap(pattern=...) is a list of [step, num] integer "
+                      f"pairs, got {pattern!r}")
+        if len(pattern) > 5:
+            raise err(f".ap with {len(pattern)} dims: the partition dim and "
+                      "up to four free dims")
+        a = tile._a
+        parts, free = a.whole_tile()
+        start = 0 if offset is None else offset
+        if not isinstance(start, int) or start < 0:
+            raise err(f".ap(offset={offset!r}): a constant element offset "
+                      ">= 0 (a dynamic one is not yet supported)")
+        (pstep, pnum), rest = pattern[0], pattern[1:]
+        if pnum < 1 or any(num < 1 for _, num in rest):
+            raise err(f".ap{list(map(list, pattern))}: every num is >= 1")
+        if pnum > 1 and pstep != free:
+            raise err(f".ap{list(map(list, pattern))}: the first [step, num] "
+                      f"walks the partitions, so its step is the tile's "
+                      f"free size {free} (the access-pattern deep dive)")
+        first, last = start % free, start % free + sum(
+            (num - 1) * step for step, num in rest)
+        low = first + sum((num - 1) * step for step, num in rest
+                          if step < 0)
+        if start // free + pnum > parts or low < 0 or last >= free:
+            raise err(f".ap{list(map(list, pattern))} at offset {start} "
+                      f"reads outside the tile of {parts} x {free} elements")
+        self.shape = tuple(num for _, num in pattern)
+        self.pattern = [list(pn) for pn in pattern]
+
+    def __getitem__(self, key: object) -> "TileView":
+        raise err("an index of an .ap() view is not yet supported (give "
+                  "the pattern of the part you read)")
 
 
 class Broadcast(_TileArithmetic):
@@ -214,6 +292,25 @@ class Broadcast(_TileArithmetic):
         self.shape = shape
         self.dtype = source.dtype
         self.partitions = shape[0] if full[0] == 1 and shape[0] > 1 else None
+
+
+class LoopReduce:
+    """What `nl.loop_reduce(x, op, loop_indices)` returns: `x` reduced
+    into the tile it is written to, over the loops named, which the API
+    reference says is `dst = nisa.tensor_tensor(dst, x, op)` in each
+    iteration. Written into its destination (`dst[...] = loop_reduce(...)`)
+    it is that accumulation (recorder.write)."""
+
+    def __init__(self, source: "TileLike", op: object,
+                 loops: Sequence[object]) -> None:
+        self.source = source
+        self.op = op
+        self.loops = loops
+        self.shape = tile_shape(source)
+        self.dtype = getattr(source, "dtype", None)
+
+    def __bool__(self) -> bool:
+        raise err("control flow on a tile's value cannot be traced")
 
 
 class _AccumDone:
@@ -247,3 +344,22 @@ def tile_dtype(x: TileLike) -> str:
         x = x.source
     t = x.tile if isinstance(x, TileView) else x
     return t._a.dtype
+
+
+def _indirect(key: object) -> object:
+    """An HBM tensor's key with each tile in it (a gather's indices) made
+    an IndirectIndex: one index per partition, a [P, 1] tile."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(is_tile(k) for k in items):
+        return key
+    out = []
+    for k in items:
+        if is_tile(k):
+            shape = tile_shape(k)
+            if len(shape) > 1 and math.prod(shape[1:]) != 1:
+                raise err(f"a tile of shape {list(shape)} as an index of an "
+                          "HBM tensor: one index per partition ([P, 1]) is "
+                          "supported")
+            k = IndirectIndex(unlist(k), shape[0])
+        out.append(k)
+    return tuple(out)

@@ -98,6 +98,9 @@ class Trace:
         # (array's line, loop's line) pairs an earlier attempt found used
         # outside the loop (versions.privatize): kept whole there.
         self.keep_whole: Set[Tuple[int, int]] = set()
+        # Python range loops cut into pieces, by source line: the iteration
+        # indices each piece starts at (loops.LoopRange, expr._decide).
+        self.splits: Dict[int, Set[int]] = {}
         # Open `with nl.no_reorder():` regions (loops.NoReorder).
         self.no_reorder = 0
 

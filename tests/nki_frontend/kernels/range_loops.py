@@ -1,0 +1,90 @@
+# Python `range` loops whose variable the kernel computes with, as kernels
+# of today's `nki` are written (its variable is an int): a tail tile sized
+# by min(), a first iteration special-cased, a triangular nest, and the
+# same kernel with nl.affine_range and a mask, for the spec's size.
+import nki.isa as nisa
+import nki.language as nl
+
+
+def exp_tail(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range((s + 511) // 512):
+        size = min(512, s - i * 512)
+        t = nl.load(x[:, nl.ds(i * 512, size)])
+        nl.store(out[:, nl.ds(i * 512, size)], value=nl.exp(t))
+    return out
+
+
+def exp_rows_tail(x):
+    n, w = x.shape
+    out = nl.ndarray((n, w), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range((n + 127) // 128):
+        rows = min(128, n - i * 128)
+        t = nl.load(x[nl.ds(i * 128, rows), :])
+        nl.store(out[nl.ds(i * 128, rows), :], value=nl.exp(t))
+    return out
+
+
+def exp_rows_masked(x):
+    n, w = x.shape
+    out = nl.ndarray((n, w), dtype=x.dtype, buffer=nl.shared_hbm)
+    i_f = nl.arange(w)[None, :]
+    for i in nl.affine_range((n + 127) // 128):
+        i_p = i * 128 + nl.arange(128)[:, None]
+        t = nl.load(x[i_p, i_f], mask=(i_p < n))
+        nl.store(out[i_p, i_f], value=nl.exp(t), mask=(i_p < n))
+    return out
+
+
+def first_special(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(s // 512):
+        t = nl.load(x[:, nl.ds(i * 512, 512)])
+        if i == 0:
+            y = nl.exp(t)
+        else:
+            y = nl.tanh(t)
+        nl.store(out[:, nl.ds(i * 512, 512)], value=y)
+    return out
+
+
+def triangular(x):
+    n, w = x.shape
+    out = nl.ndarray((n, w), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(n // 128):
+        for j in range(i + 1):
+            t = nl.load(x[nl.ds(j * 128, 128), :])
+            nl.store(out[nl.ds(i * 128, 128), :], value=t)
+    return out
+
+
+def needs_every_value(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(s // 4):
+        t = nl.load(x[:, nl.ds(int(i) * 4, 4)])
+        nl.store(out[:, nl.ds(i * 4, 4)], value=t)
+    return out
+
+
+def affine_decision(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(s // 512):
+        t = nl.load(x[:, nl.ds(i * 512, 512)])
+        if i == 0:
+            t = nl.exp(t)
+        nl.store(out[:, nl.ds(i * 512, 512)], value=t)
+    return out
+
+
+def halves(x):
+    n, w = x.shape
+    out = nl.ndarray((n, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(n // 128):
+        t = nl.load(x[nl.ds(i * 128, 128), :])
+        half = nl.exp(t[:, nl.ds((i % 2) * 64, 64)])
+        nl.store(out[nl.ds(i * 128, 128), :], value=half)
+    return out
