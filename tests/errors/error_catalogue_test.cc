@@ -716,7 +716,7 @@ const Case kCases[] = {
     {"bad_specs/duplicate_id", "--spec $BAD/duplicate_id.json", "$BAD/duplicate_id.json: /kernel/loops/0/body/1/id: ", "id \"in_tile\" is already defined at /kernel/loops/0/body/0"},
     {"bad_specs/missing_id", "--spec $BAD/missing_id.json", "$BAD/missing_id.json: /kernel/loops/0/body/1/id: ", "an activation defines a tile and needs an id"},
     {"bad_specs/wrong_engine_for_op", "--spec $BAD/wrong_engine_for_op.json", "$BAD/wrong_engine_for_op.json: /kernel/loops/0/body/1/engine: ", "an activation cannot run on the vector engine; expected scalar"},
-    {"bad_specs/unknown_func", "--spec $BAD/unknown_func.json", "$BAD/unknown_func.json: /kernel/loops/0/body/1/func: ", "unknown func \"softplus\"; expected one of exp, rsqrt"},
+    {"bad_specs/unknown_func", "--spec $BAD/unknown_func.json", "$BAD/unknown_func.json: /kernel/loops/0/body/1/func: ", "unknown func \"cube\"; expected one of exp, rsqrt"},
     {"bad_specs/load_dim0_mismatch", "--spec $BAD/load_dim0_mismatch.json", "$BAD/load_dim0_mismatch.json: /kernel/loops/0/body/0/tensor: ", "tensor \"weight\" has dim 0 = 512, but the loop tiles dim 0 of \"in_tensor\" = 256"},
     {"bad_specs/store_two_inputs", "--spec $BAD/store_two_inputs.json", "$BAD/store_two_inputs.json: /kernel/loops/0/body/2/inputs: ", "a store takes 1 input tile, got 2"},
     {"bad_specs/store_with_id", "--spec $BAD/store_with_id.json", "$BAD/store_with_id.json: /kernel/loops/0/body/2/id: ", "key \"id\" does not apply to a store op"},

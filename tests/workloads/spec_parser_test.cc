@@ -326,7 +326,7 @@ constexpr BadSpecCase kBadSpecs[] = {
     {"wrong_engine_for_op.json", "/kernel/loops/0/body/1/engine",
      R"(an activation cannot run on the vector engine; expected scalar)"},
     {"unknown_func.json", "/kernel/loops/0/body/1/func",
-     R"(unknown func "softplus"; expected one of exp, rsqrt)"},
+     R"(unknown func "cube"; expected one of exp, rsqrt)"},
     {"load_dim0_mismatch.json", "/kernel/loops/0/body/0/tensor",
      R"(tensor "weight" has dim 0 = 512, but the loop tiles dim 0 of "in_tensor" = 256)"},
     {"store_two_inputs.json", "/kernel/loops/0/body/2/inputs",

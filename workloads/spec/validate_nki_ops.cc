@@ -27,9 +27,35 @@
 namespace trn::validator_internal {
 namespace {
 
+// ScalarE's function table (NKI reference, nki.api.shared "Supported
+// Activation Functions"): one ACTIVATE each, whichever the function.
 constexpr std::string_view kActivationFuncs[] = {
-    "exp",     "rsqrt", "sqrt", "square", "tanh",       "gelu",
-    "sigmoid", "relu",  "copy", "log",    "reciprocal",
+    "exp",
+    "rsqrt",
+    "sqrt",
+    "square",
+    "tanh",
+    "gelu",
+    "sigmoid",
+    "relu",
+    "copy",
+    "log",
+    "reciprocal",
+    "prelu",
+    "gelu_dx",
+    "gelu_apprx_tanh",
+    "gelu_apprx_sigmoid",
+    "gelu_apprx_sigmoid_dx",
+    "silu",
+    "silu_dx",
+    "softplus",
+    "mish",
+    "erf",
+    "erf_dx",
+    "sin",
+    "arctan",
+    "sign",
+    "abs",
 };
 
 bool IsActivationFunc(std::string_view f) {

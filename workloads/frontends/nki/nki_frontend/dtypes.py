@@ -17,15 +17,20 @@ class DType:
         return f"nl.{self.name}"
 
 
+# The spec format names five dtypes; the model costs a tile by its element
+# width (device_model/dtype.h), so a dtype without a spec name of its own is
+# traced as the spec dtype of its width (docs/nki-source.md, coverage).
 DTYPES = {n: DType(n, s) for n, s in [
     ("bfloat16", "bf16"), ("float16", "fp16"), ("float32", "fp32"),
-    ("int8", "int8"), ("int32", "int32"), ("tfloat32", None),
-    ("float8_e4m3", None), ("float8_e5m2", None), ("float8_e4m3fn", None),
-    ("float8_e5m2_x4", None), ("float8_e4m3fn_x4", None),
-    ("float4_e2m1fn_x4", None), ("uint8", None), ("uint16", None),
-    ("int16", None), ("uint32", None), ("bool_", None)]}
+    ("int8", "int8"), ("int32", "int32"), ("tfloat32", "fp32"),
+    ("float8_e4m3", "int8"), ("float8_e5m2", "int8"),
+    ("float8_e4m3fn", "int8"), ("float8_e8m0fnu", "int8"),
+    ("float8_e5m2_x4", "int32"), ("float8_e4m3fn_x4", "int32"),
+    ("float4_e2m1fn_x4", "fp16"), ("uint8", "int8"), ("uint16", "fp16"),
+    ("int16", "fp16"), ("uint32", "int32"), ("bool_", "int8")]}
 
-SUPPORTED_DTYPES = "bfloat16, float16, float32, int8, int32"
+SUPPORTED_DTYPES = ("bfloat16, float16, float32, int8, int32 (and the "
+                    "nl dtypes of those widths)")
 
 _NUMPY_NAMES = {"float32": "float32", "float16": "float16",
                 "bfloat16": "bfloat16", "int8": "int8", "int32": "int32",

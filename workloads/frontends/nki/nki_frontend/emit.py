@@ -140,8 +140,26 @@ class Emitter:
                         f"{u.name} and {v.name} in an order the format "
                         "cannot express (the finer loop must be inside the "
                         "coarser one)"))
+            walk = v.loop.walk if isinstance(v.loop, ir.Loop) else None
+            walked = self.shape_of(walk[0]) if walk else None
+            if walked is not None and walked[walk[1]] != size and not (
+                    size == v.loop.trip and acc.extent == 1):
+                # The format's index names the loop's tile of a dim of the
+                # walked dim's size (docs/spec-format.md, loop nests).
+                raise self.fail(op.line, (
+                    f"{op.kind} of {op.tensor.name}: dim {d} ({size}) "
+                    f"moves {c} elements per iteration of {v.name}, which "
+                    f"walks {walk[0]} ({walked[walk[1]]}) in tiles of "
+                    f"{walk[2]}: one loop variable indexing dims of two "
+                    "sizes is not yet expressible"))
             entries.append(v.name)
         return entries
+
+    def shape_of(self, name: str) -> Optional[Tuple[int, ...]]:
+        for x in self.t.tensors:
+            if x.name == name:
+                return tuple(x.shape)
+        return None
 
     def collect_candidates(self) -> None:
         for op in self.t.ops:

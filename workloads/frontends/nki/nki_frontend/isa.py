@@ -26,6 +26,8 @@ scalar_engine = _Engine("scalar")
 gpsimd_engine = _Engine("gpsimd")
 unknown_engine = _Engine(None)
 dma_engine = _Engine(None)  # dma_copy's engine: DMA, not a compute engine
+dma_engine.dma = dma_engine  # today's nisa.dma_engine.dma / .gpsimd_dma
+dma_engine.gpsimd_dma = dma_engine
 
 
 class _Enum:
@@ -33,14 +35,15 @@ class _Enum:
         self.__dict__.update(values)
 
 
-reduce_cmd = _Enum(idle=0, reset=1, reset_reduce=2, reduce=3)
+reduce_cmd = _Enum(idle=0, reset=1, reset_reduce=2, reduce=3, load_reduce=4)
 dge_mode = _Enum(none=0, swdge=1, hwdge=2, unknown=3)
 oob_mode = _Enum(error=0, skip=1)
 nc_version = _Enum(gen2=2, gen3=3, gen4=4)
 matmul_perf_mode = _Enum(none=0, double_row=1, double_row_gen3=2)
+sync_engine = _Engine(None)  # the queue that orders, not a compute engine
 engine = _Enum(tensor=tensor_engine, vector=vector_engine,
                scalar=scalar_engine, gpsimd=gpsimd_engine,
-               unknown=unknown_engine, dma=dma_engine)
+               unknown=unknown_engine, dma=dma_engine, sync=sync_engine)
 
 
 def get_nc_version() -> int:
@@ -57,10 +60,7 @@ def _engine(engine: object) -> Optional[str]:
 
 def _func_name(op: object) -> str:
     name = getattr(op, "__name__", None) or str(op)
-    return {"exp": "exp", "rsqrt": "rsqrt", "sqrt": "sqrt", "square": "square",
-            "tanh": "tanh", "gelu": "gelu", "sigmoid": "sigmoid",
-            "relu": "relu", "log": "log", "copy": "copy",
-            "identity": "copy"}.get(name, name)
+    return {"identity": "copy"}.get(name, name)
 
 
 def _finish(op: ir.Op, dst: object) -> object:
@@ -179,7 +179,8 @@ def tensor_tensor(data1: object = None, data2: object = None,
 
 def tensor_scalar(data: object = None, op0: object = None,
                   operand0: object = None, reverse0: bool = False,
-                  op1: object = None, operand1: object = None, *,
+                  op1: object = None, operand1: object = None,
+                  reverse1: bool = False, *,
                   dst: object = None, engine: object = None,
                   dtype: object = None, mask: object = None,
                   **kwargs: object) -> object:
@@ -401,5 +402,429 @@ def dma_copy(*, dst: object = None, src: object = None, mask: object = None,
         op.tensor = dst.handle._t
         op.source = src.handle._t
         op.access = dst.dims
+    elif is_tile(dst) and is_tile(src):
+        raise err("nisa.dma_copy between two on-chip tiles is not supported "
+                  "yet: the spec format's DMA ops (load, store, hbm_copy) "
+                  "each have an HBM side")
     else:
         raise err("nisa.dma_copy copies between HBM and on-chip tiles")
+
+
+# --- the rest of the documented ISA ------------------------------------------
+# Each new instruction is traced as the spec op whose published cost rule
+# ("Estimated instruction cost", SDK 2.26 ISA reference) is the
+# instruction's own; where the reference gives none, the nearest rule of
+# the same engine, said so in `_traced_as` (docs/nki-source.md, coverage).
+
+traced_as = language.traced_as
+refused = language.refused
+
+
+def _tile_arg(api: str, name: str, x: object) -> None:
+    if not is_tile(x):
+        raise err(f"nisa.{api} takes a tile {name}=")
+
+
+def _op(kind: str, inputs: Sequence[object], shape: Sequence[int],
+        dtype: str, engine: Optional[str], limit: int,
+        func: Optional[str] = None) -> ir.Op:
+    """An op reading `inputs`; those past the spec op's arity are waited for
+    (`after`), as activation waits for its scale tile."""
+    tiles = [x for x in inputs if is_tile(x)]
+    o = make_op(kind, tiles[:limit], shape=shape, dtype=dtype, engine=engine,
+                func=func)
+    for x in tiles[limit:]:
+        o.after.append(core.ref_of(x))
+    return o
+
+
+def _with_reduce(o: ir.Op, dst: object, reduce_res: object) -> object:
+    out = _finish(o, dst)
+    if reduce_res is not None:
+        core.write_reduction(reduce_res, o)
+    return out
+
+
+@traced_as("`tensor_scalar` on VectorE: max(MIN_II, N)")
+def dropout(data: object = None, prob: object = None, *, dst: object = None,
+            mask: object = None, dtype: object = None,
+            **kwargs: object) -> object:
+    _tile_arg("dropout", "data", data)
+    o = _op("tensor_scalar", [data, prob], _dst_shape(dst, tile_shape(data)),
+            _dst_dtype(dst, dtype, tile_dtype(data)), "vector", 2)
+    return _finish(o, dst)
+
+
+def _eight(api: str, src: object, dst: object, dtype: object) -> object:
+    _tile_arg(api, "src", src)
+    p = tile_shape(src)[0]
+    o = _op("tensor_reduce", [src], _dst_shape(dst, (p, 8)),
+            _dst_dtype(dst, dtype, tile_dtype(src)), "vector", 1)
+    return _finish(o, dst)
+
+
+@traced_as("`tensor_reduce` on VectorE into [P, 8]: N cycles of the source")
+def max8(*, src: object = None, dst: object = None, mask: object = None,
+         dtype: object = None, **kwargs: object) -> object:
+    return _eight("max8", src, dst, dtype)
+
+
+@traced_as("`tensor_reduce` on VectorE into [P, 8]: N cycles of the data, "
+           "waiting for vals")
+def nc_find_index8(*, data: object = None, vals: object = None,
+                   dst: object = None, mask: object = None,
+                   dtype: object = None, **kwargs: object) -> object:
+    out = _eight("nc_find_index8", data, dst, dtype or "int32")
+    return out
+
+
+@traced_as("`tensor_scalar` on VectorE over the data (max(MIN_II, N)), "
+           "waiting for vals")
+def nc_match_replace8(*, data: object = None, vals: object = None,
+                      imm: object = 0.0, dst_idx: object = None,
+                      dst: object = None, mask: object = None,
+                      dtype: object = None, **kwargs: object) -> object:
+    _tile_arg("nc_match_replace8", "data", data)
+    o = _op("tensor_scalar", [data, vals], _dst_shape(dst, tile_shape(data)),
+            _dst_dtype(dst, dtype, tile_dtype(data)), "vector", 2)
+    return _finish(o, dst)
+
+
+@traced_as("`tensor_tensor` on VectorE (data and operand1): 2N, or N with a "
+           "PSUM operand")
+def scalar_tensor_tensor(*, data: object = None, op0: object = None,
+                         operand0: object = None, op1: object = None,
+                         operand1: object = None, reverse0: bool = False,
+                         reverse1: bool = False, dst: object = None,
+                         dtype: object = None, mask: object = None,
+                         **kwargs: object) -> object:
+    _tile_arg("scalar_tensor_tensor", "data", data)
+    _tile_arg("scalar_tensor_tensor", "operand1", operand1)
+    o = _op("tensor_tensor", [data, operand1, operand0],
+            _dst_shape(dst, tile_shape(data)),
+            _dst_dtype(dst, dtype, tile_dtype(data)), "vector", 2)
+    return _finish(o, dst)
+
+
+@traced_as("`tensor_scalar` on VectorE: one pass, max(MIN_II, N) (no "
+           "published cost)")
+def tensor_scalar_cumulative(*, src: object = None, op0: object = None,
+                             op1: object = None, imm0: object = None,
+                             imm1: object = None, reduce_cmd: object = None,
+                             dst: object = None, dtype: object = None,
+                             **kwargs: object) -> object:
+    _tile_arg("tensor_scalar_cumulative", "src", src)
+    o = _op("tensor_scalar", [src, imm0, imm1],
+            _dst_shape(dst, tile_shape(src)),
+            _dst_dtype(dst, dtype, tile_dtype(src)), "vector", 2)
+    return _finish(o, dst)
+
+
+@traced_as("`tensor_scalar` on VectorE: max(MIN_II, N); reduce_res= a "
+           "`reduction`")
+def range_select(*, on_true_tile: object = None, comp_op0: object = None,
+                 comp_op1: object = None, bound0: object = None,
+                 bound1: object = None, reduce_cmd: object = None,
+                 reduce_res: object = None, reduce_op: object = None,
+                 range_start: object = 0, on_false_value: object = None,
+                 dst: object = None, mask: object = None,
+                 dtype: object = None, **kwargs: object) -> object:
+    _tile_arg("range_select", "on_true_tile", on_true_tile)
+    o = _op("tensor_scalar", [on_true_tile, bound0, bound1],
+            _dst_shape(dst, tile_shape(on_true_tile)),
+            _dst_dtype(dst, dtype, tile_dtype(on_true_tile)), "vector", 2)
+    return _with_reduce(o, dst, reduce_res)
+
+
+@traced_as("`select` on VectorE (or `tensor_tensor` with a number "
+           "on_false); with reduce_res=, `tensor_scalar` with `accumulate` "
+           "and a `reduction` (no published cost)")
+def select_reduce(*, dst: object = None, predicate: object = None,
+                  on_true: object = None, on_false: object = None,
+                  reduce_res: object = None, reduce_cmd: object = None,
+                  reduce_op: object = None, reverse_pred: bool = False,
+                  mask: object = None, dtype: object = None,
+                  **kwargs: object) -> object:
+    _tile_arg("select_reduce", "predicate", predicate)
+    _tile_arg("select_reduce", "on_true", on_true)
+    three = is_tile(on_false)
+    shape = _dst_shape(dst, tile_shape(on_true))
+    d = _dst_dtype(dst, dtype, tile_dtype(on_true))
+    if reduce_res is not None:
+        # With its reduction: one pass and the reduction read out, the
+        # accumulate rule (the format's accumulate ops are activation and
+        # tensor_scalar).
+        o = _op("tensor_scalar", [on_true, predicate, on_false], shape, d,
+                "vector", 2)
+    elif three:
+        o = _op("select", [predicate, on_true, on_false], shape, d, "vector",
+                3)
+    else:
+        o = _op("tensor_tensor", [predicate, on_true], shape, d, "vector", 2)
+    return _with_reduce(o, dst, reduce_res)
+
+
+@traced_as("`tensor_copy` on VectorE: max(MIN_II, N)")
+def nc_stream_shuffle(src: object = None, dst: object = None,
+                      shuffle_mask: object = None, *, dtype: object = None,
+                      mask: object = None, **kwargs: object) -> object:
+    _tile_arg("nc_stream_shuffle", "src", src)
+    o = _op("tensor_copy", [src], _dst_shape(dst, tile_shape(src)),
+            _dst_dtype(dst, dtype, tile_dtype(src)), "vector", 1)
+    return _finish(o, dst)
+
+
+@traced_as("`tensor_tensor` on VectorE (src, predicate): N with a PSUM "
+           "operand, else 2N")
+def tensor_copy_predicated(*, src: object = None, dst: object = None,
+                           predicate: object = None,
+                           reverse_pred: bool = False, mask: object = None,
+                           dtype: object = None, **kwargs: object) -> object:
+    _tile_arg("tensor_copy_predicated", "src", src)
+    _tile_arg("tensor_copy_predicated", "predicate", predicate)
+    o = _op("tensor_tensor", [src, predicate],
+            _dst_shape(dst, tile_shape(src)),
+            _dst_dtype(dst, dtype, tile_dtype(src)), "vector", 2)
+    return _finish(o, dst)
+
+
+def _dynamic_copy(api: str):
+    def f(src: object = None, *, dst: object = None, mask: object = None,
+          dtype: object = None, engine: object = None,
+          **kwargs: object) -> object:
+        _tile_arg(api, "src", src)
+        o = _op("tensor_copy", [src], _dst_shape(dst, tile_shape(src)),
+                _dst_dtype(dst, dtype, tile_dtype(src)), "gpsimd", 1)
+        return _finish(o, dst)
+    f.__name__ = f.__qualname__ = api
+    setattr(f, "_traced_as", (
+        "`tensor_copy` on GpSimd: max(MIN_II, N) (the "
+        "reference's 600-cycle dynamic minimum is not modelled)"))
+    return f
+
+
+tensor_copy_dynamic_src = _dynamic_copy("tensor_copy_dynamic_src")
+tensor_copy_dynamic_dst = _dynamic_copy("tensor_copy_dynamic_dst")
+
+
+@traced_as("`tensor_reduce` on GpSimd into one partition (no published cost)")
+def tensor_partition_reduce(op: object = None, data: object = None, *,
+                            dst: object = None, mask: object = None,
+                            dtype: object = None, **kwargs: object) -> object:
+    _tile_arg("tensor_partition_reduce", "data", data)
+    f = core.tile_of(tile_shape(data))[1]
+    o = _op("tensor_reduce", [data], _dst_shape(dst, (1, f)),
+            _dst_dtype(dst, dtype, tile_dtype(data)), "gpsimd", 1)
+    return _finish(o, dst)
+
+
+def _gather(api: str):
+    def f(src_buffer: object = None, index: object = None, *args: object,
+          dst: object = None, mask: object = None, dtype: object = None,
+          **kwargs: object) -> object:
+        _tile_arg(api, "src_buffer", src_buffer)
+        shape = _dst_shape(dst, tile_shape(index) if is_tile(index)
+                           else tile_shape(src_buffer))
+        o = _op("affine_select", [src_buffer, index], shape,
+                _dst_dtype(dst, dtype, tile_dtype(src_buffer)), "gpsimd", 1)
+        return _finish(o, dst)
+    f.__name__ = f.__qualname__ = api
+    setattr(f, "_traced_as", (
+        "`affine_select`'s GpSimd rule, 150 + N (the reference's "
+        "150 + N/C with C taken as 1), waiting for the indices"))
+    return f
+
+
+local_gather = _gather("local_gather")
+
+
+@traced_as("`affine_select`'s GpSimd rule, 150 + N, waiting for the indices "
+           "(no published cost)")
+def nc_n_gather(data: object = None, indices: object = None, *,
+                dst: object = None, **kwargs: object) -> object:
+    return local_gather(data, indices, dst=dst)
+
+
+@traced_as("`tensor_reduce` on the source (N; no published cost)")
+def sequence_bounds(*, segment_ids: object = None, dst: object = None,
+                    dtype: object = None, **kwargs: object) -> object:
+    _tile_arg("sequence_bounds", "segment_ids", segment_ids)
+    p = tile_shape(segment_ids)[0]
+    o = _op("tensor_reduce", [segment_ids], _dst_shape(dst, (p, 2)),
+            _dst_dtype(dst, dtype, tile_dtype(segment_ids)), None, 1)
+    return _finish(o, dst)
+
+
+@traced_as("`activation` exp (ScalarE); reduce_res= a `reduction`")
+def exponential(src: object = None, max_value: object = None, *,
+                dst: object = None, reduce_res: object = None,
+                dtype: object = None, **kwargs: object) -> object:
+    _tile_arg("exponential", "src", src)
+    o = _op("activation", [src, max_value], _dst_shape(dst, tile_shape(src)),
+            _dst_dtype(dst, dtype, tile_dtype(src)), "scalar", 2, func="exp")
+    return _with_reduce(o, dst, reduce_res)
+
+
+@traced_as("`activation` of its function (ScalarE); reduce_res= a "
+           "`reduction`")
+def activate2(op: object = None, data: object = None, *, dst: object = None,
+              imm0: object = None, imm1: object = None,
+              reduce_res: object = None, dtype: object = None,
+              **kwargs: object) -> object:
+    func = _func_name(op)
+    if func not in language._ACTIVATION_FUNCS:
+        raise err(f"activation function {func} is not supported; supported: "
+                  + ", ".join(sorted(language._ACTIVATION_FUNCS)))
+    _tile_arg("activate2", "data", data)
+    o = _op("activation", [data, imm0, imm1],
+            _dst_shape(dst, tile_shape(data)),
+            _dst_dtype(dst, dtype, tile_dtype(data)), "scalar", 2, func=func)
+    return _with_reduce(o, dst, reduce_res)
+
+
+@traced_as("`matmul` on TensorE (the scales waited for)")
+def nc_matmul_mx(stationary: object = None, moving: object = None,
+                 stationary_scale: object = None,
+                 moving_scale: object = None, *, dst: object = None,
+                 accumulate: object = None, **kwargs: object) -> object:
+    out = nc_matmul(stationary, moving, dst=dst)
+    return out
+
+
+@traced_as("`tensor_scalar` on VectorE (no published cost)")
+def quantize_mx(src: object = None, dst_scale: object = None, *,
+                dst: object = None, **kwargs: object) -> object:
+    _tile_arg("quantize_mx", "src", src)
+    o = _op("tensor_scalar", [src], _dst_shape(dst, tile_shape(src)),
+            _dst_dtype(dst, None, "int8"), "vector", 1)
+    return _finish(o, dst)
+
+
+def _generator(api: str):
+    def f(*args: object, dst: object = None, engine: object = None,
+          **kwargs: object) -> object:
+        if not is_tile(dst):
+            raise err(f"nisa.{api} writes dst=, an on-chip tile")
+        o = _op("iota", [], tile_shape(dst), tile_dtype(dst), "gpsimd", 0)
+        return _finish(o, dst)
+    f.__name__ = f.__qualname__ = api
+    setattr(f, "_traced_as", (
+        "`iota` on GpSimd: a generator with no input, 150 + N "
+        "(no published cost)"))
+    return f
+
+
+rng = _generator("rng")
+rand2 = _generator("rand2")
+
+
+def _state(api: str):
+    def f(*args: object, **kwargs: object) -> None:
+        return None
+    f.__name__ = f.__qualname__ = api
+    setattr(f, "_traced_as", "nothing: the random generator's state, no tile")
+    return f
+
+
+set_rng_seed = _state("set_rng_seed")
+rand_set_state = _state("rand_set_state")
+
+
+@traced_as("`memset` of dst: the generator state, no input tile")
+def rand_get_state(*, dst: object = None, engine: object = None,
+                   **kwargs: object) -> object:
+    if not is_tile(dst):
+        raise err("nisa.rand_get_state writes dst=, an on-chip tile")
+    o = _op("memset", [], tile_shape(dst), tile_dtype(dst), None, 0)
+    return _finish(o, dst)
+
+
+@traced_as("`tensor_reduce` on GpSimd over the source (N; the reference's "
+           "4n + K is not modelled)")
+def topk(*, val_dst: object = None, idx_dst: object = None,
+         src: object = None, n: object = None, **kwargs: object) -> None:
+    _tile_arg("topk", "src", src)
+    for d in (val_dst, idx_dst):
+        if d is not None:
+            o = _op("tensor_reduce", [src], tile_shape(d), tile_dtype(d),
+                    "gpsimd", 1)
+            _finish(o, d)
+    return None
+
+
+@traced_as("`tensor_reduce` over the source (N; no published cost)")
+def nonzero_with_count(*, src: object = None, dst: object = None,
+                       **kwargs: object) -> object:
+    _tile_arg("nonzero_with_count", "src", src)
+    o = _op("tensor_reduce", [src], _dst_shape(dst, tile_shape(src)),
+            _dst_dtype(dst, None, "int32"), None, 1)
+    return _finish(o, dst)
+
+
+@traced_as("an int: a register holding a number the kernel knows")
+def register_alloc(x: object = 0) -> object:
+    if not isinstance(x, int):
+        raise err("nisa.register_alloc of a value on the device is not "
+                  "supported: a shape-only trace has no values")
+    return x
+
+
+_REGISTERS = ("registers hold values on the device (dynamic control flow), "
+              "which a shape-only trace does not have")
+register_move = refused("nisa.register_move", _REGISTERS)
+register_load = refused("nisa.register_load", _REGISTERS)
+register_store = refused("nisa.register_store", _REGISTERS)
+core_barrier = refused("nisa.core_barrier", "a barrier across NeuronCores; "
+                       "trnbench models one")
+sendrecv = refused("nisa.sendrecv", "a transfer between NeuronCores; "
+                   "trnbench models one")
+dma_compute = refused("nisa.dma_compute", "a DMA that reduces its sources, "
+                      "which the spec format's DMA ops cannot state")
+builtin_custom_op = refused("nisa.builtin_custom_op", "a custom GpSimd "
+                            "library whose cost the reference does not give")
+
+
+def get_nc_sub_version() -> int:
+    return 0
+
+
+class VirtualRegister(int):
+    """A register the kernel fills with a number it knows."""
+
+
+class NkiInstruction:
+    """The handle an instruction returns in today's API (unused by a
+    trace)."""
+
+
+class NkiValidationError(Exception):
+    """Today's error class for an invalid instruction."""
+
+
+fp32 = language.fp32
+
+
+# What the older instructions become (the newer ones say it with @traced_as).
+for _name, _text in {
+        "nc_matmul": "`matmul` on TensorE (`dst=`: accumulates)",
+        "nc_transpose": "`transpose` (engine as given; unstated, over "
+                        "`[32, 32]` TensorE into PSUM, the one engine that "
+                        "transposes it)",
+        "activation": "`activation` on ScalarE (bias or scale tile as 2nd "
+                      "input; `reduce_res=` a `reduction`)",
+        "activation_reduce": "`activation` with `accumulate` and a "
+                             "`reduction` op (its `reduce_res`)",
+        "tensor_reduce": "`tensor_reduce`", "tensor_tensor": "`tensor_tensor`",
+        "tensor_tensor_scan": "`tensor_tensor_scan` on VectorE",
+        "tensor_scalar": "`tensor_scalar`",
+        "tensor_scalar_reduce": "`tensor_scalar` on VectorE with "
+                                "`accumulate` and a `reduction` op",
+        "tensor_copy": "`tensor_copy`", "reciprocal": "`reciprocal`",
+        "iota": "`iota` on GpSimd",
+        "affine_select": "`affine_select` on GpSimd", "memset": "`memset`",
+        "bn_stats": "`bn_stats` on VectorE", "bn_aggr": "`bn_aggr` on VectorE",
+        "dma_copy": "`load`, `store` or `hbm_copy`",
+        "dma_transpose": "`load` with `transpose`",
+        "get_nc_version": "gen2 (trn1)",
+        "get_nc_sub_version": "0"}.items():
+    globals()[_name]._traced_as = _text

@@ -31,21 +31,20 @@ float8_e4m3fn = DTYPES["float8_e4m3fn"]
 float8_e5m2_x4 = DTYPES["float8_e5m2_x4"]
 float8_e4m3fn_x4 = DTYPES["float8_e4m3fn_x4"]
 float4_e2m1fn_x4 = DTYPES["float4_e2m1fn_x4"]
+float8_e8m0fnu = DTYPES["float8_e8m0fnu"]
+
+
+class fp32:  # noqa: N801 (NKI's name)
+    """SDK 2.x's `nl.fp32`: float32's limits (`nl.fp32.min` as an
+    on_false_value)."""
+    min = -3.4028234663852886e38
+    max = 3.4028234663852886e38
+    _traced_as = "constants (min, max)"
 sbuf = SBUF
 psum = PSUM
 hbm = HBM
 shared_hbm = SHARED_HBM
 private_hbm = PRIVATE_HBM
-
-
-class tile_size:  # noqa: N801 (NKI's name)
-    pmax = 128
-    psum_fmax = 2048
-    gemm_stationary_fmax = 128
-    gemm_moving_fmax = 512
-    bn_stats_fmax = 512
-    psum_min_fmax = 512  # (not documented everywhere; a bank's fp32 width)
-    total_available_sbuf_size = 192 * 1024
 
 
 def par_dim(n: int) -> ParDim:
@@ -133,6 +132,10 @@ def _shape_and_pdim(shape: Sequence[int]) -> Tuple[Tuple[int, ...], int]:
 def _buffer_name(buffer: object) -> str:
     if isinstance(buffer, core.ModAlloc):
         return buffer.buffer
+    # NKI 0.2's strings for the buffers (the migration guide's mapping).
+    if isinstance(buffer, str) and buffer in ("sbuf", "psum", "hbm",
+                                              "private_hbm", "shared_hbm"):
+        return "hbm" if buffer.endswith("hbm") else buffer
     if buffer is None or buffer is SBUF:
         return "sbuf"
     if buffer is PSUM:
@@ -158,6 +161,10 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
         tensor = ir.HbmTensor(_unique_tensor_name(target), shp, d)
         t.tensors.append(tensor)
         return HbmHandle(tensor, dtype)
+    if shp and shp[pdim] > 128:
+        raise err(f"an on-chip tile of {shp[pdim]} partitions (dim {pdim} "
+                  f"of {list(shp)}); a tile has at most 128 "
+                  "(nl.tile_size.pmax)")
     arr = core.new_array(target, shp, d, b, pdim)
     if isinstance(buffer, core.ModAlloc) and pdim > 0:
         # The counts are per block dim; an array without one is one tile,
@@ -363,6 +370,20 @@ def store(dst: object, value: object, mask: object = None,
     m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)
+    ref = op.inputs[0]
+    if ref.part is not None or ref.broadcast:
+        # The spec's store moves a whole tile: a store of part of one
+        # (`nl.store(t, value=stats[:, 0:1])`) or of a partition broadcast
+        # is a tensor_copy of that part (the compiler stage makes a
+        # broadcast its matmul), then the store of the copy.
+        op.kind = "tensor_copy"
+        arr = core.new_array(None, tuple(tile_shape(value)), op.dtype,
+                             "sbuf")
+        arr.current = op
+        arr.fresh = True
+        op.out = arr
+        op = make_op("store", [result_tile(op)], shape=tile_shape(value),
+                     dtype=tile_dtype(value), result=False)
     op.tensor = dst.handle._t
     op.access = dst.dims
     op.mask = m
@@ -371,10 +392,13 @@ def store(dst: object, value: object, mask: object = None,
 
 # --- compute ----------------------------------------------------------------
 
-_ACTIVATION_FUNCS = {"exp": "exp", "rsqrt": "rsqrt", "sqrt": "sqrt",
-                     "square": "square", "tanh": "tanh", "gelu": "gelu",
-                     "sigmoid": "sigmoid", "relu": "relu", "log": "log",
-                     "copy": "copy"}
+# ScalarE's function table (nki.api.shared, "Supported Activation
+# Functions"); docs/spec-format.md lists the same as an activation's func.
+_ACTIVATION_FUNCS = {n: n for n in (
+    "exp", "rsqrt", "sqrt", "square", "tanh", "gelu", "sigmoid", "relu",
+    "log", "copy", "prelu", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid",
+    "gelu_apprx_sigmoid_dx", "silu", "silu_dx", "softplus", "mish", "erf",
+    "erf_dx", "sin", "arctan", "sign", "abs")}
 
 
 def _out_dtype(x: object, dtype: object) -> str:
@@ -395,20 +419,32 @@ def _activation(func: str, x: object, dtype: object = None,
     return result_tile(op)
 
 
-def _masked_api(name: str, make):
-    """The `nl.<name>` function over `make(*tiles, dtype)` that also takes
-    NKI's `mask=` (and ignores the keywords that change no cost)."""
-    def f(*args: object, dtype: object = None, mask: object = None,
+def traced_as(text: str):
+    """Records what an API function becomes in the spec: the coverage
+    table (nki_frontend.coverage) prints it."""
+    def mark(func):
+        setattr(func, "_traced_as", text)
+        return func
+    return mark
+
+
+def _make_unary(name: str, make, text: str):
+    """`nl.<name>(x, dtype=None)`, as the reference declares it, over
+    `make(x, dtype)`; SDK 2.x's `mask=` is taken too."""
+    def f(x: object, dtype: object = None, mask: object = None,
           **kwargs: object) -> Tile:
-        tile = make(*args, dtype)
+        tile = make(x, dtype)
         _masked(tile, mask)
         return tile
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
+    setattr(f, "_traced_as", text)
     return f
 
 
-def _make_activation(func: str):
-    return _masked_api(func, lambda x, dtype: _activation(func, x, dtype))
+def _make_activation(func: str, name: Optional[str] = None):
+    return _make_unary(name or func,
+                       lambda x, dtype: _activation(func, x, dtype),
+                       f"`activation` {func} (ScalarE's function table)")
 
 
 exp = _make_activation("exp")
@@ -420,6 +456,21 @@ gelu = _make_activation("gelu")
 sigmoid = _make_activation("sigmoid")
 relu = _make_activation("relu")
 log = _make_activation("log")
+# The rest of ScalarE's function table (nki.api.shared, "Supported
+# Activation Functions"): one ACTIVATE each, max(MIN_II, N) cycles.
+gelu_dx = _make_activation("gelu_dx")
+gelu_apprx_tanh = _make_activation("gelu_apprx_tanh")
+gelu_apprx_sigmoid = _make_activation("gelu_apprx_sigmoid")
+gelu_apprx_sigmoid_dx = _make_activation("gelu_apprx_sigmoid_dx")
+silu = _make_activation("silu")
+silu_dx = _make_activation("silu_dx")
+softplus = _make_activation("softplus")
+mish = _make_activation("mish")
+erf = _make_activation("erf")
+erf_dx = _make_activation("erf_dx")
+arctan = _make_activation("arctan")
+abs = _make_activation("abs")  # noqa: A001 (NKI's name)
+sign = _make_activation("sign")
 
 
 def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -433,8 +484,23 @@ def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[int, ...]:
     return tuple(out)
 
 
+def _partition_broadcast(x: object, y: object) -> Tuple[object, object]:
+    """NumPy broadcasting across partitions (`a[128, 512] + b[1, 512]`, the
+    reference's add example): the one-partition operand is read broadcast,
+    as `b.broadcast_to(...)` is (core.Broadcast)."""
+    sx, sy = tile_shape(x), tile_shape(y)
+    if len(sx) != len(sy) or not sx or sx[0] == sy[0]:
+        return x, y
+    if sy[0] == 1 and not isinstance(y, core.Broadcast):
+        y = core.Broadcast(y, (sx[0],) + tuple(sy[1:]))
+    elif sx[0] == 1 and not isinstance(x, core.Broadcast):
+        x = core.Broadcast(x, (sy[0],) + tuple(sx[1:]))
+    return x, y
+
+
 def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
     if is_tile(x) and is_tile(y):
+        x, y = _partition_broadcast(x, y)
         sx, sy = tile_shape(x), tile_shape(y)
         shape = _broadcast(sx, sy)
         if len(sx) == len(sy) and sx[0] != sy[0]:
@@ -467,7 +533,15 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
 
 
 def _make_binary(name: str):
-    return _masked_api(name, lambda x, y, dtype: _binary(name, x, y, dtype))
+    def f(x: object, y: object, dtype: object = None, mask: object = None,
+          **kwargs: object) -> Tile:
+        tile = _binary(name, x, y, dtype)
+        _masked(tile, mask)
+        return tile
+    f.__name__ = f.__qualname__ = name
+    setattr(f, "_traced_as", "`tensor_tensor`, or `tensor_scalar` with a "
+            "number or a [P, 1] tile (engine auto)")
+    return f
 
 
 add = _make_binary("add")
@@ -493,8 +567,9 @@ left_shift = _make_binary("left_shift")
 right_shift = _make_binary("right_shift")
 
 
-def copy(x: object, dtype: object = None, mask: object = None,
+def copy(src: object, dtype: object = None, mask: object = None,
          **kwargs: object) -> Tile:
+    x = src
     if not is_tile(x):
         raise err("nl.copy takes a tile")
     op = make_op("tensor_copy", [x], shape=tile_shape(x),
@@ -513,8 +588,49 @@ def reciprocal(x: object, dtype: object = None, mask: object = None,
     return result_tile(op)
 
 
-def negative(x: object, dtype: object = None, **kwargs: object) -> Tile:
-    return _binary("negative", x, -1.0, dtype)
+@traced_as("`tensor_scalar` (x * -1, engine auto)")
+def negative(x: object, dtype: object = None, mask: object = None,
+             **kwargs: object) -> Tile:
+    tile = _binary("negative", x, -1.0, dtype)
+    _masked(tile, mask)
+    return tile
+
+
+def _alu_unary(name: str):
+    """An elementwise function one ALU pass computes (VectorE / GpSimd's
+    `tensor_scalar`, max(MIN_II, N) cycles), left to the compiler stage."""
+    return _make_unary(name, lambda x, dtype: _binary(name, x, 0, dtype),
+                       "`tensor_scalar`, one ALU pass (engine auto)")
+
+
+floor = _alu_unary("floor")
+ceil = _alu_unary("ceil")
+trunc = _alu_unary("trunc")
+invert = _alu_unary("invert")
+logical_not = _alu_unary("logical_not")
+abs_max = _make_binary("abs_max")
+abs_min = _make_binary("abs_min")
+fmod = _make_binary("fmod")
+mod = _make_binary("mod")
+
+
+def _sin_of(x: object, dtype: object, shift: bool) -> Tile:
+    """nl.sin reduces the argument's range before ScalarE's sine
+    (nki.api.shared: "nki.language.sin applies additional instructions to
+    perform range reduction"): one ALU pass, then the activation."""
+    reduced = _binary("sin_range", x, 3.141592653589793 / 2 if shift else 0,
+                      "fp32")
+    return _activation("sin", reduced, _out_dtype(x, dtype))
+
+
+sin = _make_unary("sin", lambda x, dtype: _sin_of(x, dtype, False),
+                  "`tensor_scalar` (range reduction) and `activation` sin")
+cos = _make_unary("cos", lambda x, dtype: _sin_of(x, dtype, True),
+                  "`tensor_scalar` (range reduction, + pi/2) and "
+                  "`activation` sin")
+tan = _make_unary("tan", lambda x, dtype: _binary(
+    "divide", _sin_of(x, "fp32", False), _sin_of(x, "fp32", True), dtype),
+    "sin and cos as `nl.sin` / `nl.cos`, then a `tensor_tensor` divide")
 
 
 def _reduce(name: str, x: object, axis: object, dtype: object,
@@ -533,12 +649,14 @@ def _reduce(name: str, x: object, axis: object, dtype: object,
 
 
 def _make_reduce(name: str):
-    def f(x: object, axis: object, dtype: object = None, mask: object = None,
-          keepdims: bool = False, **kwargs: object) -> Tile:
+    def f(x: object, axis: object, dtype: object = None,
+          keepdims: bool = False, *, mask: object = None,
+          **kwargs: object) -> Tile:
         tile = _reduce(name, x, axis, dtype, keepdims)
         _masked(tile, mask)
         return tile
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
+    setattr(f, "_traced_as", "`tensor_reduce` along free axes")
     return f
 
 
@@ -609,8 +727,10 @@ def where(condition: object, x: object, y: object, dtype: object = None,
     return result_tile(op)
 
 
-def broadcast_to(x: object, shape: Sequence[int]) -> "core.Broadcast":
-    """`nl.broadcast_to(x, shape)`, as `x.broadcast_to(shape)`."""
+def broadcast_to(src: object, shape: Sequence[int],
+                 **kwargs: object) -> "core.Broadcast":
+    """`nl.broadcast_to(src, shape=...)`, as `src.broadcast_to(shape)`."""
+    x = src
     if not is_tile(x):
         raise err("nl.broadcast_to takes a tile")
     return core.Broadcast(core._unlist(x), shape)  # type: ignore[arg-type]
@@ -659,6 +779,278 @@ def program_ndim() -> int:
 def device_print(*args: object, **kwargs: object) -> None:
     """Prints nothing when traced (no values exist)."""
 
+
+# --- the rest of the documented API ------------------------------------------
+
+def refused(name: str, reason: str):
+    """A documented name the front end does not trace: calling it is one
+    line naming it and why (the coverage table prints the reason)."""
+    def f(*args: object, **kwargs: object) -> None:
+        raise err(f"{name} is not supported by the NKI front end: {reason}")
+    f.__name__ = f.__qualname__ = name.rpartition(".")[2]
+    setattr(f, "_refused", reason)
+    return f
+
+
+class NKIObject:
+    """Today's base class of configuration objects a kernel takes as
+    arguments (nl.NKIObject): plain Python to a shape-only trace."""
+
+
+NkiTensor = Tile
+
+
+def prelu(*args: object, **kwargs: object) -> None:
+    """An activation function constant (`nisa.activation(op=nl.prelu)`);
+    called on a tile it is ScalarE's PReLU."""
+    if args and is_tile(args[0]):
+        return _activation("prelu", args[0], kwargs.get("dtype"))
+    raise err("nl.prelu is an activation function for nisa.activation(op=...)")
+
+
+setattr(prelu, "_traced_as", "`activation` prelu")
+
+
+def bypass(*args: object, **kwargs: object) -> None:
+    """The ALU's pass-through operator (`op1=nl.bypass`): a constant."""
+    raise err("nl.bypass is an ALU operator for nki.isa's op= arguments")
+
+
+setattr(bypass, "_traced_as", "an ALU operator constant (op=)")
+
+
+@traced_as("`tensor_reduce` (mean), `tensor_scalar` (x - mean), `activation` "
+           "square, `tensor_reduce`")
+def var(x: object, axis: object, dtype: object = None,
+        keepdims: bool = False, *, mask: object = None,
+        **kwargs: object) -> Tile:
+    m = _reduce("var", x, axis, "fp32", keepdims)
+    d = _binary("subtract", x, m, "fp32")
+    sq = _activation("square", d, "fp32")
+    out = _reduce("var", sq, axis, dtype or tile_dtype(x), keepdims)
+    _masked(out, mask)
+    return out
+
+
+@traced_as("`tensor_reduce` max, `activation` exp (bias -max), "
+           "`tensor_reduce` sum, `reciprocal`, `tensor_scalar`")
+def softmax(x: object, axis: object, dtype: object = None,
+            compute_dtype: object = None, *, mask: object = None,
+            **kwargs: object) -> Tile:
+    if not is_tile(x):
+        raise err("nl.softmax takes a tile")
+    mx = _reduce("softmax", x, axis, "fp32", True)
+    e = make_op("activation", [x, mx], shape=tile_shape(x), dtype="fp32",
+                func="exp")
+    s = _reduce("softmax", result_tile(e), axis, "fp32", True)
+    r = make_op("reciprocal", [s], shape=tile_shape(s), dtype="fp32")
+    out = _binary("multiply", result_tile(e), result_tile(r),
+                  _out_dtype(x, dtype))
+    _masked(out, mask)
+    return out
+
+
+@traced_as("`activation` square, `tensor_reduce` sum, `activation` rsqrt, "
+           "`tensor_scalar` (x * rstd), `tensor_tensor` (* w)")
+def rms_norm(x: object, w: object, axis: object, n: object,
+             epsilon: float = 1e-6, dtype: object = None,
+             compute_dtype: object = None, *, mask: object = None,
+             **kwargs: object) -> Tile:
+    if not (is_tile(x) and is_tile(w)):
+        raise err("nl.rms_norm takes tiles x and w")
+    sq = _activation("square", x, "fp32")
+    ss = _reduce("rms_norm", sq, axis, "fp32", True)
+    rstd = _activation("rsqrt", ss, "fp32")
+    y = _binary("multiply", x, rstd, "fp32")
+    out = _binary("multiply", y, w, _out_dtype(x, dtype))
+    _masked(out, mask)
+    return out
+
+
+@traced_as("`tensor_scalar` on VectorE (nisa.dropout: max(MIN_II, N) cycles)")
+def dropout(x: object, rate: object, dtype: object = None, *,
+            mask: object = None, **kwargs: object) -> Tile:
+    if not is_tile(x):
+        raise err("nl.dropout takes a tile")
+    inputs = [x] + ([rate] if is_tile(rate) else [])
+    op = make_op("tensor_scalar", inputs, shape=tile_shape(x),
+                 dtype=_out_dtype(x, dtype), engine="vector")
+    out = result_tile(op)
+    _masked(out, mask)
+    return out
+
+
+@traced_as("`iota` on GpSimd: one generator instruction with no input (the "
+           "reference gives no cost; iota's 150 + N cycles)")
+def rand(shape: Sequence[int], dtype: object = None, buffer: object = None,
+         name: str = "", **kwargs: object) -> Tile:
+    shp, _ = _shape_and_pdim(shape)
+    if _buffer_name(buffer) != "sbuf":
+        raise err("nl.rand makes an SBUF tile")
+    op = make_op("iota", (), shape=shp,
+                 dtype=core.spec_dtype(dtype or float32), engine="gpsimd")
+    return result_tile(op)
+
+
+@traced_as("nothing: it sets the random generator's state, no tile")
+def random_seed(seed: object, *, mask: object = None,
+                **kwargs: object) -> None:
+    return None
+
+
+@traced_as("an HBM tensor [n, n] (a constant, as shared_constant)")
+def shared_identity_matrix(n: int, dtype: object = None, dst: object = None,
+                           **kwargs: object) -> HbmHandle:
+    t = tracer.active()
+    target = tracer.current_target() or "identity"
+    d = core.spec_dtype(dtype if dtype is not None else uint8)
+    tensor = ir.HbmTensor(_unique_tensor_name(target), (int(n), int(n)), d)
+    t.tensors.append(tensor)
+    return HbmHandle(tensor, dtype)
+
+
+@traced_as("`tensor_tensor` on GpSimd reading the data and the indices "
+           "(a gather; our reading, the reference gives no cost)")
+def gather_flattened(data: object, indices: object, axis: int = 0,
+                     dtype: object = None, *, mask: object = None,
+                     **kwargs: object) -> Tile:
+    if not (is_tile(data) and is_tile(indices)):
+        raise err("nl.gather_flattened takes tiles data and indices")
+    op = make_op("tensor_tensor", [data, indices],
+                 shape=tile_shape(indices), dtype=_out_dtype(data, dtype),
+                 engine="gpsimd")
+    return result_tile(op)
+
+
+@traced_as("loop `sequential` (integer bounds; a register bound refuses)")
+def dynamic_range(start: object, stop: object = None, step: int = 1,
+                  **kwargs: object) -> core.LoopRange:
+    args = (start,) if stop is None else (start, stop, step)
+    for a in args:
+        if not isinstance(a, (int, Affine)):
+            raise err("nl.dynamic_range with a bound held in a register is "
+                      "not supported: a shape-only trace needs the trip "
+                      "count")
+    return core.LoopRange("sequential", args, "nl.dynamic_range")
+
+
+@traced_as("loop `sequential` around body_fun(i)")
+def fori_loop(lower: object, upper: object, body_fun: object,
+              step: int = 1) -> None:
+    if not callable(body_fun):
+        raise err("nl.fori_loop's body_fun is a function of the loop index")
+    for i in dynamic_range(lower, upper, step):
+        body_fun(i)
+    return None
+
+
+while_loop = refused("nl.while_loop", "its trip count depends on values on "
+                     "the device, which a shape-only trace does not have")
+atomic_rmw = refused("nl.atomic_rmw", "a read-modify-write DMA into HBM, "
+                     "which the spec format's store cannot state")
+all_reduce = refused("nl.all_reduce", "collectives reach beyond one "
+                     "NeuronCore; trnbench models one")
+expand_dims = refused("nl.expand_dims", "a reshaped view of a tile: the "
+                      "front end's tiles keep their allocation's shape (not "
+                      "yet)")
+
+
+class _NotOneCore:
+    """`nl.spmd_dim` / `nl.nc`: a grid over several NeuronCores."""
+
+    def __init__(self, name: str) -> None:
+        self._refused = ("a launch grid over several NeuronCores; trnbench "
+                         "models one NeuronCore")
+        self._name = name
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        raise err(f"nl.{self._name} is not supported by the NKI front end: "
+                  f"{self._refused}")
+
+    __getitem__ = __call__
+    __mul__ = __call__
+    __rmul__ = __call__
+
+
+spmd_dim = _NotOneCore("spmd_dim")
+nc = _NotOneCore("nc")
+
+
+class _TileSize21:
+    """SDK 2.x's `nl.tile_size` (neuronxcc.nki): psum_fmax is a PSUM tile's
+    free dim, 2048 fp32 elements."""
+    pmax = 128
+    psum_fmax = 2048
+    gemm_stationary_fmax = 128
+    gemm_moving_fmax = 512
+    bn_stats_fmax = 512
+    total_available_sbuf_size = 192 * 1024
+
+    def __getattr__(self, name: str) -> int:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise err(f"nl.tile_size.{name}: the reference gives no value for it")
+
+
+class _TileSize2026(_TileSize21):
+    """Today's `nl.tile_size` (nki): psum_fmax is deprecated and means a
+    PSUM bank's free dim, 512 fp32 elements (nki.language.tile_size)."""
+    psum_fmax = 512
+    psum_bank_fmax = 512
+    psum_bank_fmax_bytes = 2048
+    psum_num_banks = 8
+    sbuf_fmax_bytes = 192 * 1024
+    sbuf_fmax = 192 * 1024 // 4
+    sbuf_size_bytes = 128 * 192 * 1024
+
+
+tile_size = _TileSize21()
+tile_size_2026 = _TileSize2026()
+
+
+# What the older functions become (the newer ones say it with @traced_as).
+for _name, _text in {
+        "load": "`load` (mask: iota + compare)",
+        "store": "`store`",
+        "load_transpose2d": "`load` with `transpose`",
+        "copy": "`tensor_copy`",
+        "ndarray": "an SBUF/PSUM array, or an HBM tensor (`shared_hbm`, "
+                   "`hbm`, `private_hbm`)",
+        "zeros": "`memset` (elided in PSUM when a matmul accumulates into "
+                 "it)",
+        "zeros_like": "`memset`", "ones": "`memset`", "full": "`memset`",
+        "empty_like": "an array",
+        "shared_constant": "an HBM tensor of the constant's shape",
+        "matmul": "`matmul` (TensorE; with `transpose_x=False`, the default, "
+                  "`\"insert_transpose\": true`: the compiler stage inserts "
+                  "the transpose)",
+        "transpose": "`transpose`: over `[32, 32]` on TensorE into PSUM (the "
+                     "one engine that transposes it), else engine left to "
+                     "the compiler",
+        "ds": "a slice", "arange": "an index axis",
+        "where": "`select` (three tiles)",
+        "static_range": "loop `static`", "affine_range": "loop `affine`",
+        "sequential_range": "loop `sequential`",
+        "par_dim": "the partition dim of an allocation",
+        "program_id": "the variable of the launch grid's loop of that axis",
+        "num_programs": "the grid's size (of an axis, of several, or all)",
+        "program_ndim": "the grid's axes",
+        "device_print": "nothing (no values exist)",
+        "reciprocal": "`reciprocal`",
+        "broadcast_to": "`\"broadcasts\"` on the op that reads it (also the "
+                        "tile method `x.broadcast_to`); a free-dim broadcast "
+                        "needs no key",
+        "is_psum": "a buffer test", "is_sbuf": "a buffer test",
+        "is_hbm": "a buffer test", "is_on_chip": "a buffer test",
+        "loop_reduce": "`tensor_tensor` into its destination, carried "
+                       "across the loops (nisa.tensor_tensor(dst, x), as the "
+                       "reference has it)",
+        "no_reorder": "`\"no_reorder\": true` on the loops of its region and "
+                      "on the loop whose body holds it",
+}.items():
+    if _name in globals():
+        globals()[_name]._traced_as = _text
+setattr(mgrid, "_traced_as", "index axes (.p, .x, ...)")
 
 # Python operators on tiles (`a + b`, `-x`, `1.0 / s`) trace as these calls.
 _tiles.OPS.add, _tiles.OPS.subtract = add, subtract

@@ -13,7 +13,7 @@ import sys
 import types
 from typing import Callable, Dict, List, Optional
 
-from . import core, isa, language, tracer
+from . import core, generations, isa, language, tracer
 from .errors import TraceError
 
 SUPPORTED_DOC = "docs/nki-source.md lists the supported API"
@@ -81,6 +81,9 @@ def _direct_allocation(api: str):
             "the spec format leaves placement to the compiler stage; use "
             "mod_alloc, nl.sbuf / nl.psum or auto_alloc() "
             f"({SUPPORTED_DOC})", tracer.where())
+    setattr(refuse, "_refused", (
+        "it places each tile by a function of the kernel's, "
+        "where the spec leaves placement to the compiler stage"))
     return refuse
 
 
@@ -112,10 +115,17 @@ class _TensorType:
 def _build() -> Dict[str, types.ModuleType]:
     mods: Dict[str, types.ModuleType] = {}
     for top in ("neuronxcc.nki", "nki"):
+        # Each generation's names and signatures: generations.py.
         lang = _ApiModule(f"{top}.language")
-        lang.__dict__.update(_public(language, LANGUAGE_NAMES))
+        lang.__dict__.update(generations.language_names(top))
         isa_mod = _ApiModule(f"{top}.isa")
-        isa_mod.__dict__.update(_public(isa, ISA_NAMES))
+        isa_mod.__dict__.update(generations.isa_names(top))
+        isa_mod.__path__ = []  # a package, for `nki.isa.constants`
+        constants = _ApiModule(f"{top}.isa.constants")
+        constants.__dict__.update(generations.isa_names(top))
+        isa_mod.__dict__["constants"] = constants
+        collectives = _ApiModule(f"{top}.collectives")
+        collectives.__dict__.update(generations.collectives_names(top))
         typing = _ApiModule(f"{top}.typing")
         typing.__dict__["tensor"] = _TensorType()
         compiler = _ApiModule(f"{top}.compiler")
@@ -137,9 +147,12 @@ def _build() -> Dict[str, types.ModuleType]:
             "compiler": compiler, "jit": _decorator, "trace": _decorator,
             "benchmark": _decorator, "profile": _decorator,
             "baremetal": _decorator, "simulate_kernel": _simulate,
+            "simulate": _simulate, "tensor": typing.tensor,
+            "collectives": collectives,
         })
         nki.__path__ = []  # a package, for `import top.language`
-        for m in (lang, isa_mod, typing, compiler, sbuf, psum, nki):
+        for m in (lang, isa_mod, typing, compiler, sbuf, psum, nki,
+                  constants, collectives):
             mods[m.__name__] = m
     neuronxcc = _ApiModule("neuronxcc")
     neuronxcc.__path__ = []
