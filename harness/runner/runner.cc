@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
@@ -83,6 +84,18 @@ absl::Status CheckSimulatedWork(const std::vector<WorkloadSpec>& specs,
     total += work;
   }
   return absl::OkStatus();
+}
+
+std::string SimulatedTimeEstimate(int64_t instructions) {
+  const double fast =
+      static_cast<double>(instructions) / kSimulatedInstructionsPerSecond;
+  const double slow = 2 * fast;
+  const bool minutes = fast >= 90;
+  const double unit = minutes ? 60 : 1;
+  return absl::StrFormat("about %.2g instructions: %.*f to %.*f %s on one core",
+                         static_cast<double>(instructions), minutes ? 1 : 0,
+                         fast / unit, minutes ? 1 : 0, slow / unit,
+                         minutes ? "minutes" : "seconds");
 }
 
 namespace {
@@ -312,6 +325,8 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
         }
         return absl::OkStatus();
       }));
+
+  if (options.on_planned) options.on_planned(total);
 
   RunOptions each = options;
   each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
