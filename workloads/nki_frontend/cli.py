@@ -14,6 +14,7 @@ import resource
 import signal
 import sys
 import time
+import warnings
 from typing import Dict, List, NoReturn, Optional, Set, Tuple
 
 from . import blame, core, emit, ir, loader, modules, output, tracer
@@ -24,6 +25,7 @@ from .expr import LoopVar
 # spec-format.md) limits, so that no text reaches a spec it refuses.
 MAX_RANK = 8
 MAX_DIM = 1 << 40
+_DIMS = re.compile(r"\d+(?:x\d+)*")
 _TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
 
 
@@ -77,11 +79,16 @@ def reshape_args(args: Dict[str, object], shapes: List[str]) -> None:
     arguments. A text that names no argument is an error."""
     for text in shapes:
         names, eq, dims_text = text.partition("=")
-        try:
-            dims = tuple(int(d) for d in dims_text.split("x"))
-        except ValueError:
-            dims = ()
-        if not eq or not names or not dims or any(d < 1 for d in dims):
+        # Decimal digits only (int() also takes "1_000" and " 5"), within
+        # the spec format's limits as --args.
+        if not eq or not names or not _DIMS.fullmatch(dims_text):
+            raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
+        digits = dims_text.split("x")
+        if len(digits) > MAX_RANK or any(len(x) > 18 for x in digits):
+            raise TraceError(f"--shape {text}: expected at most {MAX_RANK} "
+                             f"dims of at most {MAX_DIM} each")
+        dims = tuple(int(d) for d in digits)
+        if any(d < 1 for d in dims):
             raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
         hit = False
         for name in names.split(","):
@@ -92,7 +99,11 @@ def reshape_args(args: Dict[str, object], shapes: List[str]) -> None:
             if len(dims) > len(old):
                 raise TraceError(f"--shape {text}: {name} has rank "
                                  f"{len(old)}, fewer than {len(dims)} dims")
-            args[name] = (old[:len(old) - len(dims)] + dims, dtype)
+            new = old[:len(old) - len(dims)] + dims
+            if math.prod(new) > MAX_DIM:
+                raise TraceError(f"--shape {text}: {name} would have more "
+                                 f"than 2^40 ({MAX_DIM}) elements")
+            args[name] = (new, dtype)
             hit = True
         if not hit:
             raise TraceError(f"--shape {text}: names no tensor argument of "
@@ -118,7 +129,11 @@ def _literal(text: str) -> object:
     if len(text) > 100000:
         return _NOT_A_LITERAL
     try:
-        return ast.literal_eval(text)
+        with warnings.catch_warnings():
+            # "1abc" warns (invalid decimal literal) on stderr: a second
+            # line after the refusal. It is no literal; that is all.
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, RecursionError,
             MemoryError):
         return _NOT_A_LITERAL

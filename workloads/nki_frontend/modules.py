@@ -133,14 +133,27 @@ def _checked(func: Callable) -> Callable:
     return call
 
 
-def _public(mod: types.ModuleType, names: List[str],
-            top: str) -> Dict[str, object]:
-    out: Dict[str, object] = {}
-    for n in names:
-        v = getattr(mod, n)
-        out[n] = _checked(v) if isinstance(v, types.FunctionType) else \
-            _lazy(top, n, v)
-    return out
+def _public(mod: types.ModuleType, names: List[str]) -> Dict[str, object]:
+    return {n: getattr(mod, n) for n in names}
+
+
+def _placeholders_when_used(mods: Dict[str, types.ModuleType]
+                            ) -> Dict[str, types.ModuleType]:
+    """Every module of the NKI packages a package (a submodule the front
+    end lacks, `import nki.isa.constants`, is then found by _NkiFinder);
+    their API functions refuse a placeholder argument (_checked) and their
+    constant namespaces give placeholders for what they lack (_lazy)."""
+    for name, m in mods.items():
+        if not hasattr(m, "__path__"):
+            m.__path__ = []  # type: ignore[attr-defined]
+        for k, v in list(vars(m).items()):
+            if k.startswith("_") or isinstance(v, types.ModuleType):
+                continue
+            if isinstance(v, types.FunctionType):
+                m.__dict__[k] = _checked(v)
+            else:
+                m.__dict__[k] = _lazy(name, k, v)
+    return mods
 
 
 LANGUAGE_NAMES = [n for n in dir(language) if not n.startswith("_") and n not in (
@@ -221,10 +234,9 @@ def _build() -> Dict[str, types.ModuleType]:
     mods: Dict[str, types.ModuleType] = {}
     for top in ("neuronxcc.nki", "nki"):
         lang = _ApiModule(f"{top}.language")
-        lang.__dict__.update(_public(language, LANGUAGE_NAMES,
-                                     f"{top}.language"))
+        lang.__dict__.update(_public(language, LANGUAGE_NAMES))
         isa_mod = _ApiModule(f"{top}.isa")
-        isa_mod.__dict__.update(_public(isa, ISA_NAMES, f"{top}.isa"))
+        isa_mod.__dict__.update(_public(isa, ISA_NAMES))
         typing = _ApiModule(f"{top}.typing")
         typing.__dict__["tensor"] = _TensorType()
         compiler = _ApiModule(f"{top}.compiler")
@@ -249,9 +261,6 @@ def _build() -> Dict[str, types.ModuleType]:
         })
         nki.__path__ = []  # a package, for `import top.language`
         for m in (lang, isa_mod, typing, compiler, sbuf, psum, nki):
-            # Each a package: a submodule the front end lacks
-            # (`import nki.isa.constants`) is found by _NkiFinder.
-            m.__path__ = []  # type: ignore[attr-defined]
             mods[m.__name__] = m
     neuronxcc = _ApiModule("neuronxcc")
     neuronxcc.__path__ = []
@@ -343,7 +352,7 @@ class absent_modules_allowed:
         sys.meta_path.remove(self.finder)
 
 
-MODULES = _build()
+MODULES = _placeholders_when_used(_build())
 
 
 def install() -> None:
