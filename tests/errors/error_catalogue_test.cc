@@ -448,7 +448,7 @@ const Case kCases[] = {
     {"kernel/missing_nki_module_used", "--kernel $ERR/kernels/bad.py::uses_missing_nki_module --args x=128x512:float32", "$ERR/kernels/bad.py:66: ", "nki.isa.constants.engine.vector is not supported by the NKI front end"},
     {"kernel/missing_nki_constant_used", "--kernel $ERR/kernels/bad.py::uses_missing_constant --args x=128x512:float32", "$ERR/kernels/bad.py:72: ", "neuronxcc.nki.language.tile_size.psum_bank_fmax is not supported by the NKI front end"},
     {"kernel/absent_package_used", "--kernel $ERR/kernels/bad.py::uses_absent_package --args x=128x512:float32", "$ERR/kernels/bad.py:78: ", "the kernel uses not_an_installed_package.zeros, from a module that is not installed"},
-    {"kernel/wrapped_by_absent_decorator", "--kernel $ERR/kernels/bad.py::wrapped_by_absent_decorator --args x=128x512:float32", "$ERR/kernels/bad.py: wrapped_by_absent_decorator", "is wrapped by not_an_installed_package.jit(...), which the front end does not provide"},
+    {"kernel/defined_after_the_top_level_runs_a_kernel", "--kernel $SRC/tests/nki_frontend/kernels/top_level_run.py::defined_after --args x=128x512:float32", "top_level_run.py: no function defined_after; it defines copy", "(its top level runs a kernel at "},
     {"kernel/syntax_error_in_imported_module", "--kernel $IN/k.py::k --args x=128x512:float32", "$IN/helper.py:2: ", "syntax error: invalid syntax", KernelWithBrokenHelper},
     {"flags/nothing_to_run", "--repeat 5", "nothing to run", "give --workload NAME|FAMILY|all or --spec FILE"},
     {"flags/unknown_workload", "--workload rmsnorm_fast", "no workload matches \"rmsnorm_fast\"", "did you mean rmsnorm_fused"},

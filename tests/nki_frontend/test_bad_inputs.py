@@ -110,10 +110,10 @@ CASES = [
     ("absent_package_used", BAD + "::uses_absent_package", ["--args", X],
      "bad.py:78: the kernel uses not_an_installed_package.zeros, from a "
      "module that is not installed", False),
-    ("kernel_wrapped_by_absent_decorator",
-     BAD + "::wrapped_by_absent_decorator", ["--args", X],
-     "wrapped_by_absent_decorator is wrapped by "
-     "not_an_installed_package.jit(...)", False),
+    ("defined_after_the_top_level_runs_a_kernel",
+     os.path.join(KERNELS, "top_level_run.py") + "::defined_after",
+     ["--args", X], "top_level_run.py: no function defined_after; it "
+     "defines copy (its top level runs a kernel at ", False),
     ("missing_constant_used_in_a_helper", PKG + "::uses_missing_constant",
      ["--args", "x=256x512:float32"],
      "helpers.py:19: nki.language.tile_size.psum_bank_fmax is not "
@@ -181,6 +181,25 @@ class BadInputs(unittest.TestCase):
             self.assertEqual(rc, 2, err)
             self.assertEqual(len(err.splitlines()), 1, err)
             self.assertIn("helper.py:2: syntax error", err)
+
+
+class TopLevelCode(unittest.TestCase):
+    def test_a_kernel_wrapped_by_an_absent_decorator_traces(self) -> None:
+        """`@torch_neuronx.nki_jit` when torch_neuronx is not installed:
+        the decorated function is traced, as with nki.jit."""
+        rc, out, err = frontend([BAD + "::wrapped_by_absent_decorator",
+                                 "--args", X])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["name"],
+                         "wrapped_by_absent_decorator")
+
+    def test_top_level_test_code_stops_where_it_runs_a_kernel(self) -> None:
+        rc, out, err = frontend([os.path.join(KERNELS, "top_level_run.py") +
+                                 "::copy", "--args", X])
+        self.assertEqual(rc, 0, err)
+        ops = [op["op"] for op in json.loads(out)["kernel"]["loops"][0]
+               ["body"]]
+        self.assertEqual(ops, ["load", "store"])  # traced once, not twice
 
 
 class OneWriter(unittest.TestCase):

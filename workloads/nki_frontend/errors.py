@@ -42,3 +42,12 @@ class TraceTimeout(BaseException):
 
     def line(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class TopLevelRun(BaseException):
+    """The kernel file's top level runs a kernel (its test code): loading
+    stops there (modules._not_at_top_level). `where` is that FILE:LINE."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where

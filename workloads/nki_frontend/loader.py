@@ -21,7 +21,10 @@ import types
 from typing import Callable, Optional, Tuple
 
 from . import blame, language, lists, modules, tracer
-from .errors import FrontEndBug, TraceError, TraceTimeout
+from .errors import FrontEndBug, TopLevelRun, TraceError, TraceTimeout
+
+# Where the file's top level ran a kernel, if it did (a module global).
+_STOPPED_AT = "__nki_top_level_run__"
 
 # The module name of a kernel file outside any package.
 LOOSE_MODULE = "nki_kernel_source"
@@ -140,7 +143,14 @@ def load_kernel(path: str, function: str) -> Callable:
             # imports finds it), replacing any copy the packages' __init__
             # files imported.
             sys.modules[dotted] = module
-            exec(source.code, module.__dict__)
+            modules.STATE.loading = True
+            try:
+                exec(source.code, module.__dict__)
+            except TopLevelRun as stop:
+                # Its test code: what it defined so far is the module.
+                module.__dict__[_STOPPED_AT] = stop.where
+            finally:
+                modules.STATE.loading = False
     except (KeyboardInterrupt, TraceTimeout):
         raise
     except BaseException as e:  # noqa: B036 (SystemExit too: one line)
@@ -157,10 +167,18 @@ def _kernel_function(module: types.ModuleType, path: str,
             if not n.startswith("_") and (
                 isinstance(v, modules.Jit) or callable(v) and
                 getattr(v, "__module__", "") == module.__name__))
+        stopped = module.__dict__.get(_STOPPED_AT)
+        after = (f" (its top level runs a kernel at {stopped}: loading "
+                 "stopped there)" if stopped else "")
         raise TraceError(f"{path}: no function {function}; it defines "
-                         f"{', '.join(names) or 'none'}")
-    if isinstance(func, modules.Jit):
-        func = func.func
+                         f"{', '.join(names) or 'none'}{after}")
+    while True:  # nki.jit, or a decorator of a module not installed
+        if isinstance(func, modules.Jit):
+            func = func.func
+        elif isinstance(func, modules.Missing) and func.wrapped is not None:
+            func = func.wrapped
+        else:
+            break
     if isinstance(func, modules.Missing):
         raise TraceError(f"{path}: {function} is wrapped by {func.name}, "
                          "which the front end does not provide; the front "

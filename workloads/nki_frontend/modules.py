@@ -20,7 +20,7 @@ import types
 from typing import Callable, Dict, List, NoReturn, Sequence
 
 from . import blame, core, isa, language, tracer
-from .errors import TraceError
+from .errors import TopLevelRun, TraceError
 
 SUPPORTED_DOC = "docs/nki-source.md lists the supported API"
 
@@ -30,6 +30,8 @@ class _State:
     # missing decorator or factory: its result is another placeholder);
     # True once the kernel runs, where calling a placeholder is a use.
     tracing = False
+    # True while the kernel file's top level runs (loader.load_kernel).
+    loading = False
 
 
 STATE = _State()
@@ -49,9 +51,12 @@ class Missing:
     Taking attributes of it, or calling it while the file loads, gives
     more placeholders; any other use refuses, in one line."""
 
-    def __init__(self, name: str, nki: bool) -> None:
+    def __init__(self, name: str, nki: bool,
+                 wrapped: object = None) -> None:
         self.__dict__["name"] = name
         self.__dict__["nki"] = nki
+        # A function this placeholder was applied to as a decorator.
+        self.__dict__["wrapped"] = wrapped
 
     def refuse(self, *args: object, **kwargs: object) -> NoReturn:
         if self.nki:
@@ -70,7 +75,11 @@ class Missing:
     def __call__(self, *args: object, **kwargs: object) -> "Missing":
         if STATE.tracing:
             self.refuse()
-        return Missing(f"{self.name}(...)", self.nki)
+        # `@torch_neuronx.nki_jit` on a kernel: the kernel stays reachable
+        # (loader._kernel_function traces it, as nki.jit's).
+        wrapped = args[0] if len(args) == 1 and not kwargs and \
+            callable(args[0]) else None
+        return Missing(f"{self.name}(...)", self.nki, wrapped)
 
     def __mro_entries__(self, bases: tuple) -> tuple:
         # `class Config(nl.NKIObject)`: a plain Python class (the language
@@ -178,6 +187,7 @@ class Jit:
         self.options = options
 
     def __call__(self, *args: object, **kwargs: object) -> object:
+        _not_at_top_level()
         return self.func(*args, **kwargs)
 
     def __getitem__(self, grid: object) -> "Jit":
@@ -270,7 +280,16 @@ def _build() -> Dict[str, types.ModuleType]:
 
 
 def _simulate(kernel: object, *args: object, **kwargs: object) -> object:
+    _not_at_top_level()
     return kernel(*args, **kwargs)  # type: ignore[operator]
+
+
+def _not_at_top_level() -> None:
+    """A kernel run by the file's top level (its test code: `nki_max8()`,
+    `nki.simulate(kernel)(a, b)`) ends the top level there: the front end
+    traces the kernel, it does not run it on data (loader.load_kernel)."""
+    if STATE.loading and not STATE.tracing:
+        raise TopLevelRun(_use_site())
 
 
 class _MissingLoader(importlib.abc.Loader):

@@ -78,6 +78,8 @@ def uses_absent_package(x):
     return absent.zeros(x.shape)
 
 
+# Not a bad input: a decorator of a module that is not installed is taken
+# to return the function, as nki.jit does (test_bad_inputs.TopLevelCode).
 @absent.jit
 def wrapped_by_absent_decorator(x):
     return copy(x)
