@@ -16,10 +16,10 @@
 #include "harness/runner/runner.h"
 #include "harness/validation/validation.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/lowering.h"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_parser.h"
-#include "workloads/spec_validator.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

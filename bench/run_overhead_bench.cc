@@ -13,8 +13,8 @@
 #include "benchmark/benchmark.h"
 #include "device_model/device_profile.h"
 #include "harness/runner/runner.h"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

@@ -10,8 +10,8 @@
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
 #include "harness/runner/runner.h"
-#include "workloads/lowering.h"
-#include "workloads/spec.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

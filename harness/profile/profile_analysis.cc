@@ -13,10 +13,10 @@
 #include "device_model/metrics.h"
 #include "support/status_macros.h"
 #include "workloads/compiler/allocation.h"
-#include "workloads/lowering.h"
-#include "workloads/nki_loops.h"
-#include "workloads/shape_override.h"
-#include "workloads/spec_validator.h"
+#include "workloads/loading/shape_override.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/nki_loops.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

@@ -16,7 +16,7 @@
 #include "device_model/unit.h"
 #include "harness/runner/results.h"
 #include "harness/runner/runner.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

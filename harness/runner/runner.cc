@@ -13,7 +13,7 @@
 #include "device_model/simulator.h"
 #include "support/ordered_parallel.h"
 #include "support/status_macros.h"
-#include "workloads/lowering.h"
+#include "workloads/lowering/lowering.h"
 
 namespace trn {
 

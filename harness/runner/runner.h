@@ -14,7 +14,7 @@
 #include "device_model/program.h"
 #include "device_model/timeline.h"
 #include "harness/runner/results.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

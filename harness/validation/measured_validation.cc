@@ -13,7 +13,7 @@
 #include "harness/runner/runner.h"
 #include "nlohmann/json.hpp"
 #include "support/status_macros.h"
-#include "workloads/lowering.h"
+#include "workloads/lowering/lowering.h"
 
 namespace trn {
 namespace {

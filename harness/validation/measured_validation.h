@@ -14,7 +14,7 @@
 #include "harness/runner/results.h"
 #include "harness/runner/runner.h"
 #include "harness/statistics/statistics.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

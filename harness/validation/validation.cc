@@ -18,8 +18,8 @@
 #include "harness/statistics/statistics.h"
 #include "support/status_macros.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/shape_override.h"
-#include "workloads/spec_validator.h"
+#include "workloads/loading/shape_override.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

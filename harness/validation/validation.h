@@ -13,8 +13,8 @@
 
 #include "absl/status/statusor.h"
 #include "device_model/device_profile.h"
-#include "workloads/published_figure.h"
-#include "workloads/spec.h"
+#include "workloads/spec/published_figure.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

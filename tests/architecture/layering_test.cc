@@ -190,4 +190,35 @@ TEST(Layering, HarnessSubfoldersAreLayered) {
   }
 }
 
+// The workloads layer is layered the same way: the spec format knows no
+// compiler, the compiler no lowering and no parser, so that a new construct
+// has one home per stage.
+TEST(Layering, WorkloadsSubfoldersAreLayered) {
+  const Matrix matrix = ReadMatrix();
+  for (const char* sub : {"spec", "compiler", "lowering", "loading"}) {
+    const std::string folder = std::string("workloads/") + sub + "/";
+    ASSERT_TRUE(matrix.count(folder)) << folder << " has no row";
+    EXPECT_FALSE(matrix.at(folder).count("workloads/")) << folder;
+  }
+  const auto allows = [&](const std::string& from, const std::string& to) {
+    return matrix.at(FolderOf(matrix, from)).count(FolderOf(matrix, to)) > 0;
+  };
+  EXPECT_FALSE(allows("workloads/spec/spec_validator.cc",
+                      "workloads/compiler/compiler.h"));
+  EXPECT_FALSE(allows("workloads/compiler/compiler.cc",
+                      "workloads/lowering/lowering.h"));
+  EXPECT_FALSE(allows("workloads/compiler/compiler.cc",
+                      "workloads/loading/spec_parser.h"));
+  EXPECT_FALSE(allows("workloads/lowering/lowering.cc",
+                      "workloads/loading/spec_parser.h"));
+  EXPECT_TRUE(allows("workloads/loading/spec_parser.cc",
+                     "workloads/compiler/compiler.h"));
+  EXPECT_TRUE(
+      allows("workloads/lowering/lowering.cc", "workloads/spec/nki_loops.h"));
+  // Every C++ file of the layer lives in one of its subfolders.
+  for (const auto& entry : fs::directory_iterator(Root() + "/workloads")) {
+    EXPECT_FALSE(IsSource(entry.path())) << entry.path();
+  }
+}
+
 }  // namespace

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(SOURCE, "workloads"))
+sys.path.insert(0, os.path.join(SOURCE, "workloads", "frontends", "nki"))
 
 from nki_frontend import cli  # noqa: E402
 from nki_frontend.errors import TraceError  # noqa: E402

@@ -13,9 +13,9 @@
 #include "device_model/metrics.h"
 #include "device_model/simulator.h"
 #include "tests/fuzz/fuzz_check.h"
-#include "workloads/lowering.h"
-#include "workloads/spec.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/spec.h"
 
 namespace trn::fuzz {
 namespace {

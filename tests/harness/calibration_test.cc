@@ -10,7 +10,7 @@
 #include "device_model/metrics.h"
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

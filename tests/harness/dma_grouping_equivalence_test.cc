@@ -14,9 +14,9 @@
 #include "device_model/simulator.h"
 #include "gtest/gtest.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/lowering.h"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_validator.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

@@ -21,7 +21,7 @@
 #include "harness/gate/baseline_store.h"
 #include "harness/gate/comparison.h"
 #include "harness/runner/runner.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

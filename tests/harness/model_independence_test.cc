@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
 #include "harness/statistics/serial_dependence.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

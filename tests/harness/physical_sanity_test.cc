@@ -15,9 +15,9 @@
 #include "harness/profile/profile_analysis.h"
 #include "harness/runner/runner.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/lowering.h"
-#include "workloads/shape_override.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/shape_override.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/lowering/lowering.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

@@ -8,8 +8,8 @@
 #include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "workloads/shape_override.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/shape_override.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

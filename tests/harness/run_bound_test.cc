@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

@@ -16,8 +16,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/loading/spec_parser.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

@@ -12,7 +12,8 @@ from typing import Iterator, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
-WORKLOADS = os.path.join(SOURCE, "workloads")
+# The folder that holds the nki_frontend package.
+WORKLOADS = os.path.join(SOURCE, "workloads", "frontends", "nki")
 KERNELS = os.path.join(HERE, "kernels")
 sys.path.insert(0, WORKLOADS)
 

@@ -145,17 +145,19 @@ class BadInputs(unittest.TestCase):
     def test_a_bug_of_the_front_end_is_exit_3(self) -> None:
         """An exception raised inside the front end is its bug: exit 3,
         naming the kernel's line. The fault is injected as a function of
-        tracer.py's file (what blame.py looks at), as a real bug would be."""
+        location.py's file (what blame.py looks at), as a real bug would
+        be."""
         with tempfile.TemporaryDirectory() as d:
             kernel = os.path.join(d, "k.py")
             with open(kernel, "w") as f:
                 f.write("import neuronxcc.nki.language as nl\n"
-                        "from nki_frontend import tracer\n"
+                        "from nki_frontend import location\n"
                         "scope = {}\n"
                         "exec(compile('def current_line():\\n'\n"
                         "             '    return {}[\"no such key\"]\\n',\n"
-                        "             tracer.__file__, 'exec'), scope)\n"
-                        "tracer.current_line = scope['current_line']\n\n\n"
+                        "             location.__file__, 'exec'), scope)\n"
+                        "location.current_line = scope['current_line']\n"
+                        "\n\n"
                         "def k(x):\n"
                         "    out = nl.ndarray(x.shape, dtype=nl.float32,\n"
                         "                     buffer=nl.shared_hbm)\n"
@@ -164,7 +166,7 @@ class BadInputs(unittest.TestCase):
                                      "--output", os.path.join(d, "o.json")])
             self.assertEqual(rc, 3, err)
             self.assertEqual(len(err.splitlines()), 1, err)
-            self.assertIn("k.py:13: a bug of the NKI front end: tracer.py:2 "
+            self.assertIn("k.py:13: a bug of the NKI front end: location.py:2 "
                           "(in current_line) raised KeyError: 'no such key' "
                           "while running the kernel", err)
             self.assertFalse(os.path.exists(os.path.join(d, "o.json")))

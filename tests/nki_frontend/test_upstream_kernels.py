@@ -21,7 +21,8 @@ TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
 
 # What is not traced yet, and why (docs/nki-source.md, "Limits"). The SD
 # attention tutorial's loop that fills two arrays is traced as two loops
-# (workloads/nki_frontend/fission.py); the 2026-02 attention v4 and v5,
+# (workloads/frontends/nki/nki_frontend/fission.py); the 2026-02 attention
+# v4 and v5,
 # whose PSUM block of matmul results was refused, run since matmuls that do
 # not accumulate are written "overwrite", and v3 since a loop may index a
 # dim of one element per iteration (`scores_t[i_tile_kv, ...]`), and v6-v8

@@ -18,7 +18,7 @@
 #include "harness/gate/comparison.h"
 #include "harness/runner/runner.h"
 #include "tests/run_trnbench.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

@@ -10,8 +10,8 @@
 #include "nlohmann/json.hpp"
 #include "tests/device_model/test_profile.h"
 #include "tests/workloads/kernel_queries.h"
-#include "workloads/lowering.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/lowering.h"
 
 namespace trn {
 namespace {

@@ -18,10 +18,10 @@
 #include "support/counter_rng.h"
 #include "tests/device_model/test_profile.h"
 #include "workloads/compiler/allocation.h"
-#include "workloads/lowering.h"
-#include "workloads/nki_loops.h"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/nki_loops.h"
 
 namespace trn {
 namespace {

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/workloads/kernel_queries.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

@@ -13,8 +13,8 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/device_model/test_profile.h"
-#include "workloads/lowering.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/lowering.h"
 
 namespace trn::testing {
 

@@ -1,6 +1,6 @@
 // Lowering of specs to programs: FLOPs per instruction, loop nests and the
 // instruction order of multi-buffered loops.
-#include "workloads/lowering.h"
+#include "workloads/lowering/lowering.h"
 
 #include <algorithm>
 #include <string>
@@ -12,7 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/device_model/test_profile.h"
 #include "tests/workloads/kernel_queries.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

@@ -1,12 +1,12 @@
 // Loop-nest geometry shared by the validator and lowering.
-#include "workloads/nki_loops.h"
+#include "workloads/spec/nki_loops.h"
 
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 namespace {

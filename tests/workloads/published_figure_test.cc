@@ -1,7 +1,7 @@
 // Tests of the "published" array of a spec (docs/spec-format.md): what the
 // parser keeps, what it refuses and with which message, and the unit and
 // statistic helpers the validation suite uses.
-#include "workloads/published_figure.h"
+#include "workloads/spec/published_figure.h"
 
 #include <string>
 #include <string_view>
@@ -10,8 +10,8 @@
 #include "device_model/memory_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "workloads/spec.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 namespace {

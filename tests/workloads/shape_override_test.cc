@@ -1,5 +1,5 @@
 // --shape: parsing, sweeps, renaming and re-validation.
-#include "workloads/shape_override.h"
+#include "workloads/loading/shape_override.h"
 
 #include <optional>
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

@@ -1,5 +1,5 @@
 // Tests of loading a spec directory and of the --workload selector.
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +11,7 @@
 #include "device_model/memory_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

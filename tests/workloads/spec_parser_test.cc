@@ -1,6 +1,6 @@
 // Tests of the spec parser and validator: the shipped specs, one bad file
 // per rule (tests/workloads/bad_specs/), and inputs too big to ship.
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -17,8 +17,8 @@
 #include "gtest/gtest.h"
 #include "support/hash.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/spec.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/spec.h"
+#include "workloads/spec/spec_validator.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

@@ -1,13 +1,13 @@
 // The validator's rules for loop nests: nested loops, loops over free dims,
 // indexed loads and stores, scoping and memory summed over the nest.
-#include "workloads/spec_validator.h"
+#include "workloads/spec/spec_validator.h"
 
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

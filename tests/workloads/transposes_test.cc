@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

@@ -19,9 +19,9 @@
 #include "support/name_match.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/diagnostics.h"
-#include "workloads/shape_override.h"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/shape_override.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

@@ -14,7 +14,7 @@
 #include "harness/runner/runner.h"
 #include "tools/trnbench/options.h"
 #include "tools/trnbench/report_outputs.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

@@ -23,7 +23,7 @@
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 extern char** environ;
 
@@ -267,7 +267,7 @@ std::string FrontEndDir() {
       p != nullptr && *p) {
     return p;
   }
-  return SourceDir() + "/workloads";
+  return SourceDir() + "/workloads/frontends/nki";
 }
 
 TracedKernels::~TracedKernels() {

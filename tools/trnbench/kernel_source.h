@@ -1,6 +1,7 @@
 // `--kernel FILE.py::FUNCTION`: a command runs the user's NKI kernel by
-// tracing it into a spec with the Python front end (workloads/nki_frontend/,
-// docs/nki-source.md) and running that spec as if given with --spec.
+// tracing it into a spec with the Python front end
+// (workloads/frontends/nki/nki_frontend/, docs/nki-source.md) and running that
+// spec as if given with --spec.
 #ifndef TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
 #define TRNBENCH_TOOLS_TRNBENCH_KERNEL_SOURCE_H_
 
@@ -14,8 +15,8 @@
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
 #include "tools/trnbench/options.h"
-#include "workloads/kernel_provenance.h"
-#include "workloads/spec.h"
+#include "workloads/spec/kernel_provenance.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 
@@ -90,7 +91,7 @@ class TracedKernels {
 // python3 on PATH.
 std::string FrontEndPython();
 // The folder that holds nki_frontend/: $TRNBENCH_NKI_FRONTEND, else the
-// source tree's workloads/.
+// source tree's workloads/frontends/nki/.
 std::string FrontEndDir();
 
 }  // namespace trn

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 

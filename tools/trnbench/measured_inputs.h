@@ -10,7 +10,7 @@
 #include "device_model/device_profile.h"
 #include "harness/gate/baseline_store.h"
 #include "tools/trnbench/options.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

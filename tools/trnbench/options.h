@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "workloads/shape_override.h"
+#include "workloads/loading/shape_override.h"
 
 namespace trn {
 

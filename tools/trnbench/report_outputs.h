@@ -17,7 +17,7 @@
 #include "harness/runner/results.h"
 #include "reports/report_dir.h"
 #include "support/output_transaction.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

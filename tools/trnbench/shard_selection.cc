@@ -13,7 +13,7 @@
 #include "support/hash.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
-#include "workloads/lowering.h"
+#include "workloads/lowering/lowering.h"
 
 namespace trn {
 namespace {

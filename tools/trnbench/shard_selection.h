@@ -9,7 +9,7 @@
 #include "device_model/device_profile.h"
 #include "harness/runner/results.h"
 #include "tools/trnbench/options.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

@@ -27,8 +27,8 @@
 #include "tools/trnbench/kernel_source.h"
 #include "tools/trnbench/measured_inputs.h"
 #include "tools/trnbench/output_format.h"
-#include "workloads/spec_catalog.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_catalog.h"
+#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {

@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "device_model/memory_limits.h"
-#include "workloads/compiler/decisions.h"
-#include "workloads/spec.h"
+#include "workloads/spec/compiler_decisions.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_format.h"
 #include "support/status_macros.h"
-#include "workloads/nki_loops.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/nki_loops.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

@@ -9,8 +9,8 @@
 #include "workloads/compiler/allocation.h"
 #include "workloads/compiler/broadcasts.h"
 #include "workloads/compiler/engine_placement.h"
-#include "workloads/nki_loops.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/nki_loops.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "device_model/memory_limits.h"
-#include "workloads/spec.h"
+#include "workloads/spec/spec.h"
 
 namespace trn {
 

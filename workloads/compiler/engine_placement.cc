@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "workloads/nki_loops.h"
-#include "workloads/spec_validator.h"
+#include "workloads/spec/nki_loops.h"
+#include "workloads/spec/spec_validator.h"
 
 namespace trn {
 namespace {

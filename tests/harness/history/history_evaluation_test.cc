@@ -24,7 +24,7 @@
 #include "harness/runner/runner.h"
 #include "harness/statistics/statistics.h"
 #include "support/counter_rng.h"
-#include "workloads/spec_catalog.h"
+#include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."

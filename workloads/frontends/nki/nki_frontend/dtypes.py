@@ -1,0 +1,77 @@
+"""NKI dtypes and what the spec format calls them: which a kernel may use,
+and the one-line refusal of the others."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .location import err
+
+
+class DType:
+    def __init__(self, name: str, spec: Optional[str]) -> None:
+        self.name = name
+        self.spec = spec  # the spec format's dtype, None: not supported
+
+    def __repr__(self) -> str:
+        return f"nl.{self.name}"
+
+    @property
+    def dtype(self) -> object:
+        """numpy takes an object's `.dtype` as its dtype: NKI's dtypes are
+        numpy's, so a kernel file's module level may write
+        `np.zeros(4, dtype=nl.float32)` or `np.finfo(nl.float16).max`.
+        numpy has no bfloat16, fp8 or tfloat32: those are refused."""
+        import numpy
+        if self.name in ("float32", "float16", "int8", "int16", "int32",
+                         "uint8", "uint16", "uint32", "bool_"):
+            return numpy.dtype(self.name.rstrip("_"))
+        raise err(f"nl.{self.name} has no numpy dtype (numpy has no "
+                  f"{self.name}); numpy takes float32, float16 and the "
+                  "integer dtypes")
+
+
+DTYPES = {n: DType(n, s) for n, s in [
+    ("bfloat16", "bf16"), ("float16", "fp16"), ("float32", "fp32"),
+    ("int8", "int8"), ("int32", "int32"), ("tfloat32", None),
+    ("float8_e4m3", None), ("float8_e5m2", None), ("float8_e4m3fn", None),
+    ("float8_e5m2_x4", None), ("float8_e4m3fn_x4", None),
+    ("float4_e2m1fn_x4", None), ("uint8", None), ("uint16", None),
+    ("int16", None), ("uint32", None), ("bool_", None)]}
+
+SUPPORTED_DTYPES = "bfloat16, float16, float32, int8, int32"
+
+_NUMPY_NAMES = {"float32": "float32", "float16": "float16",
+                "bfloat16": "bfloat16", "int8": "int8", "int32": "int32",
+                "uint8": "uint8", "int16": "int16", "uint16": "uint16",
+                "uint32": "uint32", "bool": "bool_", "float64": None,
+                "int64": None}
+
+ARG_DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16",
+              "fp16": "fp16", "float32": "fp32", "fp32": "fp32",
+              "int8": "int8", "int32": "int32"}
+
+
+def spec_dtype(d: object) -> str:
+    """The spec format's name of an NKI dtype, or a one-line refusal."""
+    if isinstance(d, str) and d in ("bf16", "fp16", "fp32", "int8", "int32"):
+        return d
+    if isinstance(d, DType):
+        if d.spec is None:
+            raise err(f"dtype {d!r} is not supported; supported: "
+                      f"{SUPPORTED_DTYPES}")
+        return d.spec
+    name = getattr(d, "__name__", None) or getattr(d, "name", None) or str(d)
+    name = str(name)
+    if name in _NUMPY_NAMES:
+        mapped = _NUMPY_NAMES[name]
+        if mapped is not None and DTYPES[mapped].spec is not None:
+            return DTYPES[mapped].spec  # type: ignore[return-value]
+    raise err(f"dtype {name} is not supported; supported: {SUPPORTED_DTYPES}")
+
+
+def dtype_obj(spec: str) -> DType:
+    for d in DTYPES.values():
+        if d.spec == spec:
+            return d
+    raise err(f"dtype {spec} is not supported")

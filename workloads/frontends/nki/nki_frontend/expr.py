@@ -1,0 +1,280 @@
+"""Affine index expressions over loop variables and index axes.
+
+A loop body runs once with a symbolic loop variable, so every index the
+kernel computes from it is an affine expression: `k * 128 + i_p` has the
+term k (coefficient 128), the axis i_p (an `nl.arange` of 128) and no
+constant. Anything that is not affine (a product of two variables, a
+division of a variable) is refused where it is made."""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Union
+
+from . import location
+from .errors import TraceError
+
+Number = Union[int, float]
+
+
+class LoopVar:
+    """The variable of one traced loop."""
+
+    def __init__(self, name: str, loop: "object") -> None:
+        self.name = name
+        self.loop = loop
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Axis:
+    """One axis of an `nl.arange` / `nl.mgrid` grid: values 0..extent-1
+    along dim `position` of the grid (0 is the partition axis)."""
+
+    _count = 0
+
+    def __init__(self, extent: int, position: int, rank: int, line: int) -> None:
+        Axis._count += 1
+        self.uid = Axis._count
+        self.extent = extent
+        self.position = position
+        self.rank = rank
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"axis{self.uid}[{self.extent}]@{self.position}"
+
+
+Key = Union[LoopVar, Axis]
+
+
+def _where() -> str:
+    return location.where()
+
+
+class Affine:
+    """sum(coef * key) + const, with integer coefficients."""
+
+    __slots__ = ("terms", "const")
+
+    def __init__(self, terms: Optional[Dict[Key, int]] = None,
+                 const: int = 0) -> None:
+        self.terms: Dict[Key, int] = {k: c for k, c in (terms or {}).items()
+                                      if c != 0}
+        self.const = const
+
+    # --- construction -------------------------------------------------
+    @staticmethod
+    def of(value: object) -> "Affine":
+        if isinstance(value, Affine):
+            return value
+        if isinstance(value, bool):
+            raise TraceError("a boolean is not an index", _where())
+        if isinstance(value, int):
+            return Affine({}, value)
+        if hasattr(value, "__index__"):
+            return Affine({}, int(value.__index__()))  # numpy integers
+        raise TraceError(f"an index must be an integer or an affine "
+                         f"expression of loop variables, not "
+                         f"{type(value).__name__}", _where())
+
+    def is_const(self) -> bool:
+        return not self.terms
+
+    def loop_terms(self) -> Dict[LoopVar, int]:
+        return {k: c for k, c in self.terms.items() if isinstance(k, LoopVar)}
+
+    def axes(self) -> Dict[Axis, int]:
+        return {k: c for k, c in self.terms.items() if isinstance(k, Axis)}
+
+    # --- arithmetic ---------------------------------------------------
+    def _combine(self, other: object, sign: int) -> "Affine":
+        o = Affine.of(other)
+        terms = dict(self.terms)
+        for k, c in o.terms.items():
+            terms[k] = terms.get(k, 0) + sign * c
+        return Affine(terms, self.const + sign * o.const)
+
+    def __add__(self, other: object) -> "Affine":
+        if isinstance(other, float):
+            return NotImplemented
+        return self._combine(other, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> "Affine":
+        return self._combine(other, -1)
+
+    def __rsub__(self, other: object) -> "Affine":
+        return Affine.of(other)._combine(self, -1)
+
+    def __neg__(self) -> "Affine":
+        return Affine({k: -c for k, c in self.terms.items()}, -self.const)
+
+    def __mul__(self, other: object) -> "Affine":
+        o = Affine.of(other) if not isinstance(other, Affine) else other
+        if o.is_const():
+            f = o.const
+            return Affine({k: c * f for k, c in self.terms.items()},
+                          self.const * f)
+        if self.is_const():
+            return o * self.const
+        raise TraceError("a product of two loop variables or indices is not "
+                         "affine; the front end traces affine indices only",
+                         _where())
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: object) -> "Affine":
+        o = Affine.of(other)
+        if self.is_const() and o.is_const():
+            return Affine({}, self.const // o.const)
+        # `i * 512 // 128` (attention v11) is exact: i * 4.
+        if o.is_const() and o.const > 0 and self.const % o.const == 0 and \
+                all(c % o.const == 0 for c in self.terms.values()):
+            return Affine({k: c // o.const for k, c in self.terms.items()},
+                          self.const // o.const)
+        raise TraceError("integer division of a loop variable or index is "
+                         "not affine; the front end traces affine indices "
+                         "only", _where())
+
+    def __mod__(self, other: object) -> "Union[Affine, Modulo]":
+        o = Affine.of(other)
+        if self.is_const() and o.is_const():
+            return Affine({}, self.const % o.const)
+        lt = self.loop_terms()
+        if (o.is_const() and o.const >= 2 and not self.axes()
+                and len(lt) == 1 and list(lt.values())[0] == 1):
+            var = list(lt.keys())[0]
+            return Modulo(var, self.const % o.const, o.const)
+        raise TraceError("the remainder of a loop variable or index is not "
+                         "affine; the front end traces affine indices, and "
+                         "(i + c) % n of one loop variable as a buffer index",
+                         _where())
+
+    def __index__(self) -> int:
+        if self.is_const():
+            return self.const
+        raise TraceError(f"the value of {self!r} depends on a loop variable: "
+                         "a loop is traced once, symbolically, so its "
+                         "variable has no value here (use it in an index)",
+                         _where())
+
+    __int__ = __index__
+
+    def __bool__(self) -> bool:
+        if self.is_const():
+            return self.const != 0
+        raise TraceError("control flow on a loop variable (if/while on "
+                         f"{self!r}) cannot be traced symbolically; use a "
+                         "mask or nl.where", _where())
+
+    def __hash__(self) -> int:
+        return hash((tuple(sorted((repr(k), c) for k, c in self.terms.items())),
+                     self.const))
+
+    def same(self, other: "Affine") -> bool:
+        return self.terms == other.terms and self.const == other.const
+
+    # Comparisons make predicates (masks); == on two constants is a bool.
+    def _pred(self, op: str, other: object) -> "Predicate":
+        return Predicate(self - Affine.of(other), op)
+
+    def __lt__(self, other: object) -> "Predicate":
+        return self._pred("<", other)
+
+    def __le__(self, other: object) -> "Predicate":
+        return self._pred("<=", other)
+
+    def __gt__(self, other: object) -> "Predicate":
+        return self._pred(">", other)
+
+    def __ge__(self, other: object) -> "Predicate":
+        return self._pred(">=", other)
+
+    def __eq__(self, other: object):  # type: ignore[override]
+        if isinstance(other, (int, Affine)):
+            diff = self - Affine.of(other)
+            if diff.is_const():
+                return diff.const == 0
+            return Predicate(diff, "==")
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        parts = [f"{c}*{k!r}" if c != 1 else repr(k)
+                 for k, c in self.terms.items()]
+        if self.const or not parts:
+            parts.append(str(self.const))
+        return " + ".join(parts)
+
+
+class Modulo:
+    """`(i + offset) % n` of one loop variable: the index of one of n
+    buffers a kernel rotates by hand (`qk_sbuf[:, i_tile_q % 2, ...]` in the
+    2026-02 attention v9). Only an index: no further arithmetic."""
+
+    def __init__(self, var: LoopVar, offset: int, n: int) -> None:
+        self.var = var
+        self.offset = offset
+        self.n = n
+
+    def same(self, other: "Modulo") -> bool:
+        return (self.var is other.var and self.offset == other.offset
+                and self.n == other.n)
+
+    def __repr__(self) -> str:
+        if self.offset:
+            return f"({self.var!r} + {self.offset}) % {self.n}"
+        return f"{self.var!r} % {self.n}"
+
+    def _refuse(self, *args: object) -> None:
+        raise TraceError(f"{self!r} is a buffer index only: arithmetic on "
+                         "it is not affine", _where())
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __floordiv__ = __mod__ = __index__ = __int__ = __bool__ = _refuse
+
+
+class Predicate:
+    """`expr OP 0`, such as the mask `i_p < sz_p` (i_p - sz_p < 0)."""
+
+    def __init__(self, expr: Affine, op: str) -> None:
+        self.expr = expr
+        self.op = op
+        self.line = 0
+        self.line = location.current_line()
+
+    def __and__(self, other: object) -> "Conjunction":
+        return Conjunction([self]) & other
+
+    __rand__ = __and__
+
+    def __bool__(self) -> bool:
+        raise TraceError("control flow on a comparison of loop variables or "
+                         "indices (if/while) cannot be traced symbolically; "
+                         "use a mask= or nl.where", _where())
+
+    def parts(self) -> list:
+        return [self]
+
+
+class Conjunction:
+    def __init__(self, preds: list) -> None:
+        self.preds = preds
+        self.line = location.current_line()
+
+    def __and__(self, other: object) -> "Conjunction":
+        if isinstance(other, Predicate):
+            return Conjunction(self.preds + [other])
+        if isinstance(other, Conjunction):
+            return Conjunction(self.preds + other.preds)
+        raise TraceError("a mask combines index predicates with &", _where())
+
+    __rand__ = __and__
+
+    def __bool__(self) -> bool:
+        raise TraceError("control flow on an index predicate cannot be "
+                         "traced; use it as a mask= argument", _where())
+
+    def parts(self) -> list:
+        return self.preds
