@@ -20,6 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "device_model/memory_limits.h"
 #include "nlohmann/json.hpp"
+#include "harness/runner/runner.h"
+#include "support/ordered_parallel.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -43,7 +45,9 @@ absl::StatusOr<ChildResult> RunChild(
     const std::vector<std::string>& argv,
     const std::vector<std::string>& env_extra) {
   int pipe_fd[2];
-  if (pipe(pipe_fd) != 0) {
+  // Close-on-exec: a front end spawned by another thread meanwhile must not
+  // hold this pipe open (its end would wait for that child too).
+  if (pipe2(pipe_fd, O_CLOEXEC) != 0) {
     return absl::InternalError(
         absl::StrCat("pipe for the NKI front end: ", std::strerror(errno)));
   }
@@ -303,12 +307,23 @@ absl::Status TracedKernels::Trace(Options& o) {
     return absl::InvalidArgumentError(
         "--emit-spec: writes the spec of one kernel, not of a --kwarg sweep");
   }
-  size_t index = 0;
-  for (const std::string& kernel : o.kernels) {
-    for (const SweepPoint& point : points) {
-      TRN_RETURN_IF_ERROR(TraceOne(o, kernel, point, index++));
-    }
-  }
+  // Every kernel at every point, traced by front ends running side by side
+  // on up to DefaultJobs() (each writes a file of its own); the specs are
+  // taken in kernel-then-point order, the first error in that order wins.
+  const size_t n = o.kernels.size() * points.size();
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<Traced>(
+      n, DefaultJobs(),
+      [&](size_t, size_t k) -> absl::StatusOr<Traced> {
+        return TraceOne(o, o.kernels[k / points.size()],
+                        points[k % points.size()], k);
+      },
+      [&](size_t k, Traced t) -> absl::Status {
+        const std::string out =
+            dir_ + "/" + SpecFileName(o.kernels[k / points.size()], k);
+        o.specs.push_back(out);
+        traced_[out] = std::move(t);
+        return absl::OkStatus();
+      }));
   if (o.Given("emit_spec")) emitted_ = o.specs.back();
   args_ = o.kernel_args;
   if (!o.shapes.empty()) {
@@ -351,8 +366,9 @@ absl::StatusOr<std::string> TracedKernels::TraceReference(
   return out;
 }
 
-absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
-                                     const SweepPoint& point, size_t index) {
+absl::StatusOr<TracedKernels::Traced> TracedKernels::TraceOne(
+    const Options& o, const std::string& kernel, const SweepPoint& point,
+    size_t index) const {
   const std::string out = dir_ + "/" + SpecFileName(kernel, index);
   std::vector<std::string> naming;
   if (!point.suffix.empty()) {
@@ -362,9 +378,7 @@ absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
   }
   TRN_RETURN_IF_ERROR(
       RunFrontEnd(kernel, o.kernel_args, point.kwargs, naming, out));
-  o.specs.push_back(out);
-  traced_[out] = {kernel, point.kwargs, naming};
-  return absl::OkStatus();
+  return Traced{kernel, point.kwargs, naming};
 }
 
 absl::StatusOr<std::optional<WorkloadSpec>> TracedKernels::TraceAtPoint(
