@@ -42,6 +42,15 @@ class DmaGroups {
       : slot_of_(engines, kNone),
         busy_((engines + 63) / 64, 0),
         merge_(merge) {}
+  // No group on `engines` engines, as constructed, keeping the storage.
+  void Reset(size_t engines, bool merge) {
+    groups_.clear();
+    free_.clear();
+    slot_of_.assign(engines, kNone);
+    busy_.assign((engines + 63) / 64, 0);
+    in_use_ = 0;
+    merge_ = merge;
+  }
 
   bool Idle(size_t e) const { return (busy_[e / 64] >> (e % 64) & 1) == 0; }
   // How many engines from lo on, up to `max`, are idle in a row.

@@ -24,6 +24,13 @@ class DmaQueues {
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
   explicit DmaQueues(size_t engines) : nonempty_((engines + 63) / 64, 0) {}
+  // Empty queues on `engines` engines, as constructed, keeping the storage.
+  void Reset(size_t engines) {
+    runs_.clear();
+    first_ = 0;
+    nonempty_.assign((engines + 63) / 64, 0);
+    queued_ = 0;
+  }
 
   // Pieces waiting, on all engines.
   size_t Queued() const { return queued_; }

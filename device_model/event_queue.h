@@ -29,6 +29,15 @@ struct QueuedEvent {
 class EventQueue {
  public:
   bool Empty() const { return head_ == time_.size(); }
+  // No event, as constructed, keeping the storage (a simulator's scratch
+  // queue is reused run after run).
+  void Clear() {
+    time_.clear();
+    seq_.clear();
+    payload_.clear();
+    head_ = 0;
+    heap_ = false;
+  }
   double TopTime() const { return time_[head_]; }
 
   void Push(double time, uint64_t seq, uint64_t payload) {
@@ -90,12 +99,6 @@ class EventQueue {
     time_[to] = time_[from];
     seq_[to] = seq_[from];
     payload_[to] = payload_[from];
-  }
-  void Clear() {
-    time_.clear();
-    seq_.clear();
-    payload_.clear();
-    head_ = 0;
   }
   // Moves the live events [head_, size) to the front.
   void Compact() {

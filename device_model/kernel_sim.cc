@@ -78,6 +78,49 @@ void SplitTransfer(const Instruction& in, const DeviceProfile& p,
   }
 }
 
+// Each instruction's state in one place: a tile's few instructions are a
+// few cache lines, not one in each of six arrays (at 100k tiles the
+// state is far larger than the caches).
+struct State {
+  union {
+    // Until it issues: when every dependency is visible; 0 rather than
+    // t0_us before the first is resolved, which compares alike because
+    // the run's time never goes below t0_us.
+    double ready_at;
+    // A DMA's, once its data has moved (nothing reads ready_at then):
+    // when that was. One field for both keeps the state at 24 bytes.
+    double dma_end;
+  };
+  double start;          // compute: started; DMA: queued
+  uint32_t resolved;     // dependencies done, of hot_[i].deps
+  uint32_t pieces_left;  // DMA: shares not ended
+};
+static_assert(sizeof(State) == 24);
+
+// The rate of a group moving alone, by its piece and count: most
+// transfers of a tiled kernel move alone, alike, so the policy (whose
+// rates depend only on its flows) is asked once per shape.
+struct Alone {
+  uint32_t count = 0;
+  double rate = 0;
+};
+
+// What a run works in, kept by each thread from one run to the next: a run
+// made its arrays anew (a dozen allocations, two of them the size of the
+// kernel, freed and page-faulted back in by every run). Each run sets
+// every part before use, so nothing carries over from the last.
+struct RunScratch {
+  std::vector<State> st;
+  std::vector<char> edge_done;
+  std::vector<Alone> alone;
+  EventQueue heap;
+  DmaQueues queues{0};
+  DmaGroups dma{0, true};
+  std::vector<Flow> flows;
+  std::vector<uint32_t> flow_group;
+  std::vector<double> issuer_free;
+};
+
 }  // namespace
 
 KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
@@ -239,35 +282,22 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const size_t n = hot_.size();
   if (n == 0) return t0_us;
 
-  // Each instruction's state in one place: a tile's few instructions are a
-  // few cache lines, not one in each of six arrays (at 100k tiles the
-  // state is far larger than the caches).
-  struct State {
-    union {
-      // Until it issues: when every dependency is visible; 0 rather than
-      // t0_us before the first is resolved, which compares alike because
-      // the run's time never goes below t0_us.
-      double ready_at;
-      // A DMA's, once its data has moved (nothing reads ready_at then):
-      // when that was. One field for both keeps the state at 24 bytes.
-      double dma_end;
-    };
-    double start;          // compute: started; DMA: queued
-    uint32_t resolved;     // dependencies done, of hot_[i].deps
-    uint32_t pieces_left;  // DMA: shares not ended
-  };
-  static_assert(sizeof(State) == 24);
-  // All zero as it starts, so making it is one memset, not a pass.
-  std::vector<State> st(n);
+  // This thread's scratch; a kernel's run does not nest another.
+  thread_local RunScratch scratch;
+  // All zero as it starts.
+  std::vector<State>& st = scratch.st;
+  st.assign(n, State{});
   // Transfer i's latency is the run's draw dma_draw_[i]: the draws belong
   // to transfers in program order, whatever order events are handled in,
   // and each is made when its transfer needs it (drawing them all up front
   // cost a pass over the state of every instruction).
   const uint64_t draw0 = rng.counter();
   rng.Skip(dma_count_);
-  std::vector<char> edge_done(rdeps_.size(), 0);
+  std::vector<char>& edge_done = scratch.edge_done;
+  edge_done.assign(rdeps_.size(), 0);
 
-  EventQueue heap;
+  EventQueue& heap = scratch.heap;
+  heap.Clear();
   uint64_t seq = 0;
   auto push = [&](double time, uint32_t what, EvKind kind) {
     heap.Push(time, seq++, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
@@ -283,16 +313,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // DMA engines: an in-order queue of pieces each, the head piece moving
   // (dma_queues.h).
   const auto engines = static_cast<size_t>(prof.dma_queues);
-  DmaQueues queues(engines);
+  DmaQueues& queues = scratch.queues;
+  queues.Reset(engines);
   // The moving pieces, alike ones on adjacent engines as one group. The
   // scans below visit groups in engine order (a DMA engine is idle most of
   // a compute-bound kernel), as a scan of every engine would visit their
   // members, so every sum and every tie is the same.
-  DmaGroups dma(engines, group_shares_);
-  std::vector<Flow> flows;
-  std::vector<uint32_t> flow_group;
-  std::vector<double> issuer_free(
-      static_cast<size_t>(std::max(1, prof.dma_issuers)), t0_us);
+  DmaGroups& dma = scratch.dma;
+  dma.Reset(engines, group_shares_);
+  std::vector<Flow>& flows = scratch.flows;
+  std::vector<uint32_t>& flow_group = scratch.flow_group;
+  std::vector<double>& issuer_free = scratch.issuer_free;
+  issuer_free.assign(static_cast<size_t>(std::max(1, prof.dma_issuers)), t0_us);
   const double hbm = prof.hbm_gbps * 1e3;        // bytes per us
   const double cap = prof.dma_queue_gbps * 1e3;  // work per us
   const double sync = prof.cost.dependency_sync_us;
@@ -470,14 +502,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       flow_group.push_back(s);
     });
   };
-  // The rate of a group moving alone, by its piece and count: most
-  // transfers of a tiled kernel move alone, alike, so the policy (whose
-  // rates depend only on its flows) is asked once per shape.
-  struct Alone {
-    uint32_t count = 0;
-    double rate = 0;
-  };
-  std::vector<Alone> alone(pieces_.size());
+  std::vector<Alone>& alone = scratch.alone;
+  alone.assign(pieces_.size(), Alone{});
   auto assign_rates = [&] {
     const uint32_t only = dma.Only();
     if (only != DmaGroups::kNone) {

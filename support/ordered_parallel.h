@@ -20,6 +20,12 @@
 
 namespace trn {
 
+// Bytes apart that two workers' hot state should be, so that no cache line
+// is written by one while the other uses it (false sharing): two 64-byte
+// lines, since x86 cores also fetch a line's neighbour (the adjacent-line
+// prefetcher). Give each worker's state alignas(kNoFalseSharing).
+inline constexpr size_t kNoFalseSharing = 128;
+
 // The machine's cores, at least 1: the default of `--jobs`.
 inline int HardwareJobs() {
   const unsigned n = std::thread::hardware_concurrency();

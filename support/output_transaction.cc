@@ -1,6 +1,7 @@
 #include "support/output_transaction.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -304,32 +305,73 @@ bool IsTemporaryName(absl::string_view name) {
   });
 }
 
-int RemoveStaleTemporaries(const std::string& dir) {
+namespace {
+
+// Removes this program's temporaries of this user in `dir` (not below it),
+// whatever their age: the caller holds the folder's lock exclusively, so
+// no live transaction is staging there and every one of them was left by a
+// killed run.
+int RemoveTemporariesOf(const std::string& dir) {
   std::error_code ec;
   int removed = 0;
-  const std::time_t now = std::time(nullptr);
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
        it.increment(ec)) {
     const fs::path& p = it->path();
     if (!IsTemporaryName(p.filename().string())) continue;
     struct stat st {};
     if (lstat(p.c_str(), &st) != 0 || st.st_uid != geteuid()) continue;
-    // A backup is a hard link that keeps the old file's mtime; linking it
-    // set its ctime, so a live run's backup is judged by that.
-    const std::string name = p.filename().string();
-    const bool backup =
-        name.size() > 4 && name.substr(name.size() - 4) == ".old";
-    if (now - (backup ? st.st_ctime : st.st_mtime) <= kStaleTemporarySeconds) {
-      continue;
-    }
     std::error_code rm;
     if (fs::remove_all(p, rm) > 0 && !rm) ++removed;
   }
   return removed;
 }
 
+// The folder's lock, exclusive if no live transaction holds it (then its
+// temporaries are cleared), then shared: returns the open folder (-1 when
+// it cannot be opened; staging goes on without the lock).
+int LockFolder(const std::string& dir, bool hold) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) RemoveTemporariesOf(dir);
+  if (!hold) {
+    close(fd);
+    return -1;
+  }
+  // Blocks only while another run clears the folder, for as long as that
+  // takes. flock() is released when the process ends, however it ends.
+  while (flock(fd, LOCK_SH) != 0 && errno == EINTR) {
+  }
+  return fd;
+}
+
+}  // namespace
+
+int RemoveStaleTemporaries(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const int removed =
+      flock(fd, LOCK_EX | LOCK_NB) == 0 ? RemoveTemporariesOf(dir) : 0;
+  close(fd);
+  return removed;
+}
+
+void OutputTransaction::HoldFolder(const std::string& dir) {
+  for (const auto& [held, fd] : held_dirs_) {
+    if (held == dir) return;
+  }
+  held_dirs_.emplace_back(dir, LockFolder(dir, /*hold=*/true));
+}
+
+void OutputTransaction::ReleaseFolders() {
+  for (auto& [dir, fd] : held_dirs_) {
+    if (fd >= 0) close(fd);
+  }
+  held_dirs_.clear();
+}
+
 OutputTransaction::~OutputTransaction() {
   if (!committed_) Discard();
+  ReleaseFolders();
 }
 
 void OutputTransaction::AddInput(absl::string_view label,
@@ -484,6 +526,7 @@ absl::Status OutputTransaction::StageOne(const std::string& label,
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": is a folder; expected a file name"));
   }
+  HoldFolder(ParentOf(d).string());
   TRN_ASSIGN_OR_RETURN(
       std::string temp,
       WriteTemporary(where, ParentOf(d), d.filename().string(), content));
@@ -510,7 +553,6 @@ absl::Status OutputTransaction::StageFile(absl::string_view path,
     return absl::InternalError(
         absl::StrCat(path, ": staged but not planned as an output file"));
   }
-  RemoveStaleTemporaries(ParentOf(fs::path(p->path)).string());
   return StageOne(p->label, p->path, content);
 }
 
@@ -525,7 +567,6 @@ absl::Status OutputTransaction::StageFolder(
   const fs::path target = FolderPath(p->path);
   std::error_code ec;
   if (fs::is_directory(target, ec)) {
-    RemoveStaleTemporaries(target.string());
     for (const OutputFile& f : files) {
       const fs::path dest = target / f.path;
       TRN_RETURN_IF_ERROR(MakeFolders(where, ParentOf(dest), created_dirs_));
@@ -537,7 +578,7 @@ absl::Status OutputTransaction::StageFolder(
   // place: it appears complete or not at all.
   const fs::path parent = ParentOf(target);
   TRN_RETURN_IF_ERROR(MakeFolders(where, parent, created_dirs_));
-  RemoveStaleTemporaries(parent.string());
+  HoldFolder(parent.string());
   std::string tmpl =
       (parent / absl::StrCat(".", target.filename().string(), ".tmp.XXXXXX"))
           .string();
@@ -733,6 +774,8 @@ absl::Status OutputTransaction::Commit() {
     a.fd = -1;
   }
   committed_ = true;
+  // Nothing of this run is left in its folders: another may clear them.
+  ReleaseFolders();
   return absl::OkStatus();
 }
 
@@ -794,6 +837,7 @@ void OutputTransaction::Discard() {
     fs::remove(*it, ec);  // only if empty: another run may use it now
   }
   created_dirs_.clear();
+  ReleaseFolders();
 }
 
 absl::Status WriteFileAtomic(const std::string& path,

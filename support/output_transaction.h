@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -28,17 +29,19 @@ struct OutputFile {
 // ".<name>.tmp.XXXXXX" (a backup of a replaced file adds ".old"): hidden,
 // beside their destination, and matched by kTemporaryGlob in .gitignore.
 inline constexpr char kTemporaryGlob[] = ".*.tmp.*";
-// A temporary older than this was left by a killed run: no live run keeps
-// one that long between writing it and renaming it.
-inline constexpr int kStaleTemporarySeconds = 60;
-
 // True for a name this program gives its temporaries.
 bool IsTemporaryName(absl::string_view filename);
 
-// Removes this program's temporaries in `dir` (not below it) that are older
-// than kStaleTemporarySeconds (a backup by its ctime, the time it was
-// linked; the rest by mtime) and belong to this user. Best effort: what
-// cannot be removed is left alone. Returns how many were removed.
+// Removes this program's temporaries in `dir` (not below it) that belong
+// to this user, whatever their age, if no live transaction is staging in
+// `dir`; otherwise nothing. A transaction holds a shared flock() on each
+// folder it stages in from before its first temporary there until it
+// commits or discards, and the lock goes with the process however it
+// ends (SIGKILL included): a folder whose lock can be taken exclusively
+// holds only temporaries of runs that are gone (issue 43: staging files of
+// killed saves, judged by age, were kept for a minute after every later
+// save and piled up). Best effort: what cannot be removed is left alone.
+// Returns how many were removed.
 int RemoveStaleTemporaries(const std::string& dir);
 
 // Usage, in the order a command runs:
@@ -76,8 +79,8 @@ int RemoveStaleTemporaries(const std::string& dir);
 // written. Dropping an uncommitted transaction removes everything staged.
 //
 // A process killed at any moment leaves every destination old or new,
-// never partial, plus hidden temporaries that RemoveStaleTemporaries()
-// (called while staging) clears a minute later.
+// never partial, plus hidden temporaries that the next transaction staging
+// in that folder clears (RemoveStaleTemporaries) once no live one is.
 class OutputTransaction {
  public:
   OutputTransaction() = default;
@@ -161,6 +164,10 @@ class OutputTransaction {
   absl::Status CommitFailure(const Move* failed, int err,
                              const std::string& what);
   void Discard();
+  // Takes the folder's lock (RemoveStaleTemporaries) for this
+  // transaction, clearing the folder first when no live run holds it.
+  void HoldFolder(const std::string& dir);
+  void ReleaseFolders();
 
   std::vector<Planned> plan_;
   std::vector<Input> inputs_;
@@ -169,6 +176,8 @@ class OutputTransaction {
   std::vector<std::string>
       created_dirs_;  // made while staging, outermost first
   std::vector<std::string> touched_dirs_;  // to flush after the renames
+  // Folders staged in, with the open descriptor that holds their lock.
+  std::vector<std::pair<std::string, int>> held_dirs_;
   bool committed_ = false;
   int fail_rename_ = -1;
 };

@@ -92,6 +92,16 @@ struct MetricComparison {
   // over every series of the comparison report, although this row's own
   // series were not (stats::PooledLag1Test).
   bool pooled_autocorrelation = false;
+  // Fewer than stats::kSmallSampleAr1 samples per side, and no test found
+  // the samples autocorrelated: too few to show them independent, so the
+  // interval and p allow for the correlation the run's series do not rule
+  // out (the pooled rho's upper bound, stats::PooledLag1::rho) instead of
+  // assuming none. The series diagnostics still say what was detected.
+  bool small_sample_dependence = false;
+  // Fewer than stats::kMinDiagnosedSamples per side: no interval is given
+  // (its coverage is not established when the samples' serial dependence
+  // cannot be checked).
+  bool interval_withheld = false;
   Verdict verdict = Verdict::kUnchanged;
   // Inconclusive because --allow-unchecked let a row through that the gate
   // could not check (a metric one side lacks, no interval computable): the
@@ -122,17 +132,19 @@ struct ComparisonReport {
 // header of every rendering, so it says what was applied.
 std::string ThresholdText(const ComparisonReport& report);
 
-// The largest recorded noise_threshold a comparison applies: a spec or a
-// file may record up to 1 (exclusive), but a baseline's provenance is not
-// covered by its samples' checksum, and a threshold of 0.9 would turn
-// any regression into a pass. Larger values are applied as this, with a
-// note on the row (docs/statistics.md).
+// The largest threshold a current side's recorded spec noise_threshold
+// is applied as: a spec or a file may record up to 1 (exclusive), and a
+// threshold of 0.9 would turn any regression into a pass. Larger values are
+// applied as this, with a note on the row (docs/statistics.md).
 inline constexpr double kMaxNoiseThreshold = 0.20;
 
 // The threshold a comparison applies, one rule for runs and files: the
-// current side's recorded spec noise_threshold, else the baseline's, else
-// `flag` (--threshold); a recorded one at most kMaxNoiseThreshold. NaN
-// means "not recorded".
+// gate's own threshold is the current side's recorded spec noise_threshold
+// (at most kMaxNoiseThreshold), else `flag` (--threshold or its default);
+// a baseline's recorded noise_threshold may narrow it, never widen it: a
+// baseline's provenance is not covered by its samples' checksum, and a
+// file saying 0.99 let `gate --set` regressions pass. NaN means "not
+// recorded".
 double ApplicableThreshold(double current_spec, double baseline_spec,
                            double flag);
 

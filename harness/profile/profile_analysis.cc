@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "device_model/metrics.h"
+#include "support/ordered_parallel.h"
 #include "support/status_macros.h"
 #include "workloads/compiler/allocation.h"
 #include "workloads/loading/shape_override.h"
@@ -57,14 +60,17 @@ std::string WithoutFile(const WorkloadSpec& spec, std::string_view message) {
   return std::string(message);
 }
 
-// Runs `variant` like the workload and fills the what-if's figures; an
+// A what-if: the workload changed one way, run like the workload. An
 // invalid variant (it does not fit on chip) is reported, not an error.
-absl::StatusOr<WhatIf> RunWhatIf(std::string id, std::string change,
-                                 const WorkloadSpec& variant,
-                                 const DeviceProfile& profile,
-                                 const RunOptions& options,
-                                 const std::string& metric, double median) {
+struct WhatIfPlan {
   WhatIf w;
+  WorkloadSpec variant;
+};
+
+WhatIfPlan PlanWhatIf(std::string id, std::string change, WorkloadSpec variant,
+                      const DeviceProfile& profile) {
+  WhatIfPlan plan;
+  WhatIf& w = plan.w;
   w.id = std::move(id);
   w.change = std::move(change);
   // A --shape point is validated under its spec's name, as
@@ -78,16 +84,17 @@ absl::StatusOr<WhatIf> RunWhatIf(std::string id, std::string change,
     w.feasible = false;
     w.why_not = WithoutFile(
         variant, std::string_view(s.message().data(), s.message().size()));
-    return w;
   }
-  // Its runs count on the caller's progress line (on_run) as the
-  // workload's do.
-  TRN_ASSIGN_OR_RETURN(WorkloadResult r,
-                       RunWorkload(variant, profile, options));
+  plan.variant = std::move(variant);
+  return plan;
+}
+
+// Fills a feasible what-if's figures from its variant's run.
+void ScoreWhatIf(WhatIf& w, const WorkloadResult& r, const std::string& metric,
+                 double median) {
   w.time_us = MedianOf(r, metric);
   w.relative = median > 0 ? w.time_us / median - 1 : 0.0;
   w.dma_compute_overlap = MedianOf(r, "dma_compute_overlap");
-  return w;
 }
 
 const WhatIf* FindWhatIf(const WorkloadProfile& p, const std::string& id) {
@@ -248,13 +255,69 @@ absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
                                                 const DeviceProfile& profile,
                                                 const RunOptions& options) {
   WorkloadProfile p;
-  TRN_ASSIGN_OR_RETURN(p.result, RunWorkload(spec, profile, options));
   p.time_metric = spec.mode == ExecMode::kNki ? "ncl_us" : "device_time_us";
-  const MetricResult* m = p.result.Find(p.time_metric);
-  if (m == nullptr || m->samples.empty()) {
-    return absl::InternalError(
-        absl::StrFormat("%s: no %s samples", spec.name, p.time_metric));
+  // The what-if the findings quote, decided before anything runs, so that
+  // its runs go alongside the workload's (on the jobs there are: its
+  // figures need only the workload's median, taken after both).
+  std::optional<WhatIfPlan> what_if;
+  if (spec.mode == ExecMode::kNki) {
+    bool changed = false;
+    WorkloadSpec variant = WithDoubleBuffering(spec, &changed);
+    // The variant keeps the name, and so the random stream: the comparison
+    // is paired, draw for draw.
+    if (changed) {
+      what_if = PlanWhatIf("double_buffering",
+                           "every single-buffered affine loop given 2 buffers",
+                           std::move(variant), profile);
+    }
+  } else if (spec.mode == ExecMode::kEager) {
+    // A spec that does not lower fails in its own run, below.
+    absl::StatusOr<Program> program = Lower(spec, profile);
+    if (program.ok() && program->dispatches.size() >= 2) {
+      WorkloadSpec variant = spec;
+      variant.mode = ExecMode::kCompiled;
+      what_if = PlanWhatIf("compile_graph",
+                           "the same ops compiled into one graph (one NEFF)",
+                           std::move(variant), profile);
+    }
   }
+  const bool run_what_if = what_if.has_value() && what_if->w.feasible;
+  const size_t n = run_what_if ? 2 : 1;
+  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
+  const int outer =
+      static_cast<int>(std::min<size_t>(n, static_cast<size_t>(jobs)));
+  RunOptions each = options;
+  each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  std::mutex progress;
+  if (outer > 1 && options.on_run) {
+    each.on_run = [&] {
+      std::lock_guard<std::mutex> lock(progress);
+      options.on_run();
+    };
+  }
+  WorkloadResult variant_result;
+  const MetricResult* m = nullptr;
+  // Item 0 is the workload, item 1 the what-if's variant (its runs count
+  // on the caller's progress line as the workload's do); in that order, so
+  // the first error is the one a serial profile meets first.
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<WorkloadResult>(
+      n, outer,
+      [&](size_t, size_t k) -> absl::StatusOr<WorkloadResult> {
+        return RunWorkload(k == 0 ? spec : what_if->variant, profile, each);
+      },
+      [&](size_t k, WorkloadResult r) -> absl::Status {
+        if (k == 1) {
+          variant_result = std::move(r);
+          return absl::OkStatus();
+        }
+        p.result = std::move(r);
+        m = p.result.Find(p.time_metric);
+        if (m == nullptr || m->samples.empty()) {
+          return absl::InternalError(
+              absl::StrFormat("%s: no %s samples", spec.name, p.time_metric));
+        }
+        return absl::OkStatus();
+      }));
   p.median_us = m->summary.median;
   double best = std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < m->samples.size(); ++k) {
@@ -282,32 +345,49 @@ absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
   p.flop_utilisation =
       p.roofline.achieved_flops_per_s / p.roofline.device_peak_flops_per_s;
 
-  // What-ifs the findings quote.
-  if (spec.mode == ExecMode::kNki) {
-    bool changed = false;
-    WorkloadSpec variant = WithDoubleBuffering(spec, &changed);
-    // The variant keeps the name, and so the random stream: the comparison
-    // is paired, draw for draw.
-    if (changed) {
-      TRN_ASSIGN_OR_RETURN(
-          WhatIf w,
-          RunWhatIf("double_buffering",
-                    "every single-buffered affine loop given 2 buffers",
-                    variant, profile, options, p.time_metric, p.median_us));
-      p.what_ifs.push_back(std::move(w));
+  if (what_if.has_value()) {
+    if (run_what_if) {
+      ScoreWhatIf(what_if->w, variant_result, p.time_metric, p.median_us);
     }
-  } else if (spec.mode == ExecMode::kEager && program.dispatches.size() >= 2) {
-    WorkloadSpec variant = spec;
-    variant.mode = ExecMode::kCompiled;
-    TRN_ASSIGN_OR_RETURN(
-        WhatIf w,
-        RunWhatIf("compile_graph",
-                  "the same ops compiled into one graph (one NEFF)", variant,
-                  profile, options, p.time_metric, p.median_us));
-    p.what_ifs.push_back(std::move(w));
+    p.what_ifs.push_back(std::move(what_if->w));
   }
   p.findings = MakeFindings(p, peaks);
   return p;
+}
+
+absl::StatusOr<std::vector<WorkloadProfile>> ProfileWorkloads(
+    const std::vector<WorkloadSpec>& specs, const DeviceProfile& profile,
+    const RunOptions& options) {
+  // As RunAll: workloads on up to `jobs` threads, what jobs are left over
+  // to each workload's runs; profiles taken in the specs' order.
+  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
+  const int outer = static_cast<int>(
+      std::min<size_t>(specs.size(), static_cast<size_t>(std::max(1, jobs))));
+  RunOptions each = options;
+  each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  std::mutex progress;
+  if (outer > 1 && options.on_run) {
+    each.on_run = [&] {
+      std::lock_guard<std::mutex> lock(progress);
+      options.on_run();
+    };
+  }
+  std::vector<WorkloadProfile> out;
+  out.reserve(specs.size());
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<WorkloadProfile>(
+      specs.size(), outer,
+      [&](size_t, size_t k) -> absl::StatusOr<WorkloadProfile> {
+        if (options.on_workload) {
+          std::lock_guard<std::mutex> lock(progress);
+          options.on_workload(specs[k].name);
+        }
+        return ProfileWorkload(specs[k], profile, each);
+      },
+      [&](size_t, WorkloadProfile p) -> absl::Status {
+        out.push_back(std::move(p));
+        return absl::OkStatus();
+      }));
+  return out;
 }
 
 }  // namespace trn

@@ -85,6 +85,12 @@ struct ProfileReport : RunContext {
 absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
                                                 const DeviceProfile& profile,
                                                 const RunOptions& options);
+// Every spec profiled, in order, on up to `options.jobs` threads (0:
+// DefaultJobs()); the same to the bit for any number. Calls
+// options.on_workload before each workload, one call at a time.
+absl::StatusOr<std::vector<WorkloadProfile>> ProfileWorkloads(
+    const std::vector<WorkloadSpec>& specs, const DeviceProfile& profile,
+    const RunOptions& options);
 
 // The spec with every affine loop (nested ones included) that has one
 // buffer given two; unchanged when there is none.

@@ -100,7 +100,25 @@ struct RunOptions {
   // at a time.
   std::function<void()> on_run;
   std::function<void(const std::string& workload)> on_workload;
+  // Called once by RunAll, after every spec is lowered and the whole
+  // command bounded and before the first run, with the instructions the
+  // command will simulate (SimulatedWork summed over its workloads), so
+  // that a long run can say how long before it starts.
+  std::function<void(int64_t simulated)> on_planned;
 };
+
+// Simulated instructions a second on one core: NKI programs run at some 15
+// million (BM_SimulateAndMeasureExp), an eager program's instructions cost
+// up to about twice as much (docs/errors.md, "Limits").
+inline constexpr double kSimulatedInstructionsPerSecond = 15e6;
+// A command planned to simulate more than this (10 s at that speed) says
+// how long it will take before it starts (issue 43: `--warmup 1000000`
+// ran for minutes with nothing said).
+inline constexpr int64_t kAnnouncedSimulatedInstructions = 150'000'000;
+
+// "about 2.0e+09 instructions: 2.2 to 4.4 minutes on one core", for the
+// note a long command prints before it runs.
+std::string SimulatedTimeEstimate(int64_t instructions);
 
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,

@@ -16,6 +16,7 @@
 #include "harness/runner/results.h"
 #include "harness/runner/runner.h"
 #include "harness/statistics/statistics.h"
+#include "support/ordered_parallel.h"
 #include "support/status_macros.h"
 #include "workloads/compiler/compiler.h"
 #include "workloads/loading/shape_override.h"
@@ -287,39 +288,105 @@ absl::StatusOr<ValidationResult> RunValidation(
   RunOptions run;
   run.seed = options.seed;
   run.schedule.repeat = options.repeat;
-  std::map<std::tuple<std::string, std::string, int64_t>, Measured> runs;
+  // The figures in suite order, each with the run it reads (a spec at one
+  // shape point on one device, run once however many figures it carries).
+  // The runs go on up to DefaultJobs() threads, each run's repeats on what
+  // jobs are left over; the figures are scored on this thread in suite
+  // order as their runs arrive, so the rows, and the first error, are
+  // those of a serial walk: a run's error comes after the figures before
+  // it, a figure's after the runs it follows.
+  struct Task {
+    const WorkloadSpec* spec;
+    const PublishedFigure* figure;  // the first that reads the run
+    const DeviceProfile* profile;
+    RunOptions run;
+    bool replay = false;  // some figure of the run reads an event metric
+  };
+  struct Figure {
+    const WorkloadSpec* spec;
+    const PublishedFigure* figure;
+    const DeviceProfile* profile;
+    std::string name;
+    RunOptions run;
+    size_t task;
+  };
+  std::vector<Task> tasks;
+  std::vector<Figure> figures;
+  // An error of the walk itself, after the figures collected before it.
+  absl::Status walk_error = absl::OkStatus();
+  std::map<std::tuple<std::string, std::string, int64_t>, size_t> task_of;
   for (const WorkloadSpec& spec : suite) {
     for (const PublishedFigure& f : spec.published) {
       if (!options.device.empty() && f.device != options.device) continue;
       auto profile = profiles.find(f.device);
       if (profile == profiles.end()) {
-        return Bad(spec, f, "/device",
-                   absl::StrCat("no device profile \"", f.device, "\""));
+        walk_error = Bad(spec, f, "/device",
+                         absl::StrCat("no device profile \"", f.device, "\""));
+        break;
       }
-      TRN_ASSIGN_OR_RETURN(std::string name, PointName(spec, f));
+      absl::StatusOr<std::string> name = PointName(spec, f);
+      if (!name.ok()) {
+        walk_error = name.status();
+        break;
+      }
       RunOptions figure_run = run;
       if (f.runs > 0) figure_run.schedule.repeat = f.runs;
       const auto run_key =
-          std::make_tuple(name, f.device, figure_run.schedule.repeat);
-      auto it = runs.find(run_key);
-      if (it == runs.end()) {
-        TRN_ASSIGN_OR_RETURN(Measured m,
-                             Measure(spec, f, profile->second, figure_run));
-        it = runs.emplace(run_key, std::move(m)).first;
-      }
-      ValidationRow row;
-      row.workload = name;
-      row.key = Key(name, f);
-      row.spec_file = spec.file;
-      row.published = f;
-      row.runs = figure_run.schedule.repeat;
-      TRN_ASSIGN_OR_RETURN(row.model, ModelValue(it->second, spec, f,
-                                                 profile->second, figure_run));
-      Score(row);
-      row.known_gap = gaps.contains(row.key);
-      result.rows.push_back(std::move(row));
+          std::make_tuple(*name, f.device, figure_run.schedule.repeat);
+      auto [it, added] = task_of.try_emplace(run_key, tasks.size());
+      if (added) tasks.push_back({&spec, &f, &profile->second, figure_run});
+      tasks[it->second].replay =
+          tasks[it->second].replay || IsEventMetric(f.metric);
+      figures.push_back({&spec, &f, &profile->second, *std::move(name),
+                         figure_run, it->second});
     }
+    if (!walk_error.ok()) break;
   }
+
+  const int jobs = DefaultJobs();
+  const int outer = static_cast<int>(
+      std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(1, jobs))));
+  const int inner = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  std::vector<std::optional<Measured>> measured(tasks.size());
+  size_t scored = 0;  // figures scored so far
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<Measured>(
+      tasks.size(), outer,
+      [&](size_t, size_t k) -> absl::StatusOr<Measured> {
+        const Task& t = tasks[k];
+        RunOptions each = t.run;
+        each.jobs = inner;
+        TRN_ASSIGN_OR_RETURN(Measured m,
+                             Measure(*t.spec, *t.figure, *t.profile, each));
+        if (t.replay) {
+          // The timeline an event metric reads, replayed here rather than
+          // on the scoring thread; a failure is met again there, in order.
+          auto tl = ReplayRun(m.spec, *t.profile, each.seed,
+                              each.schedule.IndexOfActive(0));
+          if (tl.ok()) m.timeline = *std::move(tl);
+        }
+        return m;
+      },
+      [&](size_t k, Measured m) -> absl::Status {
+        measured[k] = std::move(m);
+        // Every figure up to the one that starts run k + 1.
+        for (; scored < figures.size() && figures[scored].task <= k; ++scored) {
+          const Figure& fig = figures[scored];
+          ValidationRow row;
+          row.workload = fig.name;
+          row.key = Key(fig.name, *fig.figure);
+          row.spec_file = fig.spec->file;
+          row.published = *fig.figure;
+          row.runs = fig.run.schedule.repeat;
+          TRN_ASSIGN_OR_RETURN(
+              row.model, ModelValue(*measured[fig.task], *fig.spec, *fig.figure,
+                                    *fig.profile, fig.run));
+          Score(row);
+          row.known_gap = gaps.contains(row.key);
+          result.rows.push_back(std::move(row));
+        }
+        return absl::OkStatus();
+      }));
+  TRN_RETURN_IF_ERROR(walk_error);
 
   double abs_sum = 0;
   bool all_ok = true;

@@ -96,5 +96,37 @@ TEST(EventQueueTest, ASmallQueueThatNeverEmpties) {
   }
 }
 
+// A cleared queue is a new one: a simulator reuses its queue run after run,
+// and a run may end with events still queued, in either form.
+TEST(EventQueueTest, ClearedWithEventsLeftItPopsAsANewQueue) {
+  CounterRng rng(11);
+  EventQueue q;
+  for (int round = 0; round < 50; ++round) {
+    // Leave 0 to 99 events behind: sorted below 32, a heap above.
+    const uint64_t left = rng.NextBelow(100);
+    for (uint64_t i = 0; i < left + 3; ++i) {
+      q.Push(static_cast<double>(rng.NextBelow(16)), i, i);
+    }
+    for (int i = 0; i < 3; ++i) q.Pop();
+    q.Clear();
+    EXPECT_TRUE(q.Empty());
+    std::priority_queue<RefEv, std::vector<RefEv>, std::greater<>> ref;
+    for (uint64_t i = 0; i < 40; ++i) {
+      const RefEv e{static_cast<double>(rng.NextBelow(8)), i, rng.NextU64()};
+      q.Push(e.time, e.seq, e.payload);
+      ref.push(e);
+    }
+    while (!ref.empty()) {
+      ASSERT_FALSE(q.Empty());
+      const QueuedEvent got = q.Pop();
+      EXPECT_EQ(got.time, ref.top().time);
+      EXPECT_EQ(got.seq, ref.top().seq);
+      EXPECT_EQ(got.payload, ref.top().payload);
+      ref.pop();
+    }
+    EXPECT_TRUE(q.Empty());
+  }
+}
+
 }  // namespace
 }  // namespace trn

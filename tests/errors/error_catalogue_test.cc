@@ -71,6 +71,9 @@ enum class Start {
   // As user nobody when running as root, so that a folder's permission bits
   // apply; the case's folders are made read-only.
   kUnprivileged,
+  // With TRNBENCH_TRACE_SECONDS=0.5: the NKI front end's bound on the CPU
+  // time of a trace, short enough for a kernel that never ends.
+  kShortTraceBound,
 };
 
 struct Case {
@@ -366,6 +369,14 @@ void NewerSchemaHistory(const Sandbox& box) {
                   "tests/errors/history/newer_schema.sqlite"));
 }
 
+// A kernel whose helper module does not parse: the syntax error is the
+// helper's, at its line, not the kernel file's.
+void KernelWithBrokenHelper(const Sandbox& box) {
+  WriteFile(box.in / "helper.py", "def scale(x):\n    return x *\n");
+  WriteFile(box.in / "k.py",
+            "from helper import scale\n\n\ndef k(x):\n    return scale(x)\n");
+}
+
 // clang-format off
 const Case kCases[] = {
     {"merge/shard_of_another_commit", "merge $IN/shard-1.json $IN/shard-2.json", "$IN/shard-2.json: /shard/commit: def, but $IN/shard-1.json ran abc", "expected every shard from the same commit", ShardsOfTwoCommits},
@@ -414,11 +425,37 @@ const Case kCases[] = {
     {"flags/junit_empty", "--workload exp_tiled --junit=", "--junit=", "expected a file name, not an empty value"},
     {"flags/specs_dir_empty_value", "--workload exp_tiled --specs-dir=", "--specs-dir=", "expected a folder of workload specs, not an empty value"},
     {"flags/profiles_dir_empty_value", "--workload exp_tiled --profiles-dir=", "--profiles-dir=", "expected a folder of device profiles, not an empty value"},
-    {"flags/newline_in_workload", "--workload \"$(printf 'exp\\ntiled')\"", "no workload matches \"exp\\ntiled\"", "did you mean exp_tiled"},
+    {"flags/newline_in_workload", "--workload \"$(printf 'exp\\ntiled')\"", "--workload=exp\\ntiled: no workload matches \"exp\\ntiled\"", "did you mean exp_tiled"},
     {"flags/newline_in_device", "--workload exp_tiled --device \"$(printf 'trn\\n1')\"", "--device trn\\n1", "available: trn1"},
     {"flags/stray_argument", "--workload exp_tiled stray", "'stray'", "expected a flag or one of the commands"},
+    // ---- NKI kernels through the front end (docs/nki-source.md) ----
+    {"kernel/args_not_a_shape", "--kernel $ERR/kernels/bad.py::copy --args x=12ax4:float32", "--kernel $ERR/kernels/bad.py::copy: --args x=12ax4:float32", "expected DIMSxDIMS:dtype (such as 8192x4096:bfloat16) or a number"},
+    {"kernel/args_dim_of_30_digits", "--kernel $ERR/kernels/bad.py::copy --args x=999999999999999999999999999999x4:float32", "--args x=999999999999999999999999999999x4:float32", "expected at most 8 dims of at most 1099511627776 each"},
+    {"kernel/args_too_many_elements", "--kernel $ERR/kernels/bad.py::copy --args x=1099511627776x2:float32", "--args x=1099511627776x2:float32", "a tensor has at most 2^40 (1099511627776) elements"},
+    {"kernel/args_infinite_number", "--kernel $ERR/kernels/bad.py::copy --args x=128x512:float32,eps=1e999", "--args eps=1e999", "expected a finite number"},
+    {"kernel/args_value_like_a_flag", "--kernel $ERR/kernels/bad.py::copy --args=-x", "--args -x", "expected NAME=DIMSxDIMS:dtype or NAME=NUMBER"},
+    {"kernel/kwarg_not_taken", "--kernel $ERR/kernels/bad.py::copy --args x=128x512:float32 --kwarg 'ROWS=(1,[2,{3:'", "$ERR/kernels/bad.py:12: copy(x)", "got an unexpected keyword argument 'ROWS'"},
+    {"kernel/argument_missing", "--kernel $ERR/kernels/bad.py::copy", "$ERR/kernels/bad.py:12: copy(x)", "missing a required argument: 'x'; give each argument with --args"},
+    {"kernel/no_such_function", "--kernel $ERR/kernels/bad.py::nope --args x=128x512:float32", "$ERR/kernels/bad.py: no function nope", "it defines catches_the_time_bound, copy"},
+    {"kernel/raises", "--kernel $ERR/kernels/bad.py::raises --args x=128x512:float32", "$ERR/kernels/bad.py:19: ", "running the kernel: ValueError: rows must be a multiple of 128"},
+    {"kernel/recurses_without_end", "--kernel $ERR/kernels/bad.py::recurses --args x=128x512:float32", "$ERR/kernels/bad.py:23: ", "the kernel's code recurses without end"},
+    {"kernel/loops_forever", "--kernel $ERR/kernels/bad.py::loops_forever --args x=128x512:float32", "$ERR/kernels/bad.py:28: ", "the trace took more than 0.5 s of CPU time (a loop that never ends?", nullptr, Start::kShortTraceBound},
+    {"kernel/swallows_the_time_bound", "--kernel $ERR/kernels/bad.py::catches_the_time_bound --args x=128x512:float32", "$ERR/kernels/bad.py:3", "the trace took more than 0.5 s of CPU time", nullptr, Start::kShortTraceBound},
+    {"kernel/huge_python_list", "--kernel $ERR/kernels/bad.py::huge_python_list --args x=128x512:float32", "$ERR/kernels/bad.py:49: ", "out of memory (MemoryError)"},
+    {"kernel/huge_tensor_argument", "--kernel $ERR/kernels/bad.py::copy --args x=128x1099511627:float32", "$ERR/kernels/bad.py:14: ", "SBUF overflow"},
+    {"kernel/prints_then_fails", "--kernel $ERR/kernels/bad.py::prints_then_fails --args x=128x512:float32", "$ERR/kernels/bad.py:56: ", "neuronxcc.nki.language.no_such_function is not supported by the NKI front end"},
+    {"kernel/calls_sys_exit", "--kernel $ERR/kernels/bad.py::exits --args x=128x512:float32", "$ERR/kernels/bad.py:60: ", "the kernel's code called sys.exit(3); a kernel returns"},
+    {"kernel/missing_nki_module_used", "--kernel $ERR/kernels/bad.py::uses_missing_nki_module --args x=128x512:float32", "$ERR/kernels/bad.py:66: ", "nki.isa.constants.engine.vector is not supported by the NKI front end"},
+    {"kernel/missing_nki_constant_used", "--kernel $ERR/kernels/bad.py::uses_missing_constant --args x=128x512:float32", "$ERR/kernels/bad.py:72: ", "neuronxcc.nki.language.tile_size.psum_bank_fmax is not supported by the NKI front end"},
+    {"kernel/absent_package_used", "--kernel $ERR/kernels/bad.py::uses_absent_package --args x=128x512:float32", "$ERR/kernels/bad.py:78: ", "the kernel uses not_an_installed_package.zeros, from a module that is not installed"},
+    {"kernel/defined_after_the_top_level_runs_a_kernel", "--kernel $SRC/tests/nki_frontend/kernels/top_level_run.py::defined_after --args x=128x512:float32", "top_level_run.py: no function defined_after; it defines copy", "(its top level runs a kernel at "},
+    {"kernel/syntax_error_in_imported_module", "--kernel $IN/k.py::k --args x=128x512:float32", "$IN/helper.py:2: ", "syntax error: invalid syntax", KernelWithBrokenHelper},
     {"flags/nothing_to_run", "--repeat 5", "nothing to run", "give --workload NAME|FAMILY|all or --spec FILE"},
-    {"flags/unknown_workload", "--workload rmsnorm_fast", "no workload matches \"rmsnorm_fast\"", "did you mean rmsnorm_fused"},
+    {"flags/unknown_workload", "--workload rmsnorm_fast", "--workload=rmsnorm_fast: no workload matches \"rmsnorm_fast\"", "did you mean rmsnorm_fused"},
+    {"flags/workload_only_commas", "--workload ,", "--workload=,: empty workload selector", "choose a name, a family or \"all\""},
+    {"flags/workload_empty", "--workload=", "--workload=", "expected a workload name, family name or all, not an empty value"},
+    {"flags/exclude_only_commas", "--workload rmsnorm --exclude ' , '", "--exclude= , : empty workload selector", "choose a name, a family or \"all\""},
+    {"flags/exclude_unknown", "--workload rmsnorm --exclude rmsnorm_fast", "--exclude=rmsnorm_fast: no workload matches \"rmsnorm_fast\"", "did you mean rmsnorm_fused"},
     {"flags/unknown_device", "--workload exp_tiled --device trn9", "--device trn9", "available: trn1"},
     {"flags/device_empty", "--workload exp_tiled --device=", "--device : expected the name of a profile, not a path", "available: trn1, trn2"},
     {"flags/device_a_path", "--workload exp_tiled --device ../profiles/trn1", "--device ../profiles/trn1: expected the name of a profile, not a path", "available: trn1, trn2"},
@@ -611,6 +648,7 @@ const Case kCases[] = {
     {"import/truncated_gzip", "import $ERR/measured/truncated.json.gz", "truncated.json.gz: /", "gzip"},
     {"import/gbench_no_times", "import $ERR/measured/gbench_no_times.json", "gbench_no_times.json: /benchmarks/0/real_time", "required key \"real_time\" is missing"},
     {"import/gbench_workload_of_many", "import $ERR/measured/gbench_two.json --workload mine", "--workload mine", "keep their own names"},
+    {"import/device_categories_only_commas", "import $ERR/measured/kineto_no_steps.json --device-categories ,", "--device-categories=,", "expected trace event categories, comma-separated"},
     {"import/kineto_no_steps", "import $ERR/measured/kineto_no_steps.json", "kineto_no_steps.json: /traceEvents", "expected ProfilerStep#N spans"},
     {"import/kineto_span_absent", "import $ERR/measured/kineto_no_steps.json --span train", "kineto_no_steps.json: /traceEvents", "expected spans named \"train\" (--span)"},
     {"import/kineto_string_ts", "import $ERR/measured/kineto_string_ts.json", "kineto_string_ts.json: /traceEvents/1/ts", "expected a number, got string \"5\""},
@@ -732,8 +770,9 @@ const Case kCases[] = {
 std::vector<std::string> CatalogueFiles() {
   std::vector<std::string> out;
   const fs::path src(TRNBENCH_SOURCE_DIR);
-  for (const char* dir : {"tests/errors/specs", "tests/errors/profiles",
-                          "tests/errors/baselines", "tests/errors/measured"}) {
+  for (const char* dir :
+       {"tests/errors/specs", "tests/errors/profiles", "tests/errors/baselines",
+        "tests/errors/measured", "tests/errors/kernels"}) {
     for (const auto& e : fs::directory_iterator(src / dir)) {
       out.push_back(fs::relative(e.path(), src).string());
     }
@@ -770,6 +809,8 @@ Outcome RunTrnbench(const Case& c, const Sandbox& box) {
   if (c.start == Start::kFullDisk) {
     // 8 blocks of 512 bytes; an ignored SIGXFSZ stays ignored across exec.
     prefix = "ulimit -f 8 && trap '' XFSZ && ";
+  } else if (c.start == Start::kShortTraceBound) {
+    prefix = "TRNBENCH_TRACE_SECONDS=0.5 ";
   } else if (c.start == Start::kUnprivileged && geteuid() == 0) {
     prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
   }
@@ -855,7 +896,10 @@ TEST(ErrorCatalogueFilesTest, EveryCatalogueFileIsRunByACase) {
     std::string args = ReplaceAll(c.args, "$ERR", "tests/errors");
     args = ReplaceAll(args, "$BAD", "tests/workloads/bad_specs");
     std::istringstream words(args);
-    for (std::string w; words >> w;) used.insert(w);
+    for (std::string w; words >> w;) {
+      used.insert(w);
+      used.insert(w.substr(0, w.find("::")));  // --kernel FILE.py::FUNCTION
+    }
     // --profiles-dir $ERR/profiles --device NAME names the file NAME.json.
     const auto pos = args.find("--profiles-dir tests/errors/profiles");
     if (pos != std::string::npos) {
@@ -893,6 +937,9 @@ std::string CatalogueTable() {
     std::string args = c.args;
     if (c.start == Start::kFullDisk) args = "(disk full) " + args;
     if (c.start == Start::kUnprivileged) args = "(read-only folder) " + args;
+    if (c.start == Start::kShortTraceBound) {
+      args = "(TRNBENCH_TRACE_SECONDS=0.5) " + args;
+    }
     out += "| " + std::to_string(++n) + " | " + c.id + " | " +
            MarkdownCode(args) + " | " + MarkdownCode(c.names) + " | " +
            MarkdownCode(c.expected) + " |\n";

@@ -135,13 +135,36 @@ TEST_F(RunBoundTest, BelowTheBoundEveryRunRuns) {
   o.schedule.repeat = 3;
   int runs = 0;
   o.on_run = [&runs] { ++runs; };
+  // Told once what the command will simulate, before its first run.
+  int planned_calls = 0;
+  int64_t planned = 0;
+  int runs_when_planned = -1;
+  o.on_planned = [&](int64_t simulated) {
+    ++planned_calls;
+    planned = simulated;
+    runs_when_planned = runs;
+  };
   auto run =
       RunAll({Spec("exp_tiled"), Spec("rmsnorm_naive")}, *profile_, o, "test");
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(runs, 2 * 4);
+  EXPECT_EQ(planned_calls, 1);
+  EXPECT_EQ(runs_when_planned, 0);
+  // Each of the 4 runs of each workload counts at least the overhead.
+  EXPECT_GT(planned, 2 * 4 * kRunOverheadInstructions);
   ASSERT_EQ(run->workloads.size(), 2u);
   EXPECT_EQ(run->workloads[0].name, "exp_tiled");
   EXPECT_EQ(run->workloads[1].name, "rmsnorm_naive");
+}
+
+// The note a long command prints before it runs (issue 43): the bound's
+// 2e9 instructions are minutes, said as such.
+TEST(SimulatedWorkTest, TheEstimateIsInMinutesOrSeconds) {
+  EXPECT_EQ(SimulatedTimeEstimate(kMaxSimulatedInstructions),
+            "about 2e+09 instructions: 2.2 to 4.4 minutes on one core");
+  EXPECT_EQ(SimulatedTimeEstimate(300'000'000),
+            "about 3e+08 instructions: 20 to 40 seconds on one core");
+  EXPECT_LT(kAnnouncedSimulatedInstructions, kMaxSimulatedInstructions);
 }
 
 }  // namespace

@@ -290,23 +290,136 @@ TEST(SmallSampleExperiments, TableAndBounds) {
       if (c.given >= 100) {
         EXPECT_GE(coverage, 0.93) << NoiseName(kind) << " n " << n;
         // Not met, and said so in docs/statistics.md: a drift the trend
-        // test misses widens each side's spread, and the rank interval
-        // then over-covers (0.98-0.99 at n = 10-50); a level shift the
+        // test misses widens each side's spread, and the interval then
+        // over-covers (0.98-0.995 at n = 10-50); a level shift the
         // change-point test misses looks autocorrelated and over-covers
-        // (0.99 at n = 10-20). Below 50 per side the autocorrelated
-        // interval is taken at the pooled rho's 75% upper bound
-        // (serial_dependence.h, kSmallSampleRhoLevel, fitted on this grid):
-        // 0.957-0.971 under AR(1) at n = 10-20 over 1000 runs, so these
-        // 200-run cells are held to 0.98 (one cell reads 0.974), which the
-        // 95% bound (0.976-0.996) did not meet.
-        const bool small_ar = n < stats::kSmallSampleAr1 &&
-                              (kind == Noise::kAr05 || kind == Noise::kAr09);
-        if (small_ar) {
+        // (0.99 at n = 10-20). Below 50 per side every comparison takes
+        // the AR(1) interval at the pooled rho's 75% upper bound, detected
+        // or not (issue 43; serial_dependence.h, kSmallSampleRhoLevel,
+        // fitted on this grid): 0.954-0.976 at n = 10-20 over 1000 runs
+        // (heavy tails the most), so these cells are held to 0.98, which
+        // the 95% bound (0.976-0.996) did not meet.
+        const bool small = n < stats::kSmallSampleAr1;
+        if (small && kind != Noise::kDrift && kind != Noise::kStep) {
           EXPECT_LE(coverage, 0.98) << NoiseName(kind) << " n " << n;
-        } else if (kind != Noise::kDrift &&
-                   !(kind == Noise::kStep && n < stats::kSmallSampleAr1)) {
+        } else if (!small && kind != Noise::kDrift) {
           EXPECT_LE(coverage, 0.97) << NoiseName(kind) << " n " << n;
         }
+      }
+    }
+  }
+}
+
+// Issue 43: one comparison alone (a gate of one workload, `compare` of
+// two files of one), where the lag-1 test pooled over the run has two
+// short series to go on. At 10 per side under AR(1) rho 0.5 the rank
+// interval, chosen whenever that test saw nothing, covered 0.805. Below
+// kSmallSampleAr1 per side every comparison now allows for the correlation
+// the run's series do not rule out; below kMinDiagnosedSamples no interval
+// is given at all. Runs: TRN_SMALL_N_RUNS (default 200; the table in
+// docs/statistics.md is 2000), from TRN_SMALL_N_FIRST.
+struct OneComparison {
+  int runs = 0;
+  int refused = 0;   // gate refused (too few samples), the message says why
+  int withheld = 0;  // --allow-unchecked: no interval, and the note says why
+  int covered = 0;
+  int given = 0;  // intervals given
+  int adjusted = 0;
+  int false_alarms = 0;  // A/A
+};
+
+OneComparison MeasureOne(Noise kind, int n, int runs) {
+  OneComparison out;
+  out.runs = runs;
+  for (int k = First(); k < First() + runs; ++k) {
+    for (int experiment : {4, 5}) {  // 4: coverage of 1.03; 5: A/A
+      const double factor = experiment == 4 ? kRatio : 1.0;
+      const uint64_t key = CounterRng::KeyFor(
+          experiment * 100 + static_cast<uint64_t>(kind),
+          static_cast<uint64_t>(n) * 100000 + static_cast<uint64_t>(k), 0);
+      std::vector<Baseline> old_side = {
+          Side("w", 1, n, Series(Mix64(key), kind, n, 1.0))};
+      std::vector<Baseline> new_side = {
+          Side("w", 2, n,
+               Series(Mix64(key ^ 0x9e3779b97f4a7c15ULL), kind, n, factor))};
+      CompareOptions options;
+      auto report = CompareFiles(old_side, new_side, options);
+      if (!report.ok()) {
+        // Only too few samples may refuse, and the message says so.
+        EXPECT_TRUE(
+            absl::StrContains(report.status().message(), "per side for"))
+            << report.status();
+        out.refused += experiment == 4;
+        options.allow_unchecked = true;
+        report = CompareFiles(old_side, new_side, options);
+        EXPECT_TRUE(report.ok()) << report.status();
+        if (!report.ok() || experiment != 4) continue;
+        const MetricComparison& c = report->rows[0];
+        bool said = false;
+        for (const std::string& note : c.notes) {
+          said = said || absl::StrContains(note, "is not established");
+        }
+        if (!std::isfinite(c.change_interval.low) && said) ++out.withheld;
+        continue;
+      }
+      const MetricComparison& c = report->rows[0];
+      if (experiment == 5) {
+        out.false_alarms += c.verdict == Verdict::kRegression ||
+                            c.verdict == Verdict::kImprovement;
+        continue;
+      }
+      if (Withheld(c)) continue;
+      ++out.given;
+      out.adjusted += c.autocorrelation_adjusted;
+      out.covered += 1 + c.change_interval.low <= kRatio &&
+                     kRatio <= 1 + c.change_interval.high;
+    }
+  }
+  return out;
+}
+
+TEST(SmallSampleExperiments, OneComparisonCoverage) {
+  const int runs = Runs();
+  std::printf(
+      "\nOne comparison per gate run, %d runs per cell, log-noise sd %.0f%%, "
+      "true ratio %.2f:\n\n"
+      "| noise | n | interval given | coverage | AR(1) t used | A/A false "
+      "alarms |\n| --- | --- | --- | --- | --- | --- |\n",
+      runs, kSigma * 100, kRatio);
+  for (Noise kind : {Noise::kIid, Noise::kAr05, Noise::kAr09}) {
+    for (int n : {5, 10, 20}) {
+      const OneComparison c = MeasureOne(kind, n, runs);
+      const double coverage =
+          c.given > 0 ? c.covered / static_cast<double>(c.given) : NAN;
+      if (c.given == 0) {
+        std::printf(
+            "| %s | %d | none: refused %d/%d, and with --allow-unchecked no "
+            "interval (coverage not established) %d/%d | - | - | - |\n",
+            NoiseName(kind), n, c.refused, runs, c.withheld, runs);
+      } else {
+        std::printf(
+            "| %s | %d | %d/%d | %d/%d = %.3f | %.0f%% | %d/%d = "
+            "%.3f |\n",
+            NoiseName(kind), n, c.given, runs, c.covered, c.given, coverage,
+            100.0 * c.adjusted / c.given, c.false_alarms, runs - c.refused,
+            c.false_alarms / static_cast<double>(runs - c.refused));
+      }
+      if (n < stats::kMinDiagnosedSamples) {
+        // No interval is printed, and the output says why.
+        EXPECT_EQ(c.given, 0) << NoiseName(kind);
+        EXPECT_EQ(c.refused, runs) << NoiseName(kind);
+        EXPECT_EQ(c.withheld, runs) << NoiseName(kind);
+        continue;
+      }
+      EXPECT_EQ(c.adjusted, c.given) << NoiseName(kind) << " n " << n;
+      EXPECT_LE(c.false_alarms, std::max(1, runs / 20))
+          << NoiseName(kind) << " n " << n;
+      // The issue's cell: 93-97%, within the binomial spread of 200 runs
+      // (sd 1.5%) at the ctest default, 93-97% on the 2000 of the table.
+      if (kind == Noise::kAr05 && n == 10) {
+        const double slack = runs >= 2000 ? 0.0 : 0.01;
+        EXPECT_GE(coverage, 0.93 - slack);
+        EXPECT_LE(coverage, 0.97 + slack);
       }
     }
   }

@@ -190,16 +190,60 @@ TEST(VerdictRulesTest, AWholeSuiteGateRefusesAFileMissingWorkloads) {
 }
 
 // Issue: provenance.noise_threshold 0.9 turned a +25% regression into a
-// pass.
-TEST(VerdictRulesTest, ARecordedNoiseThresholdIsCapped) {
+// pass; capped at 20%, a baseline saying 0.99 still widened the gate from
+// 2% to 20% (issue 43). A baseline's threshold may narrow the gate's,
+// never widen it; a current side's own is capped at 20%.
+TEST(VerdictRulesTest, ABaselineThresholdCannotWidenTheGate) {
   std::vector<Baseline> old_side = {Side("a", 1, Samples(20, 100, 50))};
-  old_side[0].noise_threshold = 0.9;
-  std::vector<Baseline> new_side = {Side("a", 2, Samples(20, 125, 51))};
-  auto r = CompareFiles(old_side, new_side, CompareOptions{});
+  old_side[0].file = "baselines/trn1/a.json";
+  std::vector<Baseline> new_side = {Side("a", 2, Samples(20, 110, 51))};
+  for (double recorded : {0.9, 0.99, 0.15}) {
+    old_side[0].noise_threshold = recorded;
+    auto r = CompareFiles(old_side, new_side, CompareOptions{});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->rows[0].threshold, 0.02) << recorded;
+    EXPECT_EQ(r->rows[0].verdict, Verdict::kRegression)
+        << recorded << " " << r->rows[0].reason;
+    EXPECT_EQ(ThresholdText(*r), "±2.00%");
+    bool noted = false;
+    for (const std::string& n : r->rows[0].notes) {
+      noted = noted || (absl::StrContains(n,
+                                          "baselines/trn1/a.json records "
+                                          "noise_threshold") &&
+                        absl::StrContains(n, "never widen it; 2.00% applies"));
+    }
+    EXPECT_TRUE(noted) << recorded;
+  }
+  // A wider --threshold is the user's own: the baseline narrows it.
+  CompareOptions loose;
+  loose.threshold = 0.5;
+  old_side[0].noise_threshold = 0.05;
+  auto r = CompareFiles(old_side, new_side, loose);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->rows[0].threshold, 0.05);
+  EXPECT_EQ(r->rows[0].verdict, Verdict::kRegression) << r->rows[0].reason;
+  bool noted = false;
+  for (const std::string& n : r->rows[0].notes) {
+    noted = noted || absl::StrContains(n, "narrower than --threshold 50.00%");
+  }
+  EXPECT_TRUE(noted);
+  // The current side's own recorded threshold is capped at 20%.
+  old_side[0].noise_threshold = NAN;
+  new_side[0].noise_threshold = 0.9;
+  new_side.push_back(Side("b", 2, Samples(20, 125, 53)));
+  old_side.push_back(Side("b", 1, Samples(20, 100, 52)));
+  new_side[0] = Side("a", 2, Samples(20, 125, 51));
+  new_side[0].noise_threshold = 0.9;
+  r = CompareFiles(old_side, new_side, CompareOptions{});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->rows[0].threshold, kMaxNoiseThreshold);
   EXPECT_EQ(r->rows[0].verdict, Verdict::kRegression) << r->rows[0].reason;
   EXPECT_TRUE(absl::StrContains(ThresholdText(*r), "20.00%"));
+  EXPECT_EQ(ApplicableThreshold(NAN, 0.99, 0.02), 0.02);
+  EXPECT_EQ(ApplicableThreshold(0.10, 0.99, 0.02), 0.10);
+  EXPECT_EQ(ApplicableThreshold(0.10, 0.05, 0.02), 0.05);
+  EXPECT_EQ(ApplicableThreshold(0.9, NAN, 0.02), kMaxNoiseThreshold);
+  EXPECT_EQ(ApplicableThreshold(NAN, 0.01, 0.02), 0.01);
 }
 
 // Issue: deleting a workload from `shard.selected` in every shard merged.

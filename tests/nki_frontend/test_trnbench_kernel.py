@@ -258,6 +258,55 @@ class KernelFlag(unittest.TestCase):
                             ["exp_rows_rows_128", "exp_rows_rows_32",
                              "exp_rows_rows_64"], table)
 
+    def test_the_users_pythonpath_does_not_hide_the_front_end(self) -> None:
+        """trnbench puts its own front end first: a PYTHONPATH of the
+        user's, even one with a module of the same name, comes after."""
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "nki_frontend"))
+            for name in ("__init__.py", "__main__.py"):
+                with open(os.path.join(d, "nki_frontend", name), "w") as f:
+                    f.write("raise SystemExit(7)\n")
+            for path in ("/tmp", d):
+                env = dict(os.environ, PYTHONPATH=path)
+                rc, _, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows",
+                                       "--args", "x=256x512:float32",
+                                       "--repeat", "1"], env=env)
+                self.assertEqual(rc, 0, f"PYTHONPATH={path}: {err}")
+
+    def test_a_spec_trnbench_refuses_is_a_bug_of_the_front_end(self) -> None:
+        kernel = os.path.join(KERNELS, "bug_bad_spec.py")
+        rc, out, err = trnbench(["--kernel", f"{kernel}::copy", "--args",
+                                 "x=128x512:float32", "--repeat", "1"])
+        self.assertEqual(rc, 3, err)
+        self.assertEqual(out, "")
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("internal error", err)
+        self.assertIn(f"{kernel}:25: ", err)  # nl.store(...)
+        self.assertIn('key "slices" does not apply to a store op', err)
+        self.assertIn("a bug of the front end", err)
+        self.assertNotIn("trnbench-kernel.", err)  # the temporary folder
+
+    def test_an_exception_inside_the_front_end_is_exit_3(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            kernel = os.path.join(d, "k.py")
+            with open(kernel, "w") as f:
+                f.write("import neuronxcc.nki.language as nl\n"
+                        "from nki_frontend import core\n"
+                        "scope = {}\n"
+                        "exec(compile('def dtype_obj(*a):\\n'\n"
+                        "             '    raise KeyError(1)\\n',\n"
+                        "             core.__file__, 'exec'), scope)\n"
+                        "core.dtype_obj = scope['dtype_obj']\n\n\n"
+                        "def k(x):\n"
+                        "    return x\n")
+            rc, out, err = trnbench(["--kernel", f"{kernel}::k", "--args",
+                                     "x=128x512:float32"])
+            self.assertEqual(rc, 3, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn("trnbench: internal error", err)
+            self.assertIn("a bug of the NKI front end: core.py:2 (in "
+                          "dtype_obj) raised KeyError: 1", err)
+
     def test_missing_python(self) -> None:
         env = dict(os.environ, TRNBENCH_PYTHON="/nonexistent/python3")
         rc, _, err = trnbench(["--kernel", f"{EXPLICIT}::exp_rows", "--args",

@@ -348,8 +348,9 @@ TEST(OutputTransactionTest, AFileOfAnotherUserInAStickyFolderIsRefusedUpFront) {
 }
 
 // Temporaries of killed runs are removed by the next run that stages in
-// the folder once they are a minute old; fresh ones (another run at work)
-// and other hidden files are left alone.
+// the folder, whatever their age, once no live run is staging there (a
+// fresh one is a killed run's too: issue 43); other hidden files and other
+// users' are left alone.
 TEST(OutputTransactionTest, StagingRemovesTemporariesOfKilledRuns) {
   const fs::path dir = FreshDir("stale");
   Write(dir / ".w.json.tmp.AAAAAA", "stale");
@@ -357,21 +358,47 @@ TEST(OutputTransactionTest, StagingRemovesTemporariesOfKilledRuns) {
   fs::create_directories(dir / ".rep.tmp.CCCCCC/plots");
   Write(dir / ".w.json.tmp.DDDDDD", "fresh");
   Write(dir / ".hidden", "keep");
-  const std::time_t old = std::time(nullptr) - 2 * kStaleTemporarySeconds;
-  const utimbuf times{old, old};
-  for (const char* name :
-       {".w.json.tmp.AAAAAA", ".w.json.tmp.BBBBBB.old", ".rep.tmp.CCCCCC"}) {
-    ASSERT_EQ(utime((dir / name).c_str(), &times), 0);
-  }
+  Write(dir / ".w.json.tmp.short", "not the pattern: 5 characters");
   ASSERT_TRUE(WriteFileAtomic((dir / "w.json").string(), "new").ok());
-  // A backup (".old") is judged by its ctime, the time it was linked,
-  // which utime cannot set back: the one here counts as fresh, as a live
-  // run's backup of a file last written long ago must.
-  EXPECT_EQ(Tree(dir), (std::map<std::string, std::string>{
-                           {".hidden", "keep"},
-                           {".w.json.tmp.BBBBBB.old", "stale backup"},
-                           {".w.json.tmp.DDDDDD", "fresh"},
-                           {"w.json", "new"}}));
+  EXPECT_EQ(Tree(dir),
+            (std::map<std::string, std::string>{
+                {".hidden", "keep"},
+                {".w.json.tmp.short", "not the pattern: 5 characters"},
+                {"w.json", "new"}}));
+}
+
+// While another run stages in the folder (it holds the folder's lock,
+// however old its temporaries are), nothing there is removed: its
+// temporaries cannot be told from a killed run's, so none goes.
+TEST(OutputTransactionTest, ALiveRunsTemporariesAreNeverRemoved) {
+  const fs::path dir = FreshDir("live");
+  {
+    // A live transaction: staged, not yet committed. (Staging first, it
+    // found the folder free and cleared it.)
+    OutputTransaction live;
+    live.PlanFile("--output", (dir / "x.json").string());
+    ASSERT_TRUE(live.Check().ok());
+    ASSERT_TRUE(live.StageFile((dir / "x.json").string(), "x").ok());
+    // Another temporary of the pattern, an hour old: a third run's, live
+    // or killed, which cannot be told while the folder is held.
+    Write(dir / ".w.json.tmp.AAAAAA", "a live run's, or a killed one's");
+    const std::time_t old = std::time(nullptr) - 3600;
+    const utimbuf times{old, old};
+    ASSERT_EQ(utime((dir / ".w.json.tmp.AAAAAA").c_str(), &times), 0);
+    ASSERT_TRUE(WriteFileAtomic((dir / "w.json").string(), "new").ok());
+    std::map<std::string, std::string> tree = Tree(dir);
+    EXPECT_EQ(tree.count(".w.json.tmp.AAAAAA"), 1u);
+    int staged = 0;
+    for (const auto& [name, bytes] : tree) {
+      staged += name.rfind(".x.json.tmp.", 0) == 0 && bytes == "x";
+    }
+    EXPECT_EQ(staged, 1) << "the live run's own temporary is kept";
+    ASSERT_TRUE(live.Commit().ok());
+  }
+  // No run is live: the next one clears what is left.
+  ASSERT_TRUE(WriteFileAtomic((dir / "w.json").string(), "newer").ok());
+  EXPECT_EQ(Tree(dir), (std::map<std::string, std::string>{{"w.json", "newer"},
+                                                           {"x.json", "x"}}));
 }
 
 }  // namespace

@@ -29,14 +29,33 @@ TEST(CliJobsTest, TheShippedSuiteIsTheSameOnOneThreadAndOnFour) {
       "--format json");
 }
 
-// validate: each figure's repeats on threads.
+// validate: its figures' runs on threads, each run's repeats on what is
+// left; rows scored in suite order.
 TEST(CliJobsTest, ValidateIsTheSameOnOneThreadAndOnFour) {
   ExpectSameBytes("validate --format json");
+}
+
+// validate: the same on two threads, and as text with the known gaps.
+TEST(CliJobsTest, ValidateWithKnownGapsIsTheSameOnOneThreadAndOnTwo) {
+  const std::string args = "validate --known-gaps " +
+                           std::string(TRNBENCH_SOURCE_DIR) +
+                           "/workloads/validation/known_gaps.txt";
+  const Outcome one = RunTrnbench(args + " --jobs 1");
+  const Outcome two = RunTrnbench(args + " --jobs 2");
+  EXPECT_EQ(one.code, two.code);
+  EXPECT_GT(one.out.size(), 1000u);
+  EXPECT_TRUE(one.out == two.out) << "outputs differ";
+  EXPECT_EQ(one.err, two.err);
 }
 
 // profile repeats each workload.
 TEST(CliJobsTest, ProfileIsTheSameOnOneThreadAndOnFour) {
   ExpectSameBytes("profile --workload rmsnorm --repeat 12 --format json");
+}
+
+// profile: workloads on threads, and each one's what-if beside its runs.
+TEST(CliJobsTest, ProfileOfEveryWorkloadIsTheSameOnOneThreadAndOnFour) {
+  ExpectSameBytes("profile --workload all --repeat 4 --format json");
 }
 
 TEST(CliJobsTest, ZeroJobsIsRefused) {

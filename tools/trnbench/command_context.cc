@@ -137,6 +137,13 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
     const Options& options, const DeviceProfile& profile,
     const std::string& default_selector) {
   std::vector<WorkloadSpec> specs;
+  // `--workload=$UNSET` is not "the default selection" (which for `gate`
+  // is every workload).
+  if (options.Given("workload") && options.workload.empty()) {
+    return absl::InvalidArgumentError(
+        "--workload=: expected a workload name, family name or all, not an "
+        "empty value (is a variable unset?)");
+  }
   std::string selector = options.workload;
   if (selector.empty() && options.specs.empty()) selector = default_selector;
   if (selector.empty() && options.specs.empty()) {
@@ -147,10 +154,23 @@ absl::StatusOr<std::vector<WorkloadSpec>> SelectSpecs(
   if (!selector.empty()) {
     TRN_ASSIGN_OR_RETURN(auto all,
                          LoadSpecDir(SpecsDir(options), profile.memory));
-    TRN_ASSIGN_OR_RETURN(specs, SelectWorkloads(all, selector));
+    auto chosen = SelectWorkloads(all, selector);
+    if (!chosen.ok()) {
+      // Name the flag when the selector is the user's (issue 43: `--workload
+      // ,` said "empty workload selector" and nothing of where it came from).
+      if (options.workload.empty()) return chosen.status();
+      return FromFlag(
+          absl::StrCat("--workload=", EscapeControl(options.workload), ":"),
+          chosen.status());
+    }
+    specs = *std::move(chosen);
     if (!options.exclude.empty()) {
       auto kept = ExcludeWorkloads(std::move(specs), options.exclude);
-      if (!kept.ok()) return FromFlag("--exclude", kept.status());
+      if (!kept.ok()) {
+        return FromFlag(
+            absl::StrCat("--exclude=", EscapeControl(options.exclude), ":"),
+            kept.status());
+      }
       specs = *std::move(kept);
       if (specs.empty()) {
         return absl::InvalidArgumentError(

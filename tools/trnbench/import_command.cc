@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "harness/gate/baseline_store.h"
 #include "harness/gate/comparison.h"
@@ -17,6 +18,7 @@
 #include "reports/console_report.h"
 #include "reports/json_results.h"
 #include "reports/terminal.h"
+#include "support/message_text.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -56,6 +58,14 @@ absl::StatusOr<import::ImportRequest> RequestFrom(const Options& o) {
   for (absl::string_view c :
        absl::StrSplit(o.device_categories, ',', absl::SkipWhitespace())) {
     r.options.device_categories.emplace_back(c);
+  }
+  // A list of commas or blanks names no category: refused, as an empty
+  // --workload is, rather than read as "the default categories".
+  if (o.Given("device_categories") && r.options.device_categories.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--device-categories=", EscapeControl(o.device_categories),
+        ": expected trace event categories, comma-separated, such as "
+        "kernel,gpu_memcpy"));
   }
   // --device has a default for runs; here only a given one counts.
   if (o.Given("device")) r.device = o.device;

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +16,12 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "device_model/memory_limits.h"
+#include "harness/runner/runner.h"
+#include "nlohmann/json.hpp"
+#include "support/ordered_parallel.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -25,6 +31,8 @@ extern char** environ;
 
 namespace trn {
 namespace {
+
+constexpr size_t kKeptStderr = 65536;
 
 struct ChildResult {
   int exit_code = 0;
@@ -37,7 +45,9 @@ absl::StatusOr<ChildResult> RunChild(
     const std::vector<std::string>& argv,
     const std::vector<std::string>& env_extra) {
   int pipe_fd[2];
-  if (pipe(pipe_fd) != 0) {
+  // Close-on-exec: a front end spawned by another thread meanwhile must not
+  // hold this pipe open (its end would wait for that child too).
+  if (pipe2(pipe_fd, O_CLOEXEC) != 0) {
     return absl::InternalError(
         absl::StrCat("pipe for the NKI front end: ", std::strerror(errno)));
   }
@@ -50,9 +60,17 @@ absl::StatusOr<ChildResult> RunChild(
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // An entry of env_extra replaces the inherited one of its name: a
+  // process's getenv takes the first, so an inherited PYTHONPATH would win.
   std::vector<std::string> env_store;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    env_store.emplace_back(*e);
+    const absl::string_view entry(*e);
+    const absl::string_view name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (const auto& x : env_extra) {
+      replaced = replaced || (!name.empty() && absl::StartsWith(x, name));
+    }
+    if (!replaced) env_store.emplace_back(entry);
   }
   for (const auto& e : env_extra) env_store.push_back(e);
   std::vector<char*> env;
@@ -72,8 +90,12 @@ absl::StatusOr<ChildResult> RunChild(
   for (;;) {
     const ssize_t n = read(pipe_fd[0], buf, sizeof buf);
     if (n > 0) {
-      // Bounded: the front end says one line; a traceback is cut.
-      if (out.err.size() < 65536) out.err.append(buf, static_cast<size_t>(n));
+      // Bounded, keeping the end: the front end's refusal is its last line,
+      // after whatever the kernel printed.
+      out.err.append(buf, static_cast<size_t>(n));
+      if (out.err.size() > 2 * kKeptStderr) {
+        out.err.erase(0, out.err.size() - kKeptStderr);
+      }
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -154,6 +176,84 @@ std::vector<SweepPoint> SweepPoints(const std::vector<std::string>& kwargs) {
   return points;
 }
 
+// "LABEL: /json/pointer: what" of a spec at `label` (a refusal the spec
+// reader makes before any line is mapped) as "FILE:LINE: what (the traced
+// spec's /json/pointer)", the line of the op at or around the pointer.
+std::string AtKernelLine(absl::string_view message, const std::string& label,
+                         absl::string_view text, const std::string& file) {
+  const std::string prefix = label + ": /";
+  if (!absl::StartsWith(message, prefix)) return std::string(message);
+  const size_t end = message.find(": ", prefix.size());
+  if (end == absl::string_view::npos) return std::string(message);
+  const std::string pointer(
+      message.substr(prefix.size() - 1, end - prefix.size() + 1));
+  const nlohmann::json root =
+      nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  const nlohmann::json* at = &root;
+  int64_t line = 0;
+  for (absl::string_view rest = absl::string_view(pointer).substr(1);
+       at != nullptr && !at->is_discarded();) {
+    if (at->is_object()) {
+      if (auto l = at->find("line"); l != at->end() && l->is_number_integer()) {
+        line = l->get<int64_t>();
+      }
+    }
+    if (rest.empty()) break;
+    const size_t slash = rest.find('/');
+    const std::string key(rest.substr(0, slash));
+    rest = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
+    if (at->is_object() && at->contains(key)) {
+      at = &(*at)[key];
+    } else if (at->is_array() && !key.empty() && key.size() < 10 &&
+               key.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(key) < at->size()) {
+      at = &(*at)[std::stoul(key)];
+    } else {
+      at = nullptr;
+    }
+  }
+  const std::string where =
+      line > 0 ? absl::StrCat(file, ":", line) : std::string(file);
+  return absl::StrCat(where, ": ", message.substr(end + 2),
+                      " (the traced spec's ", pointer, ")");
+}
+
+// A spec the front end wrote, read as trnbench will read it but with room
+// for any device's memory: what is refused then is the front end's bug
+// (issue 44: "a bug is a bug"), Internal and named at the kernel's line.
+// What only a device's memory refuses (an SBUF or PSUM overflow) is the
+// kernel's, refused as bad input when the command loads the spec for its
+// device.
+absl::Status CheckTracedSpec(const std::string& kernel,
+                             const std::string& out) {
+  std::ifstream in(out, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (!in && !in.eof()) {
+    return absl::InternalError(
+        absl::StrCat("cannot read the spec the NKI front end wrote: ", out));
+  }
+  const std::string text = ss.str();
+  const std::string file = kernel.substr(0, kernel.rfind("::"));
+  if (static_cast<int64_t>(text.size()) > kMaxSpecBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kernel ", kernel, ": ", file, ": the traced spec is ", text.size(),
+        " bytes; a spec may be at most 1 MiB (", kMaxSpecBytes,
+        " bytes): the kernel unrolls too far (docs/nki-source.md)"));
+  }
+  MemoryLimits roomy;  // 128 partitions, as every generation's pmax
+  roomy.psum_banks = 1 << 28;
+  roomy.psum_bytes_per_partition = int64_t{2048} << 28;  // 2 KiB banks
+  roomy.sbuf_bytes_per_partition = int64_t{1} << 40;
+  auto spec = ParseSpec(text, out, roomy);
+  if (spec.ok()) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(
+      "--kernel ", kernel, ": ",
+      AtKernelLine(spec.status().message(), out, text, file),
+      ": the NKI front end wrote a spec that trnbench refuses, a bug of the "
+      "front end"));
+}
+
 }  // namespace
 
 std::string FrontEndPython() {
@@ -207,12 +307,23 @@ absl::Status TracedKernels::Trace(Options& o) {
     return absl::InvalidArgumentError(
         "--emit-spec: writes the spec of one kernel, not of a --kwarg sweep");
   }
-  size_t index = 0;
-  for (const std::string& kernel : o.kernels) {
-    for (const SweepPoint& point : points) {
-      TRN_RETURN_IF_ERROR(TraceOne(o, kernel, point, index++));
-    }
-  }
+  // Every kernel at every point, traced by front ends running side by side
+  // on up to DefaultJobs() (each writes a file of its own); the specs are
+  // taken in kernel-then-point order, the first error in that order wins.
+  const size_t n = o.kernels.size() * points.size();
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<Traced>(
+      n, DefaultJobs(),
+      [&](size_t, size_t k) -> absl::StatusOr<Traced> {
+        return TraceOne(o, o.kernels[k / points.size()],
+                        points[k % points.size()], k);
+      },
+      [&](size_t k, Traced t) -> absl::Status {
+        const std::string out =
+            dir_ + "/" + SpecFileName(o.kernels[k / points.size()], k);
+        o.specs.push_back(out);
+        traced_[out] = std::move(t);
+        return absl::OkStatus();
+      }));
   if (o.Given("emit_spec")) emitted_ = o.specs.back();
   args_ = o.kernel_args;
   if (!o.shapes.empty()) {
@@ -255,8 +366,9 @@ absl::StatusOr<std::string> TracedKernels::TraceReference(
   return out;
 }
 
-absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
-                                     const SweepPoint& point, size_t index) {
+absl::StatusOr<TracedKernels::Traced> TracedKernels::TraceOne(
+    const Options& o, const std::string& kernel, const SweepPoint& point,
+    size_t index) const {
   const std::string out = dir_ + "/" + SpecFileName(kernel, index);
   std::vector<std::string> naming;
   if (!point.suffix.empty()) {
@@ -266,9 +378,7 @@ absl::Status TracedKernels::TraceOne(Options& o, const std::string& kernel,
   }
   TRN_RETURN_IF_ERROR(
       RunFrontEnd(kernel, o.kernel_args, point.kwargs, naming, out));
-  o.specs.push_back(out);
-  traced_[out] = {kernel, point.kwargs, naming};
-  return absl::OkStatus();
+  return Traced{kernel, point.kwargs, naming};
 }
 
 absl::StatusOr<std::optional<WorkloadSpec>> TracedKernels::TraceAtPoint(
@@ -295,22 +405,25 @@ absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,
                                         const std::vector<std::string>& naming,
                                         const std::string& out) const {
   const std::string python = FrontEndPython();
-  std::vector<std::string> argv = {python, "-m",       "nki_frontend",
-                                   kernel, "--output", out};
-  if (!args.empty()) {
-    argv.push_back("--args");
-    argv.push_back(args);
+  // Every value as --flag=VALUE and the kernel after "--": a value that
+  // starts with '-' is never taken for a flag.
+  std::vector<std::string> argv = {python, "-m", "nki_frontend",
+                                   "--output=" + out};
+  if (!args.empty()) argv.push_back("--args=" + args);
+  for (const auto& kw : kwargs) argv.push_back("--kwarg=" + kw);
+  for (size_t i = 0; i + 1 < naming.size(); i += 2) {
+    argv.push_back(absl::StrCat(naming[i], "=", naming[i + 1]));
   }
-  for (const auto& kw : kwargs) {
-    argv.push_back("--kwarg");
-    argv.push_back(kw);
-  }
-  argv.insert(argv.end(), naming.begin(), naming.end());
+  argv.push_back("--");
+  argv.push_back(kernel);
+  // The front end's own folder first, whatever the user's PYTHONPATH (kept
+  // after it, for the modules a kernel imports); PYTHONSAFEPATH keeps the
+  // working folder off sys.path, so that no file there shadows a module.
   const char* old_path = std::getenv("PYTHONPATH");
   std::string path = FrontEndDir();
   if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
-  auto child =
-      RunChild(argv, {"PYTHONPATH=" + path, "PYTHONDONTWRITEBYTECODE=1"});
+  auto child = RunChild(argv, {"PYTHONPATH=" + path, "PYTHONSAFEPATH=1",
+                               "PYTHONDONTWRITEBYTECODE=1"});
   if (absl::IsNotFound(child.status())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--kernel: cannot run ", python, " (", child.status().message(),
@@ -327,7 +440,7 @@ absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,
                                             kernel, " (exit ", child->exit_code,
                                             "): ", FirstLine(child->err)));
   }
-  return absl::OkStatus();
+  return CheckTracedSpec(kernel, out);
 }
 
 absl::Status TracedKernels::WriteEmitted(const Options& o) const {

@@ -64,21 +64,24 @@ class TracedKernels {
       const std::vector<std::string>& shapes = {});
 
  private:
-  absl::Status MakeDir();
-  absl::Status TraceOne(Options& o, const std::string& kernel,
-                        const SweepPoint& point, size_t index);
-  // Runs the front end on `kernel` with its arguments into `out`.
-  absl::Status RunFrontEnd(const std::string& kernel, const std::string& args,
-                           const std::vector<std::string>& kwargs,
-                           const std::vector<std::string>& naming,
-                           const std::string& out) const;
-
   // What each traced spec file was traced from, for TraceAtPoint.
   struct Traced {
     std::string kernel;
     std::vector<std::string> kwargs;
     std::vector<std::string> naming;
   };
+
+  absl::Status MakeDir();
+  // Traces `kernel` at `point` into the index'th spec file of the folder;
+  // safe to call from several threads at once.
+  absl::StatusOr<Traced> TraceOne(const Options& o, const std::string& kernel,
+                                  const SweepPoint& point, size_t index) const;
+  // Runs the front end on `kernel` with its arguments into `out`.
+  absl::Status RunFrontEnd(const std::string& kernel, const std::string& args,
+                           const std::vector<std::string>& kwargs,
+                           const std::vector<std::string>& naming,
+                           const std::string& out) const;
+
   std::map<std::string, Traced> traced_;
   std::string args_;   // --args
   size_t points_ = 0;  // specs traced at --shape points

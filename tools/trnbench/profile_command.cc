@@ -56,12 +56,12 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
       err, IsTerminal(err),
       2 * static_cast<int64_t>(specs->size()) * (o.warmup + o.repeat));
   run.on_run = [&progress] { progress.Advance(); };
-  for (const WorkloadSpec& spec : *specs) {
-    progress.SetLabel(spec.name);
-    auto p = ProfileWorkload(spec, *profile, run);
-    if (!p.ok()) return Fail(err, p.status());
-    report.workloads.push_back(*std::move(p));
-  }
+  run.on_workload = [&progress](const std::string& name) {
+    progress.SetLabel(name);
+  };
+  auto profiles = ProfileWorkloads(*specs, *profile, run);
+  if (!profiles.ok()) return Fail(err, profiles.status());
+  report.workloads = *std::move(profiles);
   progress.Finish();
   const std::string json = ProfileToJsonText(report);
   if (!o.output.empty()) {

@@ -159,6 +159,16 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   run_options.on_workload = [&progress](const std::string& name) {
     progress.SetLabel(name);
   };
+  // A long command says how long before it starts, not only by a bar
+  // (issue 43); the bound itself is kMaxSimulatedInstructions.
+  run_options.on_planned = [&err, &o](int64_t simulated) {
+    if (simulated <= kAnnouncedSimulatedInstructions) return;
+    err << "trnbench: note: this command will simulate "
+        << SimulatedTimeEstimate(simulated) << " (--warmup " << o.warmup
+        << " and --repeat " << o.repeat
+        << " runs of each workload; lower them to shorten it)\n";
+    err.flush();
+  };
   auto run = RunAll(*specs, *profile, run_options, TRNBENCH_VERSION);
   if (!run.ok()) {
     progress.Finish();

@@ -67,9 +67,11 @@ Options:
                        workload is replayable alone from (seed, wait+warmup+k)
   --device NAME        device profile (default trn1)
   --jobs N             runs simulated at once, on as many threads: the
-                       repeats of a workload and the workloads of a run,
-                       validate or profile (default: the machine's cores;
-                       1 runs on one thread); no output depends on it
+                       repeats of a workload, the workloads and points of
+                       a run, the figures of validate, the workloads and
+                       what-ifs of profile, the --kernel front ends
+                       (default: the machine's cores; 1 runs on one
+                       thread); no output depends on it
   --format F           what to print on stdout: table, json, or gbench-json
                        (Google Benchmark's JSON format) (default table)
   --gbench-metrics LIST

@@ -5,19 +5,28 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
-import importlib.util
+import inspect
 import json
+import math
 import os
 import re
+import resource
+import signal
 import sys
 import time
-from typing import Dict, List, Optional, Set, Tuple
+import warnings
+from typing import Dict, List, NoReturn, Optional, Set, Tuple
 
-from . import (core, emit, ir, kwarg_exprs, language, lists, location,
-               modules, tracer)
-from .errors import TraceError
+from . import (blame, core, emit, ir, kwarg_exprs, language, lists, loader,
+               location, modules, output, tracer)
+from .errors import FrontEndBug, TraceError, TraceTimeout
 from .expr import LoopVar
 
+# A tensor argument's rank and dims: as the spec format's (docs/
+# spec-format.md) limits, so that no text reaches a spec it refuses.
+MAX_RANK = 8
+MAX_DIM = 1 << 40
+_DIMS = re.compile(r"\d+(?:x\d+)*")
 _TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
 
 
@@ -35,22 +44,28 @@ def parse_args_text(text: str) -> Dict[str, object]:
             raise TraceError(f"--args: {name} is given twice")
         m = _TENSOR_ARG.match(value)
         if m:
-            dims = tuple(int(x) for x in m.group(1).split("x"))
+            digits = m.group(1).split("x")
+            if len(digits) > MAX_RANK or any(len(x) > 18 for x in digits):
+                raise TraceError(f"--args {item}: expected at most "
+                                 f"{MAX_RANK} dims of at most {MAX_DIM} each")
+            dims = tuple(int(x) for x in digits)
             if any(d < 1 for d in dims):
                 raise TraceError(f"--args {item}: dims are at least 1")
+            if math.prod(dims) > MAX_DIM:
+                raise TraceError(f"--args {item}: a tensor has at most 2^40 "
+                                 f"({MAX_DIM}) elements")
             if m.group(2) not in core.ARG_DTYPES:
                 raise TraceError(
                     f"--args {item}: dtype {m.group(2)} is not supported; "
                     f"supported: {core.SUPPORTED_DTYPES}")
             out[name] = (dims, m.group(2))
             continue
-        try:
-            number = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            number = None
+        number = _literal(value)
         if isinstance(number, bool) or not isinstance(number, (int, float)):
             raise TraceError(f"--args {item}: expected DIMSxDIMS:dtype (such "
                              "as 8192x4096:bfloat16) or a number")
+        if isinstance(number, float) and not math.isfinite(number):
+            raise TraceError(f"--args {item}: expected a finite number")
         out[name] = number
     return out
 
@@ -65,11 +80,16 @@ def reshape_args(args: Dict[str, object], shapes: List[str]) -> None:
     arguments. A text that names no argument is an error."""
     for text in shapes:
         names, eq, dims_text = text.partition("=")
-        try:
-            dims = tuple(int(d) for d in dims_text.split("x"))
-        except ValueError:
-            dims = ()
-        if not eq or not names or not dims or any(d < 1 for d in dims):
+        # Decimal digits only (int() also takes "1_000" and " 5"), within
+        # the spec format's limits as --args.
+        if not eq or not names or not _DIMS.fullmatch(dims_text):
+            raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
+        digits = dims_text.split("x")
+        if len(digits) > MAX_RANK or any(len(x) > 18 for x in digits):
+            raise TraceError(f"--shape {text}: expected at most {MAX_RANK} "
+                             f"dims of at most {MAX_DIM} each")
+        dims = tuple(int(d) for d in digits)
+        if any(d < 1 for d in dims):
             raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
         hit = False
         for name in names.split(","):
@@ -80,7 +100,11 @@ def reshape_args(args: Dict[str, object], shapes: List[str]) -> None:
             if len(dims) > len(old):
                 raise TraceError(f"--shape {text}: {name} has rank "
                                  f"{len(old)}, fewer than {len(dims)} dims")
-            args[name] = (old[:len(old) - len(dims)] + dims, dtype)
+            new = old[:len(old) - len(dims)] + dims
+            if math.prod(new) > MAX_DIM:
+                raise TraceError(f"--shape {text}: {name} would have more "
+                                 f"than 2^40 ({MAX_DIM}) elements")
+            args[name] = (new, dtype)
             hit = True
         if not hit:
             raise TraceError(f"--shape {text}: names no tensor argument of "
@@ -94,61 +118,34 @@ def parse_kwarg(text: str) -> Tuple[str, object, str]:
     if value.startswith(kwarg_exprs.PREFIX):
         return name, kwarg_exprs.KernelExpr(
             name, value[len(kwarg_exprs.PREFIX):]), value
+    parsed = _literal(value)
+    return name, value if parsed is _NOT_A_LITERAL else parsed, value
+
+
+_NOT_A_LITERAL = object()
+
+
+def _literal(text: str) -> object:
+    """A Python literal (a number, string, tuple, list, dict, set, True,
+    None), or _NOT_A_LITERAL. Whatever the text, nothing else escapes: a
+    deep nest is a RecursionError, {[]: 1} a TypeError, a long text a
+    MemoryError, and an int of 5000 digits a ValueError."""
+    if len(text) > 100000:
+        return _NOT_A_LITERAL
     try:
-        parsed = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = value
-    return name, parsed, value
+        with warnings.catch_warnings():
+            # "1abc" warns (invalid decimal literal) on stderr: a second
+            # line after the refusal. It is no literal; that is all.
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, RecursionError,
+            MemoryError):
+        return _NOT_A_LITERAL
 
 
 def sha256_of(path: str) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
-
-
-def load_kernel(path: str, function: str):
-    modules.install()
-    spec = importlib.util.spec_from_file_location("nki_kernel_source", path)
-    if spec is None or spec.loader is None:
-        raise TraceError(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    # Python's own range inside the kernel is a traced sequential loop.
-    module.__dict__["range"] = _range
-    sys.modules["nki_kernel_source"] = module
-    module.__dict__["__nki_list__"] = lists.TracedList
-    try:
-        source = tracer.active().source
-        if source.code is None:
-            source.code = lists.rewrite(source.tree, path)
-        code = source.code
-        with modules.absent_modules_allowed(os.path.abspath(path)):
-            exec(code, module.__dict__)
-    except TraceError:
-        raise
-    except SyntaxError as e:
-        raise TraceError(f"syntax error: {e.msg}", f"{path}:{e.lineno}")
-    except Exception as e:
-        raise TraceError(f"loading the kernel file: {type(e).__name__}: {e}",
-                         path)
-    func = getattr(module, function, None)
-    if func is None:
-        names = sorted(n for n, v in vars(module).items()
-                       if callable(v) and not n.startswith("_")
-                       and getattr(v, "__module__", "") == "nki_kernel_source"
-                       or isinstance(v, modules._Jit))
-        raise TraceError(f"{path}: no function {function}; it defines "
-                         f"{', '.join(names) or 'none'}")
-    if isinstance(func, modules._Jit):
-        func = func.func
-    return func
-
-
-def _range(*args: object):
-    try:
-        tracer.active()
-    except TraceError:
-        return range(*args)  # type: ignore[arg-type]
-    return language.python_range(*args)
 
 
 def split_grid(function: str) -> Tuple[str, Tuple[int, ...]]:
@@ -188,14 +185,14 @@ def trace_kernel(path: str, function: str, args: Dict[str, object],
                                splits)
         except core.Unprivatize as u:
             if u.key in keep:
-                raise TraceError("internal error: an array kept whole was "
-                                 "privatized again", path)
+                raise FrontEndBug("an array kept whole was privatized "
+                                  "again", path)
             keep.add(u.key)
         except location.SplitLoop as s:
             known = splits.setdefault(s.key, set())
             if s.points <= known:
-                raise TraceError("internal error: a loop was cut again "
-                                 "where it was cut", path)
+                raise FrontEndBug("a loop was cut again where it was cut",
+                                  path)
             known |= s.points
 
 
@@ -208,7 +205,7 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
     t = tracer.begin(path, source)
     t.keep_whole = set(keep)
     t.splits = splits or {}
-    func = load_kernel(path, function)
+    func = loader.load_kernel(path, function)
     call_args: Dict[str, object] = {}
     for name, value in args.items():
         if isinstance(value, tuple):
@@ -221,20 +218,25 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
             call_args[name] = value
     call_args.update(kwarg_exprs.resolve(
         kwargs, getattr(getattr(func, "func", func), "__globals__", {})))
+    _check_call(func, function, call_args)
+    modules.STATE.tracing = True
     try:
         _open_grid(t, grid, func)
         func(**call_args)
         _close_grid(t)
-    except (TraceError, core.Unprivatize, location.SplitLoop):
+    except (TraceError, core.Unprivatize, location.SplitLoop, TraceTimeout,
+            KeyboardInterrupt):
         raise
     except AssertionError as e:
+        if blame.culprit(e) == "frontend":
+            raise loader.explain(e, "running the kernel") from None
         raise TraceError("the kernel's assertion failed at these arguments"
-                         + (f": {e}" if str(e) else ""), _kernel_line(e, t))
-    except Exception as e:  # the kernel's own Python, run on traced values
-        raise TraceError(f"{type(e).__name__}: {e} (the front end traces "
-                         "shapes, not values; docs/nki-source.md)",
-                         _kernel_line(e, t))
+                         + (f": {e}" if str(e) else ""),
+                         loader.where_of(e)) from None
+    except BaseException as e:  # noqa: B036 (SystemExit too: one line)
+        raise _explain_run(e) from None
     finally:
+        modules.STATE.tracing = False
         tracer.end()
     return t
 
@@ -261,15 +263,32 @@ def _close_grid(t: tracer.Trace) -> None:
             core.close_loop(loop)
 
 
-def _kernel_line(e: BaseException, t: tracer.Trace) -> str:
-    """FILE:LINE of the kernel's innermost frame in the traceback."""
-    where = t.file_label
-    tb = e.__traceback__
-    while tb is not None:
-        if os.path.abspath(tb.tb_frame.f_code.co_filename) == t.kernel_path:
-            where = f"{t.file_label}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    return where
+def _check_call(func: object, function: str,
+                call_args: Dict[str, object]) -> None:
+    """The kernel takes the arguments given, or one line says which it
+    lacks or does not take (at the kernel's `def` line)."""
+    try:
+        signature = inspect.signature(func)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(**call_args)
+    except TypeError as e:
+        code = getattr(func, "__code__", None)
+        where = tracer.active().file_label
+        if code is not None:
+            where = blame.label(code.co_filename, code.co_firstlineno)
+        params = ", ".join(signature.parameters)
+        raise TraceError(f"{function}({params}): {e}; give each argument "
+                         "with --args NAME=DIMSxDIMS:dtype or NAME=NUMBER, "
+                         "or --kwarg NAME=VALUE", where) from None
+
+
+def _explain_run(e: BaseException) -> Exception:
+    """The kernel's own Python, run on traced values, raised `e`."""
+    return loader.explain(e, "running the kernel",
+                          " (the front end traces shapes, not values; "
+                          "docs/nki-source.md)")
 
 
 def provenance_of(path: str, function: str, args: Dict[str, object],
@@ -289,10 +308,25 @@ def workload_name(function: str) -> str:
     return name
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad flags are one line and exit 2, as every other refusal."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        print(f"{self.prog}: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+# The trace's bounds (docs/nki-source.md, "Bounds"): CPU seconds, so that a
+# loaded machine does not cut a trace short, and the address space, so that
+# a kernel that allocates without end fails fast instead of swapping.
+DEFAULT_TIME_LIMIT_S = 60.0
+MEMORY_LIMIT_BYTES = 8 << 30
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m nki_frontend",
-                                description="Trace an NKI kernel into a "
-                                "trnbench workload spec.")
+    p = _Parser(prog="python3 -m nki_frontend",
+                description="Trace an NKI kernel into a trnbench workload "
+                "spec.")
     p.add_argument("kernel", help="FILE.py::FUNCTION")
     p.add_argument("--args", default="", help="name=DIMSxDIMS:dtype,...")
     p.add_argument("--kwarg", action="append", default=[],
@@ -304,6 +338,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--family", default="", help="workload family (default: "
                    "the name)")
     p.add_argument("--output", default="-", help="spec file (- for stdout)")
+    p.add_argument("--time-limit", default="", metavar="SECONDS",
+                   help="CPU seconds the trace may take (default "
+                   f"$TRNBENCH_TRACE_SECONDS, else {DEFAULT_TIME_LIMIT_S:g})")
     p.add_argument("--timing", action="store_true",
                    help="print the trace time to stderr")
     ns = p.parse_args(argv)
@@ -315,41 +352,163 @@ def main(argv: Optional[List[str]] = None) -> int:
               file=sys.stderr)
         return 2
     try:
+        limit = _time_limit(ns.time_limit)
+        if ns.output != "-":
+            # Before anything runs: a refused output costs no trace.
+            output.check_destination(ns.output)
         started = time.perf_counter()
-        path, sep, function = ns.kernel.rpartition("::")
-        if not sep or not path or not function:
-            raise TraceError(f"--kernel {ns.kernel}: expected FILE.py::FUNCTION")
-        args = parse_args_text(ns.args)
-        reshape_args(args, ns.shape)
-        kwargs: Dict[str, object] = {}
-        kwarg_text: Dict[str, str] = {}
-        for item in ns.kwarg:
-            k, v, raw = parse_kwarg(item)
-            kwargs[k] = v
-            kwarg_text[k] = raw
-        trace = trace_kernel(path, function, args, kwargs)
-        name = workload_name(ns.name or split_grid(function)[0])
-        provenance = provenance_of(path, function, args, kwarg_text)
-        arg_text = provenance["args"]
-        described = ", ".join(f"{k}={v}" for k, v in
-                              list(arg_text.items()) + list(kwarg_text.items()))
-        description = (f"Traced by the NKI front end from "
-                       f"{os.path.basename(path)}::{function}({described}).")
-        spec = emit.emit(trace, name, description, provenance)
-        if ns.family:
-            spec["family"] = workload_name(ns.family)
-        text = json.dumps(spec, indent=1) + "\n"
+        with _KernelStdoutToStderr(), _Bounds(limit):
+            text = _trace_to_text(ns)
         elapsed = time.perf_counter() - started
-    except TraceError as e:
-        print(e.line(), file=sys.stderr)
+        if ns.output == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            output.write_file(ns.output, text)
+    except (TraceError, TraceTimeout) as e:
+        print(_one_line(e.line()), file=sys.stderr)
         return 2
-    if ns.output == "-":
-        sys.stdout.write(text)
-    else:
-        tmp = ns.output + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, ns.output)
+    except FrontEndBug as e:
+        print(_one_line(e.line()), file=sys.stderr)
+        return 3
+    except Exception as e:  # a bug outside the kernel's trace
+        bug = FrontEndBug(f"{blame.frontend_site(e)} raised "
+                          f"{type(e).__name__}: {e}")
+        print(_one_line(bug.line()), file=sys.stderr)
+        return 3
     if ns.timing:
         print(f"traced in {elapsed * 1000:.1f} ms", file=sys.stderr)
     return 0
+
+
+def _one_line(text: str) -> str:
+    """A message on one line, of readable length (a kernel's exception may
+    carry newlines or a megabyte of text)."""
+    text = " ".join(text.split("\n"))
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 1000 else text[:997] + "..."
+
+
+def _time_limit(flag: str) -> float:
+    text = flag or os.environ.get("TRNBENCH_TRACE_SECONDS", "")
+    if not text:
+        return DEFAULT_TIME_LIMIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:
+        source = "--time-limit" if flag else "TRNBENCH_TRACE_SECONDS"
+        raise TraceError(f"{source}={text}: expected a number of seconds "
+                         "from 0 to 86400")
+    return value
+
+
+def _trace_to_text(ns: argparse.Namespace) -> str:
+    """The spec of the kernel ns.kernel, as the text to write."""
+    path, sep, function = ns.kernel.rpartition("::")
+    if not sep or not path or not function:
+        raise TraceError(f"--kernel {ns.kernel}: expected FILE.py::FUNCTION")
+    args = parse_args_text(ns.args)
+    reshape_args(args, ns.shape)
+    kwargs: Dict[str, object] = {}
+    kwarg_text: Dict[str, str] = {}
+    for item in ns.kwarg:
+        k, v, raw = parse_kwarg(item)
+        if k in kwargs:
+            raise TraceError(f"--kwarg {item}: {k} is given twice")
+        kwargs[k] = v
+        kwarg_text[k] = raw
+    trace = trace_kernel(path, function, args, kwargs)
+    return spec_text(trace, path, function, args, kwarg_text, ns.name,
+                     ns.family)
+
+
+def spec_text(trace: tracer.Trace, path: str, function: str,
+              args: Dict[str, object], kwarg_text: Dict[str, str],
+              name: str = "", family: str = "") -> str:
+    """The emitted spec as JSON text. A spec the front end cannot write
+    as strict JSON (a NaN, a value JSON has no form for) is its bug."""
+    workload = workload_name(name or split_grid(function)[0])
+    provenance = provenance_of(path, function, args, kwarg_text)
+    described = ", ".join(f"{k}={v}" for k, v in
+                          list(provenance["args"].items()) +
+                          list(kwarg_text.items()))
+    description = (f"Traced by the NKI front end from "
+                   f"{os.path.basename(path)}::{function}({described}).")
+    try:
+        spec = emit.emit(trace, workload, description, provenance)
+        if family:
+            spec["family"] = workload_name(family)
+        return json.dumps(spec, indent=1, allow_nan=False) + "\n"
+    except (TraceError, FrontEndBug):
+        raise
+    except Exception as e:
+        raise FrontEndBug(f"{blame.frontend_site(e)} raised "
+                          f"{type(e).__name__}: {e} while writing the spec",
+                          trace.file_label) from None
+
+
+class _KernelStdoutToStderr:
+    """While the kernel loads and runs, what it prints goes to stderr, at
+    the file descriptor too: stdout carries the spec and nothing else."""
+
+    def __enter__(self) -> None:
+        sys.stdout.flush()
+        try:
+            self.saved: Optional[int] = os.dup(1)
+            os.dup2(2, 1)
+        except OSError:  # no stdout at all
+            self.saved = None
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        if self.saved is not None:
+            os.dup2(self.saved, 1)
+            os.close(self.saved)
+
+
+class _Bounds:
+    """The trace's CPU-time and memory bounds. The time bound raises
+    TraceTimeout (a BaseException: a kernel's `except Exception` does not
+    swallow it) where the kernel is; should the kernel swallow even that,
+    a second alarm a CPU second later ends the process with the line."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.fired = False
+
+    def _alarm(self, signum: int, frame: object) -> None:
+        user = blame.user_frame_of(frame)  # type: ignore[arg-type]
+        where = ""
+        if user is not None:
+            where = blame.label(user.f_code.co_filename, user.f_lineno)
+        message = (f"the trace took more than {self.seconds:g} s of CPU "
+                   "time (a loop that never ends? set --time-limit, or "
+                   "TRNBENCH_TRACE_SECONDS, for a larger bound)")
+        if self.fired:
+            print(_one_line(TraceTimeout(message, where).line()),
+                  file=sys.stderr, flush=True)
+            os._exit(2)
+        self.fired = True
+        signal.setitimer(signal.ITIMER_PROF, 1.0)
+        raise TraceTimeout(message, where)
+
+    def __enter__(self) -> None:
+        self.old = signal.signal(signal.SIGPROF, self._alarm)
+        signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            want = MEMORY_LIMIT_BYTES if hard == resource.RLIM_INFINITY \
+                else min(hard, MEMORY_LIMIT_BYTES)
+            if soft == resource.RLIM_INFINITY or soft > want:
+                resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+        except (OSError, ValueError):
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, self.old)

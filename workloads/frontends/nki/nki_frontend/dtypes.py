@@ -16,6 +16,20 @@ class DType:
     def __repr__(self) -> str:
         return f"nl.{self.name}"
 
+    @property
+    def dtype(self) -> object:
+        """numpy takes an object's `.dtype` as its dtype: NKI's dtypes are
+        numpy's, so a kernel file's module level may write
+        `np.zeros(4, dtype=nl.float32)` or `np.finfo(nl.float16).max`.
+        numpy has no bfloat16, fp8 or tfloat32: those are refused."""
+        import numpy
+        if self.name in ("float32", "float16", "int8", "int16", "int32",
+                         "uint8", "uint16", "uint32", "bool_"):
+            return numpy.dtype(self.name.rstrip("_"))
+        raise err(f"nl.{self.name} has no numpy dtype (numpy has no "
+                  f"{self.name}); numpy takes float32, float16 and the "
+                  "integer dtypes")
+
 
 # The spec format names five dtypes; the model costs a tile by its element
 # width (device_model/dtype.h), so a dtype without a spec name of its own is

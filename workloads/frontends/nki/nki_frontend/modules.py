@@ -2,33 +2,167 @@
 
 Both generations are provided: `neuronxcc.nki{,.language,.isa,.typing}`
 (SDK 2.21) and today's `nki{,.language,.isa,.typing}`. They go into
-`sys.modules` while a kernel is loaded and traced, and a finder refuses any
-other submodule of those packages with the name of the import, so that an
-unknown API is one line, not an ImportError from deep inside Python."""
+`sys.modules` while a kernel is loaded and traced. A name the front end
+lacks (a module of those packages it does not provide, a function, a
+constant) is a placeholder (`Missing`) that loads: it is refused, in one
+line naming the kernel's file and line and the name, when the kernel uses
+it, not when a module that names it is loaded."""
 
 from __future__ import annotations
 
+import functools
 import importlib.abc
+import importlib.machinery
+import itertools
+import os
 import sys
 import types
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, NoReturn, Sequence
 
-from . import core, generations, isa, language, tracer
-from .errors import TraceError
+from . import blame, core, generations, isa, language, tracer
+from .errors import TopLevelRun, TraceError
 
 SUPPORTED_DOC = "docs/nki-source.md lists the supported API"
 
 
+class _State:
+    # False while the kernel file loads (module-level code may call a
+    # missing decorator or factory: its result is another placeholder);
+    # True once the kernel runs, where calling a placeholder is a use.
+    tracing = False
+    # True while the kernel file's top level runs (loader.load_kernel).
+    loading = False
+
+
+STATE = _State()
+
+
+def _use_site() -> str:
+    """FILE:LINE of the user's code that used a placeholder."""
+    frame = blame.user_frame_of(sys._getframe(2))
+    if frame is None:
+        return tracer.where()
+    return blame.label(frame.f_code.co_filename, frame.f_lineno)
+
+
+class Missing:
+    """A name the kernel's code took that the front end does not provide:
+    an NKI name (`nki=True`) or a name of a module that is not installed.
+    Taking attributes of it, or calling it while the file loads, gives
+    more placeholders; any other use refuses, in one line."""
+
+    def __init__(self, name: str, nki: bool,
+                 wrapped: object = None) -> None:
+        self.__dict__["name"] = name
+        self.__dict__["nki"] = nki
+        # A function this placeholder was applied to as a decorator.
+        self.__dict__["wrapped"] = wrapped
+
+    def refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        if self.nki:
+            why = (f"{self.name} is not supported by the NKI front end "
+                   f"({SUPPORTED_DOC})")
+        else:
+            why = (f"the kernel uses {self.name}, from a module that is not "
+                   "installed; a traced kernel uses the NKI API and Python")
+        raise TraceError(why, _use_site())
+
+    def __getattr__(self, name: str) -> "Missing":
+        if name.startswith("_"):  # never an NKI name: getattr(x, "_y", d)
+            raise AttributeError(name)
+        return Missing(f"{self.name}.{name}", self.nki)
+
+    def __call__(self, *args: object, **kwargs: object) -> "Missing":
+        if STATE.tracing:
+            self.refuse()
+        # `@torch_neuronx.nki_jit` on a kernel: the kernel stays reachable
+        # (loader._kernel_function traces it, as nki.jit's).
+        wrapped = args[0] if len(args) == 1 and not kwargs and \
+            callable(args[0]) else None
+        return Missing(f"{self.name}(...)", self.nki, wrapped)
+
+    def __mro_entries__(self, bases: tuple) -> tuple:
+        # `class Config(nl.NKIObject)`: a plain Python class (the language
+        # guide's NKI classes are data classes), its base left out.
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<{self.name}: not provided>"
+
+    __hash__ = object.__hash__
+    __setattr__ = __delattr__ = __getitem__ = __setitem__ = refuse
+    __bool__ = __iter__ = __len__ = __contains__ = __index__ = refuse
+    __int__ = __float__ = __complex__ = __round__ = refuse
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = refuse
+    __neg__ = __pos__ = __abs__ = __invert__ = refuse
+    __enter__ = __exit__ = __instancecheck__ = __subclasscheck__ = refuse
+    for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                "divmod", "pow", "lshift", "rshift", "and", "xor", "or"):
+        locals()[f"__{_op}__"] = locals()[f"__r{_op}__"] = refuse
+        locals()[f"__i{_op}__"] = refuse
+    del _op
+
+
 class _ApiModule(types.ModuleType):
     def __getattr__(self, name: str):
-        if name.startswith("__"):
+        if name.startswith("_"):  # never an NKI name: getattr(x, "_y", d)
             raise AttributeError(name)
-        raise TraceError(f"{self.__name__}.{name} is not supported by the NKI "
-                         f"front end ({SUPPORTED_DOC})", tracer.where())
+        return Missing(f"{self.__name__}.{name}", nki=True)
+
+
+class _LazyNamespace(type):
+    """The metaclass of the NKI modules' constant namespaces (`tile_size`):
+    a constant the front end lacks is a placeholder."""
+
+    def __getattr__(cls, name: str) -> Missing:
+        if name.startswith("_"):  # never an NKI name: getattr(x, "_y", d)
+            raise AttributeError(name)
+        return Missing(f"{cls.__qualname__}.{name}", nki=True)
+
+
+def _lazy(top: str, name: str, value: object) -> object:
+    """A class of constants only, as its subclass with _LazyNamespace."""
+    if not isinstance(value, type) or type(value) is not type or any(
+            callable(v) for k, v in vars(value).items()
+            if not k.startswith("__")):
+        return value
+    return _LazyNamespace(name, (value,), {"__qualname__": f"{top}.{name}",
+                                           "__module__": top})
+
+
+def _checked(func: Callable) -> Callable:
+    """An API function that refuses a placeholder among its arguments
+    (`engine=nki.isa.constants.engine.vector`): passing one is a use."""
+    @functools.wraps(func)
+    def call(*args: object, **kwargs: object) -> object:
+        for a in itertools.chain(args, kwargs.values()):
+            if isinstance(a, Missing):
+                a.refuse()
+        return func(*args, **kwargs)
+    return call
 
 
 def _public(mod: types.ModuleType, names: List[str]) -> Dict[str, object]:
     return {n: getattr(mod, n) for n in names}
+
+
+def _placeholders_when_used(mods: Dict[str, types.ModuleType]
+                            ) -> Dict[str, types.ModuleType]:
+    """Every module of the NKI packages a package (a submodule the front
+    end lacks, `import nki.isa.constants`, is then found by _NkiFinder);
+    their API functions refuse a placeholder argument (_checked) and their
+    constant namespaces give placeholders for what they lack (_lazy)."""
+    for name, m in mods.items():
+        if not hasattr(m, "__path__"):
+            m.__path__ = []  # type: ignore[attr-defined]
+        for k, v in list(vars(m).items()):
+            if k.startswith("_") or isinstance(v, types.ModuleType):
+                continue
+            if isinstance(v, types.FunctionType):
+                m.__dict__[k] = _checked(v)
+            else:
+                m.__dict__[k] = _lazy(name, k, v)
+    return mods
 
 
 LANGUAGE_NAMES = [n for n in dir(language) if not n.startswith("_") and n not in (
@@ -45,7 +179,7 @@ ISA_NAMES = [n for n in dir(isa) if not n.startswith("_") and n not in (
     "result_tile", "tile_dtype", "tile_shape", "not_yet")]
 
 
-class _Jit:
+class Jit:
     """`nki.jit` and friends: the kernel function, callable as is."""
 
     def __init__(self, func: Callable, **options: object) -> None:
@@ -53,9 +187,10 @@ class _Jit:
         self.options = options
 
     def __call__(self, *args: object, **kwargs: object) -> object:
+        _not_at_top_level()
         return self.func(*args, **kwargs)
 
-    def __getitem__(self, grid: object) -> "_Jit":
+    def __getitem__(self, grid: object) -> "Jit":
         raise TraceError("an SPMD launch grid (kernel[grid]) is not yet "
                          "supported", tracer.where())
 
@@ -65,11 +200,11 @@ def _decorator(*args: object, **kwargs: object):
         # `@nki.jit`, or the call form `nki.jit(f, mode="simulation")`,
         # also of a function already decorated.
         func = args[0]
-        return _Jit(func.func if isinstance(func, _Jit) else func,
-                    **kwargs)  # type: ignore[arg-type]
+        return Jit(func.func if isinstance(func, Jit) else func,
+                   **kwargs)  # type: ignore[arg-type]
 
-    def wrap(func: Callable) -> _Jit:
-        return _Jit(func.func if isinstance(func, _Jit) else func, **kwargs)
+    def wrap(func: Callable) -> Jit:
+        return Jit(func.func if isinstance(func, Jit) else func, **kwargs)
     return wrap
 
 
@@ -162,51 +297,28 @@ def _build() -> Dict[str, types.ModuleType]:
 
 
 def _simulate(kernel: object, *args: object, **kwargs: object) -> object:
+    _not_at_top_level()
     return kernel(*args, **kwargs)  # type: ignore[operator]
 
 
-class _Refuser(importlib.abc.MetaPathFinder):
-    """Any other module of the NKI packages is an unknown API."""
-
-    def find_spec(self, fullname: str, path: object, target: object = None):
-        if fullname.split(".")[0] in ("neuronxcc", "nki") and \
-                fullname not in MODULES:
-            raise TraceError(f"import of {fullname}: this module is not "
-                             f"provided by the NKI front end "
-                             f"({SUPPORTED_DOC})", tracer.where())
-        return None
+def _not_at_top_level() -> None:
+    """A kernel run by the file's top level (its test code: `nki_max8()`,
+    `nki.simulate(kernel)(a, b)`) ends the top level there: the front end
+    traces the kernel, it does not run it on data (loader.load_kernel)."""
+    if STATE.loading and not STATE.tracing:
+        raise TopLevelRun(_use_site())
 
 
-class _AbsentThing:
-    """A name from a module that is not installed (scipy, torch: the test
-    code of a kernel file): an error only if the traced kernel uses it."""
+class _MissingLoader(importlib.abc.Loader):
+    """A module the front end lacks (of the NKI packages, or not installed
+    at all): a package whose every name is a placeholder."""
 
-    def __init__(self, name: str) -> None:
-        self._name = name
+    def __init__(self, nki: bool) -> None:
+        self.nki = nki
 
-    def _refuse(self, *args: object, **kwargs: object):
-        raise TraceError(f"the kernel uses {self._name}, from a module that "
-                         "is not installed; a traced kernel uses the NKI API "
-                         "and Python", tracer.where())
-
-    __call__ = _refuse
-
-    def __getattr__(self, name: str) -> "_AbsentThing":
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _AbsentThing(f"{self._name}.{name}")
-
-
-class _AbsentModule(types.ModuleType):
-    def __getattr__(self, name: str) -> _AbsentThing:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _AbsentThing(f"{self.__name__}.{name}")
-
-
-class _AbsentLoader(importlib.abc.Loader):
     def create_module(self, spec):  # type: ignore[override]
-        m = _AbsentModule(spec.name)
+        m = _MissingModule(spec.name)
+        m.__dict__["_nki"] = self.nki
         m.__path__ = []  # type: ignore[attr-defined]
         return m
 
@@ -214,40 +326,69 @@ class _AbsentLoader(importlib.abc.Loader):
         return None
 
 
-class _AbsentFinder(importlib.abc.MetaPathFinder):
-    """Last on the path: a module no other finder has becomes absent."""
+class _MissingModule(types.ModuleType):
+    def __getattr__(self, name: str) -> Missing:
+        if name.startswith("_"):  # never an NKI name: getattr(x, "_y", d)
+            raise AttributeError(name)
+        return Missing(f"{self.__name__}.{name}", self.__dict__["_nki"])
 
-    def __init__(self, kernel_path: str) -> None:
-        self.kernel_path = kernel_path
+
+class _NkiFinder(importlib.abc.MetaPathFinder):
+    """First on the path: any other module of the NKI packages is one the
+    front end lacks."""
 
     def find_spec(self, fullname: str, path: object, target: object = None):
-        import importlib.machinery
-        import os
+        if fullname.split(".")[0] in ("neuronxcc", "nki") and \
+                fullname not in MODULES:
+            return importlib.machinery.ModuleSpec(fullname,
+                                                  _MissingLoader(nki=True))
+        return None
+
+
+_IMPORTLIB_DIR = os.path.dirname(os.path.abspath(importlib.__file__)) + os.sep
+
+
+def _importlib_frame(filename: str) -> bool:
+    return filename.startswith("<frozen") or \
+        os.path.abspath(filename).startswith(_IMPORTLIB_DIR)
+
+
+class _AbsentFinder(importlib.abc.MetaPathFinder):
+    """Last on the path: a module no other finder has, imported by the
+    user's code (a file below `roots`), is a placeholder module; a
+    library's optional imports, and importlib.util.find_spec (a probe,
+    not an import), keep failing as they expect."""
+
+    def __init__(self, roots: Sequence[str]) -> None:
+        self.roots = tuple(os.path.abspath(r) + os.sep for r in roots)
+
+    def find_spec(self, fullname: str, path: object, target: object = None):
         f = sys._getframe(1)
-        while f is not None and (f.f_code.co_filename.startswith("<frozen")
-                                 or "importlib" in f.f_code.co_filename):
+        while f is not None and _importlib_frame(f.f_code.co_filename):
+            if f.f_code.co_name == "find_spec" and \
+                    f.f_code.co_filename.endswith("util.py"):
+                return None
             f = f.f_back
-        # Only the kernel file's own imports: a library's optional imports
-        # keep failing as they expect.
-        if f is None or os.path.abspath(f.f_code.co_filename) != \
-                self.kernel_path:
+        if f is None or not os.path.abspath(f.f_code.co_filename).startswith(
+                self.roots):
             return None
-        return importlib.machinery.ModuleSpec(fullname, _AbsentLoader())
+        return importlib.machinery.ModuleSpec(fullname,
+                                              _MissingLoader(nki=False))
 
 
 class absent_modules_allowed:
-    def __init__(self, kernel_path: str) -> None:
-        self.kernel_path = kernel_path
+    def __init__(self, roots: Sequence[str]) -> None:
+        self.roots = roots
 
     def __enter__(self) -> None:
-        self.finder = _AbsentFinder(self.kernel_path)
+        self.finder = _AbsentFinder(self.roots)
         sys.meta_path.append(self.finder)
 
     def __exit__(self, *exc: object) -> None:
         sys.meta_path.remove(self.finder)
 
 
-MODULES = _build()
+MODULES = _placeholders_when_used(_build())
 
 
 def install() -> None:
@@ -255,4 +396,8 @@ def install() -> None:
                  ("neuronxcc", "nki")]:
         del sys.modules[name]
     sys.modules.update(MODULES)
-    sys.meta_path.insert(0, _Refuser())
+    if not any(isinstance(f, _NkiFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NkiFinder())
+
+
+_Jit = Jit  # the former name

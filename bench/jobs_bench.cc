@@ -1,0 +1,168 @@
+// Does `--jobs` pay? A fixed set of runs (the NKI matmul tutorial's four
+// versions, as the validation suite ships them, 12 recorded runs each on
+// trn1, through RunAll as `trnbench --spec ... --repeat 12 --warmup 0`
+// runs them) on 1, 2 and 4 threads. Counters: wall and CPU time (of the
+// whole process, every thread) per run, and the speed-up in wall time over
+// the 1-thread case measured just before (speedup is 0 when that case did
+// not run). On 2 idle cores, jobs 2 should show a speed-up near 2 with CPU
+// per run as at jobs 1; jobs 4 shows what oversubscription costs. Heap
+// counting (heap_meter.h) adds two atomic updates per allocation, and a
+// run allocates a few dozen times: not enough to matter here.
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "device_model/device_profile.h"
+#include "device_model/metrics_accumulator.h"
+#include "device_model/simulator.h"
+#include "harness/runner/runner.h"
+#include "support/ordered_parallel.h"
+#include "workloads/compiler/compiler.h"
+#include "workloads/lowering.h"
+#include "workloads/spec_parser.h"
+
+namespace trn {
+namespace {
+
+const std::string kSource = TRNBENCH_SOURCE_DIR;
+
+const DeviceProfile& Trn1() {
+  static const DeviceProfile* p = [] {
+    auto r = LoadDeviceProfile(kSource + "/device_model/profiles/trn1.json");
+    if (!r.ok()) std::abort();
+    return new DeviceProfile(*std::move(r));
+  }();
+  return *p;
+}
+
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+constexpr int64_t kRepeat = 12;
+
+// Wall seconds per run at jobs 1, for the speed-up of the cases after it.
+double one_job_wall_per_run = 0;
+
+void BM_Jobs(benchmark::State& state) {
+  const int jobs = static_cast<int>(state.range(0));
+  std::vector<WorkloadSpec> specs;
+  for (const char* name :
+       {"nki_matmul_tiled", "nki_matmul_hoist_load", "nki_matmul_block_free",
+        "nki_matmul_fully_optimized"}) {
+    auto spec = LoadSpecFile(
+        kSource + "/workloads/validation/" + name + ".json", Trn1().memory);
+    if (!spec.ok() || !CompileSpec(*spec, Trn1().memory).ok()) {
+      state.SkipWithError("spec");
+      return;
+    }
+    specs.push_back(*std::move(spec));
+  }
+  RunOptions opts;
+  opts.schedule.repeat = kRepeat;
+  opts.schedule.warmup = 0;
+  opts.jobs = jobs;
+  const double runs = static_cast<double>(specs.size() * kRepeat);
+  double wall = 0;
+  double cpu = 0;
+  for (auto _ : state) {
+    const double c0 = ProcessCpuSeconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = RunAll(specs, Trn1(), opts, "bench");
+    const auto t1 = std::chrono::steady_clock::now();
+    cpu += ProcessCpuSeconds() - c0;
+    wall += std::chrono::duration<double>(t1 - t0).count();
+    if (!r.ok()) state.SkipWithError("run");
+    benchmark::DoNotOptimize(r);
+  }
+  const double iters = static_cast<double>(state.iterations());
+  const double wall_per_run = wall / iters / runs;
+  if (jobs == 1) one_job_wall_per_run = wall_per_run;
+  state.counters["runs"] = runs;
+  state.counters["wall_ms_per_run"] = wall_per_run * 1e3;
+  state.counters["cpu_ms_per_run"] = cpu / iters / runs * 1e3;
+  state.counters["speedup"] =
+      one_job_wall_per_run > 0 ? one_job_wall_per_run / wall_per_run : 0.0;
+}
+BENCHMARK(BM_Jobs)->Arg(1)->Arg(2)->Arg(4)->Iterations(3)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// The serialisation issue 42 found, alone: two threads simulating runs of
+// the tiled matmul on one Simulator, each delivering to its own metrics
+// accumulator, the two accumulators either side by side in one vector (as
+// the runner kept them) or each on cache lines of its own (as it keeps
+// them now). Counter: CPU time per run of each thread (its stalls on a
+// cache line the other writes count). Padded should be about the CPU time
+// of one thread alone; the difference is the false sharing.
+template <bool kPadded>
+void BM_TwoAccumulators(benchmark::State& state) {
+  auto spec = LoadSpecFile(
+      kSource + "/workloads/validation/nki_matmul_tiled.json", Trn1().memory);
+  if (!spec.ok() || !CompileSpec(*spec, Trn1().memory).ok()) {
+    state.SkipWithError("spec");
+    return;
+  }
+  auto program = Lower(*spec, Trn1());
+  if (!program.ok()) {
+    state.SkipWithError("lowering");
+    return;
+  }
+  auto sim = Simulator::Create(*program, Trn1());
+  if (!sim.ok()) {
+    state.SkipWithError("simulator");
+    return;
+  }
+  struct alignas(kNoFalseSharing) Padded {
+    MetricsAccumulator acc;
+  };
+  std::vector<MetricsAccumulator> packed(2);
+  std::vector<Padded> padded(2);
+  constexpr int kRuns = 8;
+  double cpu = 0;
+  for (auto _ : state) {
+    double spent[2] = {0, 0};
+    std::vector<std::thread> threads;
+    for (int w = 0; w < 2; ++w) {
+      threads.emplace_back([&, w] {
+        MetricsAccumulator& acc = kPadded ? padded[w].acc : packed[w];
+        const double c0 = ThreadCpuSeconds();
+        for (int k = 0; k < kRuns; ++k) {
+          sim->Run(1, static_cast<uint64_t>(2 * k + w), acc);
+        }
+        spent[w] = ThreadCpuSeconds() - c0;
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    cpu += spent[0] + spent[1];
+  }
+  state.counters["cpu_ms_per_run"] =
+      cpu / (2.0 * kRuns * static_cast<double>(state.iterations())) * 1e3;
+}
+BENCHMARK(BM_TwoAccumulators<false>)
+    ->Name("BM_TwoAccumulators/packed")
+    ->Iterations(5)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TwoAccumulators<true>)
+    ->Name("BM_TwoAccumulators/padded")
+    ->Iterations(5)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace trn

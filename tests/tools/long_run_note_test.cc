@@ -1,0 +1,47 @@
+// A command that will simulate for long says so, with an estimate of the
+// time, before its first run (issue 43: `--workload matmul_bf16_2048
+// --repeat 2 --warmup 1000000` ran for minutes with only the bar on
+// screen), and a short one says nothing.
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/run_trnbench.h"
+
+namespace trn {
+namespace {
+
+using test::FreshDir;
+using test::Outcome;
+using test::RunTrnbench;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(LongRunNoteTest, TheIssuesCommandIsToldItsTimeBeforeItRuns) {
+  const std::string dir = FreshDir("long_run_note");
+  // The note comes after lowering, before the first of a million runs;
+  // the run itself is cut short by SIGKILL (no output is written then).
+  const Outcome o = RunTrnbench(
+      "--workload matmul_bf16_2048 --repeat 2 --warmup 1000000 --output " +
+          dir + "/results.json",
+      "timeout -s KILL 30");
+  EXPECT_NE(o.code, 0) << "the run should still have been running";
+  EXPECT_THAT(o.err, HasSubstr("trnbench: note: this command will simulate "
+                               "about "));
+  EXPECT_THAT(o.err, HasSubstr("minutes on one core (--warmup 1000000 and "
+                               "--repeat 2 runs of each workload; lower them "
+                               "to shorten it)"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/results.json"));
+}
+
+TEST(LongRunNoteTest, AShortRunSaysNothing) {
+  const std::string dir = FreshDir("short_run_note");
+  const Outcome o = RunTrnbench("--workload exp_tiled --repeat 2 --output " +
+                                dir + "/results.json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.err, Not(HasSubstr("note:")));
+}
+
+}  // namespace
+}  // namespace trn

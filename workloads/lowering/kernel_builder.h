@@ -1,0 +1,113 @@
+// What the lowering of every mode shares (internal to workloads/lowering/):
+// the instruction builder and the shapes it prices.
+#ifndef TRNBENCH_WORKLOADS_LOWERING_KERNEL_BUILDER_H_
+#define TRNBENCH_WORKLOADS_LOWERING_KERNEL_BUILDER_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "device_model/device_profile.h"
+#include "device_model/program.h"
+#include "workloads/spec/spec.h"
+
+namespace trn::lowering_internal {
+
+using Deps = std::vector<uint32_t>;
+
+// What a DMA transfer moves: `partitions` SBUF partitions (at most the
+// profile's; an HBM copy's rows count as partitions), `runs` contiguous
+// HBM runs (descriptors) of `bytes` in all; `whole_rows` when those runs
+// are whole rows of the tensor, so one follows another in HBM.
+struct DmaShape {
+  int64_t partitions = 1;
+  int64_t runs = 1;
+  int64_t bytes = 0;
+  bool whole_rows = false;
+  bool transpose = false;
+  bool indirect = false;
+  bool hbm_to_hbm = false;
+};
+
+// How a compute instruction is priced (device_model/instruction_cost.h).
+struct ComputeCost {
+  CostRule rule = CostRule::kStream;
+  int64_t work = 0;  // N of the rule
+  int64_t aux = 0;   // stationary columns / transposed free size
+  bool psum_operand = false;
+  bool narrow_dtype = false;
+};
+
+inline bool IsNarrow(DType t) { return t == DType::kBf16 || t == DType::kFp16; }
+
+class KernelBuilder {
+ public:
+  KernelBuilder(Kernel& k, const DeviceProfile& profile)
+      : k_(k), partitions_(profile.memory.partitions) {}
+
+  // Room for `n` more instructions: growing by doubling would hold up to
+  // twice the program (and both copies while it moves) at 100k tiles.
+  void Reserve(size_t n) { k_.instrs.reserve(k_.instrs.size() + n); }
+
+  // One DMA instruction; the DMA unit splits it over its engines by
+  // partition, as the NKI DMA guide describes.
+  uint32_t Dma(const std::string& opcode, const std::string& label,
+               const DmaShape& shape, const Deps& deps, int line = 0,
+               int iteration = -1) {
+    Instruction in;
+    in.kind = InstrKind::kDma;
+    in.partitions = static_cast<int32_t>(
+        std::clamp<int64_t>(shape.partitions, 1, partitions_));
+    in.aux = std::max<int64_t>(shape.runs, 1);
+    in.work = shape.bytes;
+    in.transpose = shape.transpose;
+    in.indirect = shape.indirect;
+    in.hbm_to_hbm = shape.hbm_to_hbm;
+    // A gather's rows come through an index, a transpose writes columns and
+    // an HBM copy's rows are dealt as rows, not as a block per engine.
+    in.contiguous_rows = shape.whole_rows && !shape.transpose &&
+                         !shape.indirect && !shape.hbm_to_hbm;
+    in.opcode = k_.Intern(opcode);
+    in.label = k_.Intern(label);
+    in.source_line = line;
+    in.iteration = iteration;
+    return k_.Add(in, deps);
+  }
+
+  uint32_t Compute(Engine engine, const std::string& opcode,
+                   const std::string& label, DType dtype, int64_t partitions,
+                   const ComputeCost& cost, const Deps& deps, int64_t flops,
+                   int line = 0, int iteration = -1) {
+    Instruction in;
+    in.kind = InstrKind::kCompute;
+    in.engine = engine;
+    in.dtype = dtype;
+    in.rule = cost.rule;
+    in.work = cost.work;
+    in.aux = cost.aux;
+    in.psum_operand = cost.psum_operand;
+    in.narrow_dtype = cost.narrow_dtype;
+    in.partitions = static_cast<int32_t>(partitions);
+    in.flops = flops;
+    in.opcode = k_.Intern(opcode);
+    in.label = k_.Intern(label);
+    in.source_line = line;
+    in.iteration = iteration;
+    return k_.Add(in, deps);
+  }
+
+  size_t size() const { return k_.instrs.size(); }
+
+ private:
+  Kernel& k_;
+  int64_t partitions_;
+};
+
+absl::Status CheckSize(const WorkloadSpec& spec, size_t n);
+
+}  // namespace trn::lowering_internal
+
+#endif  // TRNBENCH_WORKLOADS_LOWERING_KERNEL_BUILDER_H_

@@ -1,0 +1,295 @@
+// An NKI loop as lowered: its runs and iterations in program order, the
+// buffers that rotate between them, block slots and their spills.
+#include "workloads/lowering/nki_lowering.h"
+
+namespace trn::lowering_internal {
+
+// The prefetch stage of a multi-buffered body: its loads and everything
+// they depend on. The rest of the body is the compute stage.
+std::vector<char> PrefetchStage(const NkiLoop& loop,
+                                const std::vector<std::vector<size_t>>& preds) {
+  std::vector<char> in(loop.body.size(), 0);
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < loop.body.size(); ++i) {
+    // A load into a tile held to fewer buffers than the loop's depth
+    // (one_buffer, tile_buffers) waits for the readers of an iteration whose
+    // compute stage comes later in program order: it is not issued ahead.
+    const int64_t fixed = loop.body[i].FixedBuffers();
+    if (loop.body[i].op == "load" && (fixed == 0 || fixed >= loop.buffers)) {
+      todo.push_back(i);
+    }
+  }
+  while (!todo.empty()) {
+    const size_t i = todo.back();
+    todo.pop_back();
+    if (in[i]) continue;
+    in[i] = 1;
+    for (size_t p : preds[i]) todo.push_back(p);
+  }
+  return in;
+}
+
+// Whether some op of the nest reads a block by slot ("block[k]").
+bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
+  for (const NkiLoop& loop : loops) {
+    for (const NkiOp& op : loop.body) {
+      for (const auto& vars : op.input_slots) {
+        if (!vars.empty()) return true;
+      }
+      for (const auto& vars : op.carry_slots) {
+        if (!vars.empty()) return true;
+      }
+      if (HasSlotInputs(op.loop)) return true;
+    }
+  }
+  return false;
+}
+
+// `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
+// is the earlier run of this block whose slots it refills: iteration i
+// also waits for the readers of its slot i. `want_slots` asks for each
+// iteration's instructions in the result. `result_wait`, if given, is
+// what the op that makes the loop's result waits for besides its own
+// dependencies, in every iteration (a one_buffer loop's previous
+// readers: only the op that writes the tile waits for them).
+// `result_out`: the tile of the op in the loop's result position is read
+// by the body around it (the loop's id stands for it).
+absl::StatusOr<LoweredLoop> NkiLowering::Loop(
+    const NkiLoop& loop, const Deps& entry, const LoopTiles& tiles,
+    const BlockSlots* refill, bool want_slots, const Deps* result_wait,
+    bool result_out) {
+  const bool keep_all = tiles.keep_all;
+  const bool rotates = tiles.rotates;
+  const int64_t run_id = ++runs_;
+  chain_.push_back(&loop);
+  keep_all_.push_back(keep_all);
+  result_index_.push_back(LoopResultIndex(loop));
+  result_wait_.push_back(result_wait);
+  result_out_.push_back(result_out);
+  const size_t pos = chain_.size() - 1;
+  if (pos == 0) {
+    // At least one instruction per op and iteration: refuse a huge nest
+    // up front instead of building millions of instructions first.
+    const int64_t floor = MinInstructions(pos);
+    chain_.pop_back();
+    TRN_RETURN_IF_ERROR(
+        CheckSize(spec_, builder_.size() + static_cast<size_t>(floor)));
+    builder_.Reserve(static_cast<size_t>(floor));
+    chain_.push_back(&loop);
+  }
+  const TensorDecl& tensor = *spec_.FindTensor(loop.tensor);
+  const int outer = EnclosingSameDim(chain_, pos);
+  const int64_t extent = outer >= 0
+                             ? frames_[static_cast<size_t>(outer)]->tile
+                             : tensor.shape[static_cast<size_t>(loop.dim)];
+  const int64_t step = loop.TileSize();
+  const int64_t trips = (extent + step - 1) / step;
+  // Each iteration emits at least one instruction per body op: refuse a
+  // 2^40-iteration loop before allocating its iterations (that was a
+  // bad_alloc abort), also when it is nested.
+  TRN_RETURN_IF_ERROR(CheckSize(
+      spec_, builder_.size() + static_cast<size_t>(trips) * loop.body.size()));
+  const auto preds = BodyPreds(loop);
+  const std::vector<size_t> order = BodyOrder(preds);
+  std::vector<char> prefetch = PrefetchStage(loop, preds);
+  const bool has_prefetch =
+      std::find(prefetch.begin(), prefetch.end(), 1) != prefetch.end();
+  const bool has_compute =
+      std::find(prefetch.begin(), prefetch.end(), 0) != prefetch.end();
+  // Buffer rotation: with B tile sets, iteration i reuses the buffers of
+  // iteration i - B and so waits for it to finish. A sequential range
+  // (model 8) orders only what its iterations carry from one to the next,
+  // as NKI's sequential_range does: the tiles in `carry` (each op that
+  // reads one waits for the previous iteration's) and a state its id
+  // names (updated in place, its updates kept in order by the engines,
+  // which take the iterations in program order). What nothing carries
+  // is free to overlap, as in an affine loop.
+  // Iterations that each fill their own slot of a block never reuse one
+  // another's buffers.
+  const int64_t distance =
+      keep_all ? std::max<int64_t>(trips, 1) : loop.buffers;
+  // A no_reorder loop, or one nested in it, keeps the source's order: no
+  // prefetch stage is issued ahead of the iteration before.
+  bool no_reorder = false;
+  for (const NkiLoop* l : chain_) no_reorder = no_reorder || l->no_reorder;
+  const bool pipelined = !keep_all && !no_reorder && loop.buffers >= 2 &&
+                         trips >= 2 && has_prefetch && has_compute;
+  // The iterations still read: iteration i waits for i - distance and
+  // reads i - 1, so older ones are dropped as lowering moves on (all of
+  // them at once took 30 MB at 100k tiles, more than the program). A
+  // deque keeps the addresses of those it holds.
+  std::deque<Iteration> live;
+  int64_t first_live = 0;  // the index of live.front()
+  auto at = [&](int64_t i) -> Iteration& {
+    return live[static_cast<size_t>(i - first_live)];
+  };
+  auto begin = [&](int64_t i) {
+    Iteration& it = live.emplace_back();
+    it.index = i;
+    it.tile = std::min(step, extent - i * step);
+    it.entry = &entry;
+    it.run = run_id;
+    it.copies = keep_all ? 0 : loop.buffers;
+    // With one buffer an iteration waits for the whole one before, as
+    // the seed profile of exp_tiled shows its engines taking turns and
+    // its DMA never overlapping compute; with more, each tile's buffer
+    // is free once that tile's readers are done (the tile framework
+    // tracks each tile, not whole iterations).
+    it.track_readers = !keep_all && loop.buffers >= 2;
+    if (i >= distance) {
+      it.gate = at(i - distance).all;
+      if (it.track_readers) {
+        it.reuse = &at(i - distance);
+      }
+    } else {
+      it.gate = entry;
+      // Its buffers rotate over every run of the loop: the first
+      // iterations of this run reuse those of the last runs.
+      const std::vector<Deps>& last = rotation_[&loop];
+      const int64_t back = distance - i;
+      if (rotates && static_cast<int64_t>(last.size()) >= back) {
+        const Deps& d = last[last.size() - static_cast<size_t>(back)];
+        it.gate.insert(it.gate.end(), d.begin(), d.end());
+      }
+    }
+    it.keeps_slots = want_slots;
+    if (refill != nullptr && i < static_cast<int64_t>(refill->readers.size())) {
+      const Deps& g = refill->readers[static_cast<size_t>(i)];
+      it.gate.insert(it.gate.end(), g.begin(), g.end());
+      it.refill = refill->sub[static_cast<size_t>(i)].get();
+    }
+    it.prev = i > 0 ? &at(i - 1) : nullptr;
+  };
+  // An iteration is read by the ones `distance` and 1 after it; after
+  // that it only costs memory. The last `distance` are the loop's result.
+  // Iterations are released in order, the oldest first.
+  auto release = [&](int64_t i) {
+    if (i < 0 || i >= trips - distance || i != first_live) return;
+    live.pop_front();
+    ++first_live;
+  };
+  auto run = [&](int64_t i, int stage) -> absl::Status {
+    frames_.push_back(&at(i));
+    for (size_t idx : order) {
+      if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
+      TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx));
+    }
+    frames_.pop_back();
+    return absl::OkStatus();
+  };
+  if (!pipelined) {
+    for (int64_t i = 0; i < trips; ++i) {
+      begin(i);
+      TRN_RETURN_IF_ERROR(run(i, -1));
+      release(i - distance - 1);
+    }
+  } else {
+    const int64_t ahead = loop.buffers - 1;
+    for (int64_t s = 0; s < trips + ahead; ++s) {
+      if (s < trips) {
+        begin(s);
+        TRN_RETURN_IF_ERROR(run(s, 0));
+      }
+      if (s >= ahead) TRN_RETURN_IF_ERROR(run(s - ahead, 1));
+      release(s - ahead - distance - 1);
+    }
+  }
+  // The last `distance` iterations finish only after every earlier one.
+  LoweredLoop out;
+  for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
+    const Deps& a = at(i).all;
+    out.done.insert(out.done.end(), a.begin(), a.end());
+  }
+  if (trips > 0) {
+    out.tile = live.back().result;
+    for (const std::string& id : loop.results) {
+      auto m = live.back().made.find(id);
+      if (m != live.back().made.end()) {
+        out.results.emplace_back(id, m->second);
+      }
+    }
+  }
+  if (want_slots) {
+    // A block keeps every iteration (its distance is its trips), so none
+    // has been released.
+    out.slots = std::make_shared<BlockSlots>();
+    for (Iteration& it : live) {
+      out.slots->made.push_back(it.all);
+      out.slots->sub.push_back(std::move(it.sub));
+    }
+    out.slots->readers.resize(live.size());
+  }
+  if (rotates) {
+    std::vector<Deps>& last = rotation_[&loop];
+    for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
+      last.push_back(at(i).all);
+    }
+    if (static_cast<int64_t>(last.size()) > distance) {
+      last.erase(last.begin(),
+                 last.end() - static_cast<std::ptrdiff_t>(distance));
+    }
+  }
+  chain_.pop_back();
+  keep_all_.pop_back();
+  result_index_.pop_back();
+  result_wait_.pop_back();
+  result_out_.pop_back();
+  return out;
+}
+
+// A lower bound on the instructions of chain_[pos] and the loops nested
+// in it, from their largest extents; saturates past the limit.
+int64_t NkiLowering::MinInstructions(size_t pos) {
+  const NkiLoop& loop = *chain_[pos];
+  const int64_t extent = LoopExtents(spec_, chain_, pos).back();
+  const int64_t trips = (extent + loop.TileSize() - 1) / loop.TileSize();
+  int64_t per_trip = 0;
+  for (const NkiOp& op : loop.body) {
+    int64_t n = 1;
+    if (!op.loop.empty()) {
+      chain_.push_back(&op.loop.front());
+      n = MinInstructions(chain_.size() - 1);
+      chain_.pop_back();
+    }
+    per_trip = std::min(per_trip + n, kMaxInstructions + 1);
+  }
+  if (per_trip > 0 && trips > (kMaxInstructions + 1) / per_trip) {
+    return kMaxInstructions + 1;
+  }
+  return trips * per_trip;
+}
+
+// The last s.slots slots (in fill order, through a block of blocks) of a
+// block run: each saved to HBM once the iteration that filled it is done.
+// A later run refills the slot after the save and after this run's reads
+// of it (through reloads), as it refills a slot kept in SBUF.
+void NkiLowering::SpillSlots(const SpillDecision& s, BlockSlots& block,
+                             const NkiOp& op, Iteration& it) {
+  std::vector<std::pair<BlockSlots*, size_t>> leaves;
+  auto walk = [&](auto&& self, BlockSlots& level) -> void {
+    level.spill = &s;
+    for (size_t j = 0; j < level.made.size(); ++j) {
+      if (j < level.sub.size() && level.sub[j] != nullptr) {
+        self(self, *level.sub[j]);
+      } else {
+        leaves.emplace_back(&level, j);
+      }
+    }
+  };
+  walk(walk, block);
+  const size_t from =
+      leaves.size() - std::min(leaves.size(), static_cast<size_t>(s.slots));
+  for (size_t k = from; k < leaves.size(); ++k) {
+    auto [level, j] = leaves[k];
+    const uint32_t save =
+        builder_.Dma("dma_spill_save", s.id, SlotShape(s), level->made[j],
+                     op.source_line, static_cast<int>(it.index));
+    it.all.push_back(save);
+    level->saves.resize(level->made.size());
+    level->saves[j] = save;
+    level->readers.resize(level->made.size());
+    level->readers[j] = {save};
+  }
+}
+
+}  // namespace trn::lowering_internal

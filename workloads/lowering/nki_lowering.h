@@ -1,0 +1,287 @@
+// Lowering of NKI kernels (internal to workloads/lowering/): the state of
+// a loop nest being lowered, and `NkiLowering`, whose work is split by
+// concern: nki_loop_lowering.cc (loops, iterations, buffers, block slots),
+// nki_op_lowering.cc (one op's instructions, dependencies and cost).
+#ifndef TRNBENCH_WORKLOADS_LOWERING_NKI_LOWERING_H_
+#define TRNBENCH_WORKLOADS_LOWERING_NKI_LOWERING_H_
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "support/status_macros.h"
+#include "workloads/compiler/compiler.h"
+#include "workloads/lowering/kernel_builder.h"
+#include "workloads/lowering/lowering.h"
+#include "workloads/spec/aten_ops.h"
+#include "workloads/spec/nki_loops.h"
+#include "workloads/spec/spec_validator.h"
+
+namespace trn::lowering_internal {
+
+// The prefetch stage of a multi-buffered body: its loads and everything
+// they depend on. The rest of the body is the compute stage.
+std::vector<char> PrefetchStage(const NkiLoop& loop,
+                                const std::vector<std::vector<size_t>>& preds);
+
+// One run of a block loop, slot by slot: what made each slot (its
+// iteration's instructions) and the instructions that have read it by slot
+// so far, which a later run waits for before it refills that slot.
+struct BlockSlots {
+  std::vector<Deps> made;
+  std::vector<Deps> readers;
+  // A block of blocks: the slots of each slot, filled by the loop without
+  // an id in it (null when the slot is one tile).
+  std::vector<std::shared_ptr<BlockSlots>> sub;
+  // A block whose last slots the compiler stage spilled: its decision, and
+  // per slot the DMA that saved it (unset: in SBUF).
+  const SpillDecision* spill = nullptr;
+  std::vector<std::optional<uint32_t>> saves;
+};
+
+// A tile as lowered: the instructions that make it, and what its readers
+// need to know of it (a matmul's contraction depth and input dtype).
+struct LoweredTile {
+  Deps deps;
+  int64_t partitions = 0;  // 0: not a tile (a nested loop's id)
+  int64_t free = 0;
+  DType dtype = DType::kFp32;
+  bool psum = false;
+  std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
+  // A reduction's: the id of the op or block loop whose instructions made
+  // it, whose buffers its readers hold too.
+  std::string made_by;
+};
+
+// One use of the buffer of a tile held to a fixed number of buffers
+// (one_buffer, tile_buffers): the instructions that wrote it and those that
+// have read it so far, the block's slots when the tile is a block, and the
+// run of the loop around the op that made it (NkiLowering::Loop's count).
+struct FixedUse {
+  Deps writer;
+  Deps readers;
+  std::shared_ptr<BlockSlots> slots;
+  int64_t run = 0;
+};
+
+// The descriptors of a load or store of `block` of `t`: one contiguous HBM
+// run per row, or several when a dim after the first is cut (the row is
+// then made of strided segments), on min(rows, partitions) partitions.
+DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block);
+
+// One iteration of a loop while it is being lowered.
+struct Iteration {
+  int64_t index = 0;
+  int64_t tile = 0;  // extent along the loop's dim in this iteration
+  Deps gate;         // what its ops with no producer in the body wait for
+  Deps all;          // its instructions (nested loops: their completion)
+  std::map<std::string, LoweredTile> made;
+  LoweredTile result;           // shape of the tile the loop's id stands for
+  Iteration* prev = nullptr;    // for tiles carried from it
+  const Deps* entry = nullptr;  // what the loop was entered with
+  // How many iterations apart two share buffers; 0 when none do (a block).
+  int64_t copies = 0;
+  // A block's iteration: whether its slots are kept (want_slots); the run
+  // before's slot this iteration refills, when the block refills slot by
+  // slot; and the slots of the loop without an id that fills it.
+  bool keeps_slots = false;
+  const BlockSlots* refill = nullptr;
+  std::shared_ptr<BlockSlots> sub;
+  // A multi-buffered loop's iteration: the one whose buffers it reuses
+  // (i - buffers; null for the first iterations of a run, which follow
+  // the coarse rule through `gate`), whether its tiles' readers are
+  // tracked, and, per tile id of this iteration, the instructions that
+  // have read it so far.
+  Iteration* reuse = nullptr;
+  bool track_readers = false;
+  std::map<std::string, Deps> readers;
+  // Spilled tiles of this iteration: the DMA that saved each to HBM.
+  std::map<std::string, uint32_t> spill_saves;
+  // The run of its loop it belongs to (NkiLowering::Loop's count), and, per
+  // id of a tile of it held to a fixed number of buffers, that tile's use.
+  int64_t run = 0;
+  std::map<std::string, std::shared_ptr<FixedUse>> fixed;
+};
+
+struct LoweredLoop {
+  Deps done;  // waiting for these waits for the whole loop
+  std::shared_ptr<BlockSlots> slots;  // when asked for (want_slots)
+  // The shape (not the deps) of the tile its id stands for: a block's
+  // element or the accumulator, so that a matmul reading a block of bf16
+  // tiles runs at the bf16 rate.
+  LoweredTile tile;
+  // Its results (NkiLoop::results): each id's tile as the last iteration
+  // made it.
+  std::vector<std::pair<std::string, LoweredTile>> results;
+};
+
+// Whether some op of the nest reads a block by slot ("block[k]").
+bool HasSlotInputs(const std::vector<NkiLoop>& loops);
+
+// Lowers an NKI loop nest. Iterations are emitted in program order, which
+// is also each engine's and each DMA queue's order, so for a multi-buffered
+// loop the order is what a software-pipelining compiler produces: the
+// loads of iteration i + B - 1 are issued before the compute of iteration i.
+class NkiLowering {
+ public:
+  NkiLowering(const WorkloadSpec& spec, const DeviceProfile& profile,
+              Kernel& kernel)
+      : spec_(spec),
+        partitions_(profile.memory.partitions),
+        builder_(kernel, profile) {
+    for (const NkiOp* op : BlocksReadBySlot(spec.kernel->loops)) {
+      by_slot_.insert(op);
+    }
+    any_slots_ = HasSlotInputs(spec.kernel->loops);
+    for (const SpillDecision& s : spec.compiled.spills) {
+      if (s.slots > 0) {
+        slot_spill_[s.json_path] = &s;
+        continue;
+      }
+      spill_after_[s.json_path] = &s;
+      reload_before_[s.reload_before].push_back(&s);
+    }
+  }
+
+  absl::StatusOr<LoweredLoop> Loop(const NkiLoop& loop, const Deps& entry,
+                                   const LoopTiles& tiles,
+                                   const BlockSlots* refill = nullptr,
+                                   bool want_slots = false,
+                                   const Deps* result_wait = nullptr,
+                                   bool result_out = false);
+
+ private:
+  int64_t MinInstructions(size_t pos);
+
+  ComputeCost CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
+                     DType dtype) const;
+
+  absl::StatusOr<int64_t> InsertTranspose(const NkiOp& op, const LoweredTile* x,
+                                          Deps& deps, size_t first_end,
+                                          size_t inputs_end, int iter);
+
+  // The tile `id` of the nearest body around that made it, and the
+  // iteration that made it; {nullptr, nullptr} if none did.
+  std::pair<const LoweredTile*, Iteration*> FindWithFrame(
+      const std::string& id) const {
+    for (size_t f = frames_.size(); f-- > 0;) {
+      auto it = frames_[f]->made.find(id);
+      if (it != frames_[f]->made.end()) return {&it->second, frames_[f]};
+    }
+    return {nullptr, nullptr};
+  }
+
+  const LoweredTile* Find(const std::string& id) const {
+    return FindWithFrame(id).first;
+  }
+
+  // An op's free size in this iteration: a tile whose free size is the
+  // step of an enclosing loop over a free dim (dim >= 1) follows that
+  // loop's tile, so on its partial last tile (a dim that the step does not
+  // divide) it is costed at the real size, as the loads and stores of that
+  // iteration already move (model 8). The innermost such loop decides.
+  int64_t PartialFree(int64_t free) const {
+    for (size_t f = chain_.size(); f-- > 0;) {
+      const NkiLoop& l = *chain_[f];
+      if (l.dim < 1 || l.step <= 0 || l.step != free) continue;
+      return std::min(free, frames_[f]->tile);
+    }
+    return free;
+  }
+
+  void SpillSlots(const SpillDecision& s, BlockSlots& block, const NkiOp& op,
+                  Iteration& it);
+
+  // One slot of a spilled block as it moves.
+  static DmaShape SlotShape(const SpillDecision& s) {
+    return DmaShape{s.partitions, s.partitions, s.partitions * s.bytes,
+                    /*whole_rows=*/true};
+  }
+
+  // A spilled tile as it moves: `s.bytes` per partition on s.partitions
+  // partitions, one contiguous run per partition.
+  static DmaShape SpillShape(const SpillDecision& s) {
+    return DmaShape{s.partitions, s.partitions, s.partitions * s.bytes,
+                    /*whole_rows=*/true};
+  }
+
+  // The slot a slot index picks in the iterations being lowered: "k" the
+  // index of k's iteration, "kb*4+ki" that sum; nullopt when a variable is
+  // not a loop around (the validator refuses it).
+  std::optional<size_t> SlotOf(const std::string& text) const {
+    int64_t slot = 0;
+    const std::vector<SlotTerm> terms = ParseSlotIndex(text);
+    if (terms.empty()) return std::nullopt;
+    for (const SlotTerm& t : terms) {
+      const int at = FindLoopVar(chain_, t.var);
+      if (at < 0) return std::nullopt;
+      slot += t.scale * frames_[static_cast<size_t>(at)]->index;
+    }
+    return static_cast<size_t>(slot);
+  }
+
+  // Whether an op of the loop's own body defines `id`.
+  static bool DefinesId(const NkiLoop& loop, const std::string& id) {
+    return std::any_of(loop.body.begin(), loop.body.end(),
+                       [&](const NkiOp& op) { return op.id == id; });
+  }
+
+  absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx);
+
+  static void WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
+                                     Deps& deps);
+
+  void WaitForPreviousUse(const NkiOp& op, const Iteration& it, size_t idx,
+                          Deps& deps) const;
+
+  absl::Status EmitReduction(const NkiOp& op, Iteration& it, size_t idx);
+
+  const WorkloadSpec& spec_;
+  const int64_t partitions_;
+  KernelBuilder builder_;
+  LoopChain chain_;
+  std::vector<bool> keep_all_;  // parallel to chain_
+  // For each loop that rotates its own buffers, the `all` of its last
+  // iterations so far, over every run of it.
+  std::map<const NkiLoop*, std::vector<Deps>> rotation_;
+  // The block loops only ever read slot by slot (BlocksReadBySlot), and
+  // for each the slots of its last runs, over every run of the loop
+  // around it, oldest first.
+  std::set<const NkiOp*> by_slot_;
+  bool any_slots_ = false;  // some input anywhere reads a slot
+  std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
+  std::vector<int> result_index_;         // parallel to chain_
+  std::vector<const Deps*> result_wait_;  // parallel to chain_ (Loop)
+  std::vector<bool> result_out_;          // parallel to chain_ (Loop)
+  // Loop's runs so far: each run's number (Iteration::run).
+  int64_t runs_ = 0;
+  // For each op held to a fixed number n of buffers, its last n uses over
+  // the kernel, oldest first (WaitForPreviousUse).
+  std::map<const NkiOp*, std::deque<std::shared_ptr<FixedUse>>> fixed_uses_;
+  std::vector<Iteration*> frames_;  // parallel to chain_
+  // The compiler stage's spills, by the op that writes the tile and by the
+  // op it is reloaded for.
+  std::map<std::string, const SpillDecision*> spill_after_;
+  std::map<std::string, std::vector<const SpillDecision*>> reload_before_;
+  // Blocks whose last slots are spilled, by their loop op, and per block
+  // the readers of its reloads still holding one of its reload buffers.
+  std::map<std::string, const SpillDecision*> slot_spill_;
+  std::map<const SpillDecision*, std::deque<std::shared_ptr<Deps>>>
+      reload_pool_;
+};
+
+absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
+                                 const DeviceProfile& profile);
+
+}  // namespace trn::lowering_internal
+
+#endif  // TRNBENCH_WORKLOADS_LOWERING_NKI_LOWERING_H_

@@ -1,0 +1,576 @@
+// One NKI op of an iteration as lowered: its instructions, what they
+// wait for, their cost rule, and the instructions the compiler inserted
+// (reloads of spilled tiles, the transpose before a matmul).
+#include "workloads/lowering/nki_lowering.h"
+
+namespace trn::lowering_internal {
+
+// The descriptors of a load or store of `block` of `t`: one contiguous HBM
+// run per row, or several when a dim after the first is cut (the row is
+// then made of strided segments), on min(rows, partitions) partitions.
+DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block) {
+  DmaShape s;
+  // Leading unit dims dropped by an integer index: the rows are the next
+  // dim's (LeadingUnitDims).
+  const size_t lead = LeadingUnitDims(block);
+  const int64_t rows = block.empty() ? 1 : block[lead];
+  int64_t row_bytes = DTypeBytes(t.dtype);
+  for (size_t d = lead + 1; d < block.size(); ++d) row_bytes *= block[d];
+  // The innermost cut dim k: every dim after it is whole, so each segment
+  // is block[k] * (the dims after k) elements, and a row has
+  // prod(block[lead+1..k-1]) of them.
+  int64_t segments = 1;
+  s.whole_rows = true;
+  for (size_t k = block.size(); k-- > lead + 1;) {
+    if (block[k] != t.shape[k]) {
+      for (size_t d = lead + 1; d < k; ++d) segments *= block[d];
+      s.whole_rows = false;
+      break;
+    }
+  }
+  s.partitions = rows;
+  s.runs = rows * segments;
+  s.bytes = rows * row_bytes;
+  return s;
+}
+
+absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
+  const NkiOp& op = loop.body[idx];
+  // The spilled tiles this op is the first reader of come back from HBM
+  // first: its reads of them wait for the reload, the reload for the
+  // save.
+  if (auto r = reload_before_.find(op.json_path); r != reload_before_.end()) {
+    for (const SpillDecision* s : r->second) {
+      auto save = it.spill_saves.find(s->id);
+      auto tile = it.made.find(s->id);
+      if (save == it.spill_saves.end() || tile == it.made.end()) continue;
+      tile->second.deps = {builder_.Dma(
+          "dma_spill_reload", s->id, SpillShape(*s), {save->second},
+          op.source_line, static_cast<int>(it.index))};
+      it.all.push_back(tile->second.deps.front());
+    }
+  }
+  if (op.op == "reduction") return EmitReduction(op, it, idx);
+  Deps deps;
+  bool local = false;
+  // Slots this op reads one by one: it becomes one of their readers.
+  std::vector<std::pair<BlockSlots*, size_t>> slot_reads;
+  // The tiles it reads, by the iteration that made them.
+  std::vector<std::pair<Iteration*, const std::string*>> tile_reads;
+  // The reload buffers of spilled slots it reads: it is their reader.
+  std::vector<std::shared_ptr<Deps>> reload_readers;
+  auto need = [&](const std::string& id,
+                  const std::vector<std::string>& slot_vars = {}) {
+    const LoweredTile* t = nullptr;
+    auto m = it.made.find(id);
+    if (m != it.made.end()) {
+      local = true;
+      t = &m->second;
+      tile_reads.emplace_back(&it, &id);
+    } else {
+      Iteration* frame = nullptr;
+      std::tie(t, frame) = FindWithFrame(id);
+      if (t != nullptr) tile_reads.emplace_back(frame, &id);
+    }
+    if (t == nullptr) return;
+    // A reduction's reader also holds the tiles of what made it: that
+    // op's next iteration in the same buffers writes both outputs.
+    if (!t->made_by.empty()) {
+      tile_reads.emplace_back(tile_reads.back().first, &t->made_by);
+    }
+    // One level of the block per slot variable, as deep as the
+    // block goes. The validator matches each variable's trips to its
+    // level's; a run with fewer (a partial tile) reads the level whole.
+    const Deps* d = &t->deps;
+    std::pair<BlockSlots*, size_t> reader{nullptr, 0};
+    BlockSlots* level = t->slots.get();
+    for (const std::string& var : slot_vars) {
+      const std::optional<size_t> slot = SlotOf(var);
+      if (level == nullptr || !slot) break;
+      const size_t j = *slot;
+      if (j >= level->made.size()) break;
+      d = &level->made[j];
+      reader = {level, j};
+      level = level->sub[j].get();
+    }
+    BlockSlots* leaf = reader.first;
+    if (leaf != nullptr && reader.second < leaf->saves.size() &&
+        leaf->saves[reader.second].has_value()) {
+      // A spilled slot comes back from HBM for this read, into one of
+      // the block's reload buffers: after its save, and after the
+      // readers of the reload that used the same buffer before.
+      std::deque<std::shared_ptr<Deps>>& pool = reload_pool_[leaf->spill];
+      Deps wait = {*leaf->saves[reader.second]};
+      if (static_cast<int>(pool.size()) >= kSpillReloadBuffers) {
+        wait.insert(wait.end(), pool.front()->begin(), pool.front()->end());
+        pool.pop_front();
+      }
+      const uint32_t reload = builder_.Dma(
+          "dma_spill_reload", leaf->spill->id, SlotShape(*leaf->spill), wait,
+          op.source_line, static_cast<int>(it.index));
+      it.all.push_back(reload);
+      pool.push_back(std::make_shared<Deps>());
+      reload_readers.push_back(pool.back());
+      deps.push_back(reload);
+      // Still a reader of the slot: a later run refills it after this
+      // read, as it does a slot kept in SBUF, so the spill does not let
+      // the loads of every later run race ahead of the reads.
+      slot_reads.push_back(reader);
+      return;
+    }
+    deps.insert(deps.end(), d->begin(), d->end());
+    if (reader.first != nullptr) slot_reads.push_back(reader);
+  };
+  static const std::vector<std::string> kWhole;
+  // Where the first input's producers end and the other inputs' do: an
+  // inserted transpose of the first input waits for all but the others.
+  size_t first_end = 0;
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    need(op.inputs[k], k < op.input_slots.size() ? op.input_slots[k] : kWhole);
+    if (k == 0) first_end = deps.size();
+  }
+  const size_t inputs_end = deps.size();
+  for (const auto& id : op.after) need(id);
+  if (!op.mask.empty()) need(op.mask);
+  if (!op.indirect.empty()) need(op.indirect);
+  // A carried tile is the previous iteration's, of the loop whose body
+  // makes it (this op's, or one around it); the first iteration reads
+  // what the loop was entered with, which the op names in its inputs.
+  for (size_t k = 0; k < op.carry.size(); ++k) {
+    const std::string& id = op.carry[k];
+    Iteration* prev = nullptr;
+    for (size_t f = chain_.size(); f-- > 0;) {
+      if (DefinesId(*chain_[f], id)) {
+        prev = frames_[f]->prev;
+        break;
+      }
+    }
+    if (prev == nullptr) continue;
+    auto m = prev->made.find(id);
+    if (m == prev->made.end()) continue;
+    tile_reads.emplace_back(prev, &id);
+    if (!m->second.made_by.empty()) {
+      tile_reads.emplace_back(prev, &m->second.made_by);
+    }
+    const Deps* d = &m->second.deps;
+    BlockSlots* level = m->second.slots.get();
+    std::pair<BlockSlots*, size_t> reader{nullptr, 0};
+    if (k < op.carry_slots.size()) {
+      for (const std::string& var : op.carry_slots[k]) {
+        const std::optional<size_t> slot = SlotOf(var);
+        if (level == nullptr || !slot || *slot >= level->made.size()) break;
+        d = &level->made[*slot];
+        reader = {level, *slot};
+        level = level->sub[*slot].get();
+      }
+    }
+    deps.insert(deps.end(), d->begin(), d->end());
+    if (reader.first != nullptr) slot_reads.push_back(reader);
+  }
+  // An op with no producer in its own body starts the iteration, so it is
+  // the one that waits for the iteration's buffers. A nested loop whose
+  // tiles are its own (RotatesOwnBuffers) waits for its own instead.
+  const LoopTiles tiles =
+      op.op == "loop" ? TilesOf(op, keep_all_.back()) : LoopTiles{};
+  // A block that is only ever read slot by slot refills each slot once
+  // that slot's readers in the run `copies` before are done, not once
+  // that whole iteration is: it waits for what the loop around it was
+  // entered with instead of the iteration's buffers.
+  const bool refill_by_slot = op.op == "loop" && !op.id.empty() &&
+                              tiles.keep_all && it.copies > 0 &&
+                              by_slot_.count(&op) != 0;
+  // A loop without an id that fills a slot of such a block is one level
+  // of it: it keeps its slots for the readers and refills slot by slot
+  // with it.
+  const bool fills_slot = op.op == "loop" && op.id.empty() && tiles.keep_all &&
+                          it.keeps_slots &&
+                          static_cast<int>(idx) == result_index_.back();
+  const BlockSlots* refill = fills_slot ? it.refill : nullptr;
+  if (refill_by_slot) {
+    const std::deque<std::shared_ptr<BlockSlots>>& runs = block_runs_[&op];
+    if (static_cast<int64_t>(runs.size()) >= it.copies) {
+      refill = runs[runs.size() - static_cast<size_t>(it.copies)].get();
+    }
+    deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+  } else if (it.reuse != nullptr) {
+    // The op's own tile reuses the buffer of the same tile `copies`
+    // iterations before: it waits for that tile's readers (or, unread,
+    // its writer), not for that whole iteration.
+    if (!op.id.empty() && !tiles.rotates) {
+      auto r = it.reuse->readers.find(op.id);
+      if (r != it.reuse->readers.end()) {
+        deps.insert(deps.end(), r->second.begin(), r->second.end());
+      } else if (auto w = it.reuse->made.find(op.id);
+                 w != it.reuse->made.end()) {
+        deps.insert(deps.end(), w->second.deps.begin(), w->second.deps.end());
+      }
+    }
+    if (!local && !tiles.rotates) {
+      deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+    }
+  } else if (!local && !tiles.rotates) {
+    deps.insert(deps.end(), it.gate.begin(), it.gate.end());
+  }
+  // The result op of a loop whose tile is one buffer waits for that
+  // buffer's previous readers; a loop in the result position passes the
+  // wait on to its own result op.
+  const Deps* inherited = static_cast<int>(idx) == result_index_.back()
+                              ? result_wait_.back()
+                              : nullptr;
+  Deps wait;
+  if (op.FixedBuffers() > 0) {
+    WaitForPreviousReaders(op, it, wait);
+    WaitForPreviousUse(op, it, idx, wait);
+  }
+  if (inherited != nullptr) {
+    wait.insert(wait.end(), inherited->begin(), inherited->end());
+  }
+  if (op.op != "loop") deps.insert(deps.end(), wait.begin(), wait.end());
+  const int iter = static_cast<int>(it.index);
+  LoweredTile made;
+  if (op.op == "loop") {
+    // Only a kernel that reads some block by slot needs a block's slots
+    // (a copy of each iteration's instructions).
+    const bool want_slots =
+        any_slots_ && ((!op.id.empty() && tiles.keep_all) || fills_slot);
+    // Its result is read out here when its id names it, or when it is in
+    // this loop's result position and this loop's result is read out.
+    const bool result_out =
+        !op.id.empty() ||
+        (static_cast<int>(idx) == result_index_.back() && result_out_.back());
+    TRN_ASSIGN_OR_RETURN(LoweredLoop nested,
+                         Loop(op.loop.front(), deps, tiles, refill, want_slots,
+                              wait.empty() ? nullptr : &wait, result_out));
+    made = std::move(nested.tile);
+    made.deps = std::move(nested.done);
+    // Its results are read in this body under their own ids.
+    for (auto& [id, tile] : nested.results) it.made[id] = std::move(tile);
+    if (fills_slot) {
+      it.sub = std::move(nested.slots);
+    } else {
+      made.slots = std::move(nested.slots);
+    }
+    if (auto sp = slot_spill_.find(op.json_path);
+        sp != slot_spill_.end() && made.slots != nullptr) {
+      SpillSlots(*sp->second, *made.slots, op, it);
+    }
+    if (refill_by_slot) {
+      std::deque<std::shared_ptr<BlockSlots>>& runs = block_runs_[&op];
+      runs.push_back(made.slots);
+      while (static_cast<int64_t>(runs.size()) > it.copies) runs.pop_front();
+    }
+  } else if (op.op == "load" || op.op == "store" || op.op == "hbm_copy") {
+    const TensorDecl& t = *spec_.FindTensor(op.tensor);
+    const std::vector<std::string> index =
+        EffectiveIndex(op, loop, t.shape.size());
+    std::vector<int64_t> block = t.shape;
+    for (size_t d = 0; d < block.size(); ++d) {
+      if (const auto range = ParseConstRange(index[d])) {
+        block[d] = range->second - range->first;
+        continue;
+      }
+      const int at = FindLoopVar(chain_, index[d]);
+      if (at < 0) continue;
+      block[d] =
+          IndexesOneElement(spec_, chain_, static_cast<size_t>(at), t.shape[d])
+              ? 1
+              : frames_[static_cast<size_t>(at)]->tile;
+    }
+    const std::string& label = op.op == "store" ? op.inputs.front() : op.tensor;
+    DmaShape shape = DmaShapeOf(t, block);
+    shape.transpose = op.transpose;
+    shape.indirect = !op.indirect.empty();
+    shape.hbm_to_hbm = op.op == "hbm_copy";
+    made.deps = {builder_.Dma(absl::StrCat("dma_", op.op), label, shape, deps,
+                              op.source_line, iter)};
+    const NkiTile tile =
+        FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
+    made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
+    made.free = op.tile.empty() ? tile.free : op.tile[1];
+    made.dtype = tile.dtype;
+  } else {
+    // One rule for tile shapes, shared with the validator's SBUF check.
+    const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+    const int64_t tile_p = op.tile.empty() && loop.WalksPartitionTiles()
+                               ? it.tile
+                               : tile.partitions;
+    const int64_t tile_f = PartialFree(tile.free);
+    DType cost_dtype = tile.dtype;
+    int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
+    ComputeCost cost = CostOf(op, tile_p, tile_f, tile.dtype);
+    if (op.op == "matmul") {
+      // The PE array runs at the rate of its inputs' dtype (PSUM
+      // accumulates in fp32 whatever they are), and contracts over the
+      // stationary input's partitions.
+      const LoweredTile* stationary = Find(op.inputs.front());
+      // A stationary read by a slice (`x_tiles[:, k * 128:(k + 1) *
+      // 128]` of a [128, 2048] tile) is that slice, for the contraction
+      // depth and for a transpose the compiler inserts.
+      LoweredTile sliced;
+      if (stationary != nullptr && !op.slices.empty() &&
+          op.slices.front().size() == 2) {
+        sliced = *stationary;
+        sliced.partitions = op.slices.front()[0];
+        sliced.free = op.slices.front()[1];
+        stationary = &sliced;
+      }
+      int64_t depth = partitions_;
+      if (stationary != nullptr && stationary->partitions > 0) {
+        cost_dtype = stationary->dtype;
+        depth = std::min<int64_t>(partitions_, stationary->partitions);
+      }
+      if (op.insert_transpose) {
+        TRN_ASSIGN_OR_RETURN(
+            depth,
+            InsertTranspose(op, stationary, deps, first_end, inputs_end, iter));
+      }
+      flops = 2 * depth * tile_p * tile_f;
+    }
+    std::string opcode = op.op;
+    if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
+    made.deps = {builder_.Compute(
+        *op.engine, opcode, op.id.empty() ? op.op : op.id, cost_dtype, tile_p,
+        cost, deps, flops, op.source_line, iter)};
+    made.partitions = tile_p;
+    made.free = tile_f;
+    made.dtype = tile.dtype;
+    made.psum = op.buffer == "psum";
+  }
+  for (const auto& [frame, id] : tile_reads) {
+    if (auto f = frame->fixed.find(*id); f != frame->fixed.end()) {
+      Deps& r = f->second->readers;
+      r.insert(r.end(), made.deps.begin(), made.deps.end());
+    }
+    if (!frame->track_readers) continue;
+    Deps& r = frame->readers[*id];
+    r.insert(r.end(), made.deps.begin(), made.deps.end());
+  }
+  for (const auto& [slots, j] : slot_reads) {
+    Deps& r = slots->readers[j];
+    r.insert(r.end(), made.deps.begin(), made.deps.end());
+  }
+  for (const std::shared_ptr<Deps>& r : reload_readers) {
+    r->insert(r->end(), made.deps.begin(), made.deps.end());
+  }
+  it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
+  if (auto s = spill_after_.find(op.json_path); s != spill_after_.end()) {
+    const uint32_t save =
+        builder_.Dma("dma_spill_save", op.id, SpillShape(*s->second), made.deps,
+                     op.source_line, iter);
+    it.spill_saves[op.id] = save;
+    it.all.push_back(save);
+  }
+  if (static_cast<int>(idx) == result_index_.back()) {
+    it.result.partitions = made.partitions;  // the shape, not the deps
+    it.result.free = made.free;
+    it.result.dtype = made.dtype;
+    it.result.psum = made.psum;
+  }
+  if (op.FixedBuffers() > 0 && !op.id.empty()) {
+    auto use = std::make_shared<FixedUse>();
+    use->writer = made.deps;
+    use->slots = made.slots;
+    use->run = it.run;
+    it.fixed[op.id] = use;
+    std::deque<std::shared_ptr<FixedUse>>& uses = fixed_uses_[&op];
+    uses.push_back(std::move(use));
+    while (static_cast<int64_t>(uses.size()) > op.FixedBuffers()) {
+      uses.pop_front();
+    }
+  }
+  if (!op.id.empty()) it.made[op.id] = std::move(made);
+  return CheckSize(spec_, builder_.size());
+}
+
+// A tile held to n buffers across the iterations (one_buffer: 1,
+// tile_buffers: n): its write waits for the readers of it (whole or by
+// slot) of iteration i - n, whose buffer it reuses, or, unread, for its
+// writer. Readers are tracked when the loop keeps two or more iterations
+// in flight; with one, each iteration already waits for the whole one
+// before. With n at least the loop's depth the tile rotates as every
+// other (Iteration::reuse), so nothing is added.
+void NkiLowering::WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
+                                         Deps& deps) {
+  if (!it.track_readers || op.FixedBuffers() >= it.copies) return;
+  const Iteration* back = it.prev;
+  for (int64_t k = 1; back != nullptr && k < op.FixedBuffers(); ++k) {
+    back = back->prev;
+  }
+  if (back == nullptr) return;
+  const Iteration& p = *back;
+  auto w = p.made.find(op.id);
+  if (auto r = p.readers.find(op.id); r != p.readers.end()) {
+    deps.insert(deps.end(), r->second.begin(), r->second.end());
+  } else if (w != p.made.end()) {
+    deps.insert(deps.end(), w->second.deps.begin(), w->second.deps.end());
+  }
+  if (w == p.made.end() || w->second.slots == nullptr) return;
+  for (const Deps& r : w->second.slots->readers) {
+    deps.insert(deps.end(), r.begin(), r.end());
+  }
+}
+
+// The same tile's buffers rotate over every run of the loop: use k of it
+// (counting its uses over the whole kernel, in order, across the
+// iterations of the loops around) is the buffer of use k - n, as NKI's
+// mod_alloc places logical tile k on physical tile k mod n. Its write
+// waits for the readers of use k - n (whole or by slot), or, unread, for
+// its writer, when that use was in an earlier run of the loop, which
+// nothing else orders it after once the loops around keep several
+// iterations in flight; and in a block, whose iterations are otherwise
+// never ordered, also within the run. Within a run of another loop,
+// Iteration::reuse, the whole previous iteration (depth 1) and
+// WaitForPreviousReaders already order it. Not for the op in the loop's
+// result position when the body around reads that tile (through the
+// loop's id): its readers there are not this op's.
+void NkiLowering::WaitForPreviousUse(const NkiOp& op, const Iteration& it,
+                                     size_t idx, Deps& deps) const {
+  if (static_cast<int>(idx) == result_index_.back() && result_out_.back()) {
+    return;
+  }
+  auto h = fixed_uses_.find(&op);
+  if (h == fixed_uses_.end()) return;
+  const std::deque<std::shared_ptr<FixedUse>>& uses = h->second;
+  const int64_t n = op.FixedBuffers();
+  if (static_cast<int64_t>(uses.size()) < n) return;
+  const FixedUse& u = *uses[uses.size() - static_cast<size_t>(n)];
+  if (u.run == it.run && !keep_all_.back()) return;
+  const Deps& d = u.readers.empty() ? u.writer : u.readers;
+  deps.insert(deps.end(), d.begin(), d.end());
+  if (u.slots == nullptr) return;
+  for (const Deps& r : u.slots->readers) {
+    deps.insert(deps.end(), r.begin(), r.end());
+  }
+}
+
+// A reduction (the second output of an accumulate op, or the block of
+// them a block loop made) is no instruction: it stands for what the op
+// or the loop's iterations made, with the same dependencies and slots,
+// in its own [partitions, 1] shape.
+absl::Status NkiLowering::EmitReduction(const NkiOp& op, Iteration& it,
+                                        size_t idx) {
+  const LoweredTile* of = Find(op.inputs.front());
+  if (of == nullptr) return absl::OkStatus();  // a loop that never ran
+  LoweredTile made;
+  made.deps = of->deps;
+  made.slots = of->slots;
+  made.made_by = op.inputs.front();
+  const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+  made.partitions = tile.partitions;
+  made.free = tile.free;
+  made.dtype = tile.dtype;
+  if (static_cast<int>(idx) == result_index_.back()) {
+    it.result.partitions = made.partitions;
+    it.result.free = made.free;
+    it.result.dtype = made.dtype;
+  }
+  it.made[op.id] = std::move(made);
+  return absl::OkStatus();
+}
+
+// The published cost rule of a compute op and the N it is applied to:
+// reductions and statistics by their input, elementwise ops by their
+// tile, TensorE by its moving (or transposed) tile.
+ComputeCost NkiLowering::CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
+                                DType dtype) const {
+  ComputeCost c;
+  c.work = tile_f;
+  const LoweredTile* in0 = nullptr;
+  bool narrow = IsNarrow(dtype);
+  for (const auto& id : op.inputs) {
+    const LoweredTile* t = Find(id);
+    if (t == nullptr || t->partitions == 0) continue;
+    if (in0 == nullptr) in0 = t;
+    c.psum_operand = c.psum_operand || t->psum;
+    narrow = narrow && IsNarrow(t->dtype);
+  }
+  c.narrow_dtype = narrow;
+  int64_t in_f = in0 != nullptr ? in0->free : tile_f;
+  int64_t in_p = in0 != nullptr ? in0->partitions : tile_f;
+  // An input read by a slice (`x[:, j*512:(j+1)*512]`) costs the slice.
+  if (!op.slices.empty() && !op.slices.front().empty()) {
+    in_p = op.slices.front()[0];
+    in_f = op.slices.front()[1];
+  }
+  const std::string& k = op.op;
+  if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
+    c.rule = CostRule::kStream2;
+  } else if (k == "tensor_reduce" || k == "bn_stats") {
+    c.rule = CostRule::kStream;
+    c.work = in_f;
+  } else if (k == "bn_aggr") {
+    c.rule = CostRule::kBnAggr;
+    c.work = in_f;
+  } else if (k == "reciprocal") {
+    c.rule = CostRule::kReciprocal;
+  } else if (k == "iota" || k == "affine_select") {
+    c.rule = CostRule::kIndexGen;
+  } else if (k == "activation") {
+    c.rule = op.accumulate ? CostRule::kAccumulate : CostRule::kActivation;
+  } else if (k == "tensor_scalar" && op.accumulate) {
+    c.rule = CostRule::kAccumulate;
+  } else if (k == "matmul") {
+    c.rule = CostRule::kMatmul;
+    c.aux = tile_p;  // stationary columns: the output's partitions
+  } else if (k == "transpose") {
+    if (*op.engine == Engine::kTensor) {
+      // The input's partitions become the output's free axis.
+      c.rule = CostRule::kTransposePe;
+      c.work = in_p;
+      c.aux = in_f;
+    } else {
+      c.work = in_f;
+    }
+  }
+  return c;
+}
+
+// The instructions the compiler inserts before a matmul whose first
+// input x is [M, K] (nl.matmul with transpose_x=False, which the NKI
+// reference says lowers to nc_matmul(transpose(x), y)): a PE-array
+// transpose of x into PSUM, [K, M], and the copy of that tile to SBUF
+// on the engine the compiler stage chose. The transpose waits for x and
+// for whatever the matmul waits for besides its other inputs (its
+// buffers, `after`); the matmul then waits for the copy. Returns the
+// contraction depth, K.
+absl::StatusOr<int64_t> NkiLowering::InsertTranspose(
+    const NkiOp& op, const LoweredTile* x, Deps& deps, size_t first_end,
+    size_t inputs_end, int iter) {
+  if (x == nullptr || x->partitions == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec_.file, ": ", op.json_path,
+                     "/insert_transpose: the first input must be a tile"));
+  }
+  if (x->partitions > partitions_ || x->free > partitions_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec_.file, ": ", op.json_path, "/insert_transpose: x is [",
+        x->partitions, ", ", x->free, "]; nl.matmul transposes an x of at ",
+        "most [", partitions_, ", ", partitions_, "]"));
+  }
+  Deps t_deps(deps.begin(),
+              deps.begin() + static_cast<std::ptrdiff_t>(first_end));
+  t_deps.insert(t_deps.end(),
+                deps.begin() + static_cast<std::ptrdiff_t>(inputs_end),
+                deps.end());
+  const std::string id = op.id.empty() ? op.op : op.id;
+  ComputeCost t;
+  t.rule = CostRule::kTransposePe;
+  t.work = x->partitions;  // the input's partitions become the free axis
+  t.aux = x->free;
+  t.narrow_dtype = IsNarrow(x->dtype);
+  const uint32_t transpose =
+      builder_.Compute(Engine::kTensor, "transpose", id + ".transpose",
+                       x->dtype, x->free, t, t_deps, 0, op.source_line, iter);
+  ComputeCost c;
+  c.work = x->partitions;  // [K, M]: M elements per partition
+  c.psum_operand = true;
+  c.narrow_dtype = t.narrow_dtype;
+  const uint32_t copy =
+      builder_.Compute(op.transpose_copy_engine.value_or(Engine::kVector),
+                       "tensor_copy", id + ".transpose_copy", x->dtype, x->free,
+                       c, {transpose}, 0, op.source_line, iter);
+  deps.push_back(copy);
+  return x->free;
+}
+
+}  // namespace trn::lowering_internal
