@@ -139,7 +139,9 @@ SeriesDiagnostics DiagnoseSeries(std::span<const double> in_order,
                                  SeriesScale scale = SeriesScale::kAuto);
 
 // Treats a diagnosed series as autocorrelated because the lag-1 test
-// pooled over its run says so (its own test may not have): from
+// pooled over its run says so (its own test may not have), or, below
+// kSmallSampleAr1, because so few samples cannot show it independent (the
+// gate does this for every such comparison, issue 43): from
 // kSmallSampleAr1 samples on, the AR(1) inflation, effective n and degrees
 // of freedom from its own corrected rho when that is > 0 (unchanged
 // otherwise); below, at `run_rho` (PooledLag1::rho) by SetAr1InflationAt.

@@ -423,7 +423,16 @@ TEST(BaselineCrashSafetyTest, TemporariesOfKilledSavesAreCleanedByTheNextSave) {
   const fs::path dir = FreshDir("crash_cleanup");
   ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 1), dir.string()).ok());
   // Savers killed while staging, with SIGKILL: no destructor runs, so their
-  // temporaries and the backups (".old") of the files they replace stay.
+  // temporaries and the backups (".old") of the files they replace stay,
+  // until the next save: each saver here clears its predecessor's at once.
+  auto temporaries = [&dir] {
+    std::vector<std::string> names;
+    for (const auto& [name, bytes] : Files(dir)) {
+      if (IsTemporary(name)) names.push_back(name);
+    }
+    return names;
+  };
+  std::vector<std::string> left[2];
   for (uint64_t seed : {2, 3}) {
     const int code = InChild([&] {
       OutputTransaction out;
@@ -436,33 +445,34 @@ TEST(BaselineCrashSafetyTest, TemporariesOfKilledSavesAreCleanedByTheNextSave) {
       return 2;
     });
     ASSERT_EQ(code, -SIGKILL);
+    left[seed - 2] = temporaries();
+    int backups = 0;
+    for (const std::string& name : left[seed - 2]) {
+      backups += name.ends_with(".old");
+    }
+    ASSERT_EQ(left[seed - 2].size(), 4u) << "2 files x (temporary + .old)";
+    ASSERT_EQ(backups, 2);
   }
-  int temporaries = 0;
-  int backups = 0;
-  for (const auto& [name, bytes] : Files(dir)) {
-    temporaries += IsTemporary(name);
-    backups += IsTemporary(name) && name.ends_with(".old");
+  for (const std::string& name : left[0]) {
+    EXPECT_EQ(std::count(left[1].begin(), left[1].end(), name), 0)
+        << name << ", a killed saver's, outlived the next save";
   }
-  ASSERT_EQ(temporaries, 8) << "2 killed savers x 2 files x (temp + .old)";
-  ASSERT_EQ(backups, 4);
 
-  // A live saver: staged, holding the folder, not yet committed.
+  // A live saver: staged, holding the folder, not yet committed. Staging,
+  // it found the folder free and cleared the second killed saver's files.
   const std::vector<Baseline> live_b = MakeBaselines(2, 20, 4);
   OutputTransaction live;
   live.PlanFolder("baseline folder", dir.string(), BaselineFileNames(live_b));
   ASSERT_TRUE(live.Check().ok());
   ASSERT_TRUE(StageBaselines(live_b, dir.string(), live).ok());
-  // The next save meanwhile leaves every temporary alone: it cannot tell
-  // the live saver's from the killed ones'.
+  const std::vector<std::string> live_files = temporaries();
+  ASSERT_EQ(live_files.size(), 4u);
+  // A save meanwhile leaves the live saver's temporaries alone.
   ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 5), dir.string()).ok());
-  int during = 0;
-  for (const auto& [name, bytes] : Files(dir)) during += IsTemporary(name);
-  EXPECT_EQ(during, 12) << "the killed savers' 8 and the live saver's 4";
-  // The live saver commits whole.
+  EXPECT_EQ(temporaries(), live_files);
+  // And the live saver commits whole, leaving nothing behind.
   ASSERT_TRUE(live.Commit().ok());
   EXPECT_EQ(Slurp(dir / "wl0.json"), BaselineToJsonText(live_b[0]));
-  // With no saver live, the next save clears every one of them at once.
-  ASSERT_TRUE(SaveBaselines(MakeBaselines(2, 20, 6), dir.string()).ok());
   std::vector<std::string> names;
   for (const auto& [name, bytes] : Files(dir)) names.push_back(name);
   EXPECT_EQ(names, (std::vector<std::string>{"wl0.json", "wl1.json"}));
