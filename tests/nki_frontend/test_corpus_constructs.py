@@ -242,6 +242,23 @@ class PythonAsWritten(Runs):
     def test_the_jit_call_form(self) -> None:
         self.check("exp_blocks_jit")
 
+    def test_nki_classes_are_data_classes(self) -> None:
+        # A field without a default after one with a default, and a
+        # class-level value set by keyword (the language guide's default
+        # initializer, then __post_init__).
+        self.check("exp_blocks_nki_classes")
+
+    def test_an_nki_class_refuses_an_unknown_field(self) -> None:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("pc", self.PY)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.assertEqual(mod.Section(scale=2.0).scale, 2.0)
+        self.assertEqual(mod.Section().scale, 1.0)  # __post_init__ ran
+        self.assertIsNone(mod.Blocks().count)  # the guide's default: None
+        with self.assertRaises(TypeError):
+            mod.Section(shift=1)
+
 
 class ConfigurationObjects(Runs):
     """`--kwarg NAME=py:EXPR`: EXPR evaluated in the kernel's module."""
