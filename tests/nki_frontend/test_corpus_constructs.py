@@ -248,6 +248,18 @@ class PythonAsWritten(Runs):
         # initializer, then __post_init__).
         self.check("exp_blocks_nki_classes")
 
+    def test_program_id_of_a_single_program_is_an_int(self) -> None:
+        spec = trace(f"{self.PY}::first_program_exp[1]", "x=128x512:float32")
+        act, = find(spec, op="activation")
+        self.assertEqual(act["func"], "exp")
+        # Two programs: the index is the grid loop's variable, and a branch
+        # on it stays refused in one line.
+        from nki_frontend.errors import TraceError
+        with self.assertRaises(TraceError) as e:
+            trace(f"{self.PY}::first_program_exp[2]", "x=128x512:float32")
+        self.assertIn("control flow", e.exception.line())
+        self.check_runs(spec)
+
     def test_an_nki_class_refuses_an_unknown_field(self) -> None:
         import importlib.util
         spec = importlib.util.spec_from_file_location("pc", self.PY)

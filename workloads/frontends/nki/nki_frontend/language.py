@@ -750,7 +750,12 @@ def _grid_axis(api: str, axis: object) -> int:
 def program_id(axis: int) -> Affine:
     """The instance's index along `axis`: the variable of the grid's loop."""
     t = tracer.active()
-    loop = t.grid_loops[_grid_axis("nl.program_id", axis)]
+    dim = _grid_axis("nl.program_id", axis)
+    if t.grid[dim] == 1:
+        # One program along the axis: its index is the int 0, so a kernel
+        # may branch on it (`if program_id0 == 0:` of the NKI Library).
+        return 0  # type: ignore[return-value]
+    loop = t.grid_loops[dim]
     assert loop.var is not None
     return Affine({loop.var: 1})
 
