@@ -356,6 +356,15 @@ class RangeLoops(Runs):
                          ["0:128", "128:256", "256:384", "384:512"])
         self.check_runs(spec)
 
+    def test_divmod_of_the_variable_is_floordiv_and_remainder(
+            self) -> None:
+        spec = self.traced("exp_flat_walk", "x=256x1024:float32")
+        loads = find(spec, op="load")
+        self.assertEqual([ld["index"] for ld in loads],
+                         [["0:128", "0:512"], ["0:128", "512:1024"],
+                          ["128:256", "0:512"], ["128:256", "512:1024"]])
+        self.check_runs(spec)
+
     def test_a_decision_on_the_first_iteration_cuts_it_off(self) -> None:
         # The piece after it starts at tile 1, which a spec loop's index
         # cannot say yet: refused in one line where the spec is written.
