@@ -242,6 +242,35 @@ class PythonAsWritten(Runs):
     def test_the_jit_call_form(self) -> None:
         self.check("exp_blocks_jit")
 
+    def test_nki_classes_are_data_classes(self) -> None:
+        # A field without a default after one with a default, and a
+        # class-level value set by keyword (the language guide's default
+        # initializer, then __post_init__).
+        self.check("exp_blocks_nki_classes")
+
+    def test_program_id_of_a_single_program_is_an_int(self) -> None:
+        spec = trace(f"{self.PY}::first_program_exp[1]", "x=128x512:float32")
+        act, = find(spec, op="activation")
+        self.assertEqual(act["func"], "exp")
+        # Two programs: the index is the grid loop's variable, and a branch
+        # on it stays refused in one line.
+        from nki_frontend.errors import TraceError
+        with self.assertRaises(TraceError) as e:
+            trace(f"{self.PY}::first_program_exp[2]", "x=128x512:float32")
+        self.assertIn("control flow", e.exception.line())
+        self.check_runs(spec)
+
+    def test_an_nki_class_refuses_an_unknown_field(self) -> None:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("pc", self.PY)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.assertEqual(mod.Section(scale=2.0).scale, 2.0)
+        self.assertEqual(mod.Section().scale, 1.0)  # __post_init__ ran
+        self.assertIsNone(mod.Blocks().count)  # the guide's default: None
+        with self.assertRaises(TypeError):
+            mod.Section(shift=1)
+
 
 class ConfigurationObjects(Runs):
     """`--kwarg NAME=py:EXPR`: EXPR evaluated in the kernel's module."""
@@ -325,6 +354,15 @@ class RangeLoops(Runs):
         stores = find(spec, op="store")
         self.assertEqual([s["index"][0] for s in stores],
                          ["0:128", "128:256", "256:384", "384:512"])
+        self.check_runs(spec)
+
+    def test_divmod_of_the_variable_is_floordiv_and_remainder(
+            self) -> None:
+        spec = self.traced("exp_flat_walk", "x=256x1024:float32")
+        loads = find(spec, op="load")
+        self.assertEqual([ld["index"] for ld in loads],
+                         [["0:128", "0:512"], ["0:128", "512:1024"],
+                          ["128:256", "0:512"], ["128:256", "512:1024"]])
         self.check_runs(spec)
 
     def test_a_decision_on_the_first_iteration_cuts_it_off(self) -> None:

@@ -237,6 +237,14 @@ class Affine:
                          "(i + c) % n of one loop variable as a buffer index",
                          _where())
 
+    def __divmod__(self, other: object) -> tuple:
+        # Python's divmod(i, n) is (i // n, i % n), each under its own rule
+        # (a Python range's variable is unrolled where it must be an int).
+        return self // other, self % other
+
+    def __rdivmod__(self, other: object) -> tuple:
+        return Affine.of(other) // self, Affine.of(other) % self
+
     def __index__(self) -> int:
         if self.is_const():
             return self.const

@@ -750,7 +750,12 @@ def _grid_axis(api: str, axis: object) -> int:
 def program_id(axis: int) -> Affine:
     """The instance's index along `axis`: the variable of the grid's loop."""
     t = tracer.active()
-    loop = t.grid_loops[_grid_axis("nl.program_id", axis)]
+    dim = _grid_axis("nl.program_id", axis)
+    if t.grid[dim] == 1:
+        # One program along the axis: its index is the int 0, so a kernel
+        # may branch on it (`if program_id0 == 0:` of the NKI Library).
+        return 0  # type: ignore[return-value]
+    loop = t.grid_loops[dim]
     assert loop.var is not None
     return Affine({loop.var: 1})
 
@@ -793,8 +798,59 @@ def refused(name: str, reason: str):
 
 
 class NKIObject:
-    """Today's base class of configuration objects a kernel takes as
-    arguments (nl.NKIObject): plain Python to a shape-only trace."""
+    """Today's base class of NKI classes and of the configuration objects a
+    kernel takes as arguments (nl.NKIObject). The language guide ("Class
+    Support"): every NKI class is like a Python data class, `@dataclass` or
+    not; the default initializer takes each field as a keyword defaulting to
+    None (`def __init__(self, x = None, y = False)`) and calls
+    `__post_init__`. So a field without a default may follow one with a
+    default, and class-level values (`section_idx = None`) are fields too."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("__annotations__", {})
+        fields = dict(own)
+        for name, value in list(cls.__dict__.items()):
+            if name.startswith("__") or name in fields or \
+                    _is_class_member(value):
+                continue
+            fields[name] = "object"  # an unannotated field (guide: a field)
+        for name in fields:
+            if name not in cls.__dict__:
+                setattr(cls, name, None)  # the guide's default: None
+        cls.__annotations__ = fields
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        names = _nki_fields(type(self))
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} "
+                            f"fields, {len(args)} given")
+        for name, value in zip(names, args):
+            kwargs.setdefault(name, value)
+        for name, value in kwargs.items():
+            if name not in names:
+                raise TypeError(f"{type(self).__name__}() has no field "
+                                f"{name!r}")
+            setattr(self, name, value)
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+
+
+def _is_class_member(value: object) -> bool:
+    """A method, property or nested class: not a data field of an NKI
+    class."""
+    return callable(value) or isinstance(
+        value, (staticmethod, classmethod, property, type))
+
+
+def _nki_fields(cls: type) -> list:
+    names: list = []
+    for klass in reversed(cls.__mro__):
+        for name in klass.__dict__.get("__annotations__", {}):
+            if name not in names:
+                names.append(name)
+    return names
 
 
 NkiTensor = Tile
