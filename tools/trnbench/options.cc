@@ -171,6 +171,18 @@ const std::vector<FlagDef>& Flags() {
          o.kwargs.push_back(v);
          return absl::OkStatus();
        }},
+      {"pair", Kind::kList,
+       "OLD=NEW, a workload of the first file and its new version in the "
+       "second",
+       [](Options& o, const std::string& v) -> absl::Status {
+         const size_t eq = v.find('=');
+         if (eq == std::string::npos || eq == 0 || eq + 1 == v.size() ||
+             v.find('=', eq + 1) != std::string::npos) {
+           return Expected("pair", v, "OLD=NEW");
+         }
+         o.pairs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+         return absl::OkStatus();
+       }},
       PathFlag("emit_spec", "a file name", &Options::emit_spec),
       {"shape", Kind::kList, "TENSOR[,TENSOR...]=DIMS[,DIMS...]",
        [](Options& o, const std::string& v) -> absl::Status {
