@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
@@ -45,7 +46,15 @@ absl::StatusOr<ChildResult> RunChild(
   args.push_back(nullptr);
   std::vector<std::string> env_store;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    env_store.emplace_back(*e);
+    // A variable `env_extra` sets replaces the inherited one: with two,
+    // getenv reads the first, and PYTHONPATH would lose the front end.
+    const std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& x : env_extra) {
+      replaced = replaced || entry.substr(0, entry.find('=') + 1) ==
+                                 std::string_view(x).substr(0, x.find('=') + 1);
+    }
+    if (!replaced) env_store.emplace_back(*e);
   }
   for (const auto& e : env_extra) env_store.push_back(e);
   std::vector<char*> env;
