@@ -190,6 +190,11 @@ class RefusalTest(unittest.TestCase):
         self.refused("middle_reduction", "x.sum(dim=0)",
                      "reduces the last dim only")
 
+    def test_nothing_to_time(self) -> None:
+        rc, err, specs = trace(f"{FUNCTIONS}::only_views", "x=4x8:float32")
+        self.assertEqual((rc, specs), (2, {}), err)
+        self.assertIn("runs no op on the device", err)
+
     def test_bad_arguments(self) -> None:
         rc, err, _ = trace(f"{RMSNORM}::rms_norm_fn", "x=4x512:bfloat16")
         self.assertEqual(rc, 2)

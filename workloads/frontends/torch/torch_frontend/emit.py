@@ -12,7 +12,7 @@ def spec_mode(g: Graph) -> str:
     if g.mode == "compiled":
         return "compiled"
     work = [n for n in g.nodes if n.op != "aten::view"]
-    if len(g.nodes) == 1 and work[0].op in ops.FUSED:
+    if len(g.nodes) == 1 and len(work) == 1 and work[0].op in ops.FUSED:
         return "fused_op"
     return "eager"
 
