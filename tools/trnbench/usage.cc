@@ -59,7 +59,12 @@ Options:
                        NKI front end (repeatable; docs/nki-source.md)
   --args NAME=V,...    the kernel's arguments: DIMSxDIMS:dtype or a number
   --kwarg NAME=VALUE   a keyword argument of the kernel (repeatable)
-  --emit-spec FILE     also write the spec traced from --kernel
+  --emit-spec FILE     also write the spec traced from --kernel (or --torch
+                       with one --mode)
+  --torch FILE.py::FN  run a PyTorch function, traced by the torch front end
+                       into an eager and a compiled spec (repeatable; needs
+                       python3-torch; docs/torch-source.md); --args as above
+  --mode MODE          --torch's variants: eager, compiled or all (default)
   --repeat N           recorded runs per workload (default 100)
   --warmup N           warm-up runs, simulated and discarded (default 1)
   --wait N             runs skipped before warm-up (default 0)
