@@ -63,7 +63,12 @@ Options:
                        NKI front end (repeatable; docs/nki-source.md)
   --args NAME=V,...    the kernel's arguments: DIMSxDIMS:dtype or a number
   --kwarg NAME=VALUE   a keyword argument of the kernel (repeatable)
-  --emit-spec FILE     also write the spec traced from --kernel
+  --emit-spec FILE     also write the spec traced from --kernel (or --torch
+                       with one --mode)
+  --torch FILE.py::FN  run a PyTorch function, traced by the torch front end
+                       into an eager and a compiled spec (repeatable; needs
+                       python3-torch; docs/torch-source.md); --args as above
+  --mode MODE          --torch's variants: eager, compiled or all (default)
   --pair OLD=NEW       compare: workload OLD of the first file and its new
                        version NEW of the second: the model's speed-up with
                        its bootstrap interval, no verdict (repeatable)
