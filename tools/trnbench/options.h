@@ -33,7 +33,7 @@ struct Options {
   std::vector<std::string> kwargs;  // --kwarg NAME=VALUE
   // --pair OLD=NEW (compare): two versions of one kernel, by workload name.
   std::vector<std::pair<std::string, std::string>> pairs;
-  std::string emit_spec;            // --emit-spec FILE
+  std::string emit_spec;  // --emit-spec FILE
   // PyTorch functions (docs/torch-source.md): FILE.py::FUNCTION, traced into
   // an eager and a compiled spec each (tools/trnbench/torch_source.h), with
   // --args; --mode picks the variants.
