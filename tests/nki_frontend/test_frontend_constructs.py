@@ -474,6 +474,52 @@ class NestedAccumulation(unittest.TestCase):
         self.assertEqual(copy["inputs"], ["res"])
 
 
+class NestedFission(unittest.TestCase):
+    """A nest that fills a block and reduces into another array across its
+    outer loop (NKIBench's bmm_softmax), split per array at every level
+    (nki_frontend/fission.py)."""
+
+    def test_the_nest_is_split_per_array(self) -> None:
+        spec = trace(f"{k('nested_fission.py')}::block_and_running_max",
+                     "x=768x512:float32")
+        first, second = find(spec, op="loop", var="a")
+        self.assertEqual(first["id"], "blk")
+        inner1, = [op for op in first["body"] if op["op"] == "loop"]
+        self.assertNotIn("id", inner1)
+        self.assertEqual([op["op"] for op in inner1["body"]],
+                         ["load", "activation"])
+        # The running max is the second nest's accumulator; its row maxima
+        # read the slot the same iteration of the source wrote, by the
+        # second nest's own variables.
+        self.assertEqual(second["id"], "mx_a")
+        inner2, = second["body"]
+        self.assertNotIn("id", inner2)
+        red, acc = inner2["body"]
+        self.assertEqual(red["op"], "tensor_reduce")
+        self.assertEqual(red["inputs"], ["blk[a][b]"])
+        self.assertEqual(acc["carry"], [acc["id"]])
+        self.assertEqual(acc["inputs"], [red["id"], "mx"])
+        # After the nest: the block by slot, the maximum whole.
+        y, = find(spec, op="activation", engine="scalar")
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", "mx_a"])
+
+    def test_a_read_of_another_slot_is_refused(self) -> None:
+        path = k("nested_fission.py")
+        rc, err, _, exists = run_frontend(f"{path}::other_slot_read",
+                                          "x=768x512:float32")
+        self.assertEqual((rc, exists), (2, False), err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        start = next(i for i, t in enumerate(lines, 1)
+                     if "def other_slot_read" in t)
+        line = next(i for i, t in enumerate(lines, 1)
+                    if i > start and "for a in" in t)
+        self.assertTrue(err.startswith(f"{path}:{line}: "), err)
+        self.assertIn("reads blk other than by the slot the same iteration "
+                      "wrote", err)
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 
