@@ -698,3 +698,29 @@ class ShapeTexts(unittest.TestCase):
             with self.assertRaises(TraceError, msg=text) as e:
                 cli.reshape_args(args, [text])
             self.assertIn(what, str(e.exception), text)
+
+
+class ScalarArgs(unittest.TestCase):
+    """`--args eps=scalar:1e-05`: a scalar as NKIBench's cases.tsv writes
+    it, the same number as `eps=1e-05`."""
+
+    def test_scalar_prefix_is_the_number(self) -> None:
+        from nki_frontend import cli
+        args = cli.parse_args_text(
+            "x=128x64:float32,eps=scalar:1e-05,n=scalar:3")
+        self.assertEqual(args["eps"], 1e-05)
+        self.assertEqual(args["n"], 3)
+        self.assertEqual(args["x"], ((128, 64), "float32"))
+
+    def test_scalar_prefix_without_a_number_is_refused(self) -> None:
+        from nki_frontend import cli
+        from nki_frontend.errors import TraceError
+        for text in ("eps=scalar:", "eps=scalar:x", "eps=scalar:True",
+                     "eps=scalar:128x64:float32"):
+            with self.assertRaises(TraceError, msg=text) as e:
+                cli.parse_args_text(text)
+            self.assertIn(f"--args {text}: expected a number after scalar:",
+                          str(e.exception))
+        with self.assertRaises(TraceError) as e:
+            cli.parse_args_text("eps=scalar:1e999")
+        self.assertIn("expected a finite number", str(e.exception))

@@ -31,7 +31,8 @@ _TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
 
 
 def parse_args_text(text: str) -> Dict[str, object]:
-    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value."""
+    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value (a scalar
+    may also be written `eps=scalar:1e-5`)."""
     out: Dict[str, object] = {}
     if not text:
         return out
@@ -60,8 +61,14 @@ def parse_args_text(text: str) -> Dict[str, object]:
                     f"supported: {core.SUPPORTED_DTYPES}")
             out[name] = (dims, m.group(2))
             continue
-        number = _literal(value)
+        # `eps=scalar:1e-05`: a scalar as NKIBench's cases.tsv (and the
+        # AccelOpt harness it comes from) writes one; the same number.
+        scalar = value.startswith("scalar:")
+        number = _literal(value[len("scalar:"):] if scalar else value)
         if isinstance(number, bool) or not isinstance(number, (int, float)):
+            if scalar:
+                raise TraceError(f"--args {item}: expected a number after "
+                                 "scalar:")
             raise TraceError(f"--args {item}: expected DIMSxDIMS:dtype (such "
                              "as 8192x4096:bfloat16) or a number")
         if isinstance(number, float) and not math.isfinite(number):
