@@ -475,33 +475,52 @@ class NestedAccumulation(unittest.TestCase):
 
 
 class NestedFission(unittest.TestCase):
-    """A nest that fills a block and reduces into another array across its
-    outer loop (NKIBench's bmm_softmax), split per array at every level
+    """Loops nested in a loop that fill two arrays allocated outside it
     (nki_frontend/fission.py)."""
 
-    def test_the_nest_is_split_per_array(self) -> None:
+    def test_a_block_and_a_running_max_stay_one_nest(self) -> None:
+        # NKIBench's bmm_softmax: the nest's id is the block; the running
+        # max is a result that every loop of the nest passes on.
         spec = trace(f"{k('nested_fission.py')}::block_and_running_max",
+                     "x=768x512:float32")
+        outer, = find(spec, op="loop", var="a")
+        self.assertEqual(outer["id"], "blk")
+        inner, = outer["body"]
+        self.assertNotIn("id", inner)
+        acc, = find(spec, op="tensor_tensor")
+        self.assertEqual(outer["results"], [acc["id"]])
+        self.assertEqual(inner["results"], [acc["id"]])
+        # The block's tile is the body's last (what the id stands for);
+        # the row max reads it in the same iteration, and the source's
+        # order is the dependency order.
+        load, red, acc2, exp = inner["body"]
+        self.assertEqual((load["op"], red["op"], exp["op"]),
+                         ("load", "tensor_reduce", "activation"))
+        self.assertIs(acc2, acc)
+        self.assertEqual(red["inputs"], [exp["id"]])
+        self.assertEqual(acc["inputs"], [red["id"], "mx"])
+        self.assertEqual(acc["carry"], [acc["id"]])
+        # After the nest: the block by slot, the maximum by its result.
+        y, = find(spec, op="activation", engine="scalar")
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", acc["id"]])
+
+    def test_two_blocks_split_the_nest(self) -> None:
+        spec = trace(f"{k('nested_fission.py')}::two_blocks",
                      "x=768x512:float32")
         first, second = find(spec, op="loop", var="a")
         self.assertEqual(first["id"], "blk")
-        inner1, = [op for op in first["body"] if op["op"] == "loop"]
-        self.assertNotIn("id", inner1)
+        self.assertEqual(second["id"], "mxs")
+        inner1, = first["body"]
         self.assertEqual([op["op"] for op in inner1["body"]],
                          ["load", "activation"])
-        # The running max is the second nest's accumulator; its row maxima
-        # read the slot the same iteration of the source wrote, by the
-        # second nest's own variables.
-        self.assertEqual(second["id"], "mx_a")
+        # The row max reads the slot the same iteration of the source
+        # wrote, by the second nest's own variables.
         inner2, = second["body"]
         self.assertNotIn("id", inner2)
-        red, acc = inner2["body"]
-        self.assertEqual(red["op"], "tensor_reduce")
+        red, = inner2["body"]
         self.assertEqual(red["inputs"], ["blk[a][b]"])
-        self.assertEqual(acc["carry"], [acc["id"]])
-        self.assertEqual(acc["inputs"], [red["id"], "mx"])
-        # After the nest: the block by slot, the maximum whole.
         y, = find(spec, op="activation", engine="scalar")
-        self.assertEqual(y["inputs"], ["blk[a2][b2]", "mx_a"])
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", "mxs[a2][b2]"])
 
     def test_a_read_of_another_slot_is_refused(self) -> None:
         path = k("nested_fission.py")

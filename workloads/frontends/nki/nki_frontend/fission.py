@@ -33,6 +33,7 @@ from typing import Dict, List, Optional, Set, Tuple, Union
 from . import ir
 from .errors import TraceError
 from .expr import Affine, LoopVar
+from .versions import set_version
 
 Item = Union[ir.Op, ir.Loop]
 
@@ -301,3 +302,107 @@ def _rename(loop: ir.Loop, old: LoopVar, new: LoopVar) -> None:
             for r in _refs(op):
                 r.slots = [s.subst(old, new) if isinstance(s, ir.SlotSum)
                            else new if s is old else s for s in r.slots]
+
+
+def keep_as_results(loop: ir.Loop, arrays: List[ir.Array],
+                    writers: Dict[int, ir.Op]) -> bool:
+    """A loop that fills one block and accumulates into the other arrays
+    (NKIBench's bmm_softmax: `v11[..., i1, i5] = copy` and `v12[...] =
+    nl.loop_reduce(max(v11 slot), loop_indices=[i1, i5])` in its innermost
+    loop) stays one loop, unsplit: its id is the block, and each
+    accumulated array is one of its results (docs/spec-format.md, "Loop
+    results"), passed on by every loop from it down to the accumulating
+    op, which the body around reads after the loop. So the source's order
+    and live ranges are kept: the block's slot is read in the iteration
+    that writes it. When it does not apply (returns False, nothing
+    changed): two blocks, a PSUM accumulation, an accumulated array read
+    by another op of the loop, or an op after the block's writer, in a
+    body on the way down to it, that does not read it (the writer must be
+    the last op making a tile there, which is what the loop's id stands
+    for, and moving it last would reorder that op)."""
+    kinds = {id(a): k for a, _, k in loop.outer_writes}
+    blocks = [a for a in arrays if kinds.get(id(a)) == "set"]
+    accs = [a for a in arrays if kinds.get(id(a)) == "acc"]
+    if loop.kind == "sequential" or len(blocks) != 1 or \
+            len(blocks) + len(accs) != len(arrays):
+        return False
+    leaves = _ops_of(loop)
+    for a in accs:
+        w = writers[id(a)]
+        if not w.carry_self or w.kind == "matmul" or w.buffer == "psum":
+            return False
+        if any(arr is a and op is not w for arr, op, _ in loop.outer_writes):
+            return False
+        for op in leaves:
+            if op is w:
+                continue
+            if w in op.carries or any(
+                    r.array is a or r.version is w
+                    for r in _refs(op) + list(op.carry_refs)):
+                return False
+    block_writer = writers[id(blocks[0])]
+    # Reads of the block in the loop read the tile this iteration wrote:
+    # the same slot, at every level down to the writer.
+    levels = blocks[0].block_dims
+    chain: List[ir.Loop] = []
+    lp: Optional[ir.Loop] = block_writer.loop
+    while lp is not None and lp is not loop.parent:
+        chain.insert(0, lp)
+        lp = lp.parent
+    for op in leaves:
+        for r in _refs(op):
+            if r.array is not blocks[0] or op is block_writer:
+                continue
+            dims = getattr(r, "dims", None)
+            if r.version is not block_writer or dims is None or \
+                    len(levels) != len(chain) or not all(
+                        _one_slot(dims[d], c.var)
+                        for d, c in zip(levels, chain)):
+                return False
+    moves: List[Tuple[ir.Loop, int]] = []
+    level: Optional[ir.Loop] = block_writer.loop
+    holder: Item = block_writer
+    while level is not None:
+        top = _item_of(holder, level)
+        assert top is not None
+        at = next(i for i, x in enumerate(level.body) if x is top)
+        if not _all_read(level, at):
+            return False
+        moves.append((level, at))
+        if level is loop:
+            break
+        holder, level = level, level.parent
+    for body_loop, at in moves:
+        item = body_loop.body.pop(at)
+        body_loop.body.append(item)
+    for a in accs:
+        w = writers[id(a)]
+        l: Optional[ir.Loop] = w.loop
+        while l is not None:
+            if not any(x is w for x in l.results):
+                l.results.append(w)
+            if l is loop:
+                break
+            l = l.parent
+        set_version(a, w, getattr(w, "const_dims", []))
+    loop.outer_writes = [(a, op, k) for a, op, k in loop.outer_writes
+                         if not any(a is x for x in accs)]
+    return True
+
+
+def _all_read(loop: ir.Loop, at: int) -> bool:
+    """Whether every item of `loop.body` after item `at` reads it, directly
+    or through the items between."""
+    body = loop.body
+    reached = {at}
+    for j in range(at + 1, len(body)):
+        reads = False
+        for op in _ops_of(body[j]):
+            for p in _producers(op):
+                top = _item_of(p, loop)
+                if top is not None and any(body[i] is top for i in reached):
+                    reads = True
+        if not reads:
+            return False
+        reached.add(j)
+    return True
