@@ -367,19 +367,65 @@ class RangeLoops(Runs):
 
     def test_a_decision_on_the_first_iteration_cuts_it_off(self) -> None:
         # The piece after it starts at tile 1, which a spec loop's index
-        # cannot say yet: refused in one line where the spec is written.
-        line = self.refusal("first_special", "x=128x2048:float32")
+        # cannot say: its 3 iterations are traced one by one.
+        spec = self.traced("first_special", "x=128x2048:float32")
+        self.assertEqual(find(spec, var="i"), [])
+        self.assertEqual([ld["index"][1] for ld in find(spec, op="load")],
+                         ["0:512", "512:1024", "1024:1536", "1536:2048"])
+        acts = [op.get("func") for op in find(spec, op="activation")]
+        self.assertEqual(acts, ["exp", "tanh", "tanh", "tanh"], acts)
+        self.check_runs(spec)
+
+    def test_a_late_piece_of_too_many_iterations_is_refused(self) -> None:
+        line = self.refusal("first_special", "x=128x262144:float32")
         self.assertIn("range_loops.py:", line)
-        self.assertIn("index 512*i + 512", line)
+        self.assertIn("indexing x by i from iteration 1", line)
+        self.assertIn("each of its 511 iterations", line)
 
     def test_too_many_iterations_to_trace_one_by_one(self) -> None:
         line = self.refusal("needs_every_value", "x=128x1024:float32")
         self.assertIn("range_loops.py:", line)
         self.assertIn("each of its 256 iterations", line)
 
-    def test_an_affine_ranges_variable_stays_symbolic(self) -> None:
-        line = self.refusal("affine_decision", "x=128x2048:float32")
-        self.assertIn("cannot be traced symbolically", line)
+    def test_an_sdk2x_affine_ranges_variable_stays_symbolic(self) -> None:
+        from nki_frontend.errors import TraceError
+        with self.assertRaises(TraceError) as e:
+            trace(os.path.join(KERNELS, "range_loops_sdk2x.py") +
+                  "::affine_decision", "x=128x2048:float32")
+        self.assertIn("cannot be traced symbolically", e.exception.line())
+
+    def test_todays_affine_range_is_pythons_range(self) -> None:
+        # The 2026-08 reference: affine_range "is an alias for Python's
+        # range()"; the loop stays affine, cut where the decision changes.
+        spec = self.traced("affine_first_special", "x=128x2048:float32")
+        loop, = find(spec, var="i")
+        self.assertEqual(loop["range"], "affine")
+        tail = [op for op in find(spec, op="load") if op not in loop["body"]]
+        self.assertEqual([op["index"] for op in tail], [[":", "1536:2048"]])
+        acts = [op.get("func") for op in find(spec, op="activation")]
+        self.assertEqual(acts, ["exp"], acts)  # the last iteration only
+        self.check_runs(spec)
+
+    def test_loop_variables_that_cancel_compare_as_numbers(self) -> None:
+        spec = self.traced("cancelled_rows", "x=512x256:float32")
+        self.assertEqual(find(spec, op="memset"), [])  # rows < 128: never
+        self.check_runs(spec)
+
+    def test_a_loop_no_spec_loop_says_is_traced_per_iteration(
+            self) -> None:
+        spec = self.traced("two_outputs_in_place", "x=128x512:float32")
+        self.assertEqual(find(spec, var="k"), [])
+        # max8 and the sum (both tensor_reduce), once per iteration.
+        self.assertEqual(len(find(spec, op="tensor_reduce")), 4)
+        self.check_runs(spec)
+
+    def test_and_of_decisions_is_pythons(self) -> None:
+        spec = self.traced("and_of_decisions", "x=128x2048:float32")
+        loop, = find(spec, var="i")  # 0..2 a loop, 3 on its own
+        tail = [op for op in find(spec, op="load") if op not in loop["body"]]
+        self.assertEqual([op["index"] for op in tail], [[":", "1536:2048"]])
+        self.assertEqual(len(find(spec, op="activation")), 1)
+        self.check_runs(spec)
 
     def test_arithmetic_on_a_buffer_index_traces_each_iteration(
             self) -> None:
@@ -398,6 +444,36 @@ class RangeLoops(Runs):
         self.assertEqual(loops.pieces(9, {8}), [(0, 8), (8, 1)])
         self.assertEqual(loops.pieces(9, {0, 1, 9}), [(0, 1), (1, 8)])
         self.assertEqual(loops.pieces(3, {1, 2}), [(0, 1), (1, 1), (2, 1)])
+
+
+class AndOfPredicates(unittest.TestCase):
+    """A kernel file's `and` is compiled as expr.predicate_and: two index
+    predicates make one mask (the nc_match_replace8 reference's
+    `mask=(ix < n // 2 and iy < m // 2)`), anything else is Python's."""
+
+    def test_index_predicates_make_one_mask(self) -> None:
+        from nki_frontend.expr import (Affine, Axis, Conjunction,
+                                       predicate_and)
+        ix, iy = Axis(128, 0, 2, 1), Axis(512, 1, 2, 1)
+        both = predicate_and(Affine({ix: 1}) < 64, lambda: Affine({iy: 1})
+                             < 256)
+        self.assertIsInstance(both, Conjunction)
+        self.assertEqual([p.op for p in both.parts()], ["<", "<"])
+
+    def test_pythons_and_elsewhere(self) -> None:
+        import ast
+        from nki_frontend import lists
+        from nki_frontend.expr import predicate_and
+        src = ("def f(a, b):\n    return a and 1 // b and 'last'\n"
+               "class C:\n    x = 1\n    y = True and x\n")
+        ns = {"__nki_and__": predicate_and}
+        exec(lists.rewrite(ast.parse(src), "<k>"), ns)
+        self.assertEqual(ns["f"](0, 0), 0)  # short-circuit: no 1 // 0
+        self.assertEqual(ns["f"](1, 2), 0)
+        self.assertEqual(ns["f"](1, 1), "last")
+        with self.assertRaises(ZeroDivisionError):
+            ns["f"](1, 0)
+        self.assertEqual(ns["C"].y, 1)  # a class body's `and` is Python's
 
 
 if __name__ == "__main__":

@@ -169,6 +169,7 @@ def language_names(top: str) -> Dict[str, object]:
     names = _public(language, _LANGUAGE_PRIVATE)
     if top == "nki":
         names["tile_size"] = language.tile_size_2026
+        names.update(language._ranges_2026())
         return _today("language", names, LANGUAGE_2026)
     return names
 

@@ -69,6 +69,27 @@ def static_range(*args: object, directives: object = None,
     return core.LoopRange("static", args, "nl.static_range", directives)
 
 
+def _ranges_2026() -> dict:
+    """Today's `nki` ranges: its API reference calls affine_range,
+    sequential_range and static_range aliases of Python's `range` ("an
+    iterator yielding integer values"), so their variable is an int the
+    kernel may compute with, as a Python range's (core.LoopRange cuts the
+    loop where a decision on it changes). The spec keeps each loop's kind,
+    the scheduling the kernel asks for."""
+    def make(kind: str, api: str) -> object:
+        def f(*args: object, directives: object = None,
+              **kwargs: object) -> core.LoopRange:
+            return core.LoopRange(kind, args, api, directives,
+                                  int_valued=True)
+        f.__name__ = f.__qualname__ = api.split(".")[1]
+        f._traced_as = (f"loop `{kind}`, its variable an int "  # type: ignore
+                        "(an alias of Python's range)")
+        return f
+    return {"affine_range": make("affine", "nl.affine_range"),
+            "sequential_range": make("sequential", "nl.sequential_range"),
+            "static_range": make("static", "nl.static_range")}
+
+
 def no_reorder() -> core.NoReorder:
     """A region (`with nl.no_reorder():`) or a loop directive whose ops the
     scheduler keeps in program order (core.NoReorder)."""

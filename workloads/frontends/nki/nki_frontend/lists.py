@@ -114,7 +114,51 @@ class _ListView:
         return Tile(arr, core.dtype_obj(arr.dtype))[tuple(self._index)]
 
 
+def _simple(node: ast.AST) -> bool:
+    """Whether an expression can be the body of a lambda unchanged: no
+    assignment expression, yield or await, whose meaning a new scope
+    changes."""
+    return not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom,
+                                  ast.Await, ast.Lambda))
+                   for n in ast.walk(node))
+
+
 class _Rewrite(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.in_class = False
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        # A class body's names are not seen from a lambda inside it: its
+        # `and`s stay Python's (its methods' are rewritten).
+        saved, self.in_class = self.in_class, True
+        self.generic_visit(node)
+        self.in_class = saved
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        saved, self.in_class = self.in_class, False
+        self.generic_visit(node)
+        self.in_class = saved
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        """`a and b` as `__nki_and__(a, lambda: b)` (expr.predicate_and):
+        two index predicates make one mask, as the nc_match_replace8
+        reference's `mask=(ix < n // 2 and iy < m // 2)`; anything else
+        keeps Python's meaning, short-circuit included."""
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.And) or self.in_class or \
+                not all(_simple(v) for v in node.values[1:]):
+            return node
+        rest = [ast.Lambda(args=ast.arguments(
+            posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+            defaults=[]), body=v) for v in node.values[1:]]
+        call = ast.Call(func=ast.Name(id="__nki_and__", ctx=ast.Load()),
+                        args=[node.values[0]] + rest, keywords=[])
+        return ast.fix_missing_locations(ast.copy_location(call, node))
+
     def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
         """`[f(i) for i in range(n)]` makes n elements: the comprehension's
         `range` is Python's own, its variable an int in each element (a
