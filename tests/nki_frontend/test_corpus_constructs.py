@@ -310,6 +310,19 @@ class ConfigurationObjects(Runs):
                 self.assertIn("--kwarg cfg=", err)
 
 
+class SecondOutputs(Runs):
+    def test_match_replace_writes_its_indices(self) -> None:
+        spec = traced("match_replace_indices", "x=128x512:float32")
+        mr = [op for op in find(spec, op="tensor_scalar")]
+        self.assertEqual(len(mr), 1)
+        copy, = find(spec, op="tensor_copy")  # the indices, read from it
+        self.assertEqual(copy["inputs"], [mr[0]["id"]])
+        self.assertEqual(copy["tile"], [128, 8])
+        store, = [s for s in find(spec, op="store") if s["tensor"] == "idx"]
+        self.assertEqual(store["inputs"], [copy["id"]])
+        self.check_runs(spec)
+
+
 class RangeLoops(Runs):
     """A Python `range`'s variable is an int the kernel may compute with;
     the loop is cut only where a decision on it changes, so the spec stays

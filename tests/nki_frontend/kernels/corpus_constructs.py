@@ -181,3 +181,19 @@ def lazy_psum(a, b):
         acc[i, :, :] = nisa.nc_matmul(s, m)
         nl.store(out[i], value=nl.copy(acc[i, :, :]))
     return out
+
+
+# nc_match_replace8's second output: the matched values' indices in
+# dst_idx (the ISA reference), read after the instruction.
+def match_replace_indices(x):
+    n, m = x.shape
+    out = nl.ndarray((n, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    idx = nl.ndarray((n, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    dst_idx = nl.ndarray((n, 8), dtype=nl.uint32)
+    t = nl.load(x)
+    top = nisa.max8(src=t)
+    replaced = nisa.nc_match_replace8(dst_idx=dst_idx[:, :], data=t,
+                                      vals=top, imm=-1e30)
+    nl.store(out, value=replaced)
+    nl.store(idx, value=dst_idx)
+    return out, idx
