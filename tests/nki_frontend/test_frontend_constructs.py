@@ -309,6 +309,28 @@ class Privatized(unittest.TestCase):
         self.assertEqual(transpose["op"], "transpose")
         self.assertEqual(transpose["tile_buffers"], 4)
 
+    def test_alloc_by_a_modulo_function_is_its_mod_alloc(self) -> None:
+        # The SDK 2.26 reference: alloc(func) asks func where each logical
+        # tile goes; a placement periodic per block dim is a mod_alloc.
+        spec = trace(f"{k('rotated.py')}::placed_by_function",
+                     "x=2048x128:bfloat16")
+        loop, = spec["kernel"]["loops"]
+        transpose = loop["body"][1]
+        self.assertEqual(transpose["op"], "transpose")
+        self.assertEqual(transpose["tile_buffers"], 4)
+
+    def test_alloc_placements_the_format_cannot_say_are_refused(
+            self) -> None:
+        from nki_frontend.errors import TraceError
+        for fn, want in (("placed_irregularly", "not a modulo allocation"),
+                         ("placed_nowhere", "a tuple of 3 integers")):
+            with self.subTest(fn), self.assertRaises(TraceError) as e:
+                trace(f"{k('rotated.py')}::{fn}", "x=2048x128:bfloat16")
+            line = e.exception.line()
+            self.assertIn("rotated.py:", line)
+            self.assertIn("nki.compiler.psum.alloc", line)
+            self.assertIn(want, line)
+
     def test_an_accumulator_stays_carried(self) -> None:
         # `total += t` reads the previous iteration's total: not the loop's
         # own, even though nothing reads it after the loop.
@@ -509,9 +531,11 @@ class Refusals(unittest.TestCase):
         self.refused("loop_var_branch", "if i == 0", "cannot be traced")
 
     def test_direct_allocation(self) -> None:
-        self.refused("direct_allocation", "sbuf.alloc(lambda",
-                     "nki.compiler.sbuf.alloc (direct allocation by a "
-                     "function) is not yet supported")
+        # The reference: the function returns (start_partition,
+        # byte_addr); this one returns a number.
+        self.refused("direct_allocation", "buffer=placed",
+                     "nki.compiler.sbuf.alloc: its function returns "
+                     "(start_partition, byte_addr), a tuple of 2 integers")
 
     def test_a_read_of_another_rotated_buffer(self) -> None:
         # The first iteration would read buffer 1, which nothing wrote

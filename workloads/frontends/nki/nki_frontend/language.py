@@ -151,7 +151,7 @@ def _shape_and_pdim(shape: Sequence[int]) -> Tuple[Tuple[int, ...], int]:
 
 
 def _buffer_name(buffer: object) -> str:
-    if isinstance(buffer, core.ModAlloc):
+    if isinstance(buffer, (core.ModAlloc, core.FunctionAlloc)):
         return buffer.buffer
     # NKI 0.2's strings for the buffers (the migration guide's mapping).
     if isinstance(buffer, str) and buffer in ("sbuf", "psum", "hbm",
@@ -187,6 +187,12 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
                   f"of {list(shp)}); a tile has at most 128 "
                   "(nl.tile_size.pmax)")
     arr = core.new_array(target, shp, d, b, pdim)
+    if isinstance(buffer, core.FunctionAlloc):
+        free = 1
+        for n in shp[pdim + 1:]:
+            free *= n
+        buffer = buffer.resolve(shp[:pdim], shp[pdim] if shp else 1,
+                                free * core.dtype_bytes(d))
     if isinstance(buffer, core.ModAlloc) and pdim > 0:
         # The counts are per block dim; an array without one is one tile,
         # as the reference's allocation function maps the empty index.
