@@ -448,6 +448,28 @@ class States(unittest.TestCase):
         self.assertNotIn("id", loop)  # no array is the loop's result
 
 
+class AllocatedLists(unittest.TestCase):
+    """Lists of allocated tiles (the NKI Library's ndarray helper, its
+    nested lists of PSUM tiles): no op makes their tiles in the loop that
+    appends them, so no block holds them; the Python range loops that
+    build them run one iteration at a time, as Python's lists do."""
+
+    def test_a_flat_list_of_allocations(self) -> None:
+        spec = trace(f"{k('allocated_lists.py')}::allocated_tiles",
+                     "x=512x512:float32")
+        self.assertEqual(find(spec, op="loop", var="i"), [])
+        loads = find(spec, op="load")
+        self.assertEqual([ld["index"][0] for ld in loads],
+                         ["0:128", "128:256", "256:384", "384:512"])
+        self.assertEqual(len(find(spec, op="store")), 4)
+
+    def test_a_nested_list_of_psum_tiles(self) -> None:
+        spec = trace(f"{k('allocated_lists.py')}::allocated_grid",
+                     "x=512x128:float32")
+        self.assertEqual(len(find(spec, op="transpose")), 4)
+        self.assertEqual(len(find(spec, op="store")), 4)
+
+
 class NoReorder(unittest.TestCase):
     """nki.compiler.no_reorder() and nl.no_reorder(): "no_reorder" on the
     loops whose program order the scheduler keeps (docs/spec-format.md)."""
