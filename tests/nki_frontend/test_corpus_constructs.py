@@ -322,6 +322,15 @@ class SecondOutputs(Runs):
         self.assertEqual(store["inputs"], [copy["id"]])
         self.check_runs(spec)
 
+    def test_the_indices_beside_a_3d_result(self) -> None:
+        # The reference flattens the free dims: 8 elements of [4, 4] are
+        # its first two rows.
+        spec = traced("match_replace_3d", "x=128x4x4:float32")
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["tile"], [128, 8])
+        self.assertEqual(copy["slices"], [[128, 8]])  # of the [128, 16]
+        self.check_runs(spec)
+
 
 class RangeLoops(Runs):
     """A Python `range`'s variable is an int the kernel may compute with;

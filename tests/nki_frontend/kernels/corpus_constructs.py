@@ -197,3 +197,17 @@ def match_replace_indices(x):
     nl.store(out, value=replaced)
     nl.store(idx, value=dst_idx)
     return out, idx
+
+
+def match_replace_3d(x):
+    n, b, m = x.shape
+    out = nl.ndarray((n, b, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    idx = nl.ndarray((n, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    dst_idx = nl.ndarray((n, 8), dtype=nl.uint32)
+    t = nl.load(x)
+    top = nisa.max8(src=t)
+    replaced = nisa.nc_match_replace8(dst_idx=dst_idx, data=t, vals=top,
+                                      imm=0.0)
+    nl.store(out, value=replaced)
+    nl.store(idx, value=dst_idx)
+    return out, idx

@@ -510,11 +510,26 @@ def _index_output(dst_idx: object, result: object) -> None:
         free *= n
     res = core._unlist(result)
     rshape = tile_shape(res)
-    if len(rshape) != 2 or len(shape) != 2 or free > rshape[1] or \
-            shape[0] > rshape[0]:
-        raise err(f"dst_idx= is a [P, 8] tile beside a 2-D result; got "
+    rfree = 1
+    for n in rshape[1:]:
+        rfree *= n
+    if len(rshape) < 2 or free > rfree or shape[0] > rshape[0]:
+        raise err(f"dst_idx= is a [P, 8] tile beside the result; got "
                   f"{list(shape)} beside {list(rshape)}: not yet supported")
-    part = res[0:shape[0], 0:free]
+    # The first `free` elements of the result's free dims, in their order
+    # (the reference flattens them): a leading block of rows of them.
+    key: list = [slice(0, shape[0])]
+    for d in range(1, len(rshape)):
+        trailing = 1
+        for n in rshape[d + 1:]:
+            trailing *= n
+        if free >= trailing or d == len(rshape) - 1:
+            rows = min(rshape[d], -(-free // trailing))
+            key.append(slice(0, rows))
+            key.extend(slice(0, n) for n in rshape[d + 1:])
+            break
+        key.append(slice(0, 1))
+    part = res[tuple(key)]
     if isinstance(idx, TileView):
         core.write(idx.tile, idx.dims, part, "set")
     else:
