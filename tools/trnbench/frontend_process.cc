@@ -20,6 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "device_model/memory_limits.h"
 #include "nlohmann/json.hpp"
+#include "support/output_transaction.h"
+#include "tools/trnbench/command_context.h"
 #include "workloads/loading/spec_parser.h"
 
 extern char** environ;
@@ -250,6 +252,29 @@ absl::Status CheckTracedSpec(const FrontEnd& fe, const std::string& subject,
       fe.flag, " ", subject, ": ",
       AtSourceLine(spec.status().message(), out, text, file), ": ", fe.label,
       " wrote a spec that trnbench refuses, a bug of the front end"));
+}
+
+std::string FrontEndFolder(const char* env_var, const std::string& subdir) {
+  if (const char* p = std::getenv(env_var); p != nullptr && *p) return p;
+  return SourceDir() + "/" + subdir;
+}
+
+void RemoveTempDir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+absl::Status WriteEmittedSpec(const std::string& traced,
+                              const std::string& to) {
+  if (traced.empty()) return absl::OkStatus();
+  std::ifstream in(traced, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) {
+    return absl::InternalError(absl::StrCat("cannot read ", traced));
+  }
+  return WriteFileAtomic(to, text.str());
 }
 
 }  // namespace trn

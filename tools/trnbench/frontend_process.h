@@ -52,6 +52,19 @@ absl::StatusOr<std::string> MakeTempDir(const std::string& stem);
 // The traced spec's file name: FILE.py::FUNCTION -> <index>_FUNCTION.json.
 std::string SpecFileName(const std::string& function_ref, size_t index);
 
+// The folder that holds a front end's package: $ENV_VAR when set and not
+// empty, else the source tree's `subdir` (workloads/frontends/nki, ...).
+std::string FrontEndFolder(const char* env_var, const std::string& subdir);
+
+// Removes a MakeTempDir folder and all it holds; nothing when `dir` is
+// empty. Errors are ignored: it runs from destructors, after the command's
+// outcome is decided.
+void RemoveTempDir(const std::string& dir);
+
+// Copies the traced spec `traced` to --emit-spec's `to`, atomically
+// (support/output_transaction.h); nothing when `traced` is empty.
+absl::Status WriteEmittedSpec(const std::string& traced, const std::string& to);
+
 }  // namespace trn
 
 #endif  // TRNBENCH_TOOLS_TRNBENCH_FRONTEND_PROCESS_H_
