@@ -441,6 +441,20 @@ class RangeLoops(Runs):
         self.assertEqual(len(find(spec, op="tensor_reduce")), 4)
         self.check_runs(spec)
 
+    def test_unrolling_past_what_a_spec_holds_stops_early(self) -> None:
+        import time
+        start = time.process_time()
+        line = self.refusal("unrolls_too_far", "x=128x512:float32")
+        self.assertIn("range_loops.py:", line)
+        self.assertIn("the kernel unrolls too far: more than 12000 ops", line)
+        self.assertLess(time.process_time() - start, 30)
+
+    def test_true_division_of_the_variable_is_a_value(self) -> None:
+        spec = self.traced("true_division", "x=128x1280:float32")
+        self.assertEqual([ld["index"][1] for ld in find(spec, op="load")],
+                         ["0:512", "512:896"])
+        self.check_runs(spec)
+
     def test_and_of_decisions_is_pythons(self) -> None:
         spec = self.traced("and_of_decisions", "x=128x2048:float32")
         loop, = find(spec, var="i")  # 0..2 a loop, 3 on its own

@@ -162,3 +162,28 @@ def and_of_decisions(x):
             t = nl.exp(t)
         nl.store(out[:, nl.ds(i * 512, 512)], value=t)
     return out
+
+
+# Python's `/` on a range's variable is a float (qkv_cte:
+# math.ceil((H - offset) / 128)): a value, so each iteration has its own.
+def true_division(x):
+    import math
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(2):
+        cols = math.ceil((s - i * 512) / 2)
+        t = nl.load(x[:, nl.ds(i * 512, min(cols, 512))])
+        nl.store(out[:, nl.ds(i * 512, min(cols, 512))], value=t)
+    return out
+
+
+# Two nested ranges whose every value the kernel needs: 128 x 128 loads,
+# more ops than a 1 MiB spec holds.
+def unrolls_too_far(x):
+    p, s = x.shape
+    out = nl.ndarray((p, s), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(128):
+        for j in range(128):
+            t = nl.load(x[:, nl.ds(int(i) * 4 + int(j) // 32, 1)])
+            nl.store(out[:, nl.ds(i * 4 + j // 32, 1)], value=t)
+    return out

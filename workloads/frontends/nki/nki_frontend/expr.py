@@ -237,6 +237,27 @@ class Affine:
                          "not affine; the front end traces affine indices "
                          "only", _where())
 
+    def __truediv__(self, other: object) -> float:
+        # Python's `/` of an int-valued loop variable is a float
+        # (`math.ceil((H - i * 512) / 128)` in the NKI Library): a value,
+        # so each iteration is traced with its own (unroll).
+        if isinstance(other, (int, float)) and self.is_const():
+            return self.const / other
+        if _splittable(self) and not self.axes():
+            unroll(_splittable(self)[0], f"{self!r} / {other!r}")
+        raise TraceError("true division (/) of a loop variable or index is "
+                         "not an index; the front end traces affine indices "
+                         "only", _where())
+
+    def __rtruediv__(self, other: object) -> float:
+        if isinstance(other, (int, float)) and self.is_const():
+            return other / self.const
+        if _splittable(self) and not self.axes():
+            unroll(_splittable(self)[0], f"{other!r} / {self!r}")
+        raise TraceError("true division (/) by a loop variable or index is "
+                         "not an index; the front end traces affine indices "
+                         "only", _where())
+
     def __mod__(self, other: object) -> "Union[Affine, Modulo]":
         o = Affine.of(other)
         if self.is_const() and o.is_const():
