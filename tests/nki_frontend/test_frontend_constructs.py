@@ -118,6 +118,17 @@ class NewApi(unittest.TestCase):
         self.assertEqual(store["inputs"], ["res_out"])
         self.assertEqual(store["index"], ["m", ":"])
 
+    def test_todays_identity_matrix_is_a_tile_in_sbuf(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::identity_transpose",
+                     "x=128x64:bfloat16")
+        identity = [x for x in spec["tensors"] if x["name"] == "identity"]
+        self.assertEqual(identity[0]["shape"], [128, 128])
+        load = [ld for ld in find(spec, op="load")
+                if ld["tensor"] == "identity"]
+        self.assertEqual(len(load), 1)
+        mm, = find(spec, op="matmul")
+        self.assertIn(load[0]["id"], mm["inputs"])
+
     def test_compiler_allocated_tensor_is_an_sbuf_tensor(self) -> None:
         spec = trace(f"{k('new_api_kernel.py')}::auto_allocated",
                      "x=128x64:float32")

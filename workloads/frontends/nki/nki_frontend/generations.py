@@ -170,6 +170,8 @@ def language_names(top: str) -> Dict[str, object]:
     if top == "nki":
         names["tile_size"] = language.tile_size_2026
         names.update(language._ranges_2026())
+        names["shared_identity_matrix"] = \
+            language._shared_identity_matrix_2026
         return _today("language", names, LANGUAGE_2026)
     return names
 

@@ -992,6 +992,28 @@ def shared_identity_matrix(n: int, dtype: object = None, dst: object = None,
     return HbmHandle(tensor, dtype)
 
 
+@traced_as("a `load` of an HBM constant [n, n] into SBUF (today's "
+           "reference: the identity is made in SBUF), or into dst=")
+def _shared_identity_matrix_2026(n: int, dtype: object = None,
+                                 dst: object = None,
+                                 **kwargs: object) -> object:
+    """Today's `nki.language.shared_identity_matrix` "creates an identity
+    matrix in SBUF" (2026-08 reference), where SDK 2.x's is a tensor the
+    kernel loads: the constant in HBM and its load into a tile (dst= when
+    given), the copy the compiler makes."""
+    tile = load(shared_identity_matrix(n, dtype))
+    if dst is None:
+        return tile
+    out = core._unlist(dst)
+    if isinstance(out, TileView):
+        core.write(out.tile, out.dims, tile, "set")
+    elif isinstance(out, Tile):
+        core.write(out, core.normalize(out._a.shape, ()), tile, "set")
+    else:
+        raise err("nl.shared_identity_matrix(dst=...) is an on-chip tile")
+    return dst
+
+
 @traced_as("`tensor_tensor` on GpSimd reading the data and the indices "
            "(a gather; our reading, the reference gives no cost)")
 def gather_flattened(data: object, indices: object, axis: int = 0,
