@@ -13,7 +13,8 @@ import subprocess
 import tempfile
 import unittest
 
-from frontend_test_util import KERNELS, SOURCE, find, run_frontend, trace
+from frontend_test_util import (KERNELS, SOURCE, find, ops, run_frontend,
+                                trace)
 
 KERNEL = os.path.join(KERNELS, "corpus_constructs.py")
 TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
@@ -252,12 +253,20 @@ class PythonAsWritten(Runs):
         spec = trace(f"{self.PY}::first_program_exp[1]", "x=128x512:float32")
         act, = find(spec, op="activation")
         self.assertEqual(act["func"], "exp")
-        # Two programs: the index is the grid loop's variable, and a branch
-        # on it stays refused in one line.
-        from nki_frontend.errors import TraceError
-        with self.assertRaises(TraceError) as e:
-            trace(f"{self.PY}::first_program_exp[2]", "x=128x512:float32")
-        self.assertIn("control flow", e.exception.line())
+        self.check_runs(spec)
+
+    def test_a_branch_on_todays_program_id_traces_each_program(
+            self) -> None:
+        # Two programs: a decision on the index (the NKI Library's `if
+        # prg_id == 0:`) traces each program's body in turn, the HBM
+        # tensors the first allocates shared.
+        spec = trace(f"{self.PY}::first_program_exp[2]", "x=128x512:float32")
+        self.assertEqual([op["op"] for _, op in ops(spec)
+                          if op.get("op", "loop") != "loop"],
+                         ["load", "activation", "store", "load", "store"])
+        self.assertEqual([x["name"] for x in spec["tensors"]
+                          if not x["name"].startswith("iter_")],
+                         ["x", "out"])
         self.check_runs(spec)
 
     def test_an_nki_class_refuses_an_unknown_field(self) -> None:

@@ -172,6 +172,7 @@ def language_names(top: str) -> Dict[str, object]:
         names.update(language._ranges_2026())
         names["shared_identity_matrix"] = \
             language._shared_identity_matrix_2026
+        names["program_id"] = language._program_id_2026
         return _today("language", names, LANGUAGE_2026)
     return names
 

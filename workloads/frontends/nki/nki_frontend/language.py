@@ -179,9 +179,14 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
         if not t.at_top():
             raise err("an HBM tensor allocated inside a loop is not "
                       "supported yet")
+        if t.program_hbm_seen is not None:
+            return _program_shared_hbm(t, shp, d)
         tensor = ir.HbmTensor(_unique_tensor_name(target), shp, d)
         t.tensors.append(tensor)
-        return HbmHandle(tensor, dtype)
+        handle = HbmHandle(tensor, dtype)
+        if t.program_ids is not None:
+            t.program_hbm.append(handle)
+        return handle
     if shp and shp[pdim] > 128:
         raise err(f"an on-chip tile of {shp[pdim]} partitions (dim {pdim} "
                   f"of {list(shp)}); a tile has at most 128 "
@@ -774,10 +779,47 @@ def _grid_axis(api: str, axis: object) -> int:
     return axis
 
 
+def _program_shared_hbm(t: object, shape: Tuple[int, ...],
+                        dtype: str) -> HbmHandle:
+    """The HBM tensor a program after the first allocates: the first
+    program's allocation of the same rank (the programs of a grid share
+    HBM; each runs the same code, so the k-th allocation is the same)."""
+    k = t.program_hbm_seen  # type: ignore[attr-defined]
+    t.program_hbm_seen = k + 1  # type: ignore[attr-defined]
+    shared = t.program_hbm  # type: ignore[attr-defined]
+    if k >= len(shared) or tuple(shared[k]._t.shape) != tuple(shape) or \
+            shared[k]._t.dtype != dtype:
+        raise err(f"program {t.program_ids} allocates HBM tensors the "  # type: ignore[attr-defined]
+                  "first program did not (a [" + ", ".join(map(str, shape))
+                  + f"] {dtype} tensor): programs that allocate different "
+                  "HBM tensors are not yet supported")
+    return shared[k]
+
+
+def _program_id_2026(axis: object = None) -> object:
+    """Today's `nl.program_id`: the NKI Library branches on it (`if
+    prg_id == 0:`, sizes computed from it), so where the kernel decides
+    something on it the programs are traced one by one, each with its
+    index an int (expr.unroll on the grid's loop, cli._trace_once)."""
+    t = tracer.active()
+    axis = 0 if axis is None else axis
+    dim = _grid_axis("nl.program_id", axis)
+    if t.program_ids is None and t.grid[dim] > 1:
+        t.grid_loops[dim].splittable = True
+    return program_id(axis)  # type: ignore[arg-type]
+
+
+setattr(_program_id_2026, "_traced_as", (
+    "the variable of the launch grid's loop of that axis; where the kernel "
+    "decides on it, each program traced on its own, its index an int"))
+
+
 def program_id(axis: int) -> Affine:
     """The instance's index along `axis`: the variable of the grid's loop."""
     t = tracer.active()
     dim = _grid_axis("nl.program_id", axis)
+    if t.program_ids is not None:
+        return t.program_ids[dim]  # type: ignore[return-value]
     if t.grid[dim] == 1:
         # One program along the axis: its index is the int 0, so a kernel
         # may branch on it (`if program_id0 == 0:` of the NKI Library).
