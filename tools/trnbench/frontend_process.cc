@@ -199,11 +199,16 @@ absl::Status RunFrontEnd(const FrontEnd& fe, const std::string& subject,
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.push_back("--");
   argv.push_back(subject);
-  // The front end's own folder first, whatever the user's PYTHONPATH (kept
-  // after it, for the modules traced code imports); PYTHONSAFEPATH keeps the
-  // working folder off sys.path, so that no file there shadows a module.
+  // The front end's own folder first, then the front ends' shared package
+  // beside it (workloads/frontends/common), whatever the user's PYTHONPATH
+  // (kept after them, for the modules traced code imports); PYTHONSAFEPATH
+  // keeps the working folder off sys.path, so that no file there shadows a
+  // module.
   const char* old_path = std::getenv("PYTHONPATH");
-  std::string path = fe.dir;
+  std::filesystem::path dir(fe.dir);
+  if (!dir.has_filename()) dir = dir.parent_path();  // "frontends/nki/"
+  std::string path =
+      absl::StrCat(fe.dir, ":", (dir.parent_path() / "common").string());
   if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
   auto child = RunChild(argv, {"PYTHONPATH=" + path, "PYTHONSAFEPATH=1",
                                "PYTHONDONTWRITEBYTECODE=1"});

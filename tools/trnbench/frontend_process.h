@@ -24,8 +24,10 @@ struct FrontEnd {
 
 // Runs `python3 -m MODULE FLAGS... -- SUBJECT`, each flag one
 // "--flag=VALUE" (a value starting with '-' is never taken for a flag),
-// with PYTHONPATH the front end's folder first and the inherited one after
-// it (replacing, not adding to, the inherited entry) and PYTHONSAFEPATH=1.
+// with PYTHONPATH the front end's folder first, the shared package's folder
+// `common` beside it next (workloads/frontends/common), and the inherited
+// one after them (replacing, not adding to, the inherited entry) and
+// PYTHONSAFEPATH=1.
 // Exit 0: ok. Exit 2 (bad input): InvalidArgument "FLAG SUBJECT: <the last
 // line of its stderr>" (the last 64 KiB are kept). python3 missing:
 // InvalidArgument saying what to install. Anything else: Internal.
