@@ -407,6 +407,15 @@ class RangeLoops(Runs):
         self.assertEqual(acts, ["exp", "tanh", "tanh", "tanh"], acts)
         self.check_runs(spec)
 
+    def test_a_late_piece_indexing_from_the_start_stays_a_loop(
+            self) -> None:
+        spec = self.traced("shifted_after_first", "x=512x64:float32")
+        loop, = find(spec, var="i")
+        load, = find(spec, op="load")
+        self.assertIn(load, loop["body"])
+        self.assertEqual(load["index"], ["i", ":"])
+        self.check_runs(spec)
+
     def test_a_late_piece_of_too_many_iterations_is_refused(self) -> None:
         line = self.refusal("first_special", "x=128x262144:float32")
         self.assertIn("range_loops.py:", line)

@@ -89,8 +89,8 @@ def unroll_late_piece(index: object, tensor: str) -> None:
     piece is traced an iteration at a time (each an int), at most
     MAX_UNROLL of them."""
     terms = getattr(index, "loop_terms", None)
-    if terms is None:
-        return
+    if terms is None or getattr(index, "const", 0) == 0:
+        return  # `(i - 1) * 128` from iteration 1: the loop's own tiles
     for v in terms():
         if getattr(v.loop, "splittable", False) and v.loop.offset > 0 \
                 and v.loop.trip > 1:
