@@ -519,7 +519,9 @@ class AndOfPredicates(unittest.TestCase):
         from nki_frontend import lists
         from nki_frontend.expr import predicate_and
         src = ("def f(a, b):\n    return a and 1 // b and 'last'\n"
-               "class C:\n    x = 1\n    y = True and x\n")
+               "class C:\n    x = 1\n    y = True and x\n"
+               "class D(C):\n    def g(self):\n"
+               "        return self and super().__init__ is not None\n")
         ns = {"__nki_and__": predicate_and}
         exec(lists.rewrite(ast.parse(src), "<k>"), ns)
         self.assertEqual(ns["f"](0, 0), 0)  # short-circuit: no 1 // 0
@@ -528,6 +530,7 @@ class AndOfPredicates(unittest.TestCase):
         with self.assertRaises(ZeroDivisionError):
             ns["f"](1, 0)
         self.assertEqual(ns["C"].y, 1)  # a class body's `and` is Python's
+        self.assertTrue(ns["D"]().g())  # super() keeps its method
 
 
 if __name__ == "__main__":

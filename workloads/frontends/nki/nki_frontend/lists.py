@@ -135,10 +135,12 @@ class _ListView:
 
 def _simple(node: ast.AST) -> bool:
     """Whether an expression can be the body of a lambda unchanged: no
-    assignment expression, yield or await, whose meaning a new scope
-    changes."""
+    assignment expression, yield or await, and no `super()`, `locals()`
+    or `vars()`, whose meaning a new scope changes."""
     return not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom,
-                                  ast.Await, ast.Lambda))
+                                  ast.Await, ast.Lambda)) or
+                   (isinstance(n, ast.Name) and
+                    n.id in ("super", "locals", "vars", "__class__"))
                    for n in ast.walk(node))
 
 
