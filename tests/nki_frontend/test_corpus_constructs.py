@@ -377,6 +377,18 @@ class RangeLoops(Runs):
         size = [len(json.dumps(s["kernel"])) for s in (ranged, affine)]
         self.assertLessEqual(size[0], 2 * size[1], size)
 
+    def test_the_same_kernel_with_todays_affine_range(self) -> None:
+        # Written with nl.affine_range (today an alias of range), the
+        # same kernel: the same loop and tail, the loop kind aside.
+        ranged = self.traced("exp_rows_tail", "x=1100x512:float32")
+        affine = self.traced("exp_rows_tail_affine", "x=1100x512:float32")
+        size = [len(json.dumps(s["kernel"])) for s in (ranged, affine)]
+        self.assertLessEqual(size[0], 2 * size[1], size)
+        loop, = find(affine, var="i")
+        self.assertEqual(loop["range"], "affine")
+        self.assertEqual(len(find(affine, op="load")), 2)
+        self.check_runs(affine)
+
     def test_a_triangular_nest_unrolls_the_outer_loop_only(self) -> None:
         spec = self.traced("triangular", "x=512x64:float32")
         inner = find(spec, var="j")
