@@ -30,11 +30,13 @@ _unlist = unlist  # the name language and isa use
 
 __all__ = [
     "ARG_DTYPES", "ArangeVector", "Broadcast", "Buffer", "DTYPES", "DType",
-    "DynSlice", "FunctionAlloc", "Grid", "HBM", "HbmHandle", "HbmView", "LoopRange",
+    "DynSlice", "FunctionAlloc", "Grid", "HBM", "HbmHandle", "HbmView",
+    "LoopRange",
     "LoopReduce",
     "ModAlloc", "NoReorder", "PRIVATE_HBM", "PSUM", "ParDim", "SBUF",
     "SHARED_HBM", "SUPPORTED_DTYPES", "Tile", "TileLike", "TileView",
-    "Unprivatize", "close_loop", "dtype_bytes", "dtype_obj", "err", "indirect_ref",
+    "Unprivatize", "close_loop", "dtype_bytes", "dtype_obj", "err",
+    "indirect_ref",
     "is_tile", "make_op",
     "mod_alloc", "new_array", "no_reorder", "normalize", "not_yet",
     "note_readers", "ref_of", "result_tile", "spec_dtype", "tile_dtype",

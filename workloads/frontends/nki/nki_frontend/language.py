@@ -779,17 +779,17 @@ def _grid_axis(api: str, axis: object) -> int:
     return axis
 
 
-def _program_shared_hbm(t: object, shape: Tuple[int, ...],
+def _program_shared_hbm(t: "tracer.Trace", shape: Tuple[int, ...],
                         dtype: str) -> HbmHandle:
     """The HBM tensor a program after the first allocates: the first
     program's allocation of the same rank (the programs of a grid share
     HBM; each runs the same code, so the k-th allocation is the same)."""
-    k = t.program_hbm_seen  # type: ignore[attr-defined]
-    t.program_hbm_seen = k + 1  # type: ignore[attr-defined]
-    shared = t.program_hbm  # type: ignore[attr-defined]
+    k = t.program_hbm_seen or 0
+    t.program_hbm_seen = k + 1
+    shared = t.program_hbm
     if k >= len(shared) or tuple(shared[k]._t.shape) != tuple(shape) or \
             shared[k]._t.dtype != dtype:
-        raise err(f"program {t.program_ids} allocates HBM tensors the "  # type: ignore[attr-defined]
+        raise err(f"program {t.program_ids} allocates HBM tensors the "
                   "first program did not (a [" + ", ".join(map(str, shape))
                   + f"] {dtype} tensor): programs that allocate different "
                   "HBM tensors are not yet supported")
