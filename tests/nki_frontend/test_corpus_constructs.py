@@ -255,6 +255,15 @@ class PythonAsWritten(Runs):
         self.assertEqual(act["func"], "exp")
         self.check_runs(spec)
 
+    def test_programs_allocating_different_hbm_are_refused(self) -> None:
+        from nki_frontend.errors import TraceError
+        with self.assertRaises(TraceError) as e:
+            trace(f"{self.PY}::per_program_output[2]", "x=128x512:float32")
+        line = e.exception.line()
+        self.assertIn("python_constructs.py:", line)
+        self.assertIn("program (1,) allocates HBM tensors the first "
+                      "program did not (a [128, 512]", line)
+
     def test_a_branch_on_todays_program_id_traces_each_program(
             self) -> None:
         # Two programs: a decision on the index (the NKI Library's `if
