@@ -350,6 +350,29 @@ class SecondOutputs(Runs):
         self.check_runs(spec)
 
 
+class MaskedStores(Runs):
+    def test_a_masked_store_moves_the_rows_its_mask_keeps(self) -> None:
+        spec = traced("masked_store_rows", "x=128x512:float32")
+        store, = find(spec, op="store")
+        self.assertEqual(store["index"], [":", ":"])  # all of [64, 512]
+        copy, = find(spec, op="tensor_copy")  # the part the store moves
+        self.assertEqual(copy["tile"], [64, 512])
+        self.assertEqual(store["inputs"], [copy["id"]])
+        self.check_runs(spec)
+
+    def test_clip_to_mask_combines_conditions(self) -> None:
+        from nki_frontend import ir
+        from nki_frontend.expr import Affine, Axis
+        from nki_frontend.indexing import clip_to_mask
+        ip, jf = Axis(128, 0, 2, 1), Axis(512, 1, 2, 1)
+        dims = [ir.DimAccess(Affine({}, 0), 128, False, 0),
+                ir.DimAccess(Affine({}, 0), 512, False, 1)]
+        mask = (Affine({ip: 1}) < 64) & (Affine({jf: 1}) <= 255)
+        self.assertEqual([d.extent for d in clip_to_mask(dims, mask)],
+                         [64, 256])
+        self.assertEqual([d.extent for d in dims], [128, 512])  # unchanged
+
+
 class RangeLoops(Runs):
     """A Python `range`'s variable is an int the kernel may compute with;
     the loop is cut only where a decision on it changes, so the spec stays

@@ -211,3 +211,14 @@ def match_replace_3d(x):
     nl.store(out, value=replaced)
     nl.store(idx, value=dst_idx)
     return out, idx
+
+
+# A masked store moves only the elements its mask keeps: rows i_p < 64 of
+# the tile into a [64, 512] tensor (the mask reference's store).
+def masked_store_rows(x):
+    out = nl.ndarray((64, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(512)[None, :]
+    t = nl.load(x[i_p, i_f])
+    nl.store(out[i_p, i_f], value=t[i_p, i_f], mask=(i_p < 64))
+    return out

@@ -31,7 +31,7 @@ _LANGUAGE_PRIVATE = {
     "DynSlice", "Grid", "HbmHandle", "HbmView", "ParDim", "Tile", "TileView",
     "err", "is_tile", "make_op", "result_tile", "tile_dtype", "tile_shape",
     "Affine", "Axis", "Conjunction", "Predicate", "python_range", "builtins",
-    "not_yet", "Broadcast", "traced_as", "refused", "tile_size_2026"}
+    "not_yet", "Broadcast", "clip_to_mask", "traced_as", "refused", "tile_size_2026"}
 _ISA_PRIVATE = {
     "annotations", "core", "ir", "language", "Optional", "Sequence",
     "HbmHandle", "HbmView", "Tile", "TileView", "err", "is_tile", "make_op",

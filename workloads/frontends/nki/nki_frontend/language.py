@@ -10,7 +10,8 @@ from . import core, ir, tracer
 from . import tiles as _tiles
 from .core import (DTYPES, HBM, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, DType,
                    DynSlice, Grid, HbmHandle, HbmView, ParDim, Tile, TileView,
-                   err, is_tile, make_op, result_tile, tile_dtype, tile_shape)
+                   clip_to_mask, err, is_tile, make_op, result_tile,
+                   tile_dtype, tile_shape)
 from .expr import Affine, Axis, Conjunction, Predicate
 
 # dtypes, buffers
@@ -399,6 +400,11 @@ def store(dst: object, value: object, mask: object = None,
         raise err("nl.store writes an HBM tensor")
     if not is_tile(value):
         raise err("nl.store's value is a tile")
+    if mask is not None:
+        # Only the elements the mask keeps move (indexing.clip_to_mask).
+        dst = HbmView(dst.handle, clip_to_mask(dst.dims, mask))
+        if isinstance(value, TileView):
+            value = TileView(value.tile, clip_to_mask(value.dims, mask))
     m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)

@@ -191,7 +191,7 @@ LANGUAGE_NAMES = [n for n in dir(language) if not n.startswith("_") and n not in
     "DynSlice", "Grid", "HbmHandle", "HbmView", "ParDim", "Tile", "TileView",
     "err", "is_tile", "make_op", "result_tile", "tile_dtype", "tile_shape",
     "Affine", "Axis", "Conjunction", "Predicate", "python_range", "builtins",
-    "not_yet", "Broadcast")]
+    "not_yet", "Broadcast", "clip_to_mask")]
 
 ISA_NAMES = [n for n in dir(isa) if not n.startswith("_") and n not in (
     "annotations", "core", "ir", "language", "Optional", "Sequence",
