@@ -118,6 +118,17 @@ class NewApi(unittest.TestCase):
         self.assertEqual(store["inputs"], ["res_out"])
         self.assertEqual(store["index"], ["m", ":"])
 
+    def test_todays_identity_matrix_is_a_tile_in_sbuf(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::identity_transpose",
+                     "x=128x64:bfloat16")
+        identity = [x for x in spec["tensors"] if x["name"] == "identity"]
+        self.assertEqual(identity[0]["shape"], [128, 128])
+        load = [ld for ld in find(spec, op="load")
+                if ld["tensor"] == "identity"]
+        self.assertEqual(len(load), 1)
+        mm, = find(spec, op="matmul")
+        self.assertIn(load[0]["id"], mm["inputs"])
+
     def test_compiler_allocated_tensor_is_an_sbuf_tensor(self) -> None:
         spec = trace(f"{k('new_api_kernel.py')}::auto_allocated",
                      "x=128x64:float32")
@@ -309,6 +320,28 @@ class Privatized(unittest.TestCase):
         self.assertEqual(transpose["op"], "transpose")
         self.assertEqual(transpose["tile_buffers"], 4)
 
+    def test_alloc_by_a_modulo_function_is_its_mod_alloc(self) -> None:
+        # The SDK 2.26 reference: alloc(func) asks func where each logical
+        # tile goes; a placement periodic per block dim is a mod_alloc.
+        spec = trace(f"{k('rotated.py')}::placed_by_function",
+                     "x=2048x128:bfloat16")
+        loop, = spec["kernel"]["loops"]
+        transpose = loop["body"][1]
+        self.assertEqual(transpose["op"], "transpose")
+        self.assertEqual(transpose["tile_buffers"], 4)
+
+    def test_alloc_placements_the_format_cannot_say_are_refused(
+            self) -> None:
+        from nki_frontend.errors import TraceError
+        for fn, want in (("placed_irregularly", "not a modulo allocation"),
+                         ("placed_nowhere", "a tuple of 3 integers")):
+            with self.subTest(fn), self.assertRaises(TraceError) as e:
+                trace(f"{k('rotated.py')}::{fn}", "x=2048x128:bfloat16")
+            line = e.exception.line()
+            self.assertIn("rotated.py:", line)
+            self.assertIn("nki.compiler.psum.alloc", line)
+            self.assertIn(want, line)
+
     def test_an_accumulator_stays_carried(self) -> None:
         # `total += t` reads the previous iteration's total: not the loop's
         # own, even though nothing reads it after the loop.
@@ -424,6 +457,28 @@ class States(unittest.TestCase):
         self.assertEqual(scan["carry"], ["last_next"])
         loop, = find(spec, op="loop", var="c")
         self.assertNotIn("id", loop)  # no array is the loop's result
+
+
+class AllocatedLists(unittest.TestCase):
+    """Lists of allocated tiles (the NKI Library's ndarray helper, its
+    nested lists of PSUM tiles): no op makes their tiles in the loop that
+    appends them, so no block holds them; the Python range loops that
+    build them run one iteration at a time, as Python's lists do."""
+
+    def test_a_flat_list_of_allocations(self) -> None:
+        spec = trace(f"{k('allocated_lists.py')}::allocated_tiles",
+                     "x=512x512:float32")
+        self.assertEqual(find(spec, op="loop", var="i"), [])
+        loads = find(spec, op="load")
+        self.assertEqual([ld["index"][0] for ld in loads],
+                         ["0:128", "128:256", "256:384", "384:512"])
+        self.assertEqual(len(find(spec, op="store")), 4)
+
+    def test_a_nested_list_of_psum_tiles(self) -> None:
+        spec = trace(f"{k('allocated_lists.py')}::allocated_grid",
+                     "x=512x128:float32")
+        self.assertEqual(len(find(spec, op="transpose")), 4)
+        self.assertEqual(len(find(spec, op="store")), 4)
 
 
 class NoReorder(unittest.TestCase):
@@ -574,9 +629,11 @@ class Refusals(unittest.TestCase):
         self.refused("loop_var_branch", "if i == 0", "cannot be traced")
 
     def test_direct_allocation(self) -> None:
-        self.refused("direct_allocation", "sbuf.alloc(lambda",
-                     "nki.compiler.sbuf.alloc (direct allocation by a "
-                     "function) is not yet supported")
+        # The reference: the function returns (start_partition,
+        # byte_addr); this one returns a number.
+        self.refused("direct_allocation", "buffer=placed",
+                     "nki.compiler.sbuf.alloc: its function returns "
+                     "(start_partition, byte_addr), a tuple of 2 integers")
 
     def test_a_read_of_another_rotated_buffer(self) -> None:
         # The first iteration would read buffer 1, which nothing wrote
