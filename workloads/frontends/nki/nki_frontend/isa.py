@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from . import core, ir, language
+from . import core, ir, language, location
 from .core import (HbmHandle, HbmView, Tile, TileView, err, is_tile, make_op,
                    result_tile, tile_dtype, tile_shape)
+from .tiles import ApHbmView
 
 
 class _Engine:
@@ -395,19 +396,42 @@ def dma_copy(*, dst: object = None, src: object = None, mask: object = None,
     elif isinstance(dst, HbmView) and is_tile(src):
         language.store(dst, value=src, mask=mask)
     elif isinstance(dst, HbmView) and isinstance(src, HbmView):
-        if dst.shape != src.shape:
+        if tuple(dst.shape) != tuple(src.shape):
             raise err("nisa.dma_copy between HBM tensors of different shapes")
         op = make_op("hbm_copy", (), shape=dst.shape, dtype="fp32",
                      result=False)
         op.tensor = dst.handle._t
-        op.source = src.handle._t
+        op.source = _copy_source(dst, src)
         op.access = dst.dims
+        op.after.extend(core.ref_of(w) for w in src.waits + dst.waits)
     elif is_tile(dst) and is_tile(src):
         raise err("nisa.dma_copy between two on-chip tiles is not supported "
                   "yet: the spec format's DMA ops (load, store, hbm_copy) "
                   "each have an HBM side")
     else:
         raise err("nisa.dma_copy copies between HBM and on-chip tiles")
+
+
+def _copy_source(dst: HbmView, src: HbmView) -> ir.HbmTensor:
+    """The tensor an hbm_copy names as its `from`: the source's own, or,
+    where either side is an access pattern (its tensor shaped as its
+    pattern's block), a tensor of the destination's shape standing for the
+    source's elements, so that the copy moves the same block of each."""
+    d, s = dst.handle._t, src.handle._t
+    if s.shape == d.shape or not (isinstance(src, ApHbmView) or
+                                  isinstance(dst, ApHbmView)):
+        return s
+    if s.dtype != d.dtype:
+        raise err(f"nisa.dma_copy from {s.name} ({s.dtype}) to {d.name} "
+                  f"({d.dtype}): a DMA between HBM tensors does not cast")
+    name = f"{s.name}_as_" + "x".join(map(str, d.shape))
+    t = location.active()
+    for x in t.tensors:
+        if x.name == name:
+            return x
+    tensor = ir.HbmTensor(name, d.shape, d.dtype)
+    t.tensors.append(tensor)
+    return tensor
 
 
 # --- the rest of the documented ISA ------------------------------------------

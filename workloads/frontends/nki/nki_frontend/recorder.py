@@ -121,8 +121,9 @@ def ref_of(x: object) -> ir.Ref:
                   "yet supported (read it after the loop)")
     part = None
     if isinstance(x, ApView):
-        # An access pattern reads its own shape's elements of the tile.
-        seen = tile_of(x.shape)
+        # An access pattern reads its own shape's elements of the tile
+        # (counted in the tile's dtype where it is a reinterpret cast).
+        seen = tile_of(x.read_shape)
         if seen != arr.tile():
             part = seen
         dims = None  # its version is the whole tile's
