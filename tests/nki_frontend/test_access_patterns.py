@@ -125,6 +125,17 @@ class HbmPatterns(Runs):
         self.assertEqual(store["index"], [":", "0:64"])
         self.check_runs(spec)
 
+    def test_a_view_as_another_dtype(self) -> None:
+        spec = traced("hbm_view", "x=128x1024:float8_e5m2")
+        same, wide = find(spec, op="load")
+        # One width: the argument itself; bf16 of int8 rows: half as many
+        # elements, 128 rows 512 bf16 apart, 256 of each.
+        self.assertEqual((same["tensor"], same["tile"]), ("x", [128, 1024]))
+        self.assertEqual(tensor(spec, wide["tensor"])["shape"], [128, 512])
+        self.assertEqual((wide["index"], wide["tile"], wide["dtype"]),
+                         ([":", "0:256"], [128, 256], "bf16"))
+        self.check_runs(spec)
+
     def test_a_kernel_argument_is_in_hbm(self) -> None:
         self.check_runs(traced("arg_buffer", "x=128x64:float32"))
 
@@ -141,6 +152,13 @@ class OnChipPatterns(Runs):
     def test_a_cast_counts_the_tile_in_the_new_elements(self) -> None:
         self.assertIn("reads outside the tile of 128 x 512 elements",
                       refusal("tile_cast_outside", "x=128x256:int32"))
+
+    def test_a_view_of_a_tile_as_another_dtype(self) -> None:
+        spec = traced("tile_view", "x=128x512:bfloat16")
+        act, = find(spec, op="activation")
+        self.assertEqual(act["tile"], [128, 256])  # 256 fp32 a partition
+        self.assertNotIn("slices", act)  # all of the tile's bytes
+        self.check_runs(spec)
 
     def test_an_index_of_a_tile_pattern(self) -> None:
         spec = traced("tile_ap_index", "x=128x64:float32")

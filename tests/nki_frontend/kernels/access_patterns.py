@@ -193,3 +193,23 @@ def tile_reshape_partitions(x):
     t = nl.ndarray((p, f), dtype=x.dtype, buffer=nl.sbuf)
     nisa.dma_copy(dst=t, src=x)
     return t.reshape((p // 2, 2 * f))
+
+
+@nki.jit
+def hbm_view(x):
+    # The test of nc_matmul's double_row_gen3: a float8 argument viewed as
+    # float8 (one width), and a view of a view that halves the elements.
+    out = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    same = nl.load(x.view(nl.float8_e5m2))
+    wide = nl.load(x[:, 0:512].view(nl.bfloat16))
+    nl.store(out, value=wide)
+    return out
+
+
+@nki.jit
+def tile_view(x):
+    t = nl.load(x)
+    w = t.view(nl.float32)
+    out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.exp(w))
+    return out

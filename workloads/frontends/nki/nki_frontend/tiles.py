@@ -77,6 +77,28 @@ class HbmHandle:
         t.tensors.append(tensor)
         return HbmHandle(tensor, self.dtype)
 
+    def view(self, dtype: object) -> "HbmHandle":
+        """The tensor's bytes as `dtype` (the 2026-08 reference's
+        NkiTensor.view: the last dim scaled by the ratio of the widths); a
+        tensor of its own in the spec where the width changes."""
+        spec = spec_dtype(dtype)
+        old, new = aps.SPEC_BYTES[self._t.dtype], aps.SPEC_BYTES[spec]
+        if spec == self._t.dtype:
+            return HbmHandle(self._t, dtype, self.buffer)
+        last = self.shape[-1] * old
+        if last % new:
+            raise err(f".view({dtype!r}) of {self._t.name} {self.shape}: "
+                      f"the last dim ({last} bytes) is not a whole number "
+                      f"of {spec} elements")
+        dims = tuple(self.shape[:-1]) + (last // new,)
+        name = f"{self._t.name}_as_{spec}"
+        t = location.active()
+        tensor = next((x for x in t.tensors if x.name == name), None)
+        if tensor is None:
+            tensor = ir.HbmTensor(name, dims, spec)
+            t.tensors.append(tensor)
+        return HbmHandle(tensor, dtype, self.buffer)
+
     def ap(self, pattern: object = None, offset: object = None,
            **kwargs: object) -> "ApHbmView":
         """A pattern over the tensor's storage (the access-pattern deep
@@ -113,6 +135,43 @@ class HbmView:
         if offset is None:
             offset = aps.flat_offset(self.handle.shape, self.dims)
         return ApHbmView(self.handle, pattern, offset, kwargs)
+
+
+    def view(self, dtype: object) -> "ApHbmView":
+        """The view's elements as `dtype` (NkiTensor.view): its pattern,
+        the last dim and every step scaled by the ratio of the widths."""
+        if any(getattr(d, "indirect", None) is not None for d in self.dims):
+            raise err(".view(dtype) of a view indexed by a tile is not "
+                      "supported (the 2026-08 reference: not after a vector "
+                      "select)")
+        shape = self.handle.shape
+        strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+        pattern = [[st, d.extent] for st, d in zip(strides, self.dims)
+                   if not d.squeezed] or [[1, 1]]
+        offset = aps.flat_offset(shape, self.dims)
+        return _cast_pattern(self.handle, pattern, offset, dtype)
+
+
+def _cast_pattern(storage: "HbmHandle", pattern: List[List[int]],
+                  offset: Affine, dtype: object) -> "ApHbmView":
+    """A pattern counted in `storage`'s elements, counted in `dtype`'s."""
+    spec = spec_dtype(dtype)
+    old, new = aps.SPEC_BYTES[storage._t.dtype], aps.SPEC_BYTES[spec]
+    if pattern[-1][0] != 1:
+        raise err(f".view({dtype!r}): the last dim must be contiguous (the "
+                  "2026-08 reference's NkiTensor.view)")
+    bytes_at = [st * old for st, _ in pattern[:-1]] + [pattern[-1][1] * old]
+    terms = {k: c * old for k, c in offset.terms.items()}
+    if any(b % new for b in bytes_at + list(terms.values()) +
+           [offset.const * old]):
+        raise err(f".view({dtype!r}) of a view of {storage._t.name}: its "
+                  f"rows and offset are not whole numbers of {spec} "
+                  "elements")
+    scaled = [[st * old // new, n] for st, n in pattern[:-1]]
+    scaled.append([1, pattern[-1][1] * old // new])
+    off = Affine({k: c // new for k, c in terms.items()},
+                 offset.const * old // new)
+    return ApHbmView(storage, scaled, off, {"dtype": dtype})
 
 
 class ApHbmView(HbmView):
@@ -201,6 +260,26 @@ class Tile:
 
     def reshape(self, shape: Sequence[int]) -> "ApView":
         return reshape_tile(self, shape)
+
+    def view(self, dtype: object) -> "ApView":
+        """The tile's bytes as `dtype` (NkiTensor.view: the last dim scaled
+        by the ratio of the widths)."""
+        a = self._a
+        if a.pdim != 0:
+            raise err(".view(dtype) of an array with block dims: view one "
+                      "block's tile")
+        spec = spec_dtype(dtype)
+        old, new = aps.SPEC_BYTES[a.dtype], aps.SPEC_BYTES[spec]
+        shape = list(a.shape) + ([1] if len(a.shape) == 1 else [])
+        if (shape[-1] * old) % new:
+            raise err(f".view({dtype!r}) of a tile of shape {list(a.shape)}"
+                      f": the last dim is not a whole number of {spec} "
+                      "elements")
+        shape[-1] = shape[-1] * old // new
+        pattern = [[math.prod(shape[1:]), shape[0]]]
+        for d in range(1, len(shape)):
+            pattern.append([math.prod(shape[d + 1:]), shape[d]])
+        return ApView(self, pattern, 0, {"dtype": dtype})
 
     # Python operators on tiles: nl.add and friends.
     def __add__(self, o: object):
