@@ -182,5 +182,70 @@ class OnChipPatterns(Runs):
                       refusal("tile_reshape_partitions", "x=128x64:float32"))
 
 
+class DmaForms(Runs):
+    """The ISA reference's DMA forms: dma_copy between two SBUF tiles (the
+    spec's sbuf_copy), dma_transpose of an SBUF tile or of a 3-D HBM
+    view."""
+
+    def test_a_copy_between_sbuf_tiles_is_an_sbuf_copy(self) -> None:
+        spec = traced("sbuf_to_sbuf", "x=128x512:float32")
+        load, = find(spec, op="load")
+        copy, = find(spec, op="sbuf_copy")
+        store, = find(spec, op="store")
+        self.assertEqual(copy["inputs"], [load["id"]])
+        self.assertEqual((copy["tile"], copy["dtype"]), ([128, 512], "fp32"))
+        self.assertNotIn("engine", copy)  # a DMA
+        self.assertEqual(store["inputs"], [copy["id"]])
+        self.check_runs(spec)
+
+    def test_the_element_counts_must_match(self) -> None:
+        self.assertIn("the element counts must match",
+                      refusal("sbuf_to_sbuf_counts", "x=128x512:float32"))
+
+    def test_psum_is_not_a_dmas_side(self) -> None:
+        self.assertIn("a DMA reads and writes SBUF or HBM",
+                      refusal("psum_dma", "x=128x512:float32"))
+
+    def test_dma_transposes_of_sbuf_and_of_a_3d_view(self) -> None:
+        spec = traced("dma_transposes", "x=16x128:bfloat16,y=4x2x64:bfloat16")
+        copy, = find(spec, op="sbuf_copy")
+        self.assertTrue(copy["transpose"])
+        self.assertEqual(copy["tile"], [128, 16])
+        loads = [op for op in find(spec, op="load") if op.get("transpose")]
+        self.assertEqual(len(loads), 1)
+        self.assertEqual(loads[0]["tensor"], "y")
+        self.assertEqual(loads[0]["tile"], [64, 8])  # [64, 2, 4]
+        self.check_runs(spec)
+
+    def test_an_sbuf_gather_transpose(self) -> None:
+        spec = traced("sbuf_gather_transpose",
+                      "src=64x4x128:float16,idx=32x1:int32")
+        copy, = find(spec, op="sbuf_copy")
+        src, idx = find(spec, op="load")
+        self.assertEqual(copy["inputs"], [src["id"]])  # the whole tile
+        self.assertEqual(copy["indirect"], idx["id"])
+        self.assertTrue(copy["transpose"])
+        self.assertEqual(copy["tile"], [128, 128])  # [128, 4, 32]
+        self.check_runs(spec)
+
+    def test_an_sbuf_gather_is_a_dmas(self) -> None:
+        self.assertIn("is read by a DMA",
+                      refusal("sbuf_gather_compute",
+                              "src=64x128:float16,idx=32x1:int32"))
+
+    def test_only_the_references_permutation(self) -> None:
+        self.assertIn("the ISA reference supports axes (2, 1, 0)",
+                      refusal("dma_transpose_axes", "y=4x2x64:bfloat16"))
+
+
+class ElementWrites(Runs):
+    def test_a_constant_a_loop_variable_makes_is_a_memset(self) -> None:
+        spec = trace(os.path.join(KERNELS, "element_writes.py") +
+                     "::element_constants", "x=4x8:int32")
+        memsets = find(spec, op="memset")
+        self.assertTrue(memsets)
+        self.check_runs(spec)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -213,3 +213,87 @@ def tile_view(x):
     out = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.shared_hbm)
     nl.store(out, value=nl.exp(w))
     return out
+
+
+@nki.jit
+def sbuf_to_sbuf(x):
+    # The 2026-08 reference's dma_copy: both tiles in SBUF.
+    p, f = x.shape
+    a = nl.ndarray((p, f), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=x)
+    b = nl.ndarray((p, f), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=b, src=a)
+    out = nl.ndarray((p, f), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=b)
+    return out
+
+
+@nki.jit
+def sbuf_to_sbuf_counts(x):
+    p, f = x.shape
+    a = nl.ndarray((p, f), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=x)
+    b = nl.ndarray((p, f + 1), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=b, src=a)
+    return b
+
+
+@nki.jit
+def psum_dma(x):
+    p, f = x.shape
+    a = nl.ndarray((p, f), dtype=nl.float32, buffer=nl.psum)
+    b = nl.ndarray((p, f), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=b, src=a)
+    return b
+
+
+@nki.jit
+def dma_transposes(x, y):
+    # x [16, 128] transposed from SBUF; y [4, 2, 64] from HBM, (2, 1, 0).
+    a = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=x)
+    at = nl.ndarray((128, 16), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=at, src=a)
+    yt = nl.ndarray((64, 2, 4), dtype=y.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=yt, src=y, axes=(2, 1, 0))
+    out = nl.ndarray((128, 16), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=at)
+    out2 = nl.ndarray((64, 2, 4), dtype=y.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out2, src=yt)
+    return out, out2
+
+
+@nki.jit
+def dma_transpose_axes(y):
+    yt = nl.ndarray((2, 64, 4), dtype=y.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=yt, src=y, axes=(1, 2, 0))
+    return yt
+
+
+@nki.jit
+def sbuf_gather_transpose(src, idx):
+    # SDK 2.26's dma_transpose example 6: partitions of an SBUF tile picked
+    # by an index tile, transposed (2, 1, 0).
+    s = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=s, src=src)
+    i = nl.ndarray(idx.shape, dtype=idx.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=i, src=idx)
+    _, d1, d2 = src.shape
+    t = nl.ndarray((d2, d1, idx.shape[0]), dtype=src.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=t, src=s[i, :, :], axes=(2, 1, 0))
+    out = nl.ndarray((d2, d1, idx.shape[0]), dtype=src.dtype,
+                     buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def sbuf_gather_compute(src, idx):
+    s = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=s, src=src)
+    i = nl.ndarray(idx.shape, dtype=idx.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=i, src=idx)
+    t = nl.ndarray((idx.shape[0], src.shape[1]), dtype=src.dtype,
+                   buffer=nl.sbuf)
+    nisa.tensor_copy(dst=t, src=s[i, :])
+    return t

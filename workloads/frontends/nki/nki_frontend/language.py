@@ -967,6 +967,27 @@ def shared_identity_matrix(n: int, dtype: object = None, dst: object = None,
     return HbmHandle(tensor, dtype)
 
 
+@traced_as("`load` of an HBM constant [n, n] (as shared_constant): the "
+           "identity in SBUF")
+def shared_identity_matrix_2026(n: int, dtype: object = None,
+                                dst: object = None) -> object:
+    """Today's (2026-08) nl.shared_identity_matrix: "an identity matrix in
+    SBUF", the constant in HBM (as SDK 2.x's) loaded into a tile, or into
+    `dst=`."""
+    const = shared_identity_matrix(n, dtype)
+    tile = load(const)
+    if dst is None:
+        return tile
+    dst = core._unlist(dst)
+    if isinstance(dst, TileView):
+        core.write(dst.tile, dst.dims, tile, "set")
+    elif isinstance(dst, Tile):
+        core.write(dst, core.normalize(dst._a.shape, ()), tile, "set")
+    else:
+        raise err("nl.shared_identity_matrix(dst=...) is an SBUF tile")
+    return dst
+
+
 @traced_as("`tensor_tensor` on GpSimd reading the data and the indices "
            "(a gather; our reading, the reference gives no cost)")
 def gather_flattened(data: object, indices: object, axis: int = 0,

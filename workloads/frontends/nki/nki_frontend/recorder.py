@@ -9,7 +9,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import ir, location
 from .dtypes import dtype_obj
-from .expr import LoopVar
+from .expr import Affine, LoopVar
 from .indexing import normalize, tile_of, view_tile
 from .location import err
 from .tiles import (OPS, ApView, Broadcast, LoopReduce, Tile, TileView,
@@ -104,6 +104,10 @@ def ref_of(x: object) -> ir.Ref:
     if isinstance(x, TileView):
         arr = x.tile._a
         dims = x.dims
+        if any(getattr(d, "indirect", None) is not None for d in dims):
+            raise err("a tile indexed by a tile (its partitions picked by "
+                      "an index tile) is read by a DMA: nisa.dma_copy or "
+                      "nisa.dma_transpose")
     elif isinstance(x, Tile):
         arr = x._a
         dims = None
@@ -208,7 +212,10 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     else:
         check_private(arr, t.loop)  # `acc += x` reads what was there
     privatize(arr, dims, t.loop, kind)
-    if isinstance(value, (int, float)) and kind == "set":
+    if kind == "set" and (isinstance(value, (int, float)) or (
+            isinstance(value, Affine) and not value.axes())):
+        # A number, or one a loop variable makes (`t[i, j] = j * 5` in a
+        # static_range): a constant the instruction is given, a memset.
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
                      result=False)
     elif isinstance(value, Broadcast):

@@ -240,7 +240,9 @@ class Tile:
         return PSUM if self._a.buffer == "psum" else SBUF
 
     def __getitem__(self, key: object) -> "TileView":
-        return TileView(self, normalize(self._a.shape, key, True))
+        # A tile in the key picks partitions (`src[idx, iy, iz]`, SDK
+        # 2.26's dma_transpose example): a view a DMA reads as a gather.
+        return TileView(self, normalize(self._a.shape, _indirect(key), True))
 
     def __setitem__(self, key: object, value: object) -> None:
         if isinstance(value, _AccumDone):
