@@ -76,7 +76,11 @@ def spec_dtype(d: object) -> str:
     raise err(f"dtype {name} is not supported; supported: {SUPPORTED_DTYPES}")
 
 
-def dtype_obj(spec: str) -> DType:
+def dtype_obj(spec: str, name: Optional[str] = None) -> DType:
+    """The nl dtype `name` where it is one of the spec dtype's width (an
+    argument given as float8_e5m2 keeps that name), else the first."""
+    if name in DTYPES and DTYPES[name].spec == spec:
+        return DTYPES[name]
     for d in DTYPES.values():
         if d.spec == spec:
             return d
