@@ -386,8 +386,9 @@ def dma_transpose(src: object = None, *, dst: object = None,
     if perm is None:
         raise err(f"nisa.dma_transpose of a tile of rank {len(shape)}: the "
                   "ISA reference transposes 2-D, 3-D and 4-D tiles")
-    if axes is not None and tuple(axes) != perm:  # type: ignore[arg-type]
-        raise err(f"nisa.dma_transpose(axes={tuple(axes)}) of a rank-"  # type: ignore[arg-type]
+    given = tuple(axes) if isinstance(axes, (list, tuple)) else axes
+    if given is not None and given != perm:
+        raise err(f"nisa.dma_transpose(axes={given!r}) of a rank-"
                   f"{len(shape)} tile: the ISA reference supports axes "
                   f"{perm} at that rank")
     out = tuple(shape[i] for i in perm)
