@@ -160,6 +160,18 @@ class OnChipPatterns(Runs):
         self.assertNotIn("slices", act)  # all of the tile's bytes
         self.check_runs(spec)
 
+    def test_a_scalar_offset_of_a_tile_is_waited_for(self) -> None:
+        spec = traced("tile_scalar_offset", "x=128x64:float32")
+        memset, = find(spec, op="memset")
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["after"], [memset["id"]])
+        self.assertEqual(copy["slices"], [[128, 32]])
+        self.check_runs(spec)
+
+    def test_a_vector_offset_indexes_hbm_only(self) -> None:
+        self.assertIn("the tensor a vector offset indexes is in HBM",
+                      refusal("tile_vector_offset", "x=128x64:float32"))
+
     def test_an_index_of_a_tile_pattern(self) -> None:
         spec = traced("tile_ap_index", "x=128x64:float32")
         copy, = find(spec, op="tensor_copy")

@@ -297,3 +297,27 @@ def sbuf_gather_compute(src, idx):
                    buffer=nl.sbuf)
     nisa.tensor_copy(dst=t, src=s[i, :])
     return t
+
+
+@nki.jit
+def tile_scalar_offset(x):
+    # 32 columns of t from a column a [1, 1] tile holds at run time.
+    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    col = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.memset(dst=col, value=16)
+    r = nl.ndarray((128, 32), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=r, src=t.ap([[64, 128], [1, 32]], offset=0,
+                                     scalar_offset=col, indirect_dim=1))
+    out = nl.ndarray((128, 32), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=r)
+    return out
+
+
+@nki.jit
+def tile_vector_offset(x):
+    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    idx = nl.ndarray((64, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.iota(idx, [[1, 1]], 0, 2)
+    return t.ap([[64, 64], [1, 64]], vector_offset=idx, indirect_dim=0)

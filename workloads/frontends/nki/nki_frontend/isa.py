@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 from . import core, ir, language, location
 from .core import (HbmHandle, HbmView, Tile, TileView, err, is_tile, make_op,
                    result_tile, tile_dtype, tile_shape)
-from .tiles import ApHbmView
+from .tiles import ApHbmView, waits_of
 
 
 class _Engine:
@@ -70,6 +70,8 @@ def _finish(op: ir.Op, dst: object) -> object:
     if dst is None:
         return result_tile(op)
     dst = core._unlist(dst)
+    # A destination .ap from a runtime offset: the op waits for it.
+    op.after.extend(core.ref_of(w) for w in waits_of(dst))
     if isinstance(dst, TileView):
         core.write(dst.tile, dst.dims, result_tile(op), "set")
     elif isinstance(dst, Tile):
@@ -461,6 +463,7 @@ def dma_copy(*, dst: object = None, src: object = None, mask: object = None,
         op = tile._a.current
         assert isinstance(op, ir.Op)
         op.tile = core.tile_of(core.view_tile(target._a, dims))
+        op.after.extend(core.ref_of(w) for w in waits_of(dst))
         core.write(target, dims, tile, "set")
     elif isinstance(dst, HbmView) and is_tile(src):
         language.store(dst, value=src, mask=mask)

@@ -13,7 +13,7 @@ from .expr import Affine, LoopVar
 from .indexing import normalize, tile_of, view_tile
 from .location import err
 from .tiles import (OPS, ApView, Broadcast, LoopReduce, Tile, TileView,
-                    is_tile, unlist)
+                    is_tile, unlist, waits_of)
 from .versions import (access_rotation, before_loop, chain_below,
                        check_private, const_dims, note_export, privatize,
                        rehome, rotated_version, set_version, slot_sum_fits)
@@ -35,6 +35,8 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
     op = ir.Op(kind, line, t.loop, line, location.current_target())
     for x in inputs:
         op.inputs.append(ref_of(x))
+        # An .ap view from a runtime offset: its scalar_offset= tile.
+        op.after.extend(ref_of(w) for w in waits_of(x))
     note_readers(op)
     op.engine = engine
     op.func = func

@@ -388,10 +388,15 @@ class ApView(TileView):
     def __init__(self, tile: Tile, pattern: object, offset: object,
                  extra: dict) -> None:
         super().__init__(tile, normalize(tile._a.shape, (), True))
-        for k in extra:
-            if k not in ("dtype",):
-                raise err(f".ap({k}=...) on an on-chip tile (a dynamic "
-                          "offset) is not yet supported")
+        scalar, vector, _ = aps.ap_args(extra, ".ap of a tile")
+        if vector is not None:
+            raise err(".ap(vector_offset=...) of an on-chip tile: the tensor "
+                      "a vector offset indexes is in HBM (the ISA "
+                      "reference's dma_copy, indirect addressing)")
+        # A runtime start (scalar_offset=, a [1, 1] tile): the instruction
+        # reading or writing the view waits for it.
+        self.waits: List[object] = [unlist(scalar)] if is_tile(scalar) \
+            else []
         pattern = aps.check_pattern(pattern)
         if len(pattern) > 5:
             raise err(f".ap with {len(pattern)} dims: the partition dim and "
@@ -557,6 +562,13 @@ def unlist(x: object) -> object:
     if type(x).__name__ == "_ListView":
         return x.view()  # type: ignore[attr-defined]
     return x
+
+
+def waits_of(x: object) -> List[object]:
+    """The tiles an instruction reading or writing `x` waits for: an .ap
+    view's scalar_offset= (a runtime start)."""
+    x = unlist(x)
+    return list(x.waits) if isinstance(x, (ApView, HbmView)) else []
 
 
 def is_tile(x: object) -> bool:
