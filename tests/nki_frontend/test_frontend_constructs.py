@@ -474,6 +474,71 @@ class NestedAccumulation(unittest.TestCase):
         self.assertEqual(copy["inputs"], ["res"])
 
 
+class NestedFission(unittest.TestCase):
+    """Loops nested in a loop that fill two arrays allocated outside it
+    (nki_frontend/fission.py)."""
+
+    def test_a_block_and_a_running_max_stay_one_nest(self) -> None:
+        # NKIBench's bmm_softmax: the nest's id is the block; the running
+        # max is a result that every loop of the nest passes on.
+        spec = trace(f"{k('nested_fission.py')}::block_and_running_max",
+                     "x=768x512:float32")
+        outer, = find(spec, op="loop", var="a")
+        self.assertEqual(outer["id"], "blk")
+        inner, = outer["body"]
+        self.assertNotIn("id", inner)
+        acc, = find(spec, op="tensor_tensor")
+        self.assertEqual(outer["results"], [acc["id"]])
+        self.assertEqual(inner["results"], [acc["id"]])
+        # The block's tile is the body's last (what the id stands for);
+        # the row max reads it in the same iteration, and the source's
+        # order is the dependency order.
+        load, red, acc2, exp = inner["body"]
+        self.assertEqual((load["op"], red["op"], exp["op"]),
+                         ("load", "tensor_reduce", "activation"))
+        self.assertIs(acc2, acc)
+        self.assertEqual(red["inputs"], [exp["id"]])
+        self.assertEqual(acc["inputs"], [red["id"], "mx"])
+        self.assertEqual(acc["carry"], [acc["id"]])
+        # After the nest: the block by slot, the maximum by its result.
+        y, = find(spec, op="activation", engine="scalar")
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", acc["id"]])
+
+    def test_two_blocks_split_the_nest(self) -> None:
+        spec = trace(f"{k('nested_fission.py')}::two_blocks",
+                     "x=768x512:float32")
+        first, second = find(spec, op="loop", var="a")
+        self.assertEqual(first["id"], "blk")
+        self.assertEqual(second["id"], "mxs")
+        inner1, = first["body"]
+        self.assertEqual([op["op"] for op in inner1["body"]],
+                         ["load", "activation"])
+        # The row max reads the slot the same iteration of the source
+        # wrote, by the second nest's own variables.
+        inner2, = second["body"]
+        self.assertNotIn("id", inner2)
+        red, = inner2["body"]
+        self.assertEqual(red["inputs"], ["blk[a][b]"])
+        y, = find(spec, op="activation", engine="scalar")
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", "mxs[a2][b2]"])
+
+    def test_a_read_of_another_slot_is_refused(self) -> None:
+        path = k("nested_fission.py")
+        rc, err, _, exists = run_frontend(f"{path}::other_slot_read",
+                                          "x=768x512:float32")
+        self.assertEqual((rc, exists), (2, False), err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        start = next(i for i, t in enumerate(lines, 1)
+                     if "def other_slot_read" in t)
+        line = next(i for i, t in enumerate(lines, 1)
+                    if i > start and "for a in" in t)
+        self.assertTrue(err.startswith(f"{path}:{line}: "), err)
+        self.assertIn("reads blk other than by the slot the same iteration "
+                      "wrote", err)
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 
@@ -652,3 +717,29 @@ class ShapeTexts(unittest.TestCase):
             with self.assertRaises(TraceError, msg=text) as e:
                 cli.reshape_args(args, [text])
             self.assertIn(what, str(e.exception), text)
+
+
+class ScalarArgs(unittest.TestCase):
+    """`--args eps=scalar:1e-05`: a scalar as NKIBench's cases.tsv writes
+    it, the same number as `eps=1e-05`."""
+
+    def test_scalar_prefix_is_the_number(self) -> None:
+        from nki_frontend import cli
+        args = cli.parse_args_text(
+            "x=128x64:float32,eps=scalar:1e-05,n=scalar:3")
+        self.assertEqual(args["eps"], 1e-05)
+        self.assertEqual(args["n"], 3)
+        self.assertEqual(args["x"], ((128, 64), "float32"))
+
+    def test_scalar_prefix_without_a_number_is_refused(self) -> None:
+        from nki_frontend import cli
+        from nki_frontend.errors import TraceError
+        for text in ("eps=scalar:", "eps=scalar:x", "eps=scalar:True",
+                     "eps=scalar:128x64:float32"):
+            with self.assertRaises(TraceError, msg=text) as e:
+                cli.parse_args_text(text)
+            self.assertIn(f"--args {text}: expected a number after scalar:",
+                          str(e.exception))
+        with self.assertRaises(TraceError) as e:
+            cli.parse_args_text("eps=scalar:1e999")
+        self.assertIn("expected a finite number", str(e.exception))

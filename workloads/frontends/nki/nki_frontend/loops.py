@@ -136,6 +136,10 @@ def close_loop(loop: ir.Loop) -> None:
     for arr, op, _ in loop.outer_writes:
         if arr.loop is parent:
             writers.setdefault(id(arr), (arr, op))
+    if len(writers) > 1 and fission.keep_as_results(
+            loop, [a for a, _ in writers.values()],
+            {k: op for k, (_, op) in writers.items()}):
+        writers = {}  # one block, the other arrays its results
     if len(writers) > 1:
         # One loop per array (fission.py).
         parts = fission.split(

@@ -146,6 +146,9 @@ def ref_of(x: object) -> ir.Ref:
         if inner is not None and inner.loop.encloses(t.loop):
             r = ir.Ref(inner, [], part)  # written earlier in this iteration
             r.array = arr
+            # The indices read, for loop fission (fission.split) to name
+            # the slot if this iteration's write becomes another loop's.
+            r.dims = dims  # type: ignore[attr-defined]
             return r
         v = arr.current
         if v is None and getattr(arr, "lazy_zero", False):
