@@ -134,6 +134,13 @@ class SpecReader {
     return spec;
   }
 
+  // A "published" array alone, for a file without a kernel
+  // (ParsePublishedFigures).
+  absl::StatusOr<std::vector<PublishedFigure>> PublishedOnly(
+      const Json& v) const {
+    return Published(v, WorkloadSpec{});
+  }
+
  private:
   // The value of `v`, one of `names`, as `parse` reads it.
   template <typename T>
@@ -351,6 +358,7 @@ class SpecReader {
       std::vector<std::string_view> names;
       for (const MetricInfo& m : AllMetrics()) names.push_back(m.name);
       for (std::string_view m : kEventMetrics) names.push_back(m);
+      for (std::string_view m : kCompilerMetrics) names.push_back(m);
       return r_.Error(
           JsonChild(path, "metric"),
           absl::StrFormat("unknown metric \"%s\"; expected one of %s", f.metric,
@@ -521,7 +529,9 @@ class SpecReader {
       drop = {"func", "tensor", "index", "transpose", "indirect", "accumulate"};
     }
     if (IsNkiOpKind(kind) && kind != "hbm_copy") drop.push_back("from");
-    if (IsNkiOpKind(kind) && kind != "load" && kind != "store") {
+    // A mask is a predicate of any instruction (loads, stores and compute
+    // ops); a loop and the outputs of other ops have none.
+    if (kind == "loop" || kind == "reduction" || kind == "hbm_copy") {
       drop.push_back("affine_mask");
     }
     if (kind == "load" || kind == "store" || kind == "hbm_copy" ||
@@ -851,6 +861,12 @@ absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
                     absl::StrFormat("a spec may be at most 1 MiB (%d bytes)",
                                     kMaxSpecBytes)));
   return ParseSpec(text, path, limits);
+}
+
+absl::StatusOr<std::vector<PublishedFigure>> ParsePublishedFigures(
+    const nlohmann::json& published, std::string_view file_label) {
+  // No kernel: a figure of one kernel source line has no line to name.
+  return SpecReader(file_label).PublishedOnly(published);
 }
 
 }  // namespace trn
