@@ -84,6 +84,25 @@ class Masks(unittest.TestCase):
             self.assertIs(op["affine_mask"], True, op)
             self.assertNotIn("mask", op)
 
+    def test_every_op_taking_mask_writes_the_predicate(self) -> None:
+        # nl and nisa functions with a mask= that are not elementwise ALU
+        # ops predicate their instruction the same way; an op without one
+        # (the load, the store) has none.
+        spec = trace(f"{k('masks.py')}::masked_ops",
+                     "in_tensor=128x128:float32")
+        kinds = [op.get("op") for _, op in ops(spec)]
+        self.assertNotIn("iota", kinds)
+        masked = [op for _, op in ops(spec)
+                  if op.get("op") in ("reciprocal", "transpose", "matmul",
+                                      "tensor_scalar", "activation")]
+        self.assertEqual(len(masked), 5, kinds)
+        for op in masked:
+            self.assertIs(op.get("affine_mask"), True, op)
+            self.assertNotIn("mask", op)
+        for kind in ("load", "store"):
+            op, = find(spec, op=kind)
+            self.assertNotIn("affine_mask", op)
+
 
 class OldApiMatmul(unittest.TestCase):
     def test_psum_accumulator_over_k(self) -> None:

@@ -17,3 +17,21 @@ def masked_columns(in_tensor):
     y = nl.add(x, x, mask=(i_f < sz_f) & (i_p < sz_p))
     nl.store(out_tensor[i_p, i_f], value=y, mask=(i_f < sz_f))
   return out_tensor
+
+
+def masked_ops(in_tensor):
+  """mask= on nl ops that compute no elementwise ALU result (reciprocal,
+  transpose, matmul) and on nisa instructions: each is a predicate."""
+  import neuronxcc.nki.isa as nisa
+  out_tensor = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+  i_p = nl.arange(128)[:, None]
+  i_f = nl.arange(128)[None, :]
+  m = (i_p < 100)
+  x = nl.load(in_tensor[i_p, i_f])
+  r = nl.reciprocal(x, mask=m)
+  t = nl.transpose(r, mask=m)
+  p = nl.matmul(t, x, transpose_x=True, mask=m)
+  s = nisa.tensor_scalar(p, nl.multiply, 2.0, mask=m)
+  a = nisa.activation(op=nl.exp, data=s, mask=m)
+  nl.store(out_tensor[i_p, i_f], value=a)
+  return out_tensor

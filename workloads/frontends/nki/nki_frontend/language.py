@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 
 from typing import Optional, Sequence, Tuple
 
-from . import core, ir, tracer
+from . import core, ir, recorder, tracer
 from . import tiles as _tiles
 from .core import (DTYPES, HBM, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, DType,
                    DynSlice, Grid, HbmHandle, HbmView, ParDim, Tile, TileView,
@@ -292,6 +294,33 @@ def _masked(tile: Tile, mask: object) -> None:
     op = tile._a.current
     assert isinstance(op, ir.Op)
     op.predicate = True
+
+
+def takes_mask(fn):
+    """Every op an API function with a `mask=` records while called with
+    one is predicated (recorder.predicated): each function that takes a
+    mask writes it the same way, none makes iota + compare ops for it."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def f(*args: object, **kwargs: object) -> object:
+        try:
+            mask = sig.bind_partial(*args, **kwargs).arguments.get("mask")
+        except TypeError:
+            mask = None  # fn reports the bad call itself
+        with recorder.predicated(_predicate(mask)):
+            return fn(*args, **kwargs)
+    return f
+
+
+def wrap_masked(namespace: dict) -> None:
+    """takes_mask on each public function of a module with a mask=."""
+    for name, fn in list(namespace.items()):
+        if (name.startswith("_") or not inspect.isfunction(fn)
+                or fn.__module__ != namespace["__name__"]):
+            continue
+        if "mask" in inspect.signature(fn).parameters:
+            namespace[name] = takes_mask(fn)
 
 
 def load(src: object, mask: object = None, dtype: object = None,
@@ -1080,3 +1109,6 @@ setattr(mgrid, "_traced_as", "index axes (.p, .x, ...)")
 # Python operators on tiles (`a + b`, `-x`, `1.0 / s`) trace as these calls.
 _tiles.OPS.add, _tiles.OPS.subtract = add, subtract
 _tiles.OPS.multiply, _tiles.OPS.divide = multiply, divide
+
+
+wrap_masked(globals())
