@@ -23,8 +23,8 @@
 #include "harness/runner/runner.h"
 #include "support/ordered_parallel.h"
 #include "workloads/compiler/compiler.h"
-#include "workloads/lowering.h"
-#include "workloads/spec_parser.h"
+#include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/lowering.h"
 
 namespace trn {
 namespace {

@@ -72,6 +72,10 @@ std::string RenderConsoleReport(const RunResult& run,
     if (const std::string note = SpeedupExplanation(family); !note.empty()) {
       out += WrapText(note, style.width, "  ");
     }
+    if (const std::string note = RankExplanation(family, run.confidence);
+        !note.empty()) {
+      out += WrapText(note, style.width, "  ");
+    }
     const ReportTable nki = NkiBenchmarkTable(family, run.confidence);
     if (!nki.rows.empty()) {
       absl::StrAppend(

@@ -27,6 +27,17 @@ ordered_json SpeedupToJson(const Speedup& s) {
           {"bootstrap_seed", s.bootstrap_seed}};
 }
 
+ordered_json SweepRankToJson(const SweepRank& r) {
+  return {{"position", r.position},
+          {"of", r.of},
+          {"metric", r.metric},
+          {"median", Num(r.median)},
+          {"ci_low", Num(r.interval.low)},
+          {"ci_high", Num(r.interval.high)},
+          {"fastest", r.fastest},
+          {"tied_with_previous", r.tied_with_previous}};
+}
+
 ordered_json ResultsToJson(const RunResult& run,
                            const ComparisonReport* comparison) {
   ordered_json j;
@@ -74,6 +85,9 @@ ordered_json ResultsToJson(const RunResult& run,
     }
     wj["ops"] = std::move(ops);
     wj["speedup"] = SpeedupToJson(w.speedup);
+    // Only a `--kwarg` sweep's points are ranked: added within schema
+    // version 1, absent elsewhere.
+    if (w.rank.position > 0) wj["rank"] = SweepRankToJson(w.rank);
     ws.push_back(std::move(wj));
   }
   j["workloads"] = std::move(ws);

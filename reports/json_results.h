@@ -12,6 +12,8 @@ namespace trn {
 
 // A workload's "speedup" object.
 nlohmann::ordered_json SpeedupToJson(const Speedup& speedup);
+// A `--kwarg` sweep point's "rank" object (docs/results-format.md).
+nlohmann::ordered_json SweepRankToJson(const SweepRank& rank);
 
 // `comparison`, when given, is included as the top-level "comparison".
 nlohmann::ordered_json ResultsToJson(

@@ -266,6 +266,9 @@ ReportDoc BuildReport(const ReportInputs& in) {
     if (const std::string s = SpeedupExplanation(ws); !s.empty()) {
       intro = intro + PlainText(absl::StrCat(" ", s, "."));
     }
+    if (const std::string s = RankExplanation(ws, run.confidence); !s.empty()) {
+      intro = intro + PlainText(absl::StrCat(" ", s, "."));
+    }
     if (in.comparison != nullptr) {
       intro = intro + PlainText(
                           " Change = current / baseline median - 1, with "

@@ -118,6 +118,29 @@ std::vector<WorkloadGroup> GroupByFamily(const RunResult& run) {
   return out;
 }
 
+std::string RankText(const SweepRank& r) {
+  if (r.position == 0) return std::string(kDash);
+  std::string text = absl::StrCat(r.position, "/", r.of);
+  if (r.fastest) absl::StrAppend(&text, " fastest");
+  if (r.tied_with_previous) {
+    absl::StrAppend(&text, " (tie with ", r.position - 1, ")");
+  }
+  return text;
+}
+
+std::string RankExplanation(const WorkloadGroup& family, double confidence) {
+  const SweepRank* any = nullptr;
+  for (const WorkloadResult* w : family) {
+    if (w->rank.position > 0) any = &w->rank;
+  }
+  if (any == nullptr) return "";
+  return absl::StrFormat(
+      "rank = the sweep's points by median %s, fastest first; \"tie with "
+      "K\": its %s interval of the median overlaps rank K's, so the run does "
+      "not separate them",
+      any->metric, FormatLevel(confidence));
+}
+
 ReportTable FamilySummaryTable(const WorkloadGroup& family, double confidence,
                                const ComparisonReport* comparison) {
   ReportTable t;
@@ -132,8 +155,15 @@ ReportTable FamilySummaryTable(const WorkloadGroup& family, double confidence,
   for (const char* h : {"outliers", "speed-up", "speed-up interval"}) {
     t.header.push_back(h);
   }
+  // A `--kwarg` sweep's points are ranked by median device time (the
+  // runner's ComputeSweepRanks); other families have no rank column.
+  const bool ranked =
+      std::any_of(family.begin(), family.end(),
+                  [](const WorkloadResult* w) { return w->rank.position > 0; });
+  if (ranked) t.header.push_back("rank");
   AlignAll(t, {0, 1});
   if (comparison != nullptr) t.right_align[6] = false;
+  if (ranked) t.right_align.back() = false;
   for (const WorkloadResult* w : family) {
     const MetricResult* m = w->Find("device_time_us");
     if (m == nullptr) continue;
@@ -170,6 +200,7 @@ ReportTable FamilySummaryTable(const WorkloadGroup& family, double confidence,
       row.push_back(Text(kDash));
       row.push_back(Text(""));
     }
+    if (ranked) row.push_back(Text(RankText(w->rank)));
     t.rows.push_back(std::move(row));
   }
   return t;

@@ -49,6 +49,12 @@ ReportTable FamilySummaryTable(const WorkloadGroup& family, double confidence,
 // What a family's speed-up column means, or "" when no variant has one.
 std::string SpeedupExplanation(const WorkloadGroup& family);
 
+// A sweep point's rank cell: "2/5", "1/5 fastest", "3/5 (tie with 2)".
+std::string RankText(const SweepRank& rank);
+
+// What a family's rank column means, or "" when no variant is ranked.
+std::string RankExplanation(const WorkloadGroup& family, double confidence);
+
 // nki.benchmark's figures of the NKI variants: NCL and latency p1 / p50 /
 // p99, throughput with its interval. No rows when there is no NKI variant.
 ReportTable NkiBenchmarkTable(const WorkloadGroup& family, double confidence);

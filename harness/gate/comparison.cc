@@ -803,4 +803,31 @@ absl::StatusOr<ComparisonReport> CompareFiles(
   return CompareCore(sides, missing, absent, options, source);
 }
 
+absl::StatusOr<Speedup> VersionSpeedup(const Baseline& old_version,
+                                       const Baseline& new_version,
+                                       std::string_view metric,
+                                       double confidence) {
+  auto samples = [&](const Baseline& b) -> absl::StatusOr<const MetricResult*> {
+    for (const MetricResult& m : b.metrics) {
+      if (m.name == metric && !m.samples.empty()) return &m;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        b.file, ": workload ", b.workload, " has no samples of ",
+        std::string(metric), "; expected a results file or baseline with ",
+        std::string(metric)));
+  };
+  TRN_ASSIGN_OR_RETURN(const MetricResult* old_m, samples(old_version));
+  TRN_ASSIGN_OR_RETURN(const MetricResult* new_m, samples(new_version));
+  Speedup s;
+  s.baseline = old_version.workload;
+  s.metric = std::string(metric);
+  s.ratio = old_m->summary.median / new_m->summary.median;
+  s.resamples = stats::kDefaultBootstrapResamples;
+  s.bootstrap_seed = stats::kDefaultBootstrapSeed;
+  s.interval =
+      stats::BootstrapRatioOfMedians(old_m->samples, new_m->samples, confidence,
+                                     s.resamples, s.bootstrap_seed);
+  return s;
+}
+
 }  // namespace trn

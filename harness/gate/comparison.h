@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "harness/gate/baseline_store.h"
 #include "harness/runner/results.h"
 #include "harness/statistics/serial_dependence.h"
@@ -179,6 +180,17 @@ absl::StatusOr<ComparisonReport> CompareWithBaselines(
 absl::StatusOr<ComparisonReport> CompareFiles(
     const std::vector<Baseline>& old_side,
     const std::vector<Baseline>& new_side, const CompareOptions& options);
+
+// The model's speed-up of `new_version` over `old_version`, two versions
+// of one kernel under different workload names (`compare --pair`): the
+// ratio of their medians of `metric` (old / new, above 1 when the new one is
+// faster) with a percentile-bootstrap interval at `confidence`, the same
+// statistic as a family's speed-up column (ComputeSpeedups). InvalidArgument
+// when either lacks the metric's samples.
+absl::StatusOr<Speedup> VersionSpeedup(const Baseline& old_version,
+                                       const Baseline& new_version,
+                                       std::string_view metric,
+                                       double confidence);
 
 }  // namespace trn
 

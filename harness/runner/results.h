@@ -61,6 +61,21 @@ struct Speedup {
   uint64_t bootstrap_seed = 0;
 };
 
+// A point's place in its `--kwarg` sweep: the sweep's points (the family's
+// sweep points of one size) ordered by the median of `metric`, fastest
+// first, each with the median's distribution-free interval its summary
+// already holds. Adjacent ranks whose intervals overlap are not separated:
+// the data do not say which is faster, and `tied_with_previous` says so.
+struct SweepRank {
+  int position = 0;  // 1-based; 0 when the workload is not a sweep point
+  int of = 0;        // points ranked together
+  std::string metric;
+  double median = NAN;
+  stats::Interval interval;
+  bool fastest = false;             // position 1
+  bool tied_with_previous = false;  // interval overlaps the rank above's
+};
+
 struct WorkloadResult {
   std::string name;
   std::string family;
@@ -85,6 +100,7 @@ struct WorkloadResult {
   // median device time (not written to the results file).
   bool sweep_point = false;
   Speedup speedup;
+  SweepRank rank;  // position 0 unless a ranked sweep point
 
   const MetricResult* Find(std::string_view metric) const {
     for (const auto& m : metrics) {

@@ -366,6 +366,7 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
         return absl::OkStatus();
       }));
   ComputeSpeedups(run, "device_time_us");
+  ComputeSweepRanks(run, "device_time_us");
   return run;
 }
 
@@ -392,6 +393,46 @@ void ComputeSpeedups(RunResult& run, std::string_view metric) {
     w.speedup.interval = stats::BootstrapRatioOfMedians(
         base->samples, mine->samples, run.confidence, w.speedup.resamples,
         w.speedup.bootstrap_seed);
+  }
+}
+
+void ComputeSweepRanks(RunResult& run, std::string_view metric) {
+  std::vector<bool> done(run.workloads.size(), false);
+  for (size_t i = 0; i < run.workloads.size(); ++i) {
+    const WorkloadResult& head = run.workloads[i];
+    if (done[i] || !head.sweep_point) continue;
+    std::vector<size_t> points;
+    for (size_t j = i; j < run.workloads.size(); ++j) {
+      const WorkloadResult& o = run.workloads[j];
+      if (!done[j] && o.sweep_point && o.family == head.family &&
+          SameProblem(head, o) && o.Find(metric) != nullptr) {
+        points.push_back(j);
+        done[j] = true;
+      }
+    }
+    auto median = [&](size_t k) {
+      return run.workloads[k].Find(metric)->summary.median;
+    };
+    std::stable_sort(points.begin(), points.end(),
+                     [&](size_t a, size_t b) { return median(a) < median(b); });
+    for (size_t r = 0; r < points.size(); ++r) {
+      WorkloadResult& w = run.workloads[points[r]];
+      const stats::Summary& s = w.Find(metric)->summary;
+      w.rank.position = static_cast<int>(r + 1);
+      w.rank.of = static_cast<int>(points.size());
+      w.rank.metric = std::string(metric);
+      w.rank.median = s.median;
+      w.rank.interval = s.median_ci;
+      w.rank.fastest = r == 0;
+      if (r > 0) {
+        // Not separated when the intervals overlap, or when either is
+        // undefined (too few runs to say): a tie, said honestly.
+        const stats::Interval& above =
+            run.workloads[points[r - 1]].rank.interval;
+        const stats::Interval& mine = w.rank.interval;
+        w.rank.tied_with_previous = !(mine.low > above.high);
+      }
+    }
   }
 }
 

@@ -154,6 +154,12 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
 // size sweep never get "speed-ups" over one another.
 void ComputeSpeedups(RunResult& run, std::string_view metric);
 
+// Ranks the points of each `--kwarg` sweep (the sweep points of a family
+// that solve the same problem, SameProblem) by the median of `metric`,
+// fastest first, reading the medians and their intervals from the
+// summaries (nothing is recomputed). Ties in the median keep run order.
+void ComputeSweepRanks(RunResult& run, std::string_view metric);
+
 // Replays one run alone: the timeline of repeat `repeat_index`.
 absl::StatusOr<Timeline> ReplayRun(const WorkloadSpec& spec,
                                    const DeviceProfile& profile, uint64_t seed,

@@ -102,10 +102,10 @@ CASES = [
      "sys.exit(3)", False),
     ("missing_nki_module_used", BAD + "::uses_missing_nki_module",
      ["--args", X],
-     "bad.py:66: nki.isa.constants.engine.vector is not supported", False),
+     "bad.py:66: nki.isa.no_such_module.engine.vector is not supported", False),
     ("missing_nki_constant_used", BAD + "::uses_missing_constant",
      ["--args", X],
-     "bad.py:72: neuronxcc.nki.language.tile_size.psum_bank_fmax is not "
+     "bad.py:72: neuronxcc.nki.language.tile_size.no_such_constant is not "
      "supported", False),
     ("absent_package_used", BAD + "::uses_absent_package", ["--args", X],
      "bad.py:78: the kernel uses not_an_installed_package.zeros, from a "
@@ -116,7 +116,7 @@ CASES = [
      "defines copy (its top level runs a kernel at ", False),
     ("missing_constant_used_in_a_helper", PKG + "::uses_missing_constant",
      ["--args", "x=256x512:float32"],
-     "helpers.py:19: nki.language.tile_size.psum_bank_fmax is not "
+     "helpers.py:19: nki.language.tile_size.no_such_constant is not "
      "supported", False),
     ("time_limit_not_a_number", COPY, ["--args", X, "--time-limit", "soon"],
      "--time-limit=soon: expected a number of seconds", False),

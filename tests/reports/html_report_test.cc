@@ -228,10 +228,10 @@ TEST(HtmlReportTest, RendersInHeadlessChromium) {
     GTEST_SKIP() << "chromium is not installed (apt-get install chromium; "
                     ".ci/run installs it), so the render test cannot run";
   }
-  const RunResult run = report_test::MakeRun(report_test::kSeeds, 30, 11);
+  const RunResult run = report_test::MakeRun(report_test::kSeeds, 50, 11);
   std::vector<Baseline> baselines;
   const ComparisonReport c = report_test::MakeComparison(
-      run, report_test::MakeRun(report_test::kSeeds, 30, 12), &baselines);
+      run, report_test::MakeRun(report_test::kSeeds, 50, 12), &baselines);
   ReportInputs in;
   in.run = &run;
   in.comparison = &c;

@@ -139,10 +139,10 @@ TEST(MarkdownReportTest, FamiliesTablesPlotsAndOps) {
 }
 
 TEST(MarkdownReportTest, WithABaselineShowsChangesAndVerdicts) {
-  const RunResult run = report_test::MakeRun("rmsnorm", 20, 3);
+  const RunResult run = report_test::MakeRun("rmsnorm", 50, 3);
   std::vector<Baseline> baselines;
   const ComparisonReport c = report_test::MakeComparison(
-      run, report_test::MakeRun("rmsnorm", 20, 4), &baselines);
+      run, report_test::MakeRun("rmsnorm", 50, 4), &baselines);
   ReportInputs in;
   in.run = &run;
   in.comparison = &c;

@@ -480,6 +480,104 @@ TEST(LoweringTest, TorchMatmulFlops) {
   EXPECT_EQ(flops, 2 * 256 * 64 * 32);
 }
 
+// A torch-mode spec of the ops given, over the tensors given.
+Json TorchSpec(const std::string& mode, const Json& tensors, const Json& ops) {
+  Json j = {{"schema_version", 1}, {"name", "t"},  {"family", "t"},
+            {"description", "t"},  {"mode", mode}, {"tensors", tensors},
+            {"ops", ops}};
+  return j;
+}
+
+std::vector<std::string> Opcodes(const Kernel& k) {
+  std::vector<std::string> out;
+  for (const Instruction& in : k.instrs) out.push_back(k.strings[in.opcode]);
+  return out;
+}
+
+TEST(LoweringTest, TorchViewsAreFree) {
+  const Json tensors = Json::parse(R"([
+    {"name": "x", "shape": [4, 512], "dtype": "bf16"},
+    {"name": "xt", "shape": [2, 1024], "dtype": "bf16"},
+    {"name": "y", "shape": [2, 1024], "dtype": "bf16"},
+    {"name": "out", "shape": [2048], "dtype": "bf16"}])");
+  const Json ops = Json::parse(R"([
+    {"op": "aten::view", "inputs": ["x"], "output": "xt"},
+    {"op": "aten::exp", "inputs": ["xt"], "output": "y"},
+    {"op": "aten::view", "inputs": ["y"], "output": "out"}])");
+  // Eager: a view is no dispatch.
+  const Program eager = LowerOrDie(Parse(TorchSpec("eager", tensors, ops)));
+  ASSERT_EQ(eager.dispatches.size(), 1u);
+  EXPECT_EQ(eager.dispatches[0].name, "aten::exp");
+  // Compiled: no instruction; the graph's output is stored once.
+  const Program graph = LowerOrDie(Parse(TorchSpec("compiled", tensors, ops)));
+  ASSERT_EQ(graph.dispatches.size(), 1u);
+  const auto codes = Opcodes(graph.dispatches[0].kernel);
+  EXPECT_EQ(codes, (std::vector<std::string>{"dma_load", "Activation.exp",
+                                             "dma_store"}));
+  // The store moves the tile's bytes, whatever shape the view gives them.
+  EXPECT_EQ(graph.dispatches[0].kernel.instrs[2].work, 2048 * 2);
+  // A view must keep the element count (or broadcast).
+  Json bad = TorchSpec("eager", tensors, ops);
+  bad["tensors"][1]["shape"] = {2, 1025};
+  auto s = ParseSpec(bad.dump(), "v.json", MemoryLimits{});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr("a view keeps the element count"));
+}
+
+TEST(LoweringTest, TorchLinearAddsItsBiasOnlyWhenGiven) {
+  const Json tensors = Json::parse(R"([
+    {"name": "x", "shape": [4, 64], "dtype": "bf16"},
+    {"name": "w", "shape": [32, 64], "dtype": "bf16"},
+    {"name": "b", "shape": [32], "dtype": "bf16"},
+    {"name": "y", "shape": [4, 32], "dtype": "bf16"}])");
+  const Program with = LowerOrDie(Parse(TorchSpec(
+      "eager", tensors,
+      Json::parse(R"([{"op": "aten::linear", "inputs": ["x", "w", "b"],
+                       "output": "y"}])"))));
+  const Program without = LowerOrDie(Parse(
+      TorchSpec("eager", tensors,
+                Json::parse(R"([{"op": "aten::linear", "inputs": ["x", "w"],
+                       "output": "y"}])"))));
+  const auto a = Opcodes(with.dispatches[0].kernel);
+  const auto b = Opcodes(without.dispatches[0].kernel);
+  EXPECT_EQ(std::count(a.begin(), a.end(), "TensorTensor.add"), 1);
+  EXPECT_EQ(std::count(b.begin(), b.end(), "TensorTensor.add"), 0);
+  int64_t flops = 0;
+  for (const Instruction& in : without.dispatches[0].kernel.instrs) {
+    flops += in.flops;
+  }
+  EXPECT_EQ(flops, 2 * 4 * 64 * 32);
+}
+
+TEST(LoweringTest, TorchBatchedMatmulAndEmbedding) {
+  const Program bmm = LowerOrDie(
+      Parse(TorchSpec("compiled", Json::parse(R"([
+        {"name": "q", "shape": [2, 128, 64], "dtype": "bf16"},
+        {"name": "kt", "shape": [2, 64, 128], "dtype": "bf16"},
+        {"name": "s", "shape": [2, 128, 128], "dtype": "bf16"}])"),
+                      Json::parse(R"([{"op": "aten::bmm", "inputs": ["q", "kt"],
+                       "output": "s"}])"))));
+  int64_t flops = 0;
+  for (const Instruction& in : bmm.dispatches[0].kernel.instrs) {
+    flops += in.flops;
+  }
+  EXPECT_EQ(flops, 2 * 2 * 128 * 64 * 128);
+  const Program emb = LowerOrDie(Parse(TorchSpec(
+      "eager", Json::parse(R"([
+        {"name": "table", "shape": [50000, 64], "dtype": "bf16"},
+        {"name": "ids", "shape": [4, 8], "dtype": "int32"},
+        {"name": "e", "shape": [4, 8, 64], "dtype": "bf16"}])"),
+      Json::parse(R"([{"op": "aten::embedding", "inputs": ["table", "ids"],
+                       "output": "e"}])"))));
+  const Kernel& k = emb.dispatches[0].kernel;
+  // The ids are loaded, 32 table rows gathered (not the table), stored.
+  ASSERT_EQ(Opcodes(k),
+            (std::vector<std::string>{"dma_load", "dma_gather", "dma_store"}));
+  EXPECT_TRUE(k.instrs[1].indirect);
+  EXPECT_EQ(k.instrs[1].work, 32 * 64 * 2);
+}
+
 }  // namespace
 }  // namespace trn
 

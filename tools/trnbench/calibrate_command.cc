@@ -23,8 +23,9 @@ namespace trn {
 namespace {
 
 constexpr std::string_view kFlags[] = {
-    "spec", "device", "profiles_dir", "specs_dir",  "repeat", "warmup",
-    "seed", "format", "output",       "confidence", "jobs"};
+    "spec",   "device", "profiles_dir", "specs_dir", "repeat",
+    "warmup", "seed",   "format",       "output",    "confidence",
+    "jobs",   "torch",  "args",         "mode"};
 
 absl::Status CalibrateProfile(const Options& o, std::ostream& out,
                               std::ostream& err) {

@@ -14,6 +14,7 @@
 #include "tools/trnbench/diagnostics.h"
 #include "tools/trnbench/kernel_source.h"
 #include "tools/trnbench/options.h"
+#include "tools/trnbench/torch_source.h"
 
 namespace trn {
 namespace {
@@ -58,6 +59,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
                                        "workload",
                                        "exclude",
                                        "spec",
+                                       "torch",
+                                       "args",
+                                       "mode",
                                        "repeat",
                                        "warmup",
                                        "seed",
@@ -101,9 +105,14 @@ int RunCli(int argc, const char* const* argv, std::ostream& out,
                                         : HardwareJobs());
   TracedKernels kernels;  // --kernel: traced into specs (kernel_source.h)
   if (auto s = kernels.Trace(*options); !s.ok()) return Fail(err, s);
+  TracedTorch functions;  // --torch: traced into specs (torch_source.h)
+  if (auto s = functions.Trace(*options); !s.ok()) return Fail(err, s);
   const int code = command->run(*options, out, err);
   if (code == kExitOk || code == kExitRegression) {
     if (auto s = kernels.WriteEmitted(*options); !s.ok()) return Fail(err, s);
+    if (auto s = functions.WriteEmitted(*options); !s.ok()) {
+      return Fail(err, s);
+    }
   }
   return code;
 }

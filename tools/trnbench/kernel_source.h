@@ -89,10 +89,6 @@ class TracedKernels {
   std::string emitted_;  // the traced spec --emit-spec copies
 };
 
-// The python3 the front end runs with: $TRNBENCH_PYTHON, else
-// /usr/bin/python3 when it exists (Debian's, with python3-numpy), else
-// python3 on PATH.
-std::string FrontEndPython();
 // The folder that holds nki_frontend/: $TRNBENCH_NKI_FRONTEND, else the
 // source tree's workloads/frontends/nki/.
 std::string FrontEndDir();

@@ -155,9 +155,26 @@ const std::vector<FlagDef>& Flags() {
          o.kernels.push_back(v);
          return absl::OkStatus();
        }},
+      {"torch", Kind::kList, "FILE.py::FUNCTION",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v.find("::") == std::string::npos || v.rfind("::") == 0 ||
+             v.rfind("::") + 2 == v.size()) {
+           return Expected("torch", v, "FILE.py::FUNCTION");
+         }
+         o.torch.push_back(v);
+         return absl::OkStatus();
+       }},
+      {"mode", Kind::kText, "eager, compiled or all",
+       [](Options& o, const std::string& v) -> absl::Status {
+         if (v != "eager" && v != "compiled" && v != "all") {
+           return Expected("mode", v, "eager, compiled or all");
+         }
+         o.torch_mode = v;
+         return absl::OkStatus();
+       }},
       {"args", Kind::kText,
-       "the kernel's arguments, name=DIMSxDIMS:dtype or name=NUMBER, "
-       "comma-separated",
+       "the kernel's or function's arguments, name=DIMSxDIMS:dtype or "
+       "name=NUMBER, comma-separated",
        [](Options& o, const std::string& v) -> absl::Status {
          if (v.empty()) return Expected("args", v, "name=DIMSxDIMS:dtype,...");
          o.kernel_args = v;
@@ -169,6 +186,18 @@ const std::vector<FlagDef>& Flags() {
            return Expected("kwarg", v, "NAME=VALUE");
          }
          o.kwargs.push_back(v);
+         return absl::OkStatus();
+       }},
+      {"pair", Kind::kList,
+       "OLD=NEW, a workload of the first file and its new version in the "
+       "second",
+       [](Options& o, const std::string& v) -> absl::Status {
+         const size_t eq = v.find('=');
+         if (eq == std::string::npos || eq == 0 || eq + 1 == v.size() ||
+             v.find('=', eq + 1) != std::string::npos) {
+           return Expected("pair", v, "OLD=NEW");
+         }
+         o.pairs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
          return absl::OkStatus();
        }},
       PathFlag("emit_spec", "a file name", &Options::emit_spec),

@@ -31,7 +31,14 @@ struct Options {
   std::vector<std::string> kernels;
   std::string kernel_args;          // --args name=DIMSxDIMS:dtype,...
   std::vector<std::string> kwargs;  // --kwarg NAME=VALUE
-  std::string emit_spec;            // --emit-spec FILE
+  // --pair OLD=NEW (compare): two versions of one kernel, by workload name.
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::string emit_spec;  // --emit-spec FILE
+  // PyTorch functions (docs/torch-source.md): FILE.py::FUNCTION, traced into
+  // an eager and a compiled spec each (tools/trnbench/torch_source.h), with
+  // --args; --mode picks the variants.
+  std::vector<std::string> torch;
+  std::string torch_mode = "all";  // --mode eager|compiled|all
   std::vector<ShapeOverride> shapes;
   // Set by --kernel's tracing (kernel_source.h): --shape traces a traced
   // kernel again at each point rather than reshaping its spec.

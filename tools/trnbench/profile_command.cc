@@ -17,10 +17,10 @@ namespace trn {
 namespace {
 
 constexpr std::string_view kFlags[] = {
-    "workload",  "spec",   "kernel",     "args",         "kwarg",
-    "emit_spec", "shape",  "repeat",     "warmup",       "wait",
-    "seed",      "device", "set",        "profiles_dir", "specs_dir",
-    "format",    "output", "confidence", "jobs"};
+    "workload", "spec",       "kernel", "args",         "kwarg",     "torch",
+    "mode",     "emit_spec",  "shape",  "repeat",       "warmup",    "wait",
+    "seed",     "device",     "set",    "profiles_dir", "specs_dir", "format",
+    "output",   "confidence", "jobs"};
 
 int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   const absl::StatusOr<OutputFormat> format =

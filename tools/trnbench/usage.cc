@@ -21,6 +21,7 @@ Usage:
   trnbench gate --baseline DIR|FILE [options]
   trnbench compare OLD.json|BASELINE_DIR NEW.json [--format F] [--output FILE]
                    [--junit FILE]
+  trnbench compare OLD.json NEW.json --pair OLD_NAME=NEW_NAME [--pair ...]
   trnbench list [--device NAME]
   trnbench profile --workload NAME|FAMILY|all [options]
   trnbench import FILE... [--from FORMAT] [--workload NAME] [options]
@@ -44,6 +45,9 @@ Examples:
   trnbench compare old.json new.json            two saved results or baselines
   trnbench compare baselines/trn1 all.json      a (merged) results file against
                                                 the baseline folder, one verdict
+  trnbench compare a.json b.json --pair nki_matmul_tiled=nki_matmul_hoist_load
+                                                the model's speed-up of one
+                                                kernel's new version over its old
   trnbench profile --workload exp_tiled         device summary, roofline, findings
   trnbench validate --device trn1               published hardware figures vs the
                                                 model (docs/validation.md)
@@ -59,7 +63,15 @@ Options:
                        NKI front end (repeatable; docs/nki-source.md)
   --args NAME=V,...    the kernel's arguments: DIMSxDIMS:dtype or a number
   --kwarg NAME=VALUE   a keyword argument of the kernel (repeatable)
-  --emit-spec FILE     also write the spec traced from --kernel
+  --emit-spec FILE     also write the spec traced from --kernel (or --torch
+                       with one --mode)
+  --torch FILE.py::FN  run a PyTorch function, traced by the torch front end
+                       into an eager and a compiled spec (repeatable; needs
+                       python3-torch; docs/torch-source.md); --args as above
+  --mode MODE          --torch's variants: eager, compiled or all (default)
+  --pair OLD=NEW       compare: workload OLD of the first file and its new
+                       version NEW of the second: the model's speed-up with
+                       its bootstrap interval, no verdict (repeatable)
   --repeat N           recorded runs per workload (default 100)
   --warmup N           warm-up runs, simulated and discarded (default 1)
   --wait N             runs skipped before warm-up (default 0)

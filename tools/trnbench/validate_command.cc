@@ -39,10 +39,10 @@ namespace {
 // The suite's flags, and --measured's (with --spec, --set, --warmup and
 // --confidence for the model's side of a measurement).
 constexpr std::string_view kFlags[] = {
-    "device", "profiles_dir", "specs_dir",  "format",    "output",
-    "seed",   "repeat",       "known_gaps", "measured",  "spec",
-    "kernel", "args",         "kwarg",      "emit_spec", "set",
-    "warmup", "confidence",   "jobs",       "sources",   "training"};
+    "device",     "profiles_dir", "specs_dir", "format",  "output", "seed",
+    "repeat",     "known_gaps",   "measured",  "spec",    "kernel", "args",
+    "kwarg",      "emit_spec",    "set",       "torch",   "mode",   "warmup",
+    "confidence", "jobs",         "sources",   "training"};
 
 absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
     const std::string& path) {

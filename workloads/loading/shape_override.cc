@@ -50,52 +50,13 @@ std::string DimsText(const std::vector<int64_t>& dims) {
   return absl::StrJoin(dims, "x");
 }
 
-std::optional<std::vector<int64_t>> Broadcast(const std::vector<int64_t>& a,
-                                              const std::vector<int64_t>& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
-    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[rank - 1 - i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
 // The output shape an op's rule gives, or nullopt when the inputs do not
-// fit the rule (the validator then says why).
+// fit the rule (the validator then says why). A view keeps its declared
+// shape, which must still fit its input.
 std::optional<std::vector<int64_t>> OutputShape(
-    const AtenOpInfo& info, const std::vector<std::vector<int64_t>>& in) {
-  if (in.empty()) return std::nullopt;
-  switch (info.rule) {
-    case ShapeRule::kElementwise: {
-      std::vector<int64_t> out = in[0];
-      for (size_t k = 1; k < in.size(); ++k) {
-        auto b = Broadcast(out, in[k]);
-        if (!b) return std::nullopt;
-        out = *std::move(b);
-      }
-      return out;
-    }
-    case ShapeRule::kReduceLast: {
-      if (in[0].empty()) return std::nullopt;
-      std::vector<int64_t> out = in[0];
-      out.back() = 1;
-      return out;
-    }
-    case ShapeRule::kSameAsFirst:
-      return in[0];
-    case ShapeRule::kMatmul: {
-      if (in.size() < 2 || in[0].size() < 2 || in[1].size() != 2) {
-        return std::nullopt;
-      }
-      std::vector<int64_t> out = in[0];
-      out.back() = in[1][1];
-      return out;
-    }
-  }
-  return std::nullopt;
+    const AtenOpInfo& info, const std::vector<std::vector<int64_t>>& in,
+    const std::vector<int64_t>& declared) {
+  return AtenOutputShape(info, in, declared, nullptr);
 }
 
 TensorDecl* MutableTensor(WorkloadSpec& spec, const std::string& name) {
@@ -117,7 +78,9 @@ void InferTorchOutputs(WorkloadSpec& spec, const std::set<std::string>& given) {
       if (t == nullptr) return;
       in.push_back(t->shape);
     }
-    if (auto shape = OutputShape(*info, in)) out->shape = *std::move(shape);
+    if (auto shape = OutputShape(*info, in, out->shape)) {
+      out->shape = *std::move(shape);
+    }
   }
 }
 

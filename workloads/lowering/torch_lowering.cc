@@ -77,43 +77,115 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
         return absl::InvalidArgumentError(absl::StrCat(
             spec.file, ": ", op->json_path, ": unknown op ", op->op));
       }
+      const TensorDecl& out = *spec.FindTensor(op->output);
+      // `as`: the tensor whose tile holds the data (a view's input).
+      auto store_if_last = [&](const Deps& after, const TensorDecl& as) {
+        if (uses[op->output] > 0) return;
+        const Layout o = LayoutOf(as);
+        const int64_t r = std::min(tile_rows, o.rows);
+        b.Dma("dma_store", op->output,
+              DmaShape{r, r, r * o.free * DTypeBytes(as.dtype),
+                       /*whole_rows=*/true},
+              after);
+      };
+      if (info->rule == ShapeRule::kView) {
+        // A view moves no data: on chip it is the tile it views, and a
+        // view of a tensor in HBM is read where it is.
+        --uses[op->inputs[0]];
+        auto it = ready.find(op->inputs[0]);
+        if (it != ready.end()) {
+          ready[op->output] = it->second;
+          store_if_last(it->second, *spec.FindTensor(op->inputs[0]));
+        }
+        continue;
+      }
+      const bool matmul =
+          info->rule == ShapeRule::kMatmul || info->rule == ShapeRule::kLinear;
       Deps deps;
-      for (const auto& name : op->inputs) {
+      for (size_t k = 0; k < op->inputs.size(); ++k) {
+        const std::string& name = op->inputs[k];
+        // An embedding's table is not loaded: its rows are gathered below.
+        if (info->rule == ShapeRule::kEmbedding && k == 0) continue;
         auto it = ready.find(name);
         if (it == ready.end()) {
           const TensorDecl& td = *spec.FindTensor(name);
           Layout l = LayoutOf(td);
           const int64_t r = std::min(tile_rows, l.rows);
-          const DmaShape shape{r, r, r * l.free * DTypeBytes(td.dtype),
-                               /*whole_rows=*/true};
+          DmaShape shape{r, r, r * l.free * DTypeBytes(td.dtype),
+                         /*whole_rows=*/true};
+          if (matmul && k == 1) {
+            // The right operand is read whole for each batch the tile's
+            // rows cover (a 2-d weight: once), its contraction dim on
+            // partitions.
+            const int64_t batches =
+                td.shape.size() <= 2
+                    ? 1
+                    : std::max<int64_t>(1,
+                                        l.rows / td.shape[td.shape.size() - 2]);
+            const int64_t mat_rows = l.rows / batches;
+            const int64_t m = std::max<int64_t>(
+                1, LayoutOf(out).rows / std::max<int64_t>(1, batches));
+            const int64_t covered =
+                std::min<int64_t>(batches, (tile_rows + m - 1) / m);
+            shape = DmaShape{std::min(mat_rows, pmax), covered * mat_rows,
+                             covered * mat_rows * l.free * DTypeBytes(td.dtype),
+                             /*whole_rows=*/true};
+          }
           it = ready.emplace(name, Deps{b.Dma("dma_load", name, shape, {})})
                    .first;
         }
         deps.insert(deps.end(), it->second.begin(), it->second.end());
       }
+      if (info->rule == ShapeRule::kEmbedding) {
+        // Each output row is a table row, gathered through its index by
+        // an indirect DMA (the DMA guide's indirect access).
+        const Layout o = LayoutOf(out);
+        const TensorDecl& table = *spec.FindTensor(op->inputs[0]);
+        const int64_t r = std::min(tile_rows, o.rows);
+        DmaShape gather{r, r, r * o.free * DTypeBytes(table.dtype)};
+        gather.indirect = true;
+        const uint32_t g = b.Dma("dma_gather", op->output, gather, deps);
+        ready[op->output] = {g};
+        for (const auto& name : op->inputs) --uses[name];
+        store_if_last({g}, out);
+        TRN_RETURN_IF_ERROR(CheckSize(spec, earlier + b.size()));
+        continue;
+      }
       const TensorDecl& first = *spec.FindTensor(op->inputs.front());
-      const TensorDecl& out = *spec.FindTensor(op->output);
       Layout in_l = LayoutOf(first);
       int64_t work = in_l.free;
       int64_t matmul_flops = 0;
-      if (info->rule == ShapeRule::kMatmul) {
+      int64_t stationary = tile_rows;
+      if (matmul) {
         // TensorE streams the moving operand once per 128-deep slice of
-        // the contraction.
+        // the contraction, for each batch (each its own right operand)
+        // among the tile's rows.
         const TensorDecl& rhs = *spec.FindTensor(op->inputs[1]);
-        Layout r_l = LayoutOf(rhs);
-        work = r_l.free * ((r_l.rows + pmax - 1) / pmax);
-        matmul_flops = 2 * r_l.rows * tile_rows * r_l.free;
+        const int64_t k_dim = first.shape.back();
+        const int64_t n_dim = out.shape.back();
+        const int64_t m =
+            first.shape.size() >= 2 ? first.shape[first.shape.size() - 2] : 1;
+        const int64_t batched =
+            info->rule == ShapeRule::kMatmul && rhs.shape.size() > 2
+                ? std::max<int64_t>(1, (tile_rows + m - 1) / m)
+                : 1;
+        stationary = std::max<int64_t>(1, tile_rows / batched);
+        work = batched * n_dim * ((k_dim + pmax - 1) / pmax);
+        matmul_flops = 2 * k_dim * tile_rows * n_dim;
+        if (info->rule == ShapeRule::kLinear) in_l.free = n_dim;
       }
       uint32_t last = 0;
-      for (const AtenStep& s : info->steps) {
-        int64_t w = s.work == WorkBasis::kFree ? work : 1;
+      for (const AtenStep& s : StepsFor(*info, op->inputs.size())) {
+        const bool pe = s.cost == CostRule::kMatmul;
+        // After the matmul, the bias add streams the [rows, n] result.
+        int64_t w =
+            s.work == WorkBasis::kFree ? (pe || !matmul ? work : in_l.free) : 1;
         // About one operation per element, except the PE array's 2*K*M*N.
-        const int64_t flops =
-            info->rule == ShapeRule::kMatmul ? matmul_flops : tile_rows * w;
+        const int64_t flops = pe ? matmul_flops : tile_rows * w;
         ComputeCost cost;
         cost.rule = s.cost;
         cost.work = w;
-        cost.aux = tile_rows;  // a matmul's stationary columns
+        cost.aux = pe ? stationary : tile_rows;  // a matmul's stationary cols
         cost.narrow_dtype = IsNarrow(first.dtype);
         last = b.Compute(s.engine, std::string(s.opcode), op->output,
                          first.dtype, tile_rows, cost, deps, flops);
@@ -121,15 +193,7 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
       }
       ready[op->output] = {last};
       for (const auto& name : op->inputs) --uses[name];
-      bool consumed_later = uses[op->output] > 0;
-      if (!consumed_later) {
-        const Layout o = LayoutOf(out);
-        const int64_t r = std::min(tile_rows, o.rows);
-        b.Dma("dma_store", op->output,
-              DmaShape{r, r, r * o.free * DTypeBytes(out.dtype),
-                       /*whole_rows=*/true},
-              {last});
-      }
+      store_if_last({last}, out);
       TRN_RETURN_IF_ERROR(CheckSize(spec, earlier + b.size()));
     }
   }
@@ -173,6 +237,9 @@ absl::StatusOr<Program> LowerTorch(const WorkloadSpec& spec,
   }
   size_t earlier = 0;
   for (const auto& op : spec.ops) {
+    // A view is no dispatch: it is metadata of a tensor in HBM.
+    const AtenOpInfo* info = FindAtenOp(op.op);
+    if (info != nullptr && info->rule == ShapeRule::kView) continue;
     std::vector<const TorchOp*> ops = {&op};
     Dispatch d;
     d.name = op.op;

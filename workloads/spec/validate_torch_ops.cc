@@ -171,17 +171,20 @@ absl::Status Validator::CheckTorchShapes(const TorchOp& op,
     case ShapeRule::kSameAsFirst:
       expected = *in[0];
       break;
-    case ShapeRule::kMatmul: {
-      const auto& a = *in[0];
-      const auto& b = *in[1];
-      if (a.size() < 2 || b.size() != 2 || a.back() != b[0]) {
-        return Error(path + "/inputs",
-                     absl::StrFormat("%s multiplies [..., m, k] by [k, n]; "
-                                     "got %s and %s",
-                                     op.op, ShapeText(a), ShapeText(b)));
+    case ShapeRule::kMatmul:
+    case ShapeRule::kLinear:
+    case ShapeRule::kEmbedding:
+    case ShapeRule::kView: {
+      std::vector<std::vector<int64_t>> shapes;
+      for (const auto* s : in) shapes.push_back(*s);
+      std::string why;
+      auto shape = AtenOutputShape(info, shapes, out, &why);
+      if (!shape.has_value()) {
+        return Error(
+            info.rule == ShapeRule::kView ? path + "/output" : path + "/inputs",
+            why);
       }
-      expected = a;
-      expected.back() = b[1];
+      expected = *std::move(shape);
       break;
     }
   }

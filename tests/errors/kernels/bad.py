@@ -5,7 +5,7 @@
 import sys
 
 import neuronxcc.nki.language as nl
-import nki.isa.constants as constants  # not provided: refused when used
+import nki.isa.no_such_module as constants  # no such module: refused when used
 import not_an_installed_package as absent  # likewise
 
 
@@ -69,7 +69,7 @@ def uses_missing_nki_module(x):
 
 def uses_missing_constant(x):
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
-    n = x.shape[1] // nl.tile_size.psum_bank_fmax
+    n = x.shape[1] // nl.tile_size.no_such_constant
     nl.store(out, value=nl.load(x))
     return out
 

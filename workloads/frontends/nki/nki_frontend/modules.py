@@ -120,8 +120,28 @@ class _LazyNamespace(type):
         return Missing(f"{cls.__qualname__}.{name}", nki=True)
 
 
+class _LazyConstants:
+    """An instance holding constants (`nl.tile_size` of a generation): a
+    constant it lacks is a placeholder, refused when used, as a class of
+    constants' is."""
+
+    def __init__(self, qualname: str, values: object) -> None:
+        self.__dict__["_qualname"] = qualname
+        self.__dict__["_values"] = values
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if any(name in vars(k) for k in type(self._values).__mro__):
+            return getattr(self._values, name)
+        return Missing(f"{self._qualname}.{name}", nki=True)
+
+
 def _lazy(top: str, name: str, value: object) -> object:
-    """A class of constants only, as its subclass with _LazyNamespace."""
+    """A class of constants only, as its subclass with _LazyNamespace; an
+    instance of constants (`tile_size`) as a _LazyConstants."""
+    if isinstance(value, (language._TileSize21,)):
+        return _LazyConstants(f"{top}.{name}", value)
     if not isinstance(value, type) or type(value) is not type or any(
             callable(v) for k, v in vars(value).items()
             if not k.startswith("__")):
