@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -119,6 +120,9 @@ struct RunScratch {
   std::vector<Flow> flows;
   std::vector<uint32_t> flow_group;
   std::vector<double> issuer_free;
+  // Per compute engine: its instructions whose dependencies are all
+  // visible and that have not started, a min-heap of program indices.
+  std::array<std::vector<uint32_t>, kNumEngines> ready;
 };
 
 }  // namespace
@@ -130,7 +134,6 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       policy_(&policy),
       group_shares_(options.group_shares) {
   const size_t n = kernel.instrs.size();
-  lane_instrs_.resize(kNumEngines);
   shape_of_.assign(n, 0);
   dma_draw_.assign(n, 0);
   shape_begin_.assign(1, 0);
@@ -158,8 +161,6 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
                                  static_cast<uint32_t>(timings_.size()));
       if (added) timings_.push_back(tm);
       shape_of_[i] = it->second;
-      lane_instrs_[static_cast<size_t>(in.engine)].push_back(
-          static_cast<uint32_t>(i));
     } else {
       dma_draw_[i] = ++dma_count_;
       const Shape key{in.partitions, in.work,       in.aux,
@@ -208,6 +209,9 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       ++rdeg[kernel.deps[d] + 1];
     }
     hot_[i].deps = kept;
+    if (kept == 0 && in.kind == InstrKind::kCompute) {
+      initial_compute_.push_back(static_cast<uint32_t>(i));
+    }
   }
   for (size_t i = 0; i < n; ++i) rdeg[i + 1] += rdeg[i];
   rdeps_begin_ = rdeg;
@@ -307,9 +311,27 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     heap.Push(time, seq++, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
   };
 
-  // Compute engines.
-  std::array<size_t, kNumEngines> head{};
+  // Compute engines. Each issues, of its instructions whose dependencies
+  // are visible, the first in program order (list scheduling, as
+  // neuronx-cc's scheduler reorders independent instructions; see
+  // kernel_sim.h).
+  std::array<std::vector<uint32_t>, kNumEngines>& ready = scratch.ready;
+  for (auto& r : ready) r.clear();
+  const auto later = std::greater<uint32_t>();
   std::array<double, kNumEngines> lane_free{};
+  // VectorE and GpSimdE cannot access SBUF in parallel, so the compiler
+  // serializes their instructions (NKI architecture guide, NeuronCore-v2,
+  // "Concurrent SBUF/PSUM accesses by engines"): they share one port, free
+  // from this time on.
+  constexpr auto kV = static_cast<size_t>(Engine::kVector);
+  constexpr auto kG = static_cast<size_t>(Engine::kGpSimd);
+  double sbuf_port_free = t0_us;
+  auto shares_port = [](size_t e) { return e == kV || e == kG; };
+  // When engine e may issue next, for its own issue interval and the port.
+  auto free_at = [&](size_t e) {
+    return shares_port(e) ? std::max(lane_free[e], sbuf_port_free)
+                          : lane_free[e];
+  };
   std::array<uint32_t, kNumEngines> open{};  // started, span not closed
   lane_free.fill(t0_us);
   open.fill(kNone);
@@ -348,28 +370,41 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // inline at each call site and the start out of line, which keeps the
   // event loop's code small (measured: runs 4-5% faster; inlining more of
   // the loop, or -O3, made them slower).
+  // The port goes to the earlier instruction in program order when both
+  // of its engines could take one.
   auto can_start = [&](size_t e) {
-    if (head[e] >= lane_instrs_[e].size() || lane_free[e] > t) return false;
-    const uint32_t i = lane_instrs_[e][head[e]];
-    return !(st[i].resolved != hot_[i].deps || st[i].ready_at > t);
+    if (ready[e].empty() || free_at(e) > t) return false;
+    if (!shares_port(e)) return true;
+    const size_t other = e == kV ? kG : kV;
+    return ready[other].empty() || lane_free[other] > t ||
+           ready[other].front() > ready[e].front();
   };
   auto start = [&](size_t e) __attribute__((noinline)) {
-    const uint32_t i = lane_instrs_[e][head[e]];
+    std::pop_heap(ready[e].begin(), ready[e].end(), later);
+    const uint32_t i = ready[e].back();
+    ready[e].pop_back();
     if (open[e] != kNone) close_span(e, t);
-    ++head[e];
     st[i].start = t;
     open[e] = i;
     const InstructionTiming& tm = timings_[shape_of_[i]];
     lane_free[e] = t + tm.interval_us;
     out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
-    // The engine wakes when it frees only if its next instruction is ready
-    // by now; one that is not yet wakes it with its kReady event. Most
-    // engines of a tiled kernel free long before their next instruction is
-    // ready, and a wake-up for each was a fifth of all events.
-    if (head[e] < lane_instrs_[e].size()) {
-      const uint32_t next = lane_instrs_[e][head[e]];
-      if (st[next].resolved == hot_[next].deps && st[next].ready_at <= t) {
-        push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
+    // The engine wakes when it frees only if some instruction of it is
+    // ready by now; one that is not yet wakes it with its kReady event.
+    // Most engines of a tiled kernel free long before their next
+    // instruction is ready, and a wake-up for each was a fifth of all
+    // events. (So: while an engine is busy and has ready instructions, a
+    // kLaneFree is pending.)
+    if (!ready[e].empty()) {
+      push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
+    }
+    if (shares_port(e)) {
+      sbuf_port_free = lane_free[e];
+      // The other engine of the port, if it has work, tries again when
+      // the port frees.
+      const size_t other = e == kV ? kG : kV;
+      if (!ready[other].empty()) {
+        push(sbuf_port_free, static_cast<uint32_t>(other), EvKind::kLaneFree);
       }
     }
     if (hot_[i].matmul) {
@@ -540,6 +575,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     }
   };
 
+  for (uint32_t i : initial_compute_) {
+    ready[hot_[i].unit].push_back(i);  // ascending: already a min-heap
+  }
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
   for (uint32_t i : initial_dma_) push(t, i, EvKind::kReady);
   while (done < n) {
@@ -608,13 +646,15 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         case EvKind::kReady: {
           const uint8_t unit = hot_[ev.what].unit;
           if (unit != kDmaUnit) {
+            const bool waiting = !ready[unit].empty();
+            ready[unit].push_back(ev.what);
+            std::push_heap(ready[unit].begin(), ready[unit].end(), later);
             if (can_start(unit)) {
               start(unit);
-            } else if (lane_free[unit] > t &&
-                       head[unit] < lane_instrs_[unit].size() &&
-                       lane_instrs_[unit][head[unit]] == ev.what) {
-              // Ready while its engine is busy: it starts when that frees.
-              push(lane_free[unit], unit, EvKind::kLaneFree);
+            } else if (!waiting) {
+              // The first ready while its engine is busy: the engine takes
+              // the first ready one when it frees.
+              push(free_at(unit), unit, EvKind::kLaneFree);
             }
           } else if (prof.dma_issue_us > 0) {
             auto it = std::min_element(issuer_free.begin(), issuer_free.end());

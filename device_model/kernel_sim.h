@@ -1,5 +1,11 @@
-// One kernel on the hardware units: an in-order instruction stream per
-// compute engine, priced by the published per-instruction rules, and the
+// One kernel on the hardware units: an instruction stream per compute
+// engine, scheduled as neuronx-cc schedules it (each engine issues, of its
+// instructions whose dependencies are met, the first in program order:
+// the compiler's scheduler reorders instructions subject only to their
+// dependency edges, NKI's "How to use the NKI scheduling APIs", and the
+// iterations of an affine_range "could be parallelized/pipelined on
+// different compute engines", nki.language.affine_range), priced by the
+// published per-instruction rules, and the
 // DMA unit: descriptors queued on the engine that serves each partition,
 // data moving as fluid flows shared through the HBM arbiter, and a fixed
 // completion latency that is pipelined (it does not hold the engine).
@@ -87,13 +93,14 @@ class KernelSim {
   std::vector<Hot> hot_;
   // DMA instructions without dependencies, in program order: ready at once.
   std::vector<uint32_t> initial_dma_;
+  // Compute instructions without dependencies, in program order.
+  std::vector<uint32_t> initial_compute_;
   // The distinct issue intervals and latencies of the compute
   // instructions; a tiled kernel has a handful (16 bytes per instruction
   // took 8 MB at 100k tiles).
   std::vector<InstructionTiming> timings_;
   std::vector<uint32_t> rdeps_begin_;
   std::vector<uint32_t> rdeps_;
-  std::vector<std::vector<uint32_t>> lane_instrs_;  // per compute engine
   // Transfers of one shape split the same way, and a kernel has few shapes
   // (every load of a tile loop is alike): each DMA instruction names its
   // shape, whose pieces are stored once. Storing pieces per instruction

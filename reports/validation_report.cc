@@ -30,7 +30,10 @@ std::string Allowed(const PublishedFigure& f) {
                          Num(f.range->second), f.unit);
 }
 
-std::string VerdictWord(bool ok, bool known_gap) {
+std::string VerdictWord(const ValidationRow& r) {
+  if (!r.not_run.empty()) return r.not_run;
+  const bool ok = r.within;
+  const bool known_gap = r.known_gap;
   if (ok) return known_gap ? "within (listed as a gap)" : "within";
   return known_gap ? "OUT (known gap)" : "OUT";
 }
@@ -48,11 +51,17 @@ std::string Settings(const ValidationResult& res) {
 // and the verdict of the whole run.
 std::vector<std::string> Summary(const ValidationResult& res) {
   std::vector<std::string> lines;
+  const int not_run = static_cast<int>(
+      std::count_if(res.rows.begin(), res.rows.end(),
+                    [](const ValidationRow& r) { return !r.not_run.empty(); }));
   lines.push_back(absl::StrFormat(
       "mean |error| %.1f%% over the %d figures with a tolerance; %d of %d "
-      "figures within, %d out (%d of them known gaps)",
+      "figures within, %d out (%d of them known gaps)%s",
       100.0 * res.mean_abs_error, res.with_tolerance, res.within,
-      static_cast<int>(res.rows.size()), res.out, res.known_gaps));
+      static_cast<int>(res.rows.size()) - not_run, res.out, res.known_gaps,
+      not_run == 0
+          ? std::string()
+          : absl::StrFormat("; %d not run (refused or skipped)", not_run)));
   for (const OrderCheck& c : res.orders) {
     std::vector<std::string> published;
     std::vector<std::string> model;
@@ -111,9 +120,9 @@ std::string ValidationTable(const ValidationResult& res) {
     std::vector<std::string> row = {
         r.workload,    f.device,
         f.metric,      f.statistic,
-        Num(f.figure), Num(r.model),
-        f.unit,        Percent(r.error),
-        Allowed(f),    VerdictWord(r.within, r.known_gap)};
+        Num(f.figure), r.not_run.empty() ? Num(r.model) : "-",
+        f.unit,        r.not_run.empty() ? Percent(r.error) : "-",
+        Allowed(f),    VerdictWord(r)};
     if (sources) {
       row.insert(row.begin() + 6,
                  std::isnan(r.from_source) ? "-" : Num(r.from_source));
@@ -148,10 +157,10 @@ std::string ValidationMarkdown(const ValidationResult& res) {
         f.device,
         figure,
         absl::StrCat(Num(f.figure), " ", f.unit),
-        absl::StrCat(Num(r.model), " ", f.unit),
-        Percent(r.error),
+        r.not_run.empty() ? absl::StrCat(Num(r.model), " ", f.unit) : "-",
+        r.not_run.empty() ? Percent(r.error) : "-",
         Allowed(f),
-        VerdictWord(r.within, r.known_gap),
+        VerdictWord(r),
         f.hardware,
         f.method,
         source};
@@ -191,9 +200,15 @@ ordered_json ValidationToJson(const ValidationResult& res) {
     x["runs"] = r.runs;
     x["unit"] = f.unit;
     x["published"] = f.figure;
-    x["model"] = r.model;
-    if (!std::isnan(r.from_source)) x["from_source"] = r.from_source;
-    x["error"] = r.error;
+    if (r.not_run.empty()) {
+      x["model"] = r.model;
+      if (!std::isnan(r.from_source)) x["from_source"] = r.from_source;
+      x["error"] = r.error;
+    } else {
+      x["model"] = nullptr;
+      x["error"] = nullptr;
+      x["not_run"] = r.not_run;
+    }
     if (f.tolerance.has_value()) {
       x["tolerance"] = *f.tolerance;
     } else {
@@ -235,8 +250,20 @@ ordered_json ValidationToJson(const ValidationResult& res) {
   return j;
 }
 
-std::string ValidationJsonText(const ValidationResult& res) {
-  return ValidationToJson(res).dump(2) + "\n";
+std::string ValidationJsonText(const ValidationResult& res,
+                               const ValidationResult* training) {
+  ordered_json j = ValidationToJson(res);
+  if (training != nullptr) {
+    ordered_json t = ValidationToJson(*training);
+    j["training"] = {{"figures", t["figures"]}, {"summary", t["summary"]}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string TrainingHeading() {
+  return "Training figures: kernels traced from their source and run as the "
+         "compiler stage decides, against their measured trn1 profiles "
+         "(NKIBench; docs/validation.md, \"Training figures\")";
 }
 
 }  // namespace trn

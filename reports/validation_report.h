@@ -15,7 +15,12 @@ std::string ValidationTable(const ValidationResult& result);
 std::string ValidationMarkdown(const ValidationResult& result);
 nlohmann::ordered_json ValidationToJson(const ValidationResult& result);
 // Pretty-printed, newline-terminated; byte-identical for identical results.
-std::string ValidationJsonText(const ValidationResult& result);
+// With `training` (docs/validation.md, "Training figures"), its figures and
+// totals under "training".
+std::string ValidationJsonText(const ValidationResult& result,
+                               const ValidationResult* training = nullptr);
+// The line above the training figures' table.
+std::string TrainingHeading();
 
 }  // namespace trn
 

@@ -144,6 +144,12 @@ absl::StatusOr<double> ModelValue(Measured& m, const WorkloadSpec& spec,
                  absl::StrCat("the model has no ", f.metric, " event on line ",
                               f.line));
     }
+  } else if (f.metric == "spill_bytes") {
+    int64_t bytes = 0;
+    for (const SpillDecision& s : m.spec.compiled.spills) {
+      bytes += s.SaveBytes() + s.ReloadBytes();
+    }
+    value = static_cast<double>(bytes);
   } else if (const MetricResult* r = m.result.Find(f.metric)) {
     value = StatisticOf(r->samples, stat);
   }

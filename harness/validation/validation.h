@@ -49,6 +49,11 @@ struct ValidationRow {
   // The model's figure from the spec's upstream kernel traced from source
   // (`validate --sources`), in published.unit; NaN when not traced.
   double from_source = NAN;
+  // A training figure whose kernel was not run (docs/validation.md,
+  // "Training figures"): "refused: <why>" when the front end or the model
+  // refuses it, "skipped: <why>" when its source is not on this machine.
+  // Such a row has no model figure and counts in no total.
+  std::string not_run;
 };
 
 // An "order" group: its entries sorted by published figure, largest first,

@@ -211,20 +211,57 @@ TEST(KernelSimTest, DependentInstructionWaitsForLatencyAndHandOff) {
   EXPECT_NEAR(r.end, 1.7, kTol);
 }
 
-TEST(KernelSimTest, EnginesRunConcurrentlyAndInOrderEach) {
+// Each engine issues, of its instructions whose dependencies are met, the
+// first in program order: the compiler's scheduler reorders instructions
+// subject only to their dependencies (NKI scheduling APIs guide).
+TEST(KernelSimTest, EnginesRunConcurrentlyFirstReadyFirst) {
   Kernel k;
   const uint32_t a = AddCompute(k, Engine::kScalar, CostRule::kActivation, 200);
   const uint32_t b = AddCompute(k, Engine::kVector, CostRule::kStream, 200);
-  // c is behind a waiting instruction on scalar: in order, it waits too.
+  // c is behind a waiting instruction on scalar and does not depend on it:
+  // it goes first.
   const uint32_t w =
       AddCompute(k, Engine::kScalar, CostRule::kActivation, 200, {b});
   const uint32_t c = AddCompute(k, Engine::kScalar, CostRule::kActivation, 200);
   const KernelRun r = RunKernel(k, Profile());
   EXPECT_NEAR(r.rec.Of(a).start_us, 0.0, kTol);
   EXPECT_NEAR(r.rec.Of(b).start_us, 0.0, kTol);
+  EXPECT_NEAR(r.rec.Of(c).start_us, 0.1, kTol);  // a's interval: 0.1 us
   // b: 100 cycles + 100 overhead at 1 GHz = 0.2 us, + 0.5 hand-off.
   EXPECT_NEAR(r.rec.Of(w).start_us, 0.7, kTol);
-  EXPECT_NEAR(r.rec.Of(c).start_us, 0.8, kTol);  // w's interval: 0.1 us
+}
+
+// Of two ready instructions, the engine takes the earlier in program order,
+// whichever became ready first.
+TEST(KernelSimTest, ReadyInstructionsIssueInProgramOrder) {
+  Kernel k;
+  const uint32_t a = AddCompute(k, Engine::kScalar, CostRule::kActivation, 400);
+  // z holds VectorE until 1.0 us; y is ready at once, x once a's result is
+  // visible (0.3 + 0.5 hand-off = 0.8 us): x, earlier, goes first.
+  const uint32_t z = AddCompute(k, Engine::kVector, CostRule::kStream, 2000);
+  const uint32_t x =
+      AddCompute(k, Engine::kVector, CostRule::kStream, 200, {a});
+  const uint32_t y = AddCompute(k, Engine::kVector, CostRule::kStream, 200);
+  const KernelRun r = RunKernel(k, Profile());
+  EXPECT_NEAR(r.rec.Of(z).start_us, 0.0, kTol);
+  EXPECT_NEAR(r.rec.Of(x).start_us, 1.0, kTol);
+  EXPECT_NEAR(r.rec.Of(y).start_us, 1.1, kTol);  // x's interval: 0.1 us
+}
+
+// VectorE and GpSimdE cannot access SBUF in parallel (architecture guide):
+// their instructions take turns; ScalarE runs beside either.
+TEST(KernelSimTest, VectorAndGpSimdShareTheSbufPort) {
+  Kernel k;
+  const uint32_t v = AddCompute(k, Engine::kVector, CostRule::kStream, 1000);
+  const uint32_t g = AddCompute(k, Engine::kGpSimd, CostRule::kStream, 1000);
+  const uint32_t s =
+      AddCompute(k, Engine::kScalar, CostRule::kActivation, 1000);
+  const uint32_t v2 = AddCompute(k, Engine::kVector, CostRule::kStream, 1000);
+  const KernelRun r = RunKernel(k, Profile());
+  EXPECT_NEAR(r.rec.Of(v).start_us, 0.0, kTol);
+  EXPECT_NEAR(r.rec.Of(s).start_us, 0.0, kTol);
+  EXPECT_NEAR(r.rec.Of(g).start_us, 0.5, kTol);   // v's interval
+  EXPECT_NEAR(r.rec.Of(v2).start_us, 1.0, kTol);  // then g's
 }
 
 // ------------------------------------------------------------------ DMA

@@ -33,17 +33,18 @@ class SeedExpKernel(unittest.TestCase):
         self.assertEqual(loop["tile_partitions"], 128)
         self.assertNotIn("buffers", loop)  # the compiler stage decides
 
-    def test_mask_is_iota_and_compare(self) -> None:
+    def test_mask_is_a_predicate(self) -> None:
+        # mask= is a predicate of the instruction (model 11): no iota, no
+        # compare, nothing for the load or store to wait for.
         body = self.spec["kernel"]["loops"][0]["body"]
         kinds = [op["op"] for op in body]
-        self.assertEqual(kinds, ["iota", "tensor_scalar", "load",
-                                 "activation", "store"])
-        iota, mask, load, act, store = body
-        self.assertEqual(iota["engine"], "gpsimd")  # GpSimd only
-        self.assertNotIn("engine", mask)  # nl.* ops: the compiler's
+        self.assertEqual(kinds, ["load", "activation", "store"])
+        load, act, store = body
         self.assertNotIn("engine", act)
-        self.assertEqual(load["mask"], mask["id"])
-        self.assertEqual(store["mask"], mask["id"])
+        self.assertIs(load["affine_mask"], True)
+        self.assertIs(store["affine_mask"], True)
+        self.assertNotIn("mask", load)
+        self.assertNotIn("affine_mask", act)
         self.assertEqual(act["func"], "exp")
         self.assertEqual(store["inputs"], [act["id"]])
 
@@ -51,10 +52,10 @@ class SeedExpKernel(unittest.TestCase):
         with open(self.path, encoding="utf-8") as f:
             lines = f.read().splitlines()
         for _, op in ops(self.spec):
-            if "line" in op and op.get("op") != "iota":
+            if "line" in op:
                 src = lines[op["line"] - 1]
                 want = {"load": "nl.load", "activation": "nl.exp",
-                        "store": "nl.store", "tensor_scalar": "mask="}
+                        "store": "nl.store"}
                 self.assertIn(want[op["op"]], src, op)
         self.assertEqual(self.spec["kernel"]["source_file"], "exp_seed.py")
 
@@ -65,6 +66,42 @@ class SeedExpKernel(unittest.TestCase):
         self.assertEqual(ks["function"], "tensor_exp_kernel_")
         self.assertEqual(ks["args"], {"in_tensor": "250x512:float32"})
         self.assertEqual(self.spec["name"], "tensor_exp_kernel_")
+
+
+class Masks(unittest.TestCase):
+    """mask= on a free index and combined with &, on a compute op too."""
+
+    def test_free_axis_and_combined_masks_are_predicates(self) -> None:
+        spec = trace(f"{k('masks.py')}::masked_columns",
+                     "in_tensor=128x1000:float32")
+        kinds = [op.get("op") for _, op in ops(spec)]
+        self.assertNotIn("iota", kinds)
+        self.assertNotIn("tensor_scalar", kinds)
+        load, = find(spec, op="load")
+        add, = find(spec, op="tensor_tensor")
+        store, = find(spec, op="store")
+        for op in (load, add, store):
+            self.assertIs(op["affine_mask"], True, op)
+            self.assertNotIn("mask", op)
+
+    def test_every_op_taking_mask_writes_the_predicate(self) -> None:
+        # nl and nisa functions with a mask= that are not elementwise ALU
+        # ops predicate their instruction the same way; an op without one
+        # (the load, the store) has none.
+        spec = trace(f"{k('masks.py')}::masked_ops",
+                     "in_tensor=128x128:float32")
+        kinds = [op.get("op") for _, op in ops(spec)]
+        self.assertNotIn("iota", kinds)
+        masked = [op for _, op in ops(spec)
+                  if op.get("op") in ("reciprocal", "transpose", "matmul",
+                                      "tensor_scalar", "activation")]
+        self.assertEqual(len(masked), 5, kinds)
+        for op in masked:
+            self.assertIs(op.get("affine_mask"), True, op)
+            self.assertNotIn("mask", op)
+        for kind in ("load", "store"):
+            op, = find(spec, op=kind)
+            self.assertNotIn("affine_mask", op)
 
 
 class OldApiMatmul(unittest.TestCase):

@@ -46,6 +46,44 @@ std::string WriteFile(const std::string& name, const std::string& text) {
   return p.string();
 }
 
+// A suite with a training figure file (docs/validation.md, "Training
+// figures") whose kernel is not in the --training folder: listed as
+// refused with the front end's reason, counted nowhere, not a failure.
+TEST(CliValidateTest, ATrainingKernelThatCannotBeTracedIsListedAsRefused) {
+  const std::string suite = Suite("training");
+  fs::create_directories(fs::path(suite) / "training");
+  std::ofstream(fs::path(suite) / "training" / "t.json") << R"({
+    "schema_version": 1, "name": "train_k", "family": "train",
+    "description": "test",
+    "traced_from": {"file": "kernels/missing.py", "function": "kernel",
+                    "args": "x=128x512:float32"},
+    "published": [{"metric": "ncl_us", "statistic": "mean", "figure": 1,
+      "unit": "ms", "tolerance": 0.15, "device": "trn1", "hardware": "h",
+      "method": "m", "source": "s"}]})";
+  const fs::path folder = fs::path(::testing::TempDir()) / "training_src";
+  fs::create_directories(folder);
+  Outcome o = RunTrnbench("validate --repeat 20 --specs-dir " + suite +
+                          " --training " + folder.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("Training figures"));
+  EXPECT_THAT(o.out, HasSubstr("refused: "));
+  EXPECT_THAT(o.out, HasSubstr("missing.py"));
+  EXPECT_THAT(o.out, HasSubstr("1 not run (refused or skipped)"));
+  Outcome j = RunTrnbench("validate --repeat 20 --format json --specs-dir " +
+                          suite + " --training " + folder.string());
+  ASSERT_EQ(j.code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["training"]["figures"].size(), 1u);
+  EXPECT_TRUE(doc["training"]["figures"][0]["model"].is_null());
+  EXPECT_THAT(doc["training"]["figures"][0]["not_run"].get<std::string>(),
+              HasSubstr("refused: "));
+  // A --training folder that is not there is bad input.
+  Outcome bad = RunTrnbench("validate --repeat 20 --specs-dir " + suite +
+                            " --training /nonexistent/nkibench");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--training /nonexistent/nkibench"));
+}
+
 TEST(CliValidateTest, AFigureWithinToleranceExitsZero) {
   Outcome o = RunTrnbench("validate --repeat 50 --specs-dir " + Suite("ok"));
   ASSERT_EQ(o.code, 0) << o.err;

@@ -143,21 +143,51 @@ TEST(CompilerTest, EnginesByCapabilityAndWorkload) {
     {"id": "b", "op": "activation", "func": "exp", "inputs": ["a"], "line": 2},
     {"id": "c", "op": "tensor_tensor", "inputs": ["a", "b"], "line": 3},
     {"id": "d", "op": "tensor_tensor", "engine": "auto", "inputs": ["a", "c"], "line": 4},
-    {"id": "e", "op": "tensor_copy", "engine": "gpsimd", "inputs": ["d"], "line": 5},
-    {"op": "store", "tensor": "y", "inputs": ["e"], "line": 6}])");
+    {"id": "f", "op": "tensor_scalar", "inputs": ["d"], "line": 5},
+    {"id": "e", "op": "tensor_copy", "engine": "gpsimd", "inputs": ["f"], "line": 6},
+    {"op": "store", "tensor": "y", "inputs": ["e"], "line": 7}])");
   auto spec = Parse(j);
   ASSERT_TRUE(spec.ok()) << spec.status();
   const auto& e = spec->compiled.engines;
-  ASSERT_EQ(e.size(), 4u);
+  ASSERT_EQ(e.size(), 5u);
   EXPECT_EQ(e[0].engine, Engine::kScalar);  // activation: ScalarE only
-  EXPECT_EQ(e[1].engine, Engine::kVector);  // nki.isa.tensor_tensor
-  // auto, by workload over the whole kernel: VectorE (c) and GpSimd (the
-  // stated e) have 512 x 8 element-runs each; a tie goes to VectorE.
+  // tensor_tensor, nki.isa or nl.* ("auto"): VectorE, never GpSimd unless
+  // the source names it (VectorE and GpSimdE share SBUF access).
+  EXPECT_EQ(e[1].engine, Engine::kVector);
   EXPECT_EQ(e[2].engine, Engine::kVector);
-  EXPECT_THAT(e[2].why, HasSubstr("vector 4096, gpsimd 4096"));
-  EXPECT_EQ(e[3].engine, Engine::kGpSimd);  // stated
-  EXPECT_EQ(e[3].by, DecidedBy::kSpec);
-  EXPECT_EQ(e[2].by, DecidedBy::kCompiler);
+  EXPECT_THAT(e[2].why, HasSubstr("GpSimd only where the source names it"));
+  // tensor_scalar, by workload between VectorE and ScalarE in the ISA
+  // reference's cycles over the whole kernel: VectorE has c and d (2N
+  // each, 512 x 2 x 8 runs), ScalarE the exp (512 x 8).
+  EXPECT_EQ(e[3].engine, Engine::kScalar);
+  EXPECT_THAT(e[3].why, HasSubstr("vector 16384, scalar 4096"));
+  EXPECT_EQ(e[4].engine, Engine::kGpSimd);  // stated
+  EXPECT_EQ(e[4].by, DecidedBy::kSpec);
+  EXPECT_EQ(e[3].by, DecidedBy::kCompiler);
+}
+
+TEST(CompilerTest, AMaskOnAComputeOpIsAPredicateThatCostsNothing) {
+  // NKI's mask= on a compute op (model 11): "affine_mask", no tile, no
+  // instruction; the op lowers to what it lowers to unmasked.
+  auto lowered = [](bool masked) {
+    Json j = Exp(512);
+    if (masked) j["kernel"]["loops"][0]["body"][1]["affine_mask"] = true;
+    std::vector<std::pair<int64_t, int>> out;
+    auto spec = Parse(j);
+    EXPECT_TRUE(spec.ok()) << spec.status();
+    auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+    EXPECT_TRUE(profile.ok());
+    if (!spec.ok() || !profile.ok()) return out;
+    auto program = Lower(*spec, *profile);
+    EXPECT_TRUE(program.ok()) << program.status();
+    if (!program.ok()) return out;
+    for (const Instruction& in : program->dispatches[0].kernel.instrs) {
+      out.emplace_back(in.work, static_cast<int>(in.engine));
+    }
+    return out;
+  };
+  EXPECT_EQ(lowered(true), lowered(false));
+  EXPECT_EQ(lowered(true).size(), 8u * 3u);
 }
 
 TEST(CompilerTest, PsumIsTakenInBanks) {

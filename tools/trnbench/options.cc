@@ -320,6 +320,9 @@ const std::vector<FlagDef>& Flags() {
                &Options::known_gaps),
       PathFlag("sources", "a folder of the upstream NKI kernels (nki-samples)",
                &Options::sources),
+      PathFlag("training",
+               "the training kernels' folder (NKIBench measurements)",
+               &Options::training),
   };
   return flags;
 }

@@ -89,6 +89,10 @@ struct Options {
   // validate: the upstream kernels' folder; each figure whose spec names
   // its kernel ("traced_from") is also predicted from the traced source.
   std::string sources;
+  // validate: the folder of the training kernels' measurements and source
+  // (NKIBench); default ../shared/fixtures/measured/nkibench of the source
+  // tree (docs/validation.md, "Training figures").
+  std::string training;
   // The run history and sharded runs (docs/history.md).
   std::string db;     // an SQLite file or a postgresql:// URL
   std::string shard;  // K/N

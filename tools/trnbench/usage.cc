@@ -28,7 +28,7 @@ Usage:
   trnbench validate --measured FILE [--spec S] [--device D] [--format F]
   trnbench calibrate MEASURED.json... --output PROFILE.json [--device D]
   trnbench validate [--device NAME] [--format table|json|markdown]
-                    [--known-gaps FILE] [--sources DIR]
+                    [--known-gaps FILE] [--sources DIR] [--training DIR]
   trnbench history ingest FILE... --db URL | show | trend | detect --db URL
   trnbench merge SHARD.json... --output FILE
 A flag that a command does not use is refused, never ignored.
@@ -124,6 +124,9 @@ Validation (docs/validation.md):
   --sources DIR        also predict each figure whose spec names its upstream
                        kernel from that kernel in DIR (nki-samples/sdk-2.21),
                        traced: a column "from source"
+  --training DIR       the training figures' kernels and measurements
+                       (default ../shared/fixtures/measured/nkibench of the
+                       source tree); without it they are listed as skipped
 
 Baselines and the regression gate:
   --save-baseline [DIR]  save this run as baselines (default baselines/<device>)

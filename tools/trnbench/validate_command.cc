@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +14,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/runner/results.h"
 #include "harness/validation/measured_validation.h"
+#include "harness/validation/training_figures.h"
 #include "harness/validation/validation.h"
 #include "reports/measured_validation_report.h"
 #include "reports/validation_report.h"
@@ -36,10 +39,10 @@ namespace {
 // The suite's flags, and --measured's (with --spec, --set, --warmup and
 // --confidence for the model's side of a measurement).
 constexpr std::string_view kFlags[] = {
-    "device",     "profiles_dir", "specs_dir", "format", "output", "seed",
-    "repeat",     "known_gaps",   "measured",  "spec",   "kernel", "args",
-    "kwarg",      "emit_spec",    "set",       "torch",  "mode",   "warmup",
-    "confidence", "jobs",         "sources"};
+    "device",     "profiles_dir", "specs_dir", "format",  "output", "seed",
+    "repeat",     "known_gaps",   "measured",  "spec",    "kernel", "args",
+    "kwarg",      "emit_spec",    "set",       "torch",   "mode",   "warmup",
+    "confidence", "jobs",         "sources",   "training"};
 
 absl::StatusOr<std::vector<std::string>> ReadKnownGaps(
     const std::string& path) {
@@ -204,6 +207,99 @@ absl::Status AddFromSource(const Options& o,
   return absl::OkStatus();
 }
 
+// The training figures (docs/validation.md, "Training figures"): each
+// kernel of the suite's training/ folder traced from the measurements'
+// folder and run on its figures' devices; a kernel the front end or the
+// model refuses, or whose folder is not on this machine, is listed with
+// the reason. `gaps` are the known gaps of the whole suite: those naming
+// a training kernel are taken from it.
+absl::StatusOr<ValidationResult> RunTraining(const Options& o,
+                                             const ProfileSet& profiles,
+                                             const ValidationOptions& options,
+                                             std::vector<std::string>& gaps) {
+  const std::string suite_dir =
+      o.specs_dir.empty() ? SourceDir() + "/workloads/validation" : o.specs_dir;
+  TRN_ASSIGN_OR_RETURN(std::vector<TrainingKernel> kernels,
+                       LoadTrainingKernels(suite_dir + "/training"));
+  ValidationResult out;
+  out.model_version = std::string(kModelVersion);
+  out.seed = options.seed;
+  out.repeat = options.repeat;
+  out.device = options.device;
+  if (kernels.empty()) {
+    out.passed = true;  // no training figure, none missed
+    return out;
+  }
+  const bool given = o.Given("training");
+  const std::string dir =
+      given ? o.training
+            : SourceDir() + "/../shared/fixtures/measured/nkibench";
+  std::error_code ec;
+  const bool present = std::filesystem::is_directory(dir, ec);
+  if (given && !present) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--training ", EscapeControl(dir),
+                     ": not a folder; expected the training kernels' folder "
+                     "(fixtures/measured/nkibench)"));
+  }
+  const std::string root = SourceDir() + "/";
+  std::set<std::string> gap_set;
+  TracedKernels traced;
+  size_t index = 0;
+  for (TrainingKernel& k : kernels) {
+    if (absl::StartsWith(k.file, root)) k.file = k.file.substr(root.size());
+    const std::string prefix = k.name + " ";
+    std::vector<std::string> mine;
+    for (auto it = gaps.begin(); it != gaps.end();) {
+      if (absl::StartsWith(*it, prefix)) {
+        mine.push_back(*it);
+        gap_set.insert(*it);
+        it = gaps.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    auto not_run = [&](const std::string& why) {
+      for (ValidationRow& r : NotRunRows(k, options.device, why)) {
+        r.known_gap = gap_set.contains(r.key);
+        out.rows.push_back(std::move(r));
+      }
+    };
+    if (!present) {
+      not_run(absl::StrCat("skipped: ", EscapeControl(dir),
+                           " is not on this machine"));
+      continue;
+    }
+    absl::StatusOr<std::string> path =
+        traced.TraceReference(dir, k.traced_from, index++);
+    absl::StatusOr<WorkloadSpec> spec =
+        path.ok() ? LoadSpecFile(*path, profiles.begin()->second.memory)
+                  : absl::StatusOr<WorkloadSpec>(path.status());
+    absl::StatusOr<ValidationResult> r = absl::InternalError("not run");
+    if (!spec.ok()) {
+      r = spec.status();
+    } else {
+      spec->name = k.name;
+      spec->family = k.family;
+      spec->file = k.file;
+      spec->published = k.published;
+      ValidationOptions one = options;
+      one.known_gaps = mine;
+      r = RunValidation({*spec}, profiles, one);
+    }
+    if (!r.ok()) {
+      if (r.status().code() != absl::StatusCode::kInvalidArgument) {
+        return r.status();
+      }
+      not_run(absl::StrCat("refused: ", r.status().message()));
+      continue;
+    }
+    for (ValidationRow& row : r->rows) out.rows.push_back(std::move(row));
+  }
+  SummarizeRows(out, gap_set);
+  return out;
+}
+
 absl::Status ValidateMeasuredFile(const Options& o, std::ostream& out) {
   TRN_ASSIGN_OR_RETURN(const OutputFormat format,
                        FormatFor(o, kReportFormats, "validate --measured"));
@@ -250,6 +346,8 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   std::vector<WorkloadSpec> suite;
   ProfileSet profiles;
   if (auto s = LoadSuite(o, suite, profiles); !s.ok()) return Fail(err, s);
+  auto training = RunTraining(o, profiles, validation, validation.known_gaps);
+  if (!training.ok()) return Fail(err, training.status());
   auto result = RunValidation(suite, profiles, validation);
   if (!result.ok()) return Fail(err, result.status());
   if (o.Given("sources")) {
@@ -258,16 +356,25 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
       return Fail(err, s);
     }
   }
-  const std::string json = ValidationJsonText(*result);
+  const std::string json = ValidationJsonText(
+      *result, training->rows.empty() ? nullptr : &*training);
   if (auto s = WriteOutput(o, outputs, json); !s.ok()) return Fail(err, s);
   if (*format == OutputFormat::kJson) {
     out << json;
   } else if (*format == OutputFormat::kMarkdown) {
     out << ValidationMarkdown(*result);
+    if (!training->rows.empty()) {
+      out << "\n"
+          << TrainingHeading() << "\n\n"
+          << ValidationMarkdown(*training);
+    }
   } else {
     out << ValidationTable(*result);
+    if (!training->rows.empty()) {
+      out << "\n" << TrainingHeading() << "\n\n" << ValidationTable(*training);
+    }
   }
-  return result->passed ? kExitOk : kExitRegression;
+  return result->passed && training->passed ? kExitOk : kExitRegression;
 }
 
 }  // namespace

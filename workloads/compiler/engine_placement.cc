@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "absl/strings/str_format.h"
@@ -14,16 +15,31 @@
 namespace trn {
 namespace {
 
+// Where the compiler places a compute op whose source leaves the engine
+// to it (docs/spec-format.md, "Engines left to the compiler"; the rule and
+// its sources in docs/calibration.md, "Engine placement (model 11)"):
+//
+// - the engines are those the NKI ISA reference (SDK 2.26) lists for the
+//   instruction (spec_validator.cc's NkiOpRules);
+// - GpSimd only when it is the only engine, or the source names it: on
+//   NeuronCore-v2 VectorE and GpSimdE cannot access SBUF in parallel
+//   (architecture guide, "Concurrent SBUF/PSUM accesses by engines"), so
+//   work moved from VectorE to GpSimd does not run beside it; across the
+//   NKIBench profiles GpSimd is at most 1.2% active;
+// - an NKI-language accumulation into a carried tile ("auto" with a
+//   carry) may go to any engine that runs it, GpSimd too (the Mamba
+//   tutorial's profile has its `+=` beside a saturated VectorE);
+// - GpSimd never for an op on a PSUM tile (it cannot access PSUM);
+// - otherwise between VectorE and ScalarE, to the one with the fewer
+//   estimated cycles placed so far (the ISA reference's "Estimated
+//   instruction cost", in the engine's cycles), VectorE on a tie. A
+//   compiler that sees the whole kernel: the ops whose engine is fixed are
+//   counted first.
 class Placer {
  public:
   Placer(const WorkloadSpec& spec, const MemoryLimits& limits)
       : spec_(spec), limits_(limits) {}
 
-  // Two passes over the kernel, as a compiler that sees the whole kernel
-  // before it selects: the first adds up the work of the ops whose engine
-  // is fixed (stated, one engine only, or the ISA's default), the second
-  // places the others, each where the least work is placed so far. Work is
-  // the op's elements times the times it runs (the trips around it).
   void Loop(NkiLoop& loop, bool place, int64_t runs,
             std::vector<EngineDecision>& out) {
     chain_.push_back(&loop);
@@ -36,39 +52,38 @@ class Placer {
         if (!op.id.empty()) psum_[op.id] = ResultInPsum(op.loop.front());
         continue;
       }
-      if (!op.id.empty()) psum_[op.id] = op.buffer == "psum";
       std::vector<Engine> can = NkiOpEngines(op.op);
+      const bool psum = ReadsOrWritesPsum(op);
+      if (!op.id.empty()) psum_[op.id] = op.buffer == "psum";
       if (can.empty()) continue;  // a DMA
-      // GpSimd cannot access PSUM (NKI ISA reference, tensor_copy and the
-      // architecture guide): an op with a PSUM input or output goes to
-      // another capable engine.
-      if (ReadsOrWritesPsum(op) && can.size() > 1) {
-        can.erase(std::remove(can.begin(), can.end(), Engine::kGpSimd),
-                  can.end());
-      }
       const NkiTile tile =
           ResolveNkiTileInChain(spec_, chain_, op, limits_.partitions);
-      const int64_t work =
-          std::min<int64_t>(tile.free * here, int64_t{1} << 50);
+      const int64_t cycles = std::min<int64_t>(
+          EstimatedCycles(op.op, tile.free, psum) * here, int64_t{1} << 50);
       EngineDecision d;
       d.json_path = op.json_path;
       d.id = op.id.empty() ? op.op : op.id;
       d.op = op.op;
       d.line = op.source_line;
-      const bool fixed = op.engine_stated || !Flexible(op, can);
+      if (op.engine_stated) {
+        d.by = DecidedBy::kSpec;
+        d.engine = *op.engine;
+        d.why = "stated by the spec (the kernel's source names the engine)";
+      } else {
+        d.by = DecidedBy::kCompiler;
+        std::tie(d.engine, d.why) = Choose(op, can, psum);
+      }
+      const bool fixed = op.engine_stated || !balanced_;
       if (!place) {
-        if (fixed) work_[Index(Fixed(op, can, d))] += work;
+        if (fixed) work_[Index(d.engine)] += cycles;
         if (op.op == "matmul" && op.insert_transpose) {
           work_[Index(Engine::kTensor)] += tile.partitions * here;
         }
         continue;
       }
-      if (fixed) {
-        Fixed(op, can, d);
-      } else {
-        d.by = DecidedBy::kCompiler;
+      if (!fixed) {
         std::tie(d.engine, d.why) = Balance(can);
-        work_[Index(d.engine)] += work;
+        work_[Index(d.engine)] += cycles;
       }
       op.engine = d.engine;
       out.push_back(std::move(d));
@@ -81,9 +96,8 @@ class Placer {
 
   // The transpose the compiler inserts before a matmul whose x is [M, K]
   // (nl.matmul with transpose_x=False): on the PE array into PSUM, then a
-  // copy of the [K, M] tile to SBUF. GpSimd cannot access PSUM (NKI ISA
-  // reference, tensor_copy), so the copy goes to VectorE or ScalarE by
-  // engine workload. `work`: M elements per row times the runs.
+  // copy of the [K, M] tile from PSUM to SBUF, on VectorE or ScalarE by
+  // workload. `work`: M elements per row times the runs.
   void PlaceInsertedTranspose(NkiOp& op, int64_t work,
                               std::vector<EngineDecision>& out) {
     EngineDecision t;
@@ -113,45 +127,55 @@ class Placer {
   }
 
  private:
-  // Whether the compiler selects the op's engine by workload: the ISA's
-  // unknown_engine default, and nl.* arithmetic ("auto").
-  static bool Flexible(const NkiOp& op, const std::vector<Engine>& can) {
-    if (can.size() == 1 || op.op == "transpose") return false;
-    return op.engine_auto || !IsaDefaultsToVector(op.op);
-  }
-
-  // The engine of an op whose engine is not the workload's to decide.
-  Engine Fixed(const NkiOp& op, const std::vector<Engine>& can,
-               EngineDecision& d) const {
-    if (op.engine_stated) {
-      d.by = DecidedBy::kSpec;
-      d.engine = *op.engine;
-      d.why = "stated by the spec (the kernel's source names the engine)";
-      return d.engine;
-    }
-    d.by = DecidedBy::kCompiler;
+  // The engine of an op whose source leaves it to the compiler, when the
+  // rule fixes it; sets balanced_ when VectorE and ScalarE are left, to be
+  // chosen by workload (Balance).
+  std::pair<Engine, std::string> Choose(const NkiOp& op,
+                                        std::vector<Engine>& can, bool psum) {
+    balanced_ = false;
     if (can.size() == 1) {
-      d.engine = can.front();
-      d.why = NkiOpEngines(op.op).size() > 1
-                  ? absl::StrFormat(
-                        "the only engine that runs %s on a PSUM tile "
-                        "(GpSimd cannot access PSUM)",
-                        op.op)
-                  : absl::StrFormat("the only engine that runs %s", op.op);
-    } else if (op.op == "transpose") {
-      d.engine = op.buffer == "psum" ? Engine::kTensor : Engine::kVector;
-      d.why = op.buffer == "psum" ? "a transpose into PSUM runs on the PE array"
-                                  : "a transpose within SBUF runs on VectorE";
-    } else {
-      // The NKI ISA reference names VectorE for these instructions when no
-      // engine is given (GpSimd only for operators VectorE lacks).
-      d.engine = Engine::kVector;
-      d.why = absl::StrFormat(
-          "nki.isa.%s runs on VectorE unless the source names another "
-          "engine (NKI ISA reference)",
-          op.op);
+      return {can.front(),
+              absl::StrFormat("the only engine that runs %s (NKI ISA "
+                              "reference)",
+                              op.op)};
     }
-    return d.engine;
+    if (op.op == "transpose") {
+      return op.buffer == "psum"
+                 ? std::pair{Engine::kTensor,
+                             std::string("a transpose into PSUM runs on the "
+                                         "PE array")}
+                 : std::pair{Engine::kVector,
+                             std::string("a transpose within SBUF runs on "
+                                         "VectorE")};
+    }
+    // tensor_scalar_reduce runs "using Vector Engine" (ISA reference).
+    if (op.op == "tensor_scalar" && op.accumulate) {
+      can.erase(std::remove(can.begin(), can.end(), Engine::kScalar),
+                can.end());
+    }
+    // An NKI-language accumulation (`acc += x`, "auto" with a carried
+    // tile: the Mamba tutorial's `scanC_accum += scanC`) may go to GpSimd
+    // too, by workload: the tutorial's v2 profile has VectorE 99.63% busy
+    // with the five instructions of a state step alone, the accumulation
+    // beside them (docs/validation.md, readings that are ours). No
+    // published rule says when neuronx-cc does this; GpSimd cannot access
+    // PSUM.
+    if (op.engine_auto && !op.carry.empty() && !psum && can.size() > 1) {
+      balanced_ = true;
+      return {Engine::kVector, ""};
+    }
+    can.erase(std::remove(can.begin(), can.end(), Engine::kGpSimd), can.end());
+    if (can.size() == 1) {
+      return {
+          can.front(),
+          absl::StrFormat(
+              "%s runs on VectorE: GpSimd only where the source names "
+              "it, since VectorE and GpSimdE cannot access SBUF in "
+              "parallel (NKI architecture guide, NeuronCore-v2)%s",
+              op.op, psum ? "; a PSUM access, which GpSimd cannot make" : "")};
+    }
+    balanced_ = true;
+    return {Engine::kVector, ""};
   }
 
   std::pair<Engine, std::string> Balance(const std::vector<Engine>& can) const {
@@ -166,9 +190,20 @@ class Placer {
     for (Engine e : can) {
       loads.push_back(absl::StrFormat("%s %d", EngineName(e), work_[Index(e)]));
     }
-    return {best, absl::StrFormat("by engine workload: the least work placed "
-                                  "(element-runs: %s)",
+    return {best, absl::StrFormat("by engine workload: the fewer estimated "
+                                  "cycles placed (ISA reference costs: %s)",
                                   absl::StrJoin(loads, ", "))};
+  }
+
+  // The NKI ISA reference's "Estimated instruction cost" in engine cycles,
+  // without the minimum interval: what the compiler weighs engines by.
+  static int64_t EstimatedCycles(const std::string& op, int64_t n, bool psum) {
+    if (op == "tensor_tensor" || op == "select" || op == "tensor_tensor_scan") {
+      return psum ? n : 2 * n;
+    }
+    if (op == "reciprocal") return 8 * n;
+    if (op == "bn_aggr") return (13 * n + 2) / 3;
+    return n;
   }
 
   static size_t Index(Engine e) { return static_cast<size_t>(e); }
@@ -191,16 +226,11 @@ class Placer {
     return false;
   }
 
-  // Instructions whose ISA reference gives one engine by default.
-  static bool IsaDefaultsToVector(const std::string& op) {
-    return op == "tensor_tensor" || op == "tensor_reduce" || op == "select" ||
-           op == "tensor_tensor_scan" || op == "bn_stats" || op == "bn_aggr";
-  }
-
   const WorkloadSpec& spec_;
   const MemoryLimits& limits_;
   LoopChain chain_;
   std::array<int64_t, 4> work_{};
+  bool balanced_ = false;
   // Whether the tile of each id seen so far is in PSUM (ids are scoped
   // by body; a later body's id of the same name replaces an earlier one).
   std::map<std::string, bool> psum_;

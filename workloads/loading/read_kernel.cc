@@ -171,7 +171,9 @@ std::vector<std::string_view> SpecReader::NkiOpKeys(std::string_view kind) {
     drop = {"func", "tensor", "index", "transpose", "indirect", "accumulate"};
   }
   if (IsNkiOpKind(kind) && kind != "hbm_copy") drop.push_back("from");
-  if (IsNkiOpKind(kind) && kind != "load" && kind != "store") {
+  // A mask is a predicate of any instruction (loads, stores and compute
+  // ops); a loop and the outputs of other ops have none.
+  if (kind == "loop" || kind == "reduction" || kind == "hbm_copy") {
     drop.push_back("affine_mask");
   }
   if (kind == "load" || kind == "store" || kind == "hbm_copy" ||

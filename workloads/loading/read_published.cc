@@ -33,6 +33,7 @@ absl::StatusOr<PublishedFigure> SpecReader::Figure(
     std::vector<std::string_view> names;
     for (const MetricInfo& m : AllMetrics()) names.push_back(m.name);
     for (std::string_view m : kEventMetrics) names.push_back(m);
+    for (std::string_view m : kCompilerMetrics) names.push_back(m);
     return r_.Error(JsonChild(path, "metric"),
                     absl::StrFormat("unknown metric \"%s\"; expected one of %s",
                                     f.metric, JoinNames(names)));

@@ -205,4 +205,10 @@ absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
   return ParseSpec(text, path, limits);
 }
 
+absl::StatusOr<std::vector<PublishedFigure>> ParsePublishedFigures(
+    const nlohmann::json& published, std::string_view file_label) {
+  // No kernel: a figure of one kernel source line has no line to name.
+  return SpecReader(file_label).PublishedOnly(published);
+}
+
 }  // namespace trn

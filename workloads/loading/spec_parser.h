@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "device_model/memory_limits.h"
+#include "nlohmann/json.hpp"
 #include "support/strict_json.h"  // IWYU pragma: export (kMaxJsonDepth)
+#include "workloads/spec/published_figure.h"
 #include "workloads/spec/spec.h"
 #include "workloads/spec/spec_validator.h"  // IWYU pragma: export
 
@@ -32,6 +35,14 @@ absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
 // cannot be read, is larger than kMaxSpecBytes or is not a valid spec.
 absl::StatusOr<WorkloadSpec> LoadSpecFile(const std::string& path,
                                           const MemoryLimits& limits);
+
+// A "published" array (docs/spec-format.md, published figures) read as a
+// spec's, for a file that names its kernel instead of holding it (the
+// validation suite's training figures, docs/validation.md): errors as
+// ParseSpec's, at "/published/<i>/..." of `file_label`. No figure may
+// measure a kernel source line (there is no kernel to check it against).
+absl::StatusOr<std::vector<PublishedFigure>> ParsePublishedFigures(
+    const nlohmann::json& published, std::string_view file_label);
 
 }  // namespace trn
 

@@ -63,6 +63,13 @@ class SpecReader {
 
   absl::StatusOr<WorkloadSpec> Read(const Json& root) const;
 
+  // A "published" array alone, for a file without a kernel
+  // (ParsePublishedFigures).
+  absl::StatusOr<std::vector<PublishedFigure>> PublishedOnly(
+      const Json& v) const {
+    return Published(v, WorkloadSpec{});
+  }
+
  private:
   // The value of `v`, one of `names`, as `parse` reads it.
   template <typename T>

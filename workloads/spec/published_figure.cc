@@ -36,8 +36,14 @@ bool IsEventMetric(std::string_view metric) {
                    metric) != std::end(kEventMetrics);
 }
 
+bool IsCompilerMetric(std::string_view metric) {
+  return std::find(std::begin(kCompilerMetrics), std::end(kCompilerMetrics),
+                   metric) != std::end(kCompilerMetrics);
+}
+
 std::string MetricUnit(std::string_view metric) {
   if (IsEventMetric(metric)) return "us";
+  if (IsCompilerMetric(metric)) return "B";
   if (const MetricInfo* info = FindMetric(metric)) {
     return std::string(UnitSymbol(info->unit));
   }

@@ -52,6 +52,15 @@ inline constexpr std::string_view kEventMetrics[] = {
 
 bool IsEventMetric(std::string_view metric);
 
+// Compiler metrics, read from what the compiler stage decided for the
+// figure's device, not from a run:
+//   spill_bytes  bytes the compiler's spills save to HBM and reload, over
+//                the kernel (neuron-profile's spill_save_bytes +
+//                spill_reload_bytes), in B
+inline constexpr std::string_view kCompilerMetrics[] = {"spill_bytes"};
+
+bool IsCompilerMetric(std::string_view metric);
+
 // The unit a metric's values are in ("us", "GB/s", "1/s", "B",
 // "fraction"); empty for an unknown metric.
 std::string MetricUnit(std::string_view metric);

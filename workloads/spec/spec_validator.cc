@@ -101,7 +101,15 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       {"load", true, true, {}, 0, 0},
       {"store", false, true, {}, 1, 1},
       {"iota", true, false, {E::kGpSimd}, 0, 0},
-      {"tensor_scalar", true, false, {E::kVector, E::kGpSimd}, 1, 2},
+      // The engines of the NKI ISA reference (SDK 2.26) for each
+      // instruction: tensor_scalar "using Vector or Scalar or GpSimd
+      // Engine", memset "using Vector or GpSimd Engine".
+      {"tensor_scalar",
+       true,
+       false,
+       {E::kVector, E::kScalar, E::kGpSimd},
+       1,
+       2},
       {"tensor_tensor", true, false, {E::kVector, E::kGpSimd}, 2, 2},
       {"tensor_reduce", true, false, {E::kVector, E::kGpSimd}, 1, 1},
       {"tensor_copy", true, false, {E::kVector, E::kGpSimd, E::kScalar}, 1, 1},
@@ -113,7 +121,7 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       {"bn_aggr", true, false, {E::kVector}, 1, 1},
       {"reciprocal", true, false, {E::kVector, E::kGpSimd}, 1, 1},
       {"transpose", true, false, {E::kTensor, E::kVector}, 1, 1},
-      {"memset", true, false, {E::kVector, E::kGpSimd, E::kScalar}, 0, 0},
+      {"memset", true, false, {E::kVector, E::kGpSimd}, 0, 0},
       // predicate, on-true and on-false tiles.
       {"select", true, false, {E::kVector, E::kGpSimd}, 3, 3},
       {"affine_select", true, false, {E::kGpSimd}, 1, 1},

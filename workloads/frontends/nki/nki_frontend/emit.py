@@ -275,6 +275,8 @@ class Emitter:
             j["index"] = self.index_of(op)
         if op.mask is not None:
             j["mask"] = op.mask.id
+        if op.predicate:
+            j["affine_mask"] = True
         if op.kind not in ("store", "hbm_copy"):
             j["tile"] = [op.tile[0], op.tile[1]]
             j["dtype"] = op.dtype

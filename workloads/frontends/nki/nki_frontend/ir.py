@@ -109,6 +109,8 @@ class Op:
         self.source: Optional[HbmTensor] = None  # hbm_copy's from
         self.access: Optional[List[DimAccess]] = None
         self.mask: Optional["Op"] = None
+        # NKI's mask=: a predicate of the instruction, no tile to wait for.
+        self.predicate = False
         self.accumulate = False
         self.transpose = False
         self.insert_transpose = False  # nl.matmul with transpose_x=False

@@ -968,3 +968,6 @@ for _name, _text in {
         "get_nc_version": "gen2 (trn1)",
         "get_nc_sub_version": "0"}.items():
     globals()[_name]._traced_as = _text
+
+
+language.wrap_masked(globals())

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 
 from typing import Optional, Sequence, Tuple
 
-from . import core, ir, tracer
+from . import core, ir, recorder, tracer
 from . import tiles as _tiles
 from .core import (DTYPES, HBM, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, DType,
                    DynSlice, Grid, HbmHandle, HbmView, ParDim, Tile, TileView,
@@ -302,57 +304,56 @@ def is_on_chip(buffer: object) -> bool:
 
 # --- data movement --------------------------------------------------------
 
-def _mask_op(mask: object) -> Optional[ir.Op]:
+def _predicate(mask: object) -> bool:
+    """NKI's `mask=`: a predicate of the instruction (True), or no mask.
+
+    A mask is an affine predicate of the indices and loop variables, on any
+    axis, that the compiler folds into the instruction's access pattern
+    (`nki.isa` reference: "a compile-time constant predicate that controls
+    whether/how this instruction is executed"): no instruction of its own
+    and no tile, so the op reads nothing more (docs/spec-format.md, masks by
+    affine predicate)."""
     if mask is None:
-        return None
+        return False
     if not isinstance(mask, (Predicate, Conjunction)):
         raise err("mask= takes an index predicate such as (i_p < n)")
-    t = tracer.active()
-    preds = mask.parts()
-    if len(preds) != 1:
-        raise err("a mask of several predicates is not yet supported")
-    pred = preds[0]
-    axes = pred.expr.axes()
-    if len(axes) != 1:
-        raise err("a mask predicate names one nl.arange axis")
-    (axis, _), = axes.items()
-    if axis.position != 0:
-        raise err("a mask on a free-axis index is not yet supported (masks "
-                  "on the partition index are)")
-    key = (id(t.loop), repr(pred.expr), pred.op)
-    cache = getattr(t, "masks", None)
-    if cache is None:
-        cache = t.masks = {}
-    if key in cache:
-        return cache[key]
-    # A partition mask is made on chip: GpSimd's iota gives the partition
-    # indices, a comparison turns them into the predicate.
-    saved = tracer.current_line
-    iota = make_op("iota", (), shape=(axis.extent, 1), dtype="int32",
-                   engine="gpsimd")
-    iota.line = iota.stmt = axis.line
-    iota.target = None
-    cmp = make_op("tensor_scalar", [result_tile(iota)],
-                  shape=(axis.extent, 1), dtype="int32")
-    cmp.target = None
-    cache[key] = cmp
-    del saved
-    return cmp
+    return True
 
 
 def _masked(tile: Tile, mask: object) -> None:
-    """A compute op's mask: the op waits for the mask tile (it computes the
-    rows the mask keeps; the model costs the whole tile)."""
-    if mask is None:
+    """A compute op's mask: a predicate of its instruction."""
+    if not _predicate(mask):
         return
     op = tile._a.current
     assert isinstance(op, ir.Op)
-    m = _mask_op(mask)
-    # The mask's ops were recorded after the op; keep source order.
-    body = tracer.active().loop.body
-    body.remove(op)
-    body.append(op)
-    op.mask = m
+    op.predicate = True
+
+
+def takes_mask(fn):
+    """Every op an API function with a `mask=` records while called with
+    one is predicated (recorder.predicated): each function that takes a
+    mask writes it the same way, none makes iota + compare ops for it."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def f(*args: object, **kwargs: object) -> object:
+        try:
+            mask = sig.bind_partial(*args, **kwargs).arguments.get("mask")
+        except TypeError:
+            mask = None  # fn reports the bad call itself
+        with recorder.predicated(_predicate(mask)):
+            return fn(*args, **kwargs)
+    return f
+
+
+def wrap_masked(namespace: dict) -> None:
+    """takes_mask on each public function of a module with a mask=."""
+    for name, fn in list(namespace.items()):
+        if (name.startswith("_") or not inspect.isfunction(fn)
+                or fn.__module__ != namespace["__name__"]):
+            continue
+        if "mask" in inspect.signature(fn).parameters:
+            namespace[name] = takes_mask(fn)
 
 
 def load(src: object, mask: object = None, dtype: object = None,
@@ -363,12 +364,11 @@ def load(src: object, mask: object = None, dtype: object = None,
         else:
             raise err("nl.load reads an HBM tensor (a kernel argument or an "
                       "nl.shared_hbm array)")
-    m = _mask_op(mask)
     d = core.spec_dtype(dtype) if dtype is not None else src.handle._t.dtype
     op = make_op("load", (), shape=src.shape, dtype=d)
     op.tensor = src.handle._t
     op.access = src.dims
-    op.mask = m
+    op.predicate = _predicate(mask)
     op.indirect = core.indirect_ref(src.dims)
     op.after.extend(core.ref_of(w) for w in src.waits)
     return result_tile(op)
@@ -383,12 +383,11 @@ def load_transpose2d(src: object, mask: object = None, dtype: object = None,
     if not isinstance(src, HbmView) or len(src.shape) != 2:
         raise err("nl.load_transpose2d reads a 2-D view of an HBM tensor")
     p, f = src.shape
-    m = _mask_op(mask)
     d = core.spec_dtype(dtype) if dtype is not None else src.handle._t.dtype
     op = make_op("load", (), shape=(f, p), dtype=d)
     op.tensor = src.handle._t
     op.access = src.dims
-    op.mask = m
+    op.predicate = _predicate(mask)
     op.transpose = True
     return result_tile(op)
 
@@ -406,7 +405,6 @@ def store(dst: object, value: object, mask: object = None,
         dst = HbmView(dst.handle, clip_to_mask(dst.dims, mask))
         if isinstance(value, TileView):
             value = TileView(value.tile, clip_to_mask(value.dims, mask))
-    m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)
     ref = op.inputs[0]
@@ -425,7 +423,7 @@ def store(dst: object, value: object, mask: object = None,
                      dtype=tile_dtype(value), result=False)
     op.tensor = dst.handle._t
     op.access = dst.dims
-    op.mask = m
+    op.predicate = _predicate(mask)
     op.indirect = core.indirect_ref(dst.dims)  # a scatter
     op.after.extend(core.ref_of(w) for w in dst.waits)
 
@@ -1165,7 +1163,7 @@ tile_size_2026 = _TileSize2026()
 
 # What the older functions become (the newer ones say it with @traced_as).
 for _name, _text in {
-        "load": "`load` (mask: iota + compare)",
+        "load": "`load` (mask: `affine_mask`)",
         "store": "`store`",
         "load_transpose2d": "`load` with `transpose`",
         "copy": "`tensor_copy`",
@@ -1210,3 +1208,6 @@ setattr(mgrid, "_traced_as", "index axes (.p, .x, ...)")
 # Python operators on tiles (`a + b`, `-x`, `1.0 / s`) trace as these calls.
 _tiles.OPS.add, _tiles.OPS.subtract = add, subtract
 _tiles.OPS.multiply, _tiles.OPS.divide = multiply, divide
+
+
+wrap_masked(globals())

@@ -19,6 +19,26 @@ from .versions import (access_rotation, before_loop, chain_below,
                        rehome, rotated_version, set_version, slot_sum_fits)
 
 
+# How many calls with a mask= are open: every op they record is predicated
+# (NKI's mask= is a predicate of the instruction, ir.Op.predicate).
+_predicated = 0
+
+
+class predicated:
+    """`with predicated(on):` the ops recorded inside carry the predicate."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __enter__(self) -> None:
+        global _predicated
+        _predicated += self.on
+
+    def __exit__(self, *exc: object) -> None:
+        global _predicated
+        _predicated -= self.on
+
+
 def new_array(name: Optional[str], shape: Tuple[int, ...], dtype: str,
               buffer: str, pdim: int = 0) -> ir.Array:
     t = location.active()
@@ -52,6 +72,7 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
                   "most 128 (nl.tile_size.pmax)")
     op.dtype = dtype
     op.buffer = buffer
+    op.predicate = _predicated > 0
     if len(t.ops) >= MAX_TRACED_OPS:
         # Loops traced one iteration at a time (Python ranges where the
         # kernel needs their values) can multiply without bound; a spec
