@@ -298,9 +298,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
 
   EventQueue& heap = scratch.heap;
   heap.Clear();
-  uint64_t seq = 0;
   auto push = [&](double time, uint32_t what, EvKind kind) {
-    heap.Push(time, seq++, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
+    heap.Push(time, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
   };
 
   // Compute engines.
