@@ -16,7 +16,8 @@ import os
 import sys
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(SOURCE, "workloads", "frontends", "nki"))
+sys.path[:0] = [os.path.join(SOURCE, "workloads", "frontends", d)
+                for d in ("nki", "common")]
 
 from nki_frontend import coverage  # noqa: E402
 

@@ -14,8 +14,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
 # The folder that holds the nki_frontend package.
 WORKLOADS = os.path.join(SOURCE, "workloads", "frontends", "nki")
+# The package both front ends share (frontend_common), beside it.
+COMMON = os.path.join(SOURCE, "workloads", "frontends", "common")
+# What trnbench puts on the front end's PYTHONPATH (frontend_process.cc).
+PYTHONPATH = WORKLOADS + os.pathsep + COMMON
 KERNELS = os.path.join(HERE, "kernels")
-sys.path.insert(0, WORKLOADS)
+sys.path[:0] = [WORKLOADS, COMMON]
 
 # CI has the third-party kernels at ../shared relative to the clone.
 SAMPLES = os.environ.get("TRNBENCH_NKI_SAMPLES") or os.path.join(
@@ -39,7 +43,7 @@ def run_frontend(kernel: str, args: str = "", kwargs: Tuple[str, ...] = (),
             cmd += ["--args", args]
         for k in kwargs:
             cmd += ["--kwarg", k]
-        env = dict(os.environ, PYTHONPATH=WORKLOADS,
+        env = dict(os.environ, PYTHONPATH=PYTHONPATH,
                    PYTHONDONTWRITEBYTECODE="1")
         p = subprocess.run(cmd, capture_output=True, text=True, env=env,
                            timeout=120)

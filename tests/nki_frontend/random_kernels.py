@@ -39,7 +39,8 @@ from typing import Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(SOURCE, "workloads", "frontends", "nki"))
+sys.path[:0] = [os.path.join(SOURCE, "workloads", "frontends", d)
+                for d in ("nki", "common")]
 
 from nki_frontend import cli, emit  # noqa: E402
 from nki_frontend.errors import TraceError  # noqa: E402

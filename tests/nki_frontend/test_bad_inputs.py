@@ -16,7 +16,7 @@ import tempfile
 import unittest
 from typing import Dict, List, Optional, Tuple
 
-from frontend_test_util import KERNELS, SOURCE, WORKLOADS
+from frontend_test_util import KERNELS, PYTHONPATH, SOURCE
 
 BAD = os.path.join(SOURCE, "tests", "errors", "kernels", "bad.py")
 COPY = BAD + "::copy"
@@ -26,7 +26,7 @@ PKG = os.path.join(KERNELS, "kernel_pkg", "ops", "scale.py")
 
 def frontend(argv: List[str], cwd: Optional[str] = None,
              env: Optional[Dict[str, str]] = None) -> Tuple[int, str, str]:
-    e = dict(os.environ, PYTHONPATH=WORKLOADS, PYTHONDONTWRITEBYTECODE="1")
+    e = dict(os.environ, PYTHONPATH=PYTHONPATH, PYTHONDONTWRITEBYTECODE="1")
     e.update(env or {})
     p = subprocess.run([sys.executable, "-m", "nki_frontend"] + argv,
                        capture_output=True, text=True, env=e, timeout=600,
@@ -309,7 +309,7 @@ class PackageKernels(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             rc, _, err = frontend([PKG + "::scale_rows", "--args",
                                    "x=256x512:float32"], cwd=d,
-                                  env={"PYTHONPATH": WORKLOADS + ":/tmp"})
+                                  env={"PYTHONPATH": PYTHONPATH + ":/tmp"})
             self.assertEqual(rc, 0, err)
 
 

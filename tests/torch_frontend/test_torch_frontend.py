@@ -203,6 +203,23 @@ class RefusalTest(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("no function nothing; it defines attention", err)
 
+    def test_arguments_within_the_spec_formats_limits(self) -> None:
+        """Dims past the spec format's limits are bad input, said in one
+        line (frontend_common.args), not a front-end bug (exit 3) or a spec
+        trnbench refuses afterwards."""
+        for args, message in [
+                ("x=99999999999999999999x5:float32",
+                 "expected at most 8 dims of at most 1099511627776 each"),
+                ("x=1099511627776x2:float32",
+                 "a tensor has at most 2^40 (1099511627776) elements"),
+                ("x=1x1x1x1x1x1x1x1x1:float32",
+                 "expected at most 8 dims"),
+                ("x=4x8:float32,eps=1e999", "expected a finite number")]:
+            rc, err, specs = trace(f"{FUNCTIONS}::reshaped", args)
+            self.assertEqual((rc, specs), (2, {}), err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn(message, err)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -14,7 +14,8 @@ SOURCE = os.path.dirname(os.path.dirname(HERE))
 FRONTEND = os.path.join(SOURCE, "workloads", "frontends", "torch")
 EXAMPLES = os.path.join(FRONTEND, "examples")
 FUNCTIONS = os.path.join(HERE, "functions.py")
-sys.path.insert(0, FRONTEND)
+sys.path[:0] = [FRONTEND,
+                os.path.join(SOURCE, "workloads", "frontends", "common")]
 
 NO_TORCH = ("PyTorch is not installed: the torch front end needs "
             "python3-torch (apt-get install python3-torch)")

@@ -525,6 +525,29 @@ TEST(LoweringTest, TorchViewsAreFree) {
               ::testing::HasSubstr("a view keeps the element count"));
 }
 
+TEST(LoweringTest, TorchCompiledStoresOnlyTheGraphOutputOfEveryTile) {
+  // 384 rows: three row tiles, each running the whole chain. Only the
+  // graph's output leaves the chip, once per tile; the intermediate stays.
+  const Json tensors = Json::parse(R"([
+    {"name": "x", "shape": [384, 512], "dtype": "bf16"},
+    {"name": "y", "shape": [384, 512], "dtype": "bf16"},
+    {"name": "z", "shape": [384, 512], "dtype": "bf16"}])");
+  const Json ops = Json::parse(R"([
+    {"op": "aten::exp", "inputs": ["x"], "output": "y"},
+    {"op": "aten::exp", "inputs": ["y"], "output": "z"}])");
+  const Program graph = LowerOrDie(Parse(TorchSpec("compiled", tensors, ops)));
+  ASSERT_EQ(graph.dispatches.size(), 1u);
+  const Kernel& k = graph.dispatches[0].kernel;
+  const auto codes = Opcodes(k);
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), "dma_load"), 3);
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), "dma_store"), 3);
+  for (const Instruction& in : k.instrs) {
+    if (k.strings[in.opcode] == "dma_store") {
+      EXPECT_EQ(k.strings[in.label], "z");
+    }
+  }
+}
+
 TEST(LoweringTest, TorchLinearAddsItsBiasOnlyWhenGiven) {
   const Json tensors = Json::parse(R"([
     {"name": "x", "shape": [4, 64], "dtype": "bf16"},

@@ -20,6 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "device_model/memory_limits.h"
 #include "nlohmann/json.hpp"
+#include "support/output_transaction.h"
+#include "tools/trnbench/command_context.h"
 #include "workloads/loading/spec_parser.h"
 
 extern char** environ;
@@ -197,11 +199,16 @@ absl::Status RunFrontEnd(const FrontEnd& fe, const std::string& subject,
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.push_back("--");
   argv.push_back(subject);
-  // The front end's own folder first, whatever the user's PYTHONPATH (kept
-  // after it, for the modules traced code imports); PYTHONSAFEPATH keeps the
-  // working folder off sys.path, so that no file there shadows a module.
+  // The front end's own folder first, then the front ends' shared package
+  // beside it (workloads/frontends/common), whatever the user's PYTHONPATH
+  // (kept after them, for the modules traced code imports); PYTHONSAFEPATH
+  // keeps the working folder off sys.path, so that no file there shadows a
+  // module.
   const char* old_path = std::getenv("PYTHONPATH");
-  std::string path = fe.dir;
+  std::filesystem::path dir(fe.dir);
+  if (!dir.has_filename()) dir = dir.parent_path();  // "frontends/nki/"
+  std::string path =
+      absl::StrCat(fe.dir, ":", (dir.parent_path() / "common").string());
   if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
   auto child = RunChild(argv, {"PYTHONPATH=" + path, "PYTHONSAFEPATH=1",
                                "PYTHONDONTWRITEBYTECODE=1"});
@@ -250,6 +257,29 @@ absl::Status CheckTracedSpec(const FrontEnd& fe, const std::string& subject,
       fe.flag, " ", subject, ": ",
       AtSourceLine(spec.status().message(), out, text, file), ": ", fe.label,
       " wrote a spec that trnbench refuses, a bug of the front end"));
+}
+
+std::string FrontEndFolder(const char* env_var, const std::string& subdir) {
+  if (const char* p = std::getenv(env_var); p != nullptr && *p) return p;
+  return SourceDir() + "/" + subdir;
+}
+
+void RemoveTempDir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+absl::Status WriteEmittedSpec(const std::string& traced,
+                              const std::string& to) {
+  if (traced.empty()) return absl::OkStatus();
+  std::ifstream in(traced, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) {
+    return absl::InternalError(absl::StrCat("cannot read ", traced));
+  }
+  return WriteFileAtomic(to, text.str());
 }
 
 }  // namespace trn

@@ -24,8 +24,10 @@ struct FrontEnd {
 
 // Runs `python3 -m MODULE FLAGS... -- SUBJECT`, each flag one
 // "--flag=VALUE" (a value starting with '-' is never taken for a flag),
-// with PYTHONPATH the front end's folder first and the inherited one after
-// it (replacing, not adding to, the inherited entry) and PYTHONSAFEPATH=1.
+// with PYTHONPATH the front end's folder first, the shared package's folder
+// `common` beside it next (workloads/frontends/common), and the inherited
+// one after them (replacing, not adding to, the inherited entry) and
+// PYTHONSAFEPATH=1.
 // Exit 0: ok. Exit 2 (bad input): InvalidArgument "FLAG SUBJECT: <the last
 // line of its stderr>" (the last 64 KiB are kept). python3 missing:
 // InvalidArgument saying what to install. Anything else: Internal.
@@ -51,6 +53,19 @@ absl::StatusOr<std::string> MakeTempDir(const std::string& stem);
 
 // The traced spec's file name: FILE.py::FUNCTION -> <index>_FUNCTION.json.
 std::string SpecFileName(const std::string& function_ref, size_t index);
+
+// The folder that holds a front end's package: $ENV_VAR when set and not
+// empty, else the source tree's `subdir` (workloads/frontends/nki, ...).
+std::string FrontEndFolder(const char* env_var, const std::string& subdir);
+
+// Removes a MakeTempDir folder and all it holds; nothing when `dir` is
+// empty. Errors are ignored: it runs from destructors, after the command's
+// outcome is decided.
+void RemoveTempDir(const std::string& dir);
+
+// Copies the traced spec `traced` to --emit-spec's `to`, atomically
+// (support/output_transaction.h); nothing when `traced` is empty.
+absl::Status WriteEmittedSpec(const std::string& traced, const std::string& to);
 
 }  // namespace trn
 

@@ -1,9 +1,6 @@
 #include "tools/trnbench/kernel_source.h"
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -12,7 +9,6 @@
 #include "device_model/memory_limits.h"
 #include "harness/runner/runner.h"
 #include "support/ordered_parallel.h"
-#include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/frontend_process.h"
@@ -80,18 +76,10 @@ std::vector<SweepPoint> SweepPoints(const std::vector<std::string>& kwargs) {
 }  // namespace
 
 std::string FrontEndDir() {
-  if (const char* p = std::getenv("TRNBENCH_NKI_FRONTEND");
-      p != nullptr && *p) {
-    return p;
-  }
-  return SourceDir() + "/workloads/frontends/nki";
+  return FrontEndFolder("TRNBENCH_NKI_FRONTEND", "workloads/frontends/nki");
 }
 
-TracedKernels::~TracedKernels() {
-  if (dir_.empty()) return;
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
-}
+TracedKernels::~TracedKernels() { RemoveTempDir(dir_); }
 
 absl::Status TracedKernels::Trace(Options& o) {
   if (o.kernels.empty()) {
@@ -225,14 +213,7 @@ absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,
 }
 
 absl::Status TracedKernels::WriteEmitted(const Options& o) const {
-  if (emitted_.empty()) return absl::OkStatus();
-  std::ifstream in(emitted_, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) {
-    return absl::InternalError(absl::StrCat("cannot read ", emitted_));
-  }
-  return WriteFileAtomic(o.emit_spec, text.str());
+  return WriteEmittedSpec(emitted_, o.emit_spec);
 }
 
 }  // namespace trn

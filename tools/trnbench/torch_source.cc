@@ -1,18 +1,14 @@
 #include "tools/trnbench/torch_source.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
 #include "tools/trnbench/frontend_process.h"
@@ -71,18 +67,10 @@ std::vector<std::vector<std::string>> Points(
 }  // namespace
 
 std::string TorchFrontEndDir() {
-  if (const char* p = std::getenv("TRNBENCH_TORCH_FRONTEND");
-      p != nullptr && *p) {
-    return p;
-  }
-  return SourceDir() + "/workloads/frontends/torch";
+  return FrontEndFolder("TRNBENCH_TORCH_FRONTEND", "workloads/frontends/torch");
 }
 
-TracedTorch::~TracedTorch() {
-  if (dir_.empty()) return;
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
-}
+TracedTorch::~TracedTorch() { RemoveTempDir(dir_); }
 
 absl::Status TracedTorch::Trace(Options& o) {
   if (o.torch.empty()) {
@@ -179,14 +167,7 @@ absl::StatusOr<std::optional<WorkloadSpec>> TracedTorch::AtPoint(
 }
 
 absl::Status TracedTorch::WriteEmitted(const Options& o) const {
-  if (emitted_.empty()) return absl::OkStatus();
-  std::ifstream in(emitted_, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) {
-    return absl::InternalError(absl::StrCat("cannot read ", emitted_));
-  }
-  return WriteFileAtomic(o.emit_spec, text.str());
+  return WriteEmittedSpec(emitted_, o.emit_spec);
 }
 
 }  // namespace trn

@@ -51,11 +51,12 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
                            Kernel& kernel) {
   KernelBuilder b(kernel, profile);
   const int64_t pmax = profile.memory.partitions;
-  std::map<std::string, int> uses;  // reads left inside this kernel
-  std::map<std::string, bool> produced_here;
+  // Reads of each tensor inside this kernel, per row tile: every tile runs
+  // the whole chain, so each tile starts from these counts (a tile's
+  // intermediate is stored only when no later op of the chain reads it).
+  std::map<std::string, int> reads;
   for (const TorchOp* op : ops) {
-    for (const auto& in : op->inputs) ++uses[in];
-    produced_here[op->output] = true;
+    for (const auto& in : op->inputs) ++reads[in];
   }
   // Rows tile over partitions; every tile runs the whole chain.
   int64_t rows = 1;
@@ -70,6 +71,7 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
       earlier + static_cast<size_t>(tiles * static_cast<int64_t>(ops.size()))));
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t tile_rows = std::min(pmax, rows - t * pmax);
+    std::map<std::string, int> uses = reads;  // reads left in this tile
     std::map<std::string, Deps> ready;  // tensor -> instructions making it
     for (const TorchOp* op : ops) {
       const AtenOpInfo* info = FindAtenOp(op->op);

@@ -3,112 +3,43 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import inspect
 import json
-import math
 import os
 import re
 import resource
 import signal
 import sys
 import time
-import warnings
 from typing import Dict, List, NoReturn, Optional, Set, Tuple
+
+from frontend_common import args as args_text
 
 from . import (blame, core, emit, ir, kwarg_exprs, language, lists, loader,
                location, modules, output, tracer)
 from .errors import FrontEndBug, TraceError, TraceTimeout
 from .expr import LoopVar
 
-# A tensor argument's rank and dims: as the spec format's (docs/
-# spec-format.md) limits, so that no text reaches a spec it refuses.
-MAX_RANK = 8
-MAX_DIM = 1 << 40
-_DIMS = re.compile(r"\d+(?:x\d+)*")
-_TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
-
 
 def parse_args_text(text: str) -> Dict[str, object]:
-    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value."""
-    out: Dict[str, object] = {}
-    if not text:
-        return out
-    for item in text.split(","):
-        name, eq, value = item.partition("=")
-        if not eq or not name.isidentifier():
-            raise TraceError(f"--args {item}: expected NAME=DIMSxDIMS:dtype "
-                             "or NAME=NUMBER")
-        if name in out:
-            raise TraceError(f"--args: {name} is given twice")
-        m = _TENSOR_ARG.match(value)
-        if m:
-            digits = m.group(1).split("x")
-            if len(digits) > MAX_RANK or any(len(x) > 18 for x in digits):
-                raise TraceError(f"--args {item}: expected at most "
-                                 f"{MAX_RANK} dims of at most {MAX_DIM} each")
-            dims = tuple(int(x) for x in digits)
-            if any(d < 1 for d in dims):
-                raise TraceError(f"--args {item}: dims are at least 1")
-            if math.prod(dims) > MAX_DIM:
-                raise TraceError(f"--args {item}: a tensor has at most 2^40 "
-                                 f"({MAX_DIM}) elements")
-            if m.group(2) not in core.ARG_DTYPES:
-                raise TraceError(
-                    f"--args {item}: dtype {m.group(2)} is not supported; "
-                    f"supported: {core.SUPPORTED_DTYPES}")
-            out[name] = (dims, m.group(2))
-            continue
-        number = _literal(value)
-        if isinstance(number, bool) or not isinstance(number, (int, float)):
-            raise TraceError(f"--args {item}: expected DIMSxDIMS:dtype (such "
-                             "as 8192x4096:bfloat16) or a number")
-        if isinstance(number, float) and not math.isfinite(number):
-            raise TraceError(f"--args {item}: expected a finite number")
-        out[name] = number
-    return out
+    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value, a tensor
+    as ((dims...), dtype name) (frontend_common.args)."""
+    try:
+        return args_text.parse_args_text(
+            text, lambda n: n if n in core.ARG_DTYPES else None,
+            core.SUPPORTED_DTYPES, "8192x4096:bfloat16")
+    except args_text.ArgsError as e:
+        raise TraceError(str(e)) from None
 
 
 def reshape_args(args: Dict[str, object], shapes: List[str]) -> None:
-    """`--shape delta,u,out=4096x512`, as a validation figure names its
-    point (docs/spec-format.md, "--shape"): each named tensor argument
-    takes the dims, as its last dims (`delta` 1x4096x8192 becomes
-    1x4096x512: the leading dims a spec writes without, such as a batch
-    of 1, are kept). A name that is not a tensor argument (the spec's
-    output, `out`) is skipped: the kernel makes its outputs from its
-    arguments. A text that names no argument is an error."""
-    for text in shapes:
-        names, eq, dims_text = text.partition("=")
-        # Decimal digits only (int() also takes "1_000" and " 5"), within
-        # the spec format's limits as --args.
-        if not eq or not names or not _DIMS.fullmatch(dims_text):
-            raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
-        digits = dims_text.split("x")
-        if len(digits) > MAX_RANK or any(len(x) > 18 for x in digits):
-            raise TraceError(f"--shape {text}: expected at most {MAX_RANK} "
-                             f"dims of at most {MAX_DIM} each")
-        dims = tuple(int(d) for d in digits)
-        if any(d < 1 for d in dims):
-            raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
-        hit = False
-        for name in names.split(","):
-            value = args.get(name)
-            if not isinstance(value, tuple):
-                continue
-            old, dtype = value
-            if len(dims) > len(old):
-                raise TraceError(f"--shape {text}: {name} has rank "
-                                 f"{len(old)}, fewer than {len(dims)} dims")
-            new = old[:len(old) - len(dims)] + dims
-            if math.prod(new) > MAX_DIM:
-                raise TraceError(f"--shape {text}: {name} would have more "
-                                 f"than 2^40 ({MAX_DIM}) elements")
-            args[name] = (new, dtype)
-            hit = True
-        if not hit:
-            raise TraceError(f"--shape {text}: names no tensor argument of "
-                             f"the kernel ({', '.join(args) or 'none'})")
+    """`--shape NAME,...=DIMS` applied to `args` in place
+    (frontend_common.args.reshape_args)."""
+    try:
+        args.update(args_text.reshape_args(args, shapes, "kernel"))
+    except args_text.ArgsError as e:
+        raise TraceError(str(e)) from None
 
 
 def parse_kwarg(text: str) -> Tuple[str, object, str]:
@@ -118,29 +49,10 @@ def parse_kwarg(text: str) -> Tuple[str, object, str]:
     if value.startswith(kwarg_exprs.PREFIX):
         return name, kwarg_exprs.KernelExpr(
             name, value[len(kwarg_exprs.PREFIX):]), value
-    parsed = _literal(value)
-    return name, value if parsed is _NOT_A_LITERAL else parsed, value
-
-
-_NOT_A_LITERAL = object()
-
-
-def _literal(text: str) -> object:
-    """A Python literal (a number, string, tuple, list, dict, set, True,
-    None), or _NOT_A_LITERAL. Whatever the text, nothing else escapes: a
-    deep nest is a RecursionError, {[]: 1} a TypeError, a long text a
-    MemoryError, and an int of 5000 digits a ValueError."""
-    if len(text) > 100000:
-        return _NOT_A_LITERAL
-    try:
-        with warnings.catch_warnings():
-            # "1abc" warns (invalid decimal literal) on stderr: a second
-            # line after the refusal. It is no literal; that is all.
-            warnings.simplefilter("ignore")
-            return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, RecursionError,
-            MemoryError):
-        return _NOT_A_LITERAL
+    parsed = args_text.literal(value)
+    if parsed is args_text.NOT_A_LITERAL:
+        return name, value, value
+    return name, parsed, value
 
 
 def sha256_of(path: str) -> str:

@@ -9,7 +9,6 @@ bug of the front end itself."""
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
 import os
@@ -18,78 +17,36 @@ import sys
 import traceback
 from typing import Dict, List, Optional, Tuple
 
+from frontend_common import args as args_text
+
 from .errors import TraceError
 
-_TENSOR_ARG = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
 VARIANTS = ("eager", "compiled")
 
-Args = Dict[str, object]  # name -> (dims, dtype) or a number
+Args = args_text.Args  # name -> (dims, dtype) or a number
 
 
 def parse_args_text(text: str) -> Args:
-    """`x=4x512:bfloat16,weight=512:bfloat16,eps=1e-6`."""
+    """`x=4x512:bfloat16,weight=512:bfloat16,eps=1e-6`, a tensor as
+    ((dims...), torch dtype) (frontend_common.args)."""
     from . import dtypes
 
-    out: Args = {}
-    if not text:
-        return out
-    for item in text.split(","):
-        name, eq, value = item.partition("=")
-        if not eq or not name.isidentifier():
-            raise TraceError(f"--args {item}: expected NAME=DIMSxDIMS:dtype "
-                             "or NAME=NUMBER")
-        if name in out:
-            raise TraceError(f"--args: {name} is given twice")
-        m = _TENSOR_ARG.match(value)
-        if m:
-            dims = tuple(int(x) for x in m.group(1).split("x"))
-            if any(d < 1 for d in dims):
-                raise TraceError(f"--args {item}: dims are at least 1")
-            if m.group(2) not in dtypes.ARG_DTYPES:
-                raise TraceError(f"--args {item}: dtype {m.group(2)} is not "
-                                 "supported; supported: "
-                                 f"{dtypes.supported_arg_dtypes()}")
-            out[name] = (dims, dtypes.ARG_DTYPES[m.group(2)])
-            continue
-        try:
-            number = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            number = None
-        if isinstance(number, bool) or not isinstance(number, (int, float)):
-            raise TraceError(f"--args {item}: expected DIMSxDIMS:dtype (such "
-                             "as 4x512:bfloat16) or a number")
-        out[name] = number
-    return out
+    try:
+        return args_text.parse_args_text(
+            text, dtypes.ARG_DTYPES.get, dtypes.supported_arg_dtypes(),
+            "4x512:bfloat16")
+    except args_text.ArgsError as e:
+        raise TraceError(str(e)) from None
 
 
 def reshape_args(args: Args, shapes: List[str]) -> Args:
     """`--shape x=8x1024`: the named tensor arguments take the dims as their
     last dims, as --shape does for an NKI kernel (docs/spec-format.md); a
     name that is no tensor argument (an op's output) is skipped."""
-    args = dict(args)
-    for text in shapes:
-        names, eq, dims_text = text.partition("=")
-        try:
-            dims = tuple(int(d) for d in dims_text.split("x"))
-        except ValueError:
-            dims = ()
-        if not eq or not names or not dims or any(d < 1 for d in dims):
-            raise TraceError(f"--shape {text}: expected NAME,...=DIMSxDIMS")
-        hit = False
-        for name in names.split(","):
-            value = args.get(name)
-            if not isinstance(value, tuple):
-                continue
-            old, dtype = value
-            if len(dims) > len(old):
-                raise TraceError(f"--shape {text}: {name} has rank "
-                                 f"{len(old)}, fewer than {len(dims)} dims")
-            args[name] = (old[:len(old) - len(dims)] + dims, dtype)
-            hit = True
-        if not hit:
-            raise TraceError(f"--shape {text}: names no tensor argument of "
-                             f"the function ({', '.join(args) or 'none'})")
-    return args
+    try:
+        return args_text.reshape_args(args, shapes, "function")
+    except args_text.ArgsError as e:
+        raise TraceError(str(e)) from None
 
 
 def workload_name(function: str) -> str:
