@@ -63,6 +63,40 @@ class Corpus(unittest.TestCase):
                 self.assertRegex(res.why, os.path.basename(r.path) +
                                  r":\d+: ")
 
+    def test_nkibench_spill_bytes_are_the_measured_within_10_percent(
+            self) -> None:
+        # NKIBench's cases.tsv gives what neuron-profile measured on trn1:
+        # the kernels that spilled nothing spill nothing in the model, and
+        # bmm_softmax's saved and reloaded bytes are within 10% (the
+        # compiler stage's spill rule, docs/spec-format.md, "Spilling").
+        if not self.trnbench:
+            self.skipTest("no trnbench binary to run the kernels")
+        measured = {}
+        with open(os.path.join(corpus.NKIBENCH, "cases.tsv"),
+                  encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                row = dict(zip(header, line.rstrip("\n").split("\t")))
+                measured[row["kernel_file"]] = (
+                    int(row["spill_save_bytes"]),
+                    int(row["spill_reload_bytes"]))
+        checked = 0
+        for r, res in self.results.values():
+            name = os.path.basename(r.path)
+            if name not in measured or res.status != "run":
+                continue
+            with self.subTest(r.id):
+                model = tuple(int(x) for x in res.spill.split(" / "))
+                for what, got, want in zip(("saved", "reloaded"), model,
+                                           measured[name]):
+                    if want == 0:
+                        self.assertEqual(got, 0, what)
+                    else:
+                        self.assertLessEqual(abs(got - want), want / 10,
+                                             f"{what}: {got} vs {want}")
+                checked += 1
+        self.assertGreaterEqual(checked, 7)
+
 
 if __name__ == "__main__":
     unittest.main()

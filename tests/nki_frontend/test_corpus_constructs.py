@@ -13,7 +13,8 @@ import subprocess
 import tempfile
 import unittest
 
-from frontend_test_util import KERNELS, SOURCE, find, run_frontend, trace
+from frontend_test_util import (KERNELS, SOURCE, find, ops, run_frontend,
+                                trace)
 
 KERNEL = os.path.join(KERNELS, "corpus_constructs.py")
 TRNBENCH = os.environ.get("TRNBENCH_BINARY") or os.path.join(
@@ -252,12 +253,29 @@ class PythonAsWritten(Runs):
         spec = trace(f"{self.PY}::first_program_exp[1]", "x=128x512:float32")
         act, = find(spec, op="activation")
         self.assertEqual(act["func"], "exp")
-        # Two programs: the index is the grid loop's variable, and a branch
-        # on it stays refused in one line.
+        self.check_runs(spec)
+
+    def test_programs_allocating_different_hbm_are_refused(self) -> None:
         from nki_frontend.errors import TraceError
         with self.assertRaises(TraceError) as e:
-            trace(f"{self.PY}::first_program_exp[2]", "x=128x512:float32")
-        self.assertIn("control flow", e.exception.line())
+            trace(f"{self.PY}::per_program_output[2]", "x=128x512:float32")
+        line = e.exception.line()
+        self.assertIn("python_constructs.py:", line)
+        self.assertIn("program (1,) allocates HBM tensors the first "
+                      "program did not (a [128, 512]", line)
+
+    def test_a_branch_on_todays_program_id_traces_each_program(
+            self) -> None:
+        # Two programs: a decision on the index (the NKI Library's `if
+        # prg_id == 0:`) traces each program's body in turn, the HBM
+        # tensors the first allocates shared.
+        spec = trace(f"{self.PY}::first_program_exp[2]", "x=128x512:float32")
+        self.assertEqual([op["op"] for _, op in ops(spec)
+                          if op.get("op", "loop") != "loop"],
+                         ["load", "activation", "store", "load", "store"])
+        self.assertEqual([x["name"] for x in spec["tensors"]
+                          if not x["name"].startswith("iter_")],
+                         ["x", "out"])
         self.check_runs(spec)
 
     def test_an_nki_class_refuses_an_unknown_field(self) -> None:
@@ -310,6 +328,51 @@ class ConfigurationObjects(Runs):
                 self.assertIn("--kwarg cfg=", err)
 
 
+class SecondOutputs(Runs):
+    def test_match_replace_writes_its_indices(self) -> None:
+        spec = traced("match_replace_indices", "x=128x512:float32")
+        mr = [op for op in find(spec, op="tensor_scalar")]
+        self.assertEqual(len(mr), 1)
+        copy, = find(spec, op="tensor_copy")  # the indices, read from it
+        self.assertEqual(copy["inputs"], [mr[0]["id"]])
+        self.assertEqual(copy["tile"], [128, 8])
+        store, = [s for s in find(spec, op="store") if s["tensor"] == "idx"]
+        self.assertEqual(store["inputs"], [copy["id"]])
+        self.check_runs(spec)
+
+    def test_the_indices_beside_a_3d_result(self) -> None:
+        # The reference flattens the free dims: 8 elements of [4, 4] are
+        # its first two rows.
+        spec = traced("match_replace_3d", "x=128x4x4:float32")
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(copy["tile"], [128, 8])
+        self.assertEqual(copy["slices"], [[128, 8]])  # of the [128, 16]
+        self.check_runs(spec)
+
+
+class MaskedStores(Runs):
+    def test_a_masked_store_moves_the_rows_its_mask_keeps(self) -> None:
+        spec = traced("masked_store_rows", "x=128x512:float32")
+        store, = find(spec, op="store")
+        self.assertEqual(store["index"], [":", ":"])  # all of [64, 512]
+        copy, = find(spec, op="tensor_copy")  # the part the store moves
+        self.assertEqual(copy["tile"], [64, 512])
+        self.assertEqual(store["inputs"], [copy["id"]])
+        self.check_runs(spec)
+
+    def test_clip_to_mask_combines_conditions(self) -> None:
+        from nki_frontend import ir
+        from nki_frontend.expr import Affine, Axis
+        from nki_frontend.indexing import clip_to_mask
+        ip, jf = Axis(128, 0, 2, 1), Axis(512, 1, 2, 1)
+        dims = [ir.DimAccess(Affine({}, 0), 128, False, 0),
+                ir.DimAccess(Affine({}, 0), 512, False, 1)]
+        mask = (Affine({ip: 1}) < 64) & (Affine({jf: 1}) <= 255)
+        self.assertEqual([d.extent for d in clip_to_mask(dims, mask)],
+                         [64, 256])
+        self.assertEqual([d.extent for d in dims], [128, 512])  # unchanged
+
+
 class RangeLoops(Runs):
     """A Python `range`'s variable is an int the kernel may compute with;
     the loop is cut only where a decision on it changes, so the spec stays
@@ -346,6 +409,18 @@ class RangeLoops(Runs):
         size = [len(json.dumps(s["kernel"])) for s in (ranged, affine)]
         self.assertLessEqual(size[0], 2 * size[1], size)
 
+    def test_the_same_kernel_with_todays_affine_range(self) -> None:
+        # Written with nl.affine_range (today an alias of range), the
+        # same kernel: the same loop and tail, the loop kind aside.
+        ranged = self.traced("exp_rows_tail", "x=1100x512:float32")
+        affine = self.traced("exp_rows_tail_affine", "x=1100x512:float32")
+        size = [len(json.dumps(s["kernel"])) for s in (ranged, affine)]
+        self.assertLessEqual(size[0], 2 * size[1], size)
+        loop, = find(affine, var="i")
+        self.assertEqual(loop["range"], "affine")
+        self.assertEqual(len(find(affine, op="load")), 2)
+        self.check_runs(affine)
+
     def test_a_triangular_nest_unrolls_the_outer_loop_only(self) -> None:
         spec = self.traced("triangular", "x=512x64:float32")
         inner = find(spec, var="j")
@@ -367,19 +442,88 @@ class RangeLoops(Runs):
 
     def test_a_decision_on_the_first_iteration_cuts_it_off(self) -> None:
         # The piece after it starts at tile 1, which a spec loop's index
-        # cannot say yet: refused in one line where the spec is written.
-        line = self.refusal("first_special", "x=128x2048:float32")
+        # cannot say: its 3 iterations are traced one by one.
+        spec = self.traced("first_special", "x=128x2048:float32")
+        self.assertEqual(find(spec, var="i"), [])
+        self.assertEqual([ld["index"][1] for ld in find(spec, op="load")],
+                         ["0:512", "512:1024", "1024:1536", "1536:2048"])
+        acts = [op.get("func") for op in find(spec, op="activation")]
+        self.assertEqual(acts, ["exp", "tanh", "tanh", "tanh"], acts)
+        self.check_runs(spec)
+
+    def test_a_late_piece_indexing_from_the_start_stays_a_loop(
+            self) -> None:
+        spec = self.traced("shifted_after_first", "x=512x64:float32")
+        loop, = find(spec, var="i")
+        load, = find(spec, op="load")
+        self.assertIn(load, loop["body"])
+        self.assertEqual(load["index"], ["i", ":"])
+        self.check_runs(spec)
+
+    def test_a_late_piece_of_too_many_iterations_is_refused(self) -> None:
+        line = self.refusal("first_special", "x=128x262144:float32")
         self.assertIn("range_loops.py:", line)
-        self.assertIn("index 512*i + 512", line)
+        self.assertIn("indexing x by i from iteration 1", line)
+        self.assertIn("each of its 511 iterations", line)
 
     def test_too_many_iterations_to_trace_one_by_one(self) -> None:
         line = self.refusal("needs_every_value", "x=128x1024:float32")
         self.assertIn("range_loops.py:", line)
         self.assertIn("each of its 256 iterations", line)
 
-    def test_an_affine_ranges_variable_stays_symbolic(self) -> None:
-        line = self.refusal("affine_decision", "x=128x2048:float32")
-        self.assertIn("cannot be traced symbolically", line)
+    def test_an_sdk2x_affine_ranges_variable_stays_symbolic(self) -> None:
+        from nki_frontend.errors import TraceError
+        with self.assertRaises(TraceError) as e:
+            trace(os.path.join(KERNELS, "range_loops_sdk2x.py") +
+                  "::affine_decision", "x=128x2048:float32")
+        self.assertIn("cannot be traced symbolically", e.exception.line())
+
+    def test_todays_affine_range_is_pythons_range(self) -> None:
+        # The 2026-08 reference: affine_range "is an alias for Python's
+        # range()"; the loop stays affine, cut where the decision changes.
+        spec = self.traced("affine_first_special", "x=128x2048:float32")
+        loop, = find(spec, var="i")
+        self.assertEqual(loop["range"], "affine")
+        tail = [op for op in find(spec, op="load") if op not in loop["body"]]
+        self.assertEqual([op["index"] for op in tail], [[":", "1536:2048"]])
+        acts = [op.get("func") for op in find(spec, op="activation")]
+        self.assertEqual(acts, ["exp"], acts)  # the last iteration only
+        self.check_runs(spec)
+
+    def test_loop_variables_that_cancel_compare_as_numbers(self) -> None:
+        spec = self.traced("cancelled_rows", "x=512x256:float32")
+        self.assertEqual(find(spec, op="memset"), [])  # rows < 128: never
+        self.check_runs(spec)
+
+    def test_a_loop_no_spec_loop_says_is_traced_per_iteration(
+            self) -> None:
+        spec = self.traced("two_outputs_in_place", "x=128x512:float32")
+        self.assertEqual(find(spec, var="k"), [])
+        # max8 and the sum (both tensor_reduce), once per iteration.
+        self.assertEqual(len(find(spec, op="tensor_reduce")), 4)
+        self.check_runs(spec)
+
+    def test_unrolling_past_what_a_spec_holds_stops_early(self) -> None:
+        import time
+        start = time.process_time()
+        line = self.refusal("unrolls_too_far", "x=128x512:float32")
+        self.assertIn("range_loops.py:", line)
+        self.assertIn("the kernel unrolls too far: more than 12000 ops", line)
+        self.assertLess(time.process_time() - start, 30)
+
+    def test_true_division_of_the_variable_is_a_value(self) -> None:
+        spec = self.traced("true_division", "x=128x1280:float32")
+        self.assertEqual([ld["index"][1] for ld in find(spec, op="load")],
+                         ["0:512", "512:896"])
+        self.check_runs(spec)
+
+    def test_and_of_decisions_is_pythons(self) -> None:
+        spec = self.traced("and_of_decisions", "x=128x2048:float32")
+        loop, = find(spec, var="i")  # 0..2 a loop, 3 on its own
+        tail = [op for op in find(spec, op="load") if op not in loop["body"]]
+        self.assertEqual([op["index"] for op in tail], [[":", "1536:2048"]])
+        self.assertEqual(len(find(spec, op="activation")), 1)
+        self.check_runs(spec)
 
     def test_arithmetic_on_a_buffer_index_traces_each_iteration(
             self) -> None:
@@ -398,6 +542,39 @@ class RangeLoops(Runs):
         self.assertEqual(loops.pieces(9, {8}), [(0, 8), (8, 1)])
         self.assertEqual(loops.pieces(9, {0, 1, 9}), [(0, 1), (1, 8)])
         self.assertEqual(loops.pieces(3, {1, 2}), [(0, 1), (1, 1), (2, 1)])
+
+
+class AndOfPredicates(unittest.TestCase):
+    """A kernel file's `and` is compiled as expr.predicate_and: two index
+    predicates make one mask (the nc_match_replace8 reference's
+    `mask=(ix < n // 2 and iy < m // 2)`), anything else is Python's."""
+
+    def test_index_predicates_make_one_mask(self) -> None:
+        from nki_frontend.expr import (Affine, Axis, Conjunction,
+                                       predicate_and)
+        ix, iy = Axis(128, 0, 2, 1), Axis(512, 1, 2, 1)
+        both = predicate_and(Affine({ix: 1}) < 64, lambda: Affine({iy: 1})
+                             < 256)
+        self.assertIsInstance(both, Conjunction)
+        self.assertEqual([p.op for p in both.parts()], ["<", "<"])
+
+    def test_pythons_and_elsewhere(self) -> None:
+        import ast
+        from nki_frontend import lists
+        from nki_frontend.expr import predicate_and
+        src = ("def f(a, b):\n    return a and 1 // b and 'last'\n"
+               "class C:\n    x = 1\n    y = True and x\n"
+               "class D(C):\n    def g(self):\n"
+               "        return self and super().__init__ is not None\n")
+        ns = {"__nki_and__": predicate_and}
+        exec(lists.rewrite(ast.parse(src), "<k>"), ns)
+        self.assertEqual(ns["f"](0, 0), 0)  # short-circuit: no 1 // 0
+        self.assertEqual(ns["f"](1, 2), 0)
+        self.assertEqual(ns["f"](1, 1), "last")
+        with self.assertRaises(ZeroDivisionError):
+            ns["f"](1, 0)
+        self.assertEqual(ns["C"].y, 1)  # a class body's `and` is Python's
+        self.assertTrue(ns["D"]().g())  # super() keeps its method
 
 
 if __name__ == "__main__":

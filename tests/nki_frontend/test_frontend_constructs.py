@@ -118,6 +118,17 @@ class NewApi(unittest.TestCase):
         self.assertEqual(store["inputs"], ["res_out"])
         self.assertEqual(store["index"], ["m", ":"])
 
+    def test_todays_identity_matrix_is_a_tile_in_sbuf(self) -> None:
+        spec = trace(f"{k('new_api_kernel.py')}::identity_transpose",
+                     "x=128x64:bfloat16")
+        identity = [x for x in spec["tensors"] if x["name"] == "identity"]
+        self.assertEqual(identity[0]["shape"], [128, 128])
+        load = [ld for ld in find(spec, op="load")
+                if ld["tensor"] == "identity"]
+        self.assertEqual(len(load), 1)
+        mm, = find(spec, op="matmul")
+        self.assertIn(load[0]["id"], mm["inputs"])
+
     def test_compiler_allocated_tensor_is_an_sbuf_tensor(self) -> None:
         spec = trace(f"{k('new_api_kernel.py')}::auto_allocated",
                      "x=128x64:float32")
@@ -309,6 +320,28 @@ class Privatized(unittest.TestCase):
         self.assertEqual(transpose["op"], "transpose")
         self.assertEqual(transpose["tile_buffers"], 4)
 
+    def test_alloc_by_a_modulo_function_is_its_mod_alloc(self) -> None:
+        # The SDK 2.26 reference: alloc(func) asks func where each logical
+        # tile goes; a placement periodic per block dim is a mod_alloc.
+        spec = trace(f"{k('rotated.py')}::placed_by_function",
+                     "x=2048x128:bfloat16")
+        loop, = spec["kernel"]["loops"]
+        transpose = loop["body"][1]
+        self.assertEqual(transpose["op"], "transpose")
+        self.assertEqual(transpose["tile_buffers"], 4)
+
+    def test_alloc_placements_the_format_cannot_say_are_refused(
+            self) -> None:
+        from nki_frontend.errors import TraceError
+        for fn, want in (("placed_irregularly", "not a modulo allocation"),
+                         ("placed_nowhere", "a tuple of 3 integers")):
+            with self.subTest(fn), self.assertRaises(TraceError) as e:
+                trace(f"{k('rotated.py')}::{fn}", "x=2048x128:bfloat16")
+            line = e.exception.line()
+            self.assertIn("rotated.py:", line)
+            self.assertIn("nki.compiler.psum.alloc", line)
+            self.assertIn(want, line)
+
     def test_an_accumulator_stays_carried(self) -> None:
         # `total += t` reads the previous iteration's total: not the loop's
         # own, even though nothing reads it after the loop.
@@ -426,6 +459,28 @@ class States(unittest.TestCase):
         self.assertNotIn("id", loop)  # no array is the loop's result
 
 
+class AllocatedLists(unittest.TestCase):
+    """Lists of allocated tiles (the NKI Library's ndarray helper, its
+    nested lists of PSUM tiles): no op makes their tiles in the loop that
+    appends them, so no block holds them; the Python range loops that
+    build them run one iteration at a time, as Python's lists do."""
+
+    def test_a_flat_list_of_allocations(self) -> None:
+        spec = trace(f"{k('allocated_lists.py')}::allocated_tiles",
+                     "x=512x512:float32")
+        self.assertEqual(find(spec, op="loop", var="i"), [])
+        loads = find(spec, op="load")
+        self.assertEqual([ld["index"][0] for ld in loads],
+                         ["0:128", "128:256", "256:384", "384:512"])
+        self.assertEqual(len(find(spec, op="store")), 4)
+
+    def test_a_nested_list_of_psum_tiles(self) -> None:
+        spec = trace(f"{k('allocated_lists.py')}::allocated_grid",
+                     "x=512x128:float32")
+        self.assertEqual(len(find(spec, op="transpose")), 4)
+        self.assertEqual(len(find(spec, op="store")), 4)
+
+
 class NoReorder(unittest.TestCase):
     """nki.compiler.no_reorder() and nl.no_reorder(): "no_reorder" on the
     loops whose program order the scheduler keeps (docs/spec-format.md)."""
@@ -474,6 +529,71 @@ class NestedAccumulation(unittest.TestCase):
         self.assertEqual(copy["inputs"], ["res"])
 
 
+class NestedFission(unittest.TestCase):
+    """Loops nested in a loop that fill two arrays allocated outside it
+    (nki_frontend/fission.py)."""
+
+    def test_a_block_and_a_running_max_stay_one_nest(self) -> None:
+        # NKIBench's bmm_softmax: the nest's id is the block; the running
+        # max is a result that every loop of the nest passes on.
+        spec = trace(f"{k('nested_fission.py')}::block_and_running_max",
+                     "x=768x512:float32")
+        outer, = find(spec, op="loop", var="a")
+        self.assertEqual(outer["id"], "blk")
+        inner, = outer["body"]
+        self.assertNotIn("id", inner)
+        acc, = find(spec, op="tensor_tensor")
+        self.assertEqual(outer["results"], [acc["id"]])
+        self.assertEqual(inner["results"], [acc["id"]])
+        # The block's tile is the body's last (what the id stands for);
+        # the row max reads it in the same iteration, and the source's
+        # order is the dependency order.
+        load, red, acc2, exp = inner["body"]
+        self.assertEqual((load["op"], red["op"], exp["op"]),
+                         ("load", "tensor_reduce", "activation"))
+        self.assertIs(acc2, acc)
+        self.assertEqual(red["inputs"], [exp["id"]])
+        self.assertEqual(acc["inputs"], [red["id"], "mx"])
+        self.assertEqual(acc["carry"], [acc["id"]])
+        # After the nest: the block by slot, the maximum by its result.
+        y, = find(spec, op="activation", engine="scalar")
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", acc["id"]])
+
+    def test_two_blocks_split_the_nest(self) -> None:
+        spec = trace(f"{k('nested_fission.py')}::two_blocks",
+                     "x=768x512:float32")
+        first, second = find(spec, op="loop", var="a")
+        self.assertEqual(first["id"], "blk")
+        self.assertEqual(second["id"], "mxs")
+        inner1, = first["body"]
+        self.assertEqual([op["op"] for op in inner1["body"]],
+                         ["load", "activation"])
+        # The row max reads the slot the same iteration of the source
+        # wrote, by the second nest's own variables.
+        inner2, = second["body"]
+        self.assertNotIn("id", inner2)
+        red, = inner2["body"]
+        self.assertEqual(red["inputs"], ["blk[a][b]"])
+        y, = find(spec, op="activation", engine="scalar")
+        self.assertEqual(y["inputs"], ["blk[a2][b2]", "mxs[a2][b2]"])
+
+    def test_a_read_of_another_slot_is_refused(self) -> None:
+        path = k("nested_fission.py")
+        rc, err, _, exists = run_frontend(f"{path}::other_slot_read",
+                                          "x=768x512:float32")
+        self.assertEqual((rc, exists), (2, False), err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        start = next(i for i, t in enumerate(lines, 1)
+                     if "def other_slot_read" in t)
+        line = next(i for i, t in enumerate(lines, 1)
+                    if i > start and "for a in" in t)
+        self.assertTrue(err.startswith(f"{path}:{line}: "), err)
+        self.assertIn("reads blk other than by the slot the same iteration "
+                      "wrote", err)
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 
@@ -509,9 +629,11 @@ class Refusals(unittest.TestCase):
         self.refused("loop_var_branch", "if i == 0", "cannot be traced")
 
     def test_direct_allocation(self) -> None:
-        self.refused("direct_allocation", "sbuf.alloc(lambda",
-                     "nki.compiler.sbuf.alloc (direct allocation by a "
-                     "function) is not yet supported")
+        # The reference: the function returns (start_partition,
+        # byte_addr); this one returns a number.
+        self.refused("direct_allocation", "buffer=placed",
+                     "nki.compiler.sbuf.alloc: its function returns "
+                     "(start_partition, byte_addr), a tuple of 2 integers")
 
     def test_a_read_of_another_rotated_buffer(self) -> None:
         # The first iteration would read buffer 1, which nothing wrote
@@ -652,3 +774,29 @@ class ShapeTexts(unittest.TestCase):
             with self.assertRaises(TraceError, msg=text) as e:
                 cli.reshape_args(args, [text])
             self.assertIn(what, str(e.exception), text)
+
+
+class ScalarArgs(unittest.TestCase):
+    """`--args eps=scalar:1e-05`: a scalar as NKIBench's cases.tsv writes
+    it, the same number as `eps=1e-05`."""
+
+    def test_scalar_prefix_is_the_number(self) -> None:
+        from nki_frontend import cli
+        args = cli.parse_args_text(
+            "x=128x64:float32,eps=scalar:1e-05,n=scalar:3")
+        self.assertEqual(args["eps"], 1e-05)
+        self.assertEqual(args["n"], 3)
+        self.assertEqual(args["x"], ((128, 64), "float32"))
+
+    def test_scalar_prefix_without_a_number_is_refused(self) -> None:
+        from nki_frontend import cli
+        from nki_frontend.errors import TraceError
+        for text in ("eps=scalar:", "eps=scalar:x", "eps=scalar:True",
+                     "eps=scalar:128x64:float32"):
+            with self.assertRaises(TraceError, msg=text) as e:
+                cli.parse_args_text(text)
+            self.assertIn(f"--args {text}: expected a number after scalar:",
+                          str(e.exception))
+        with self.assertRaises(TraceError) as e:
+            cli.parse_args_text("eps=scalar:1e999")
+        self.assertIn("expected a finite number", str(e.exception))

@@ -354,6 +354,23 @@ class ReductionsRun(unittest.TestCase):
         self.assertEqual(results["workloads"][0]["instructions"], 14)
 
 
+class NestedFissionRuns(unittest.TestCase):
+    def test_a_nest_filling_a_block_and_a_running_max_runs(self) -> None:
+        # One nest, the max its result (nki_frontend/fission.py): 6 loads,
+        # 6 exps into the block, their 6 row maxima and 6 running-max
+        # updates (after the memset of mx); 6 exps and 6 stores after.
+        results = run_own_kernel(self, "nested_fission.py",
+                                 "block_and_running_max",
+                                 "x=768x512:float32")
+        self.assertEqual(results["workloads"][0]["instructions"], 37)
+
+    def test_two_blocks_of_a_nest_run(self) -> None:
+        # Two nests: 6 loads and 6 exps; 6 row maxima; 6 exps, 6 stores.
+        results = run_own_kernel(self, "nested_fission.py", "two_blocks",
+                                 "x=768x512:float32")
+        self.assertEqual(results["workloads"][0]["instructions"], 30)
+
+
 class PrivatizedRuns(unittest.TestCase):
     def test_psum_tiles_of_a_block_dimension_fit_one_at_a_time(self) -> None:
         # As a block, 16 PSUM banks (refused: 8); privatized, one a tile.

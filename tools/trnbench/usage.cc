@@ -62,6 +62,7 @@ Options:
   --kernel FILE.py::FN run an NKI kernel's source, traced into a spec by the
                        NKI front end (repeatable; docs/nki-source.md)
   --args NAME=V,...    the kernel's arguments: DIMSxDIMS:dtype or a number
+                       (also written scalar:NUMBER, as eps=scalar:1e-05)
   --kwarg NAME=VALUE   a keyword argument of the kernel (repeatable)
   --emit-spec FILE     also write the spec traced from --kernel (or --torch
                        with one --mode)

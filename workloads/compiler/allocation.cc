@@ -210,6 +210,38 @@ class Allocator {
         }
       }
     }
+    // Block dimensions are logical tiles, each with its own live range
+    // (the NKI block dimension migration guide: "the physical tiles may
+    // not be alive in the memory simultaneously"): a block whose last
+    // reader is a block loop that reads it one top-level slot per
+    // iteration (`b[i]` in iteration i) frees each slot as that loop fills
+    // one of its own, so at that loop the two hold at most
+    // max(n b + r, b + n r), not n b + n r (b, r: one slot of each).
+    // At that point, the entry of the smaller side counts one slot.
+    std::vector<Point> at_release = size;
+    std::vector<size_t> released_at(n, n);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t l = order[last[i]];
+      if (l == i || carried[i] || !ReleasedSlotBySlot(loop, preds, i, l) ||
+          !OneSbufBlock(size[i]) || !OneSbufBlock(size[l])) {
+        continue;
+      }
+      chain.push_back(&loop.body[l].loop.front());
+      const int64_t slots = Trips(spec_, chain);
+      chain.pop_back();
+      LiveTile& b = at_release[i].sbuf.live.front();
+      LiveTile& r = at_release[l].sbuf.live.front();
+      if (slots < 2 || b.copies % slots != 0 || r.copies % slots != 0) {
+        continue;
+      }
+      LiveTile& one =
+          SatMul(b.bytes, b.copies) <= SatMul(r.bytes, r.copies) ? b : r;
+      Point& smaller = &one == &b ? at_release[i] : at_release[l];
+      one.copies /= slots;
+      smaller.sbuf.used = SatMul(one.bytes, one.copies);
+      released_at[i] = last[i];
+      released_at[l] = last[i];
+    }
     Peaks peaks;
     for (size_t p = 0; p < order.size(); ++p) {
       const NkiOp& at = loop.body[order[p]];
@@ -234,8 +266,9 @@ class Allocator {
         // of this loop or of the loops around it.
         const int64_t own = loop.body[i].FixedBuffers();
         Point& into = own > 0 ? fixed : iter;
-        into.sbuf.Add(own > 1 ? size[i].sbuf.Times(own) : size[i].sbuf);
-        into.psum.Add(own > 1 ? size[i].psum.Times(own) : size[i].psum);
+        const Point& here = released_at[i] == p ? at_release[i] : size[i];
+        into.sbuf.Add(own > 1 ? here.sbuf.Times(own) : here.sbuf);
+        into.psum.Add(own > 1 ? here.psum.Times(own) : here.psum);
         // Live across p without a use at p: its next use after p.
         const auto next = std::upper_bound(uses[i].begin(), uses[i].end(), p);
         const bool used_here =
@@ -368,6 +401,63 @@ class Allocator {
     p.sbuf.used = bytes;
     p.sbuf.live.push_back({op.id + ".transpose_copy", bytes, 1});
     return p;
+  }
+
+  // Whether `p` is one block of SBUF tiles (one live entry), held to no
+  // fixed number of buffers.
+  static bool OneSbufBlock(const Point& p) {
+    return p.psum.used == 0 && p.sbuf.live.size() == 1 &&
+           p.sbuf.live.front().copies > 1;
+  }
+
+  // Whether body op i, a block loop, is read only by body op l, a block
+  // loop, and there only one top-level slot per iteration of l: every
+  // read of i's id inside l names a slot whose first index is l's
+  // variable (`"b[i][...]"`), and nothing else in the body reads it.
+  static bool ReleasedSlotBySlot(const NkiLoop& loop,
+                                 const std::vector<std::vector<size_t>>& preds,
+                                 size_t i, size_t l) {
+    const NkiOp& b = loop.body[i];
+    const NkiOp& r = loop.body[l];
+    if (b.op != "loop" || b.id.empty() || b.loop.empty() || r.op != "loop" ||
+        r.id.empty() || r.loop.empty() || b.FixedBuffers() > 0 ||
+        r.FixedBuffers() > 0 ||
+        LoopResultOf(b.loop.front()) != LoopResultKind::kBlock ||
+        LoopResultOf(r.loop.front()) != LoopResultKind::kBlock) {
+      return false;
+    }
+    for (size_t j = 0; j < loop.body.size(); ++j) {
+      if (j != l &&
+          std::find(preds[j].begin(), preds[j].end(), i) != preds[j].end()) {
+        return false;
+      }
+    }
+    bool read = false;
+    const std::string& var = r.loop.front().var;
+    auto reads_by_slot = [&](auto&& self, const NkiLoop& in) -> bool {
+      for (const NkiOp& op : in.body) {
+        for (size_t k = 0; k < op.inputs.size(); ++k) {
+          if (op.inputs[k] != b.id) continue;
+          if (k >= op.input_slots.size() || op.input_slots[k].empty() ||
+              op.input_slots[k].front() != var) {
+            return false;
+          }
+          read = true;
+        }
+        if (op.mask == b.id || op.indirect == b.id ||
+            std::find(op.after.begin(), op.after.end(), b.id) !=
+                op.after.end() ||
+            std::find(op.carry.begin(), op.carry.end(), b.id) !=
+                op.carry.end()) {
+          return false;
+        }
+        for (const NkiLoop& nested : op.loop) {
+          if (!self(self, nested)) return false;
+        }
+      }
+      return true;
+    };
+    return reads_by_slot(reads_by_slot, r.loop.front()) && read;
   }
 
   // The SBUF bytes of a block spill candidate's slots still in SBUF.

@@ -3,8 +3,10 @@
 // the iterations in flight of a loop (its depth, NkiLoop::buffers) each hold
 // a copy of its body's tiles, except a tile held to a fixed number of
 // buffers (one_buffer, tile_buffers), which is that number over the whole
-// kernel; PSUM is taken in whole banks. The peak over the kernel is what
-// must fit (docs/spec-format.md, "Allocation by liveness").
+// kernel; PSUM is taken in whole banks. A block's slots are logical
+// tiles: one read slot by slot into another block by its last reader
+// frees them as that block fills. The peak over the kernel is what must
+// fit (docs/spec-format.md, "Allocation by liveness").
 #ifndef TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 #define TRNBENCH_WORKLOADS_COMPILER_ALLOCATION_H_
 

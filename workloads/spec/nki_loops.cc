@@ -70,16 +70,26 @@ std::optional<std::pair<int64_t, int64_t>> ParseConstRange(
   return std::make_pair(*start, *stop);
 }
 
-const NkiOp* LoopResultNamed(const NkiOp& loop_op, std::string_view id) {
+const NkiOp* LoopResultNamed(const NkiOp& loop_op, std::string_view id,
+                             LoopChain* chain) {
   if (loop_op.op != "loop" || loop_op.loop.empty()) return nullptr;
   const NkiLoop& loop = loop_op.loop.front();
   if (std::find(loop.results.begin(), loop.results.end(), id) ==
       loop.results.end()) {
     return nullptr;
   }
+  const size_t depth = chain != nullptr ? chain->size() : 0;
+  if (chain != nullptr) chain->push_back(&loop);
   for (const NkiOp& op : loop.body) {
     if (op.id == id) return &op;
   }
+  // A result of a nested loop, passed on: the tile the last iteration of
+  // every loop down to the op made (a nest that fills a block and
+  // accumulates another array, docs/spec-format.md, "Loop results").
+  for (const NkiOp& op : loop.body) {
+    if (const NkiOp* of = LoopResultNamed(op, id, chain)) return of;
+  }
+  if (chain != nullptr) chain->resize(depth);
   return nullptr;
 }
 

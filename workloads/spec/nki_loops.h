@@ -45,8 +45,11 @@ std::optional<std::pair<int64_t, int64_t>> ParseConstRange(
     std::string_view entry);
 
 // The op of loop_op's body (its nested loop) whose id is one of its
-// results (NkiLoop::results), or nullptr.
-const NkiOp* LoopResultNamed(const NkiOp& loop_op, std::string_view id);
+// results (NkiLoop::results), or nullptr: an op of that body, or, passed
+// on, a result of a loop of that body (the results of a nest). `chain`,
+// if given, gets the loops from loop_op's down to the op's own.
+const NkiOp* LoopResultNamed(const NkiOp& loop_op, std::string_view id,
+                             LoopChain* chain = nullptr);
 
 // Position of the nearest loop enclosing chain[i] that walks the same tensor
 // dim, or -1: chain[i] then walks that loop's tile instead of the dim.

@@ -91,8 +91,7 @@ const NkiOp& Validator::DefiningOp(const LoopContext& def, std::string_view id,
     return def.loop->body[own->second];
   }
   const NkiOp& loop_op = def.loop->body[def.results.find(id)->second];
-  chain.push_back(&loop_op.loop.front());
-  return *LoopResultNamed(loop_op, id);
+  return *LoopResultNamed(loop_op, id, &chain);
 }
 
 absl::Status Validator::CheckLoop(const NkiLoop& loop, std::string path,

@@ -181,3 +181,44 @@ def lazy_psum(a, b):
         acc[i, :, :] = nisa.nc_matmul(s, m)
         nl.store(out[i], value=nl.copy(acc[i, :, :]))
     return out
+
+
+# nc_match_replace8's second output: the matched values' indices in
+# dst_idx (the ISA reference), read after the instruction.
+def match_replace_indices(x):
+    n, m = x.shape
+    out = nl.ndarray((n, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    idx = nl.ndarray((n, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    dst_idx = nl.ndarray((n, 8), dtype=nl.uint32)
+    t = nl.load(x)
+    top = nisa.max8(src=t)
+    replaced = nisa.nc_match_replace8(dst_idx=dst_idx[:, :], data=t,
+                                      vals=top, imm=-1e30)
+    nl.store(out, value=replaced)
+    nl.store(idx, value=dst_idx)
+    return out, idx
+
+
+def match_replace_3d(x):
+    n, b, m = x.shape
+    out = nl.ndarray((n, b, m), dtype=x.dtype, buffer=nl.shared_hbm)
+    idx = nl.ndarray((n, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    dst_idx = nl.ndarray((n, 8), dtype=nl.uint32)
+    t = nl.load(x)
+    top = nisa.max8(src=t)
+    replaced = nisa.nc_match_replace8(dst_idx=dst_idx, data=t, vals=top,
+                                      imm=0.0)
+    nl.store(out, value=replaced)
+    nl.store(idx, value=dst_idx)
+    return out, idx
+
+
+# A masked store moves only the elements its mask keeps: rows i_p < 64 of
+# the tile into a [64, 512] tensor (the mask reference's store).
+def masked_store_rows(x):
+    out = nl.ndarray((64, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(512)[None, :]
+    t = nl.load(x[i_p, i_f])
+    nl.store(out[i_p, i_f], value=t[i_p, i_f], mask=(i_p < 64))
+    return out

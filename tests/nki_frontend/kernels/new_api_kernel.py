@@ -76,3 +76,19 @@ def shift_and_scale(x, shift, scale):
                            op1=nl.multiply, operand1=c)
     nl.store(out, value=r)
     return out
+
+
+# Today's nl.shared_identity_matrix is made in SBUF (the 2026-08 reference),
+# so a kernel passes it to nc_matmul as a tile, as moe_cte's transposes do.
+def identity_transpose(x):
+    n, m = x.shape
+    out = nl.ndarray((m, n), dtype=x.dtype, buffer=nl.shared_hbm)
+    identity = nl.shared_identity_matrix(n, dtype=x.dtype)
+    t = nl.ndarray((n, m), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    ps = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=ps, stationary=t, moving=identity[0:n, 0:n])
+    y = nl.ndarray((m, n), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=y, src=ps)
+    nisa.dma_copy(dst=out, src=y)
+    return out

@@ -78,3 +78,13 @@ def first_program_exp(x):
         t = nl.exp(t)
     nl.store(out, value=t)
     return out
+
+
+# Programs that allocate HBM tensors of different shapes: not one tensor
+# they share.
+def per_program_output(x):
+    rows = 64 * (nl.program_id(0) + 1)
+    out = nl.ndarray((rows, 512), dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x[0:rows, :])
+    nl.store(out, value=t)
+    return out

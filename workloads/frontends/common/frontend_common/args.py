@@ -59,7 +59,8 @@ def _dims(digits: List[str], flag: str, text: str) -> Tuple[int, ...]:
 
 def parse_args_text(text: str, dtype_of: Callable[[str], Optional[object]],
                     supported: str, example: str) -> Args:
-    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value.
+    """`lhsT=8192x4096:bfloat16,rhs=...,eps=1e-5` -> name: value (a number
+    may also be written `eps=scalar:1e-5`, as NKIBench writes it).
     `dtype_of` maps a dtype name to the front end's dtype (None: not
     supported; `supported` lists those that are); `example` is a tensor
     text for the messages."""
@@ -87,8 +88,14 @@ def parse_args_text(text: str, dtype_of: Callable[[str], Optional[object]],
                                 f"supported; supported: {supported}")
             out[name] = (dims, dtype)
             continue
-        number = literal(value)
+        # `eps=scalar:1e-05`: a scalar as NKIBench's cases.tsv (and the
+        # AccelOpt harness it comes from) writes one; the same number.
+        scalar = value.startswith("scalar:")
+        number = literal(value[len("scalar:"):] if scalar else value)
         if isinstance(number, bool) or not isinstance(number, (int, float)):
+            if scalar:
+                raise ArgsError(f"--args {item}: expected a number after "
+                                "scalar:")
             raise ArgsError(f"--args {item}: expected DIMSxDIMS:dtype (such "
                             f"as {example}) or a number")
         if isinstance(number, float) and not math.isfinite(number):

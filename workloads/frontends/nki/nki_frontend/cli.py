@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import inspect
+import itertools
 import json
 import os
 import re
@@ -133,9 +134,12 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
     _check_call(func, function, call_args)
     modules.STATE.tracing = True
     try:
-        _open_grid(t, grid, func)
-        func(**call_args)
-        _close_grid(t)
+        if grid and t.splits.get(_grid_key(func)):
+            _each_program(t, grid, func, call_args)
+        else:
+            _open_grid(t, grid, func)
+            func(**call_args)
+            _close_grid(t)
     except (TraceError, core.Unprivatize, location.SplitLoop, TraceTimeout,
             KeyboardInterrupt):
         raise
@@ -153,12 +157,31 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
     return t
 
 
+def _grid_key(func: object) -> int:
+    """The source line the grid's loops are at (the kernel's `def`): the
+    key of a decision that needs each program on its own."""
+    code = getattr(getattr(func, "func", func), "__code__", None)
+    return code.co_firstlineno if code is not None else 1
+
+
+def _each_program(t: tracer.Trace, grid: Tuple[int, ...], func: object,
+                  call_args: Dict[str, object]) -> None:
+    """A grid whose programs the kernel tells apart (today's
+    nl.program_id in a decision): each program's body in turn, its
+    program ids ints, the HBM tensors the first allocates shared by all
+    (the programs run one after another, not overlapped)."""
+    t.grid.extend(grid)
+    for ids in itertools.product(*(range(g) for g in grid)):
+        t.program_ids = ids
+        t.program_hbm_seen = None if not any(ids) else 0
+        func(**call_args)
+
+
 def _open_grid(t: tracer.Trace, grid: Tuple[int, ...], func: object) -> None:
     """The instances of an SPMD grid are independent: one affine loop per
     grid axis, outermost first, around the kernel's body, its variable
     what nl.program_id(axis) returns."""
-    code = getattr(getattr(func, "func", func), "__code__", None)
-    line = code.co_firstlineno if code is not None else 1
+    line = _grid_key(func)
     for axis, size in enumerate(grid):
         loop = ir.Loop(None, "affine", size, line, t.loop)
         loop.var = LoopVar(f"program_id{axis}", loop)

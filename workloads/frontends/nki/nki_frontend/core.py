@@ -13,11 +13,11 @@ a module of its own; a new construct goes there:
 from __future__ import annotations
 
 from .buffers import (HBM, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer,
-                      ModAlloc, ParDim, mod_alloc)
+                      FunctionAlloc, ModAlloc, ParDim, dtype_bytes, mod_alloc)
 from .dtypes import (ARG_DTYPES, DTYPES, SUPPORTED_DTYPES, DType, dtype_obj,
                      spec_dtype)
-from .indexing import (ArangeVector, DynSlice, Grid, normalize, tile_of,
-                       view_shape, view_tile)
+from .indexing import (ArangeVector, DynSlice, Grid, clip_to_mask, normalize,
+                       tile_of, view_shape, view_tile)
 from .location import err
 from .loops import LoopRange, NoReorder, close_loop, no_reorder
 from .recorder import (indirect_ref, make_op, new_array, note_readers, ref_of,
@@ -30,11 +30,13 @@ _unlist = unlist  # the name language and isa use
 
 __all__ = [
     "ARG_DTYPES", "ArangeVector", "Broadcast", "Buffer", "DTYPES", "DType",
-    "DynSlice", "Grid", "HBM", "HbmHandle", "HbmView", "LoopRange",
+    "DynSlice", "FunctionAlloc", "Grid", "HBM", "HbmHandle", "HbmView",
+    "LoopRange",
     "LoopReduce",
     "ModAlloc", "NoReorder", "PRIVATE_HBM", "PSUM", "ParDim", "SBUF",
     "SHARED_HBM", "SUPPORTED_DTYPES", "Tile", "TileLike", "TileView",
-    "Unprivatize", "close_loop", "dtype_obj", "err", "indirect_ref",
+    "Unprivatize", "clip_to_mask", "close_loop", "dtype_bytes", "dtype_obj", "err",
+    "indirect_ref",
     "is_tile", "make_op",
     "mod_alloc", "new_array", "no_reorder", "normalize", "not_yet",
     "note_readers", "ref_of", "result_tile", "spec_dtype", "tile_dtype",

@@ -203,6 +203,8 @@ _PROVIDED = {
     "mod_alloc": "`tile_buffers` / `one_buffer` on the ops of its block "
                  "dims",
     "no_reorder": "`\"no_reorder\": true` on its loops",
+    "alloc": "`tile_buffers` / `one_buffer` of the physical tiles its "
+             "function gives each block dim (a modulo placement)",
 }
 
 

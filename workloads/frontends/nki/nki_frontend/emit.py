@@ -382,9 +382,14 @@ def _exported(v: Union[ir.Op, ir.Loop], reader: ir.Op) -> bool:
     """Whether `v`, made in the body of a loop the reader is not in, is one
     of that loop's results, which the body around it reads."""
     made_in = v.loop if isinstance(v, ir.Op) else v.parent
-    return made_in is not None and any(x is v for x in made_in.results) \
-        and made_in.parent is not None and \
-        made_in.parent.encloses(reader.loop)
+    # Passed on by every loop from there out to one the reader is beside
+    # (a result of a nest, fission.keep_as_results).
+    while made_in is not None and any(x is v for x in made_in.results):
+        if made_in.parent is not None and \
+                made_in.parent.encloses(reader.loop):
+            return True
+        made_in = made_in.parent
+    return False
 
 
 def emit(trace: Trace, name: str, description: str,

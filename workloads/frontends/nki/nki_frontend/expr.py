@@ -68,9 +68,9 @@ def _splittable(e: "Affine") -> list:
     return sorted(vs, key=lambda v: v.loop.depth)
 
 
-def _unroll(var: "LoopVar", why: str) -> None:
+def unroll(var: "LoopVar", why: str) -> None:
     """Trace each iteration of `var`'s loop on its own: its variable is
-    then an int (location.SplitLoop)."""
+    then an int (location.SplitLoop). `why` names what needs it."""
     loop = var.loop
     if loop.trip > MAX_UNROLL:
         raise TraceError(f"{why} needs the value of {var.name}, the "
@@ -80,6 +80,22 @@ def _unroll(var: "LoopVar", why: str) -> None:
                          _where())
     raise location.SplitLoop(loop.key, set(
         range(loop.offset, loop.offset + loop.trip + 1)))
+
+
+def unroll_late_piece(index: object, tensor: str) -> None:
+    """An HBM index by the variable of a piece of a Python range loop that
+    starts after its first iteration (cut there by a decision): the
+    format's index names a loop's tiles from the tensor's start, so such a
+    piece is traced an iteration at a time (each an int), at most
+    MAX_UNROLL of them."""
+    terms = getattr(index, "loop_terms", None)
+    if terms is None or getattr(index, "const", 0) == 0:
+        return  # `(i - 1) * 128` from iteration 1: the loop's own tiles
+    for v in terms():
+        if getattr(v.loop, "splittable", False) and v.loop.offset > 0 \
+                and v.loop.trip > 1:
+            unroll(v, f"indexing {tensor} by {v.name} from iteration "
+                   f"{v.loop.offset} of its range")
 
 
 def _arith(args: tuple) -> bool:
@@ -114,7 +130,7 @@ def _decide(e: "Affine", op: str, why: str) -> bool:
     vs = _splittable(e)
     lt = e.loop_terms()
     if len(lt) > 1:
-        _unroll(vs[0], why)  # then the others' decisions are one variable
+        unroll(vs[0], why)  # then the others' decisions are one variable
     (var, c), = lt.items()
     n, k = var.loop.trip, e.const
     if op in ("==", "!="):
@@ -216,9 +232,30 @@ class Affine:
             return Affine({k: c // o.const for k, c in self.terms.items()},
                           self.const // o.const)
         if _splittable(self) and not self.axes():
-            _unroll(_splittable(self)[0], f"{self!r} // {other!r}")
+            unroll(_splittable(self)[0], f"{self!r} // {other!r}")
         raise TraceError("integer division of a loop variable or index is "
                          "not affine; the front end traces affine indices "
+                         "only", _where())
+
+    def __truediv__(self, other: object) -> float:
+        # Python's `/` of an int-valued loop variable is a float
+        # (`math.ceil((H - i * 512) / 128)` in the NKI Library): a value,
+        # so each iteration is traced with its own (unroll).
+        if isinstance(other, (int, float)) and self.is_const():
+            return self.const / other
+        if _splittable(self) and not self.axes():
+            unroll(_splittable(self)[0], f"{self!r} / {other!r}")
+        raise TraceError("true division (/) of a loop variable or index is "
+                         "not an index; the front end traces affine indices "
+                         "only", _where())
+
+    def __rtruediv__(self, other: object) -> float:
+        if isinstance(other, (int, float)) and self.is_const():
+            return other / self.const
+        if _splittable(self) and not self.axes():
+            unroll(_splittable(self)[0], f"{other!r} / {self!r}")
+        raise TraceError("true division (/) by a loop variable or index is "
+                         "not an index; the front end traces affine indices "
                          "only", _where())
 
     def __mod__(self, other: object) -> "Union[Affine, Modulo]":
@@ -231,7 +268,7 @@ class Affine:
             var = list(lt.keys())[0]
             return Modulo(var, self.const % o.const, o.const)
         if _splittable(self) and not self.axes():
-            _unroll(_splittable(self)[0], f"{self!r} % {other!r}")
+            unroll(_splittable(self)[0], f"{self!r} % {other!r}")
         raise TraceError("the remainder of a loop variable or index is not "
                          "affine; the front end traces affine indices, and "
                          "(i + c) % n of one loop variable as a buffer index",
@@ -249,7 +286,7 @@ class Affine:
         if self.is_const():
             return self.const
         if _splittable(self) and not self.axes():
-            _unroll(_splittable(self)[0], f"int({self!r})")
+            unroll(_splittable(self)[0], f"int({self!r})")
         raise TraceError(f"the value of {self!r} depends on a loop variable: "
                          "a loop is traced once, symbolically, so its "
                          "variable has no value here (use it in an index)",
@@ -329,10 +366,10 @@ class Modulo:
             # `tile_position=((i % 2) * 64, ...)` (the nc_matmul reference
             # example, in an nl.affine_range): a value per iteration, each
             # iteration traced on its own.
-            _unroll(self.var, f"arithmetic on {self!r}")
+            unroll(self.var, f"arithmetic on {self!r}")
         if getattr(self.var.loop, "splittable", False):
             # A Python range's variable is an int: `if i % 2 == 0`.
-            _unroll(self.var, f"a decision on {self!r}")
+            unroll(self.var, f"a decision on {self!r}")
         raise TraceError(f"{self!r} is a buffer index only: arithmetic on "
                          "it is not affine", _where())
 
@@ -359,6 +396,10 @@ class Predicate:
     __rand__ = __and__
 
     def __bool__(self) -> bool:
+        if self.expr.is_const():
+            # Loop variables that cancel (`min(i * 128 + 128, n) - i *
+            # 128 < 128`): a comparison of numbers.
+            return _OPS[self.op](self.expr.const)
         if not self.expr.axes() and self.expr.loop_terms():
             # `if i == 0:`, `min(i * 512 + 512, n)` on loop variables.
             return _decide(self.expr, self.op, f"{self.expr!r} {self.op} 0")
@@ -390,3 +431,34 @@ class Conjunction:
 
     def parts(self) -> list:
         return self.preds
+
+
+def _index_predicate(v: object) -> bool:
+    """A predicate on index axes (a mask), not a decision on loop
+    variables."""
+    if isinstance(v, Predicate):
+        return bool(v.expr.axes())
+    return isinstance(v, Conjunction)
+
+
+def predicate_and(first: object, *rest: object) -> object:
+    """Python's `a and b` in a kernel (the file's `and`s are compiled as
+    this call, lists.rewrite; each operand after the first a function
+    that evaluates it, so evaluation stays short-circuit). Where an
+    operand is an index predicate, as in the nc_match_replace8
+    reference's `mask=(ix < n // 2 and iy < m // 2)`, the result is the
+    mask of both (`&`): NKI's mask is a predicate the conditions of which
+    combine. Anything else is Python's `and`."""
+    v = first
+    for thunk in rest:
+        if _index_predicate(v):
+            w = thunk()  # type: ignore[operator]
+            if isinstance(w, (Predicate, Conjunction)):
+                v = v & w  # type: ignore[operator]
+            elif not w:
+                return w
+            continue
+        if not v:
+            return v
+        v = thunk()  # type: ignore[operator]
+    return v

@@ -7,20 +7,33 @@ copy). Such a loop is traced as one loop per array, in the order the arrays
 are first written, when the ops of each later array read the earlier ones
 only through the slot the same iteration wrote: that read becomes a block
 slot read (`qk_res_buf[i_k_seq_tile]`), which waits for exactly the
-instructions it waited for in the source. Every op, tile, dependency and
-byte of on-chip memory is the source's; what differs is the order an engine
+instructions it waited for in the source.
+
+The arrays may be written in loops nested in it (NKIBench's bmm_softmax
+fills the block `v11[i2, i4, i0, i1, i5]` and reduces into
+`v12[i0, i2, i4]` over `i1` and `i5`, both in its innermost loop): each
+nested loop whose ops go to several arrays is split the same way, its part
+for a later array a loop of its own inside that array's part of the loop
+around (loop fission of a perfect nest, as a compiler distributes affine
+loops), and a later array's read of the slot this iteration wrote names
+the block by one loop variable per level (`v11[i1][i2][i4][i5]`). An op
+that carries its own tile from one iteration to the next (an accumulation,
+`nl.loop_reduce`) goes with its array. Every op, tile, dependency and byte
+of on-chip memory is the source's; what differs is the order an engine
 that runs ops of both loops receives them in (the first loop's, then the
 second's, where the source interleaves them), which docs/nki-source.md
 states. Anything else shared between the arrays' ops (a tile both read, a
-carried tile, a sequential loop) keeps the refusal."""
+tile one carries from the other's ops, a sequential loop, a nested loop
+with an id of its own holding ops of both) keeps the refusal."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from . import ir
 from .errors import TraceError
 from .expr import Affine, LoopVar
+from .versions import set_version
 
 Item = Union[ir.Op, ir.Loop]
 
@@ -45,6 +58,16 @@ def _ops_of(item: Item) -> List[ir.Op]:
     return out
 
 
+def _loops_of(item: Item) -> List[ir.Loop]:
+    """`item` and the loops nested in it, if it is a loop."""
+    if isinstance(item, ir.Op):
+        return []
+    out = [item]
+    for x in item.body:
+        out.extend(_loops_of(x))
+    return out
+
+
 def _refs(op: ir.Op) -> List[ir.Ref]:
     return list(op.inputs) + list(op.after) + (
         [op.indirect] if op.indirect is not None else [])
@@ -53,10 +76,23 @@ def _refs(op: ir.Op) -> List[ir.Ref]:
 def _producers(op: ir.Op) -> List[Item]:
     """What `op` reads: versions, carried tiles and its mask."""
     out: List[Item] = [r.version for r in _refs(op)]
+    out.extend(r.version for r in op.carry_refs)
     out.extend(op.carries)
     if op.mask is not None:
         out.append(op.mask)
     return out
+
+
+def _twin(orig: ir.Loop, parent: ir.Loop) -> ir.Loop:
+    """A loop like `orig` in `parent`, with a variable of its own."""
+    assert orig.var is not None
+    part = ir.Loop(None, orig.kind, orig.trip, orig.line, parent)
+    part.no_reorder = orig.no_reorder
+    part.splittable = orig.splittable
+    part.offset = orig.offset
+    part.key = orig.key
+    part.var = LoopVar(orig.var.name, part)
+    return part
 
 
 def split(loop: ir.Loop, arrays: List[ir.Array],
@@ -75,106 +111,159 @@ def split(loop: ir.Loop, arrays: List[ir.Array],
 
     if loop.kind == "sequential":
         raise refuse("its iterations are ordered (sequential_range)")
-    body = loop.body
-    pos = {id(x): i for i, x in enumerate(body)}
-    # Per body item, the body items it reads in the same iteration.
+    leaves = _ops_of(loop)
+    index = {id(op): i for i, op in enumerate(leaves)}
+    # Per op, the ops of the loop it reads in the same iteration (a nested
+    # loop's id read: every op of that loop).
     deps: Dict[int, Set[int]] = {}
-    for i, item in enumerate(body):
+    for i, op in enumerate(leaves):
         d: Set[int] = set()
-        for op in _ops_of(item):
-            if op.carries or op.carry_self:
-                raise refuse("an op carries a tile from one iteration to "
-                             "the next")
-            for p in _producers(op):
-                top = _item_of(p, loop)
-                if top is not None and top is not item:
-                    d.add(pos[id(top)])
+        for p in _producers(op):
+            if _item_of(p, loop) is None:
+                continue  # made before the loop
+            for q in _ops_of(p):
+                if id(q) in index and index[id(q)] != i:
+                    d.add(index[id(q)])
         deps[i] = d
-    writer_items = []
-    for arr in arrays:
-        top = _item_of(writers[id(arr)], loop)
-        assert top is not None
-        writer_items.append(pos[id(top)])
-    order = sorted(range(len(arrays)), key=lambda k: writer_items[k])
+    writer_ops = [index[id(writers[id(arr)])] for arr in arrays]
+    order = sorted(range(len(arrays)), key=lambda k: writer_ops[k])
     arrays = [arrays[k] for k in order]
-    writer_items = [writer_items[k] for k in order]
-    # Each item goes with the first array whose writer needs it; an item
-    # no writer needs (a store) goes with the latest group it reads.
+    writer_ops = [writer_ops[k] for k in order]
+    writer_set = set(writer_ops)
+    # Each op goes with the first array whose writer needs it; an op no
+    # writer needs (a store) goes with the latest group it reads.
     group: Dict[int, int] = {}
-    for g, w in enumerate(writer_items):
+    for g, w in enumerate(writer_ops):
         stack = [w]
         while stack:
             i = stack.pop()
             if i in group:
-                if group[i] != g and i not in writer_items:
-                    raise refuse(f"the op at line {_line(body[i])} is read "
+                if group[i] != g and i not in writer_set:
+                    raise refuse(f"the op at line {leaves[i].line} is read "
                                  "by the ops of both")
                 continue
             group[i] = g
-            stack.extend(j for j in deps[i] if j not in writer_items
+            stack.extend(j for j in deps[i] if j not in writer_set
                          or j == i)
-    for i in range(len(body)):
+    for i in range(len(leaves)):
         if i not in group:
             group[i] = max((group[j] for j in deps[i] if j in group),
                            default=0)
-    for i in range(len(body)):
+    for i, op in enumerate(leaves):
         for j in deps[i]:
             if group[j] > group[i]:
-                raise refuse(f"the op at line {_line(body[i])} reads one "
-                             "made after it for the other array")
-            if group[j] < group[i] and j not in writer_items:
-                raise refuse(f"the op at line {_line(body[j])} is read "
+                raise refuse(f"the op at line {op.line} reads one made "
+                             "after it for the other array")
+            if group[j] < group[i] and j not in writer_set:
+                raise refuse(f"the op at line {leaves[j].line} is read "
                              "by the ops of both")
+        carried = list(op.carries) + [r.version for r in op.carry_refs]
+        for c in carried:
+            if isinstance(c, ir.Op) and id(c) in index and \
+                    group[index[id(c)]] != group[i]:
+                raise refuse(f"the op at line {op.line} carries a tile the "
+                             "ops of the other array make")
+
+    def groups_of(item: Item) -> Set[int]:
+        return {group[index[id(op)]] for op in _ops_of(item)} or {0}
+
+    # The loops of each group: twin[(id(orig), g)] is the loop that holds
+    # group g's part of `orig` (orig itself for its first group).
     parent = loop.parent
     assert parent is not None and loop.var is not None
+    orig_loop_of = {id(op): op.loop for op in leaves}
+    twin: Dict[Tuple[int, int], ir.Loop] = {(id(loop), 0): loop}
     loops: List[ir.Loop] = [loop]
+    renames: List[Tuple[ir.Loop, LoopVar]] = []
     for g in range(1, len(arrays)):
-        part = ir.Loop(None, loop.kind, loop.trip, loop.line, parent)
-        part.no_reorder = loop.no_reorder
-        part.var = LoopVar(loop.var.name, part)
+        part = _twin(loop, parent)
+        twin[(id(loop), g)] = part
         loops.append(part)
-    for i, item in enumerate(body):
-        g = group[i]
-        if g == 0:
-            continue
-        target = loops[g]
-        target.body.append(item)
-        if isinstance(item, ir.Op):
-            item.loop = target
-        else:
-            item.parent = target
-    loop.body = [x for i, x in enumerate(body) if group[i] == 0]
+        renames.append((part, loop.var))
+
+    def distribute(orig: ir.Loop, gs: Set[int]) -> None:
+        bodies: Dict[int, List[Item]] = {g: [] for g in gs}
+        for item in orig.body:
+            ig = groups_of(item)
+            if len(ig) == 1:
+                g = next(iter(ig))
+                target = twin[(id(orig), g)]
+                bodies[g].append(item)
+                if isinstance(item, ir.Op):
+                    item.loop = target
+                else:
+                    item.parent = target
+                continue
+            assert isinstance(item, ir.Loop)
+            if item.id_for is not None or item.reductions or \
+                    item.kind == "sequential" or item.results:
+                raise refuse(f"the loop at line {item.line} holds ops of "
+                             "both and " + (
+                                 "is ordered (sequential_range)"
+                                 if item.kind == "sequential" else
+                                 "keeps an array of its own"))
+            first = min(ig)
+            for g in sorted(ig):
+                if g == first:
+                    twin[(id(item), g)] = item
+                    item.parent = twin[(id(orig), g)]
+                    bodies[g].append(item)
+                    continue
+                part = _twin(item, twin[(id(orig), g)])
+                twin[(id(item), g)] = part
+                bodies[g].append(part)
+                renames.append((part, item.var))
+            distribute(item, ig)
+        for g, body in bodies.items():
+            twin[(id(orig), g)].body = body
+
+    distribute(loop, set(range(len(arrays))))
     at = parent.body.index(loop)
     parent.body[at + 1:at + 1] = loops[1:]
-    writer_of = {writer_items[g]: g for g in range(len(arrays))}
     # A later loop may read an earlier one's slot only where that slot is
-    # one tile the body's own op set (a block of one level).
+    # the tile the writer set in this iteration of every loop down to it,
+    # read at the same block indices: a block read by slot, one loop
+    # variable per level.
     kinds = {id(a): k for a, _, k in loop.outer_writes}
-    slot_read_ok = [kinds.get(id(a)) == "set" and len(a.block_dims) == 1
-                    and isinstance(body[writer_items[g]], ir.Op)
-                    for g, a in enumerate(arrays)]
-    for g in range(1, len(arrays)):
-        _rename(loops[g], loop.var, loops[g].var)
-        for item in loops[g].body:
-            for op in _ops_of(item):
-                for r in _refs(op):
-                    top = _item_of(r.version, loop)
-                    if top is None or id(top) not in pos:
-                        continue
-                    w = writer_of.get(pos[id(top)])
-                    if w is not None and w < g:
-                        if not slot_read_ok[w]:
-                            raise refuse(
-                                f"the op at line {op.line} reads "
-                                f"{arrays[w].name} while the loop "
-                                "accumulates into it or fills it from a "
-                                "loop nested in it")
-                        # The slot this iteration wrote, read from the
-                        # block the earlier loop keeps.
-                        r.version = loops[w]
-                        r.slots = [loops[g].var]
-                        if r.part == writers[id(arrays[w])].tile:
-                            r.part = None
+    writer_of = {writer_ops[g]: g for g in range(len(arrays))}
+    for i, op in enumerate(leaves):
+        g = group[i]
+        for r in _refs(op):
+            if not isinstance(r.version, ir.Op) or \
+                    id(r.version) not in index:
+                continue
+            w = writer_of.get(index[id(r.version)])
+            if w is None or w >= g:
+                continue
+            arr = arrays[w]
+            wop = writers[id(arr)]
+            wloop = orig_loop_of[id(wop)]
+            chain: List[ir.Loop] = []
+            l: Optional[ir.Loop] = wloop
+            while l is not None and l is not parent:
+                chain.append(l)
+                l = l.parent
+            chain.reverse()
+            dims = getattr(r, "dims", None)
+            levels = arr.block_dims
+            same_slot = (
+                kinds.get(id(arr)) == "set" and len(levels) == len(chain)
+                and dims is not None and
+                wloop.encloses(orig_loop_of[id(op)]) and all(
+                    _one_slot(dims[d], c.var)
+                    for d, c in zip(levels, chain)))
+            if not same_slot:
+                raise refuse(
+                    f"the op at line {op.line} reads {arr.name} other "
+                    "than by the slot the same iteration wrote")
+            # The slot this iteration wrote, read from the block the
+            # earlier loop keeps.
+            r.version = loops[w]
+            r.slots = [twin[(id(c), g)].var for c in chain]
+            if r.part == wop.tile:
+                r.part = None
+    for part, old in renames:
+        _rename(part, old, part.var)  # type: ignore[arg-type]
     # Writes to arrays allocated further out go with their writer's loop.
     for l in loops[1:]:
         l.outer_writes = []
@@ -186,8 +275,13 @@ def split(loop: ir.Loop, arrays: List[ir.Array],
     return loops
 
 
-def _line(item: Item) -> int:
-    return item.line
+def _one_slot(d: ir.DimAccess, var: LoopVar) -> bool:
+    """Whether `d` takes the slot of `var`'s iteration along its dim, as
+    the block's writer does: `t[i, ...]` on a block dim, or the i-th tile
+    `t[:, i * n:(i + 1) * n]` of a free dim of n-wide slots."""
+    lt = d.start.loop_terms()
+    return (d.start.const == 0 and list(lt) == [var] and
+            d.extent == lt[var])
 
 
 def _rename(loop: ir.Loop, old: LoopVar, new: LoopVar) -> None:
@@ -208,3 +302,107 @@ def _rename(loop: ir.Loop, old: LoopVar, new: LoopVar) -> None:
             for r in _refs(op):
                 r.slots = [s.subst(old, new) if isinstance(s, ir.SlotSum)
                            else new if s is old else s for s in r.slots]
+
+
+def keep_as_results(loop: ir.Loop, arrays: List[ir.Array],
+                    writers: Dict[int, ir.Op]) -> bool:
+    """A loop that fills one block and accumulates into the other arrays
+    (NKIBench's bmm_softmax: `v11[..., i1, i5] = copy` and `v12[...] =
+    nl.loop_reduce(max(v11 slot), loop_indices=[i1, i5])` in its innermost
+    loop) stays one loop, unsplit: its id is the block, and each
+    accumulated array is one of its results (docs/spec-format.md, "Loop
+    results"), passed on by every loop from it down to the accumulating
+    op, which the body around reads after the loop. So the source's order
+    and live ranges are kept: the block's slot is read in the iteration
+    that writes it. When it does not apply (returns False, nothing
+    changed): two blocks, a PSUM accumulation, an accumulated array read
+    by another op of the loop, or an op after the block's writer, in a
+    body on the way down to it, that does not read it (the writer must be
+    the last op making a tile there, which is what the loop's id stands
+    for, and moving it last would reorder that op)."""
+    kinds = {id(a): k for a, _, k in loop.outer_writes}
+    blocks = [a for a in arrays if kinds.get(id(a)) == "set"]
+    accs = [a for a in arrays if kinds.get(id(a)) == "acc"]
+    if loop.kind == "sequential" or len(blocks) != 1 or \
+            len(blocks) + len(accs) != len(arrays):
+        return False
+    leaves = _ops_of(loop)
+    for a in accs:
+        w = writers[id(a)]
+        if not w.carry_self or w.kind == "matmul" or w.buffer == "psum":
+            return False
+        if any(arr is a and op is not w for arr, op, _ in loop.outer_writes):
+            return False
+        for op in leaves:
+            if op is w:
+                continue
+            if w in op.carries or any(
+                    r.array is a or r.version is w
+                    for r in _refs(op) + list(op.carry_refs)):
+                return False
+    block_writer = writers[id(blocks[0])]
+    # Reads of the block in the loop read the tile this iteration wrote:
+    # the same slot, at every level down to the writer.
+    levels = blocks[0].block_dims
+    chain: List[ir.Loop] = []
+    lp: Optional[ir.Loop] = block_writer.loop
+    while lp is not None and lp is not loop.parent:
+        chain.insert(0, lp)
+        lp = lp.parent
+    for op in leaves:
+        for r in _refs(op):
+            if r.array is not blocks[0] or op is block_writer:
+                continue
+            dims = getattr(r, "dims", None)
+            if r.version is not block_writer or dims is None or \
+                    len(levels) != len(chain) or not all(
+                        _one_slot(dims[d], c.var)
+                        for d, c in zip(levels, chain)):
+                return False
+    moves: List[Tuple[ir.Loop, int]] = []
+    level: Optional[ir.Loop] = block_writer.loop
+    holder: Item = block_writer
+    while level is not None:
+        top = _item_of(holder, level)
+        assert top is not None
+        at = next(i for i, x in enumerate(level.body) if x is top)
+        if not _all_read(level, at):
+            return False
+        moves.append((level, at))
+        if level is loop:
+            break
+        holder, level = level, level.parent
+    for body_loop, at in moves:
+        item = body_loop.body.pop(at)
+        body_loop.body.append(item)
+    for a in accs:
+        w = writers[id(a)]
+        l: Optional[ir.Loop] = w.loop
+        while l is not None:
+            if not any(x is w for x in l.results):
+                l.results.append(w)
+            if l is loop:
+                break
+            l = l.parent
+        set_version(a, w, getattr(w, "const_dims", []))
+    loop.outer_writes = [(a, op, k) for a, op, k in loop.outer_writes
+                         if not any(a is x for x in accs)]
+    return True
+
+
+def _all_read(loop: ir.Loop, at: int) -> bool:
+    """Whether every item of `loop.body` after item `at` reads it, directly
+    or through the items between."""
+    body = loop.body
+    reached = {at}
+    for j in range(at + 1, len(body)):
+        reads = False
+        for op in _ops_of(body[j]):
+            for p in _producers(op):
+                top = _item_of(p, loop)
+                if top is not None and any(body[i] is top for i in reached):
+                    reads = True
+        if not reads:
+            return False
+        reached.add(j)
+    return True

@@ -31,7 +31,7 @@ _LANGUAGE_PRIVATE = {
     "DynSlice", "Grid", "HbmHandle", "HbmView", "ParDim", "Tile", "TileView",
     "err", "is_tile", "make_op", "result_tile", "tile_dtype", "tile_shape",
     "Affine", "Axis", "Conjunction", "Predicate", "python_range", "builtins",
-    "not_yet", "Broadcast", "traced_as", "refused", "tile_size_2026"}
+    "not_yet", "Broadcast", "clip_to_mask", "traced_as", "refused", "tile_size_2026"}
 _ISA_PRIVATE = {
     "annotations", "core", "ir", "language", "Optional", "Sequence",
     "HbmHandle", "HbmView", "Tile", "TileView", "err", "is_tile", "make_op",
@@ -169,6 +169,10 @@ def language_names(top: str) -> Dict[str, object]:
     names = _public(language, _LANGUAGE_PRIVATE)
     if top == "nki":
         names["tile_size"] = language.tile_size_2026
+        names.update(language._ranges_2026())
+        names["shared_identity_matrix"] = \
+            language._shared_identity_matrix_2026
+        names["program_id"] = language._program_id_2026
         return _today("language", names, LANGUAGE_2026)
     return names
 

@@ -4,6 +4,7 @@ the shape and tile a view of them has."""
 
 from __future__ import annotations
 
+import copy
 from typing import Iterator, List, Sequence, Tuple
 
 from . import ir, location
@@ -198,6 +199,38 @@ def normalize(shape: Tuple[int, ...], key: object,
                 out.append(da)
             else:
                 out.append(ir.DimAccess(a, 1, True))
+    return out
+
+
+def clip_to_mask(dims: Sequence[ir.DimAccess],
+                 mask: object) -> List[ir.DimAccess]:
+    """The elements of an access its mask keeps (NKI's mask is a predicate
+    of the instruction, its conditions combined): where a condition bounds
+    an index axis from above (`i_f < 256`, `i_p <= 63`), the dim that axis
+    indexes is that many elements, as the DMA moves only those (the mask
+    reference's `nl.store(out[i_p, i_f], ..., mask=((i_p < 64) & (i_f <
+    256)))` into a [64, 256] tensor)."""
+    out = list(dims)
+    parts = getattr(mask, "parts", None)
+    for p in (parts() if parts is not None else []):
+        expr, op = getattr(p, "expr", None), getattr(p, "op", None)
+        if expr is None or op not in ("<", "<=") or expr.loop_terms():
+            continue
+        axes = expr.axes()
+        if len(axes) != 1:
+            continue
+        (axis, coef), = axes.items()
+        if coef != 1:
+            continue
+        bound = -expr.const + (1 if op == "<=" else 0)
+        for k, d in enumerate(out):
+            if d.squeezed or d.axis_position != axis.position or \
+                    d.extent != axis.extent or hasattr(d, "grid"):
+                continue
+            if 0 < bound < d.extent:
+                clipped = copy.copy(d)
+                clipped.extent = bound
+                out[k] = clipped
     return out
 
 

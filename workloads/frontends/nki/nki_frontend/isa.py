@@ -479,7 +479,7 @@ def nc_find_index8(*, data: object = None, vals: object = None,
 
 
 @traced_as("`tensor_scalar` on VectorE over the data (max(MIN_II, N)), "
-           "waiting for vals")
+           "waiting for vals; dst_idx= a `tensor_copy` of [P, 8] of it")
 def nc_match_replace8(*, data: object = None, vals: object = None,
                       imm: object = 0.0, dst_idx: object = None,
                       dst: object = None, mask: object = None,
@@ -487,7 +487,53 @@ def nc_match_replace8(*, data: object = None, vals: object = None,
     _tile_arg("nc_match_replace8", "data", data)
     o = _op("tensor_scalar", [data, vals], _dst_shape(dst, tile_shape(data)),
             _dst_dtype(dst, dtype, tile_dtype(data)), "vector", 2)
-    return _finish(o, dst)
+    out = _finish(o, dst)
+    if dst_idx is not None:
+        _index_output(dst_idx, out if dst is None else dst)
+    return out
+
+
+def _index_output(dst_idx: object, result: object) -> None:
+    """The matched values' indices, the instruction's second output (the
+    reference: "the indices of the matched values are written to
+    dst_idx"). The format gives an instruction no output beside its
+    result and its reduction, so they are a copy of as many elements of
+    the result into dst_idx: readers of dst_idx wait for the instruction,
+    and the copy is one small instruction more than the hardware runs
+    (as a store of part of a tile is, docs/nki-source.md)."""
+    idx = core._unlist(dst_idx)
+    if not is_tile(idx):
+        raise err("dst_idx= is an on-chip tile")
+    shape = tile_shape(idx)
+    free = 1
+    for n in shape[1:]:
+        free *= n
+    res = core._unlist(result)
+    rshape = tile_shape(res)
+    rfree = 1
+    for n in rshape[1:]:
+        rfree *= n
+    if len(rshape) < 2 or free > rfree or shape[0] > rshape[0]:
+        raise err(f"dst_idx= is a [P, 8] tile beside the result; got "
+                  f"{list(shape)} beside {list(rshape)}: not yet supported")
+    # The first `free` elements of the result's free dims, in their order
+    # (the reference flattens them): a leading block of rows of them.
+    key: list = [slice(0, shape[0])]
+    for d in range(1, len(rshape)):
+        trailing = 1
+        for n in rshape[d + 1:]:
+            trailing *= n
+        if free >= trailing or d == len(rshape) - 1:
+            rows = min(rshape[d], -(-free // trailing))
+            key.append(slice(0, rows))
+            key.extend(slice(0, n) for n in rshape[d + 1:])
+            break
+        key.append(slice(0, 1))
+    part = res[tuple(key)]
+    if isinstance(idx, TileView):
+        core.write(idx.tile, idx.dims, part, "set")
+    else:
+        core.write(idx, core.normalize(idx._a.shape, ()), part, "set")
 
 
 @traced_as("`tensor_tensor` on VectorE (data and operand1): 2N, or N with a "

@@ -10,7 +10,8 @@ from . import core, ir, tracer
 from . import tiles as _tiles
 from .core import (DTYPES, HBM, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, DType,
                    DynSlice, Grid, HbmHandle, HbmView, ParDim, Tile, TileView,
-                   err, is_tile, make_op, result_tile, tile_dtype, tile_shape)
+                   clip_to_mask, err, is_tile, make_op, result_tile,
+                   tile_dtype, tile_shape)
 from .expr import Affine, Axis, Conjunction, Predicate
 
 # dtypes, buffers
@@ -67,6 +68,27 @@ def sequential_range(*args: object, directives: object = None,
 def static_range(*args: object, directives: object = None,
                  **kwargs: object) -> core.LoopRange:
     return core.LoopRange("static", args, "nl.static_range", directives)
+
+
+def _ranges_2026() -> dict:
+    """Today's `nki` ranges: its API reference calls affine_range,
+    sequential_range and static_range aliases of Python's `range` ("an
+    iterator yielding integer values"), so their variable is an int the
+    kernel may compute with, as a Python range's (core.LoopRange cuts the
+    loop where a decision on it changes). The spec keeps each loop's kind,
+    the scheduling the kernel asks for."""
+    def make(kind: str, api: str) -> object:
+        def f(*args: object, directives: object = None,
+              **kwargs: object) -> core.LoopRange:
+            return core.LoopRange(kind, args, api, directives,
+                                  int_valued=True)
+        f.__name__ = f.__qualname__ = api.split(".")[1]
+        f._traced_as = (f"loop `{kind}`, its variable an int "  # type: ignore
+                        "(an alias of Python's range)")
+        return f
+    return {"affine_range": make("affine", "nl.affine_range"),
+            "sequential_range": make("sequential", "nl.sequential_range"),
+            "static_range": make("static", "nl.static_range")}
 
 
 def no_reorder() -> core.NoReorder:
@@ -130,7 +152,7 @@ def _shape_and_pdim(shape: Sequence[int]) -> Tuple[Tuple[int, ...], int]:
 
 
 def _buffer_name(buffer: object) -> str:
-    if isinstance(buffer, core.ModAlloc):
+    if isinstance(buffer, (core.ModAlloc, core.FunctionAlloc)):
         return buffer.buffer
     # NKI 0.2's strings for the buffers (the migration guide's mapping).
     if isinstance(buffer, str) and buffer in ("sbuf", "psum", "hbm",
@@ -158,14 +180,25 @@ def ndarray(shape: Sequence[int], dtype: object, buffer: object = None,
         if not t.at_top():
             raise err("an HBM tensor allocated inside a loop is not "
                       "supported yet")
+        if t.program_hbm_seen is not None:
+            return _program_shared_hbm(t, shp, d)
         tensor = ir.HbmTensor(_unique_tensor_name(target), shp, d)
         t.tensors.append(tensor)
-        return HbmHandle(tensor, dtype)
+        handle = HbmHandle(tensor, dtype)
+        if t.program_ids is not None:
+            t.program_hbm.append(handle)
+        return handle
     if shp and shp[pdim] > 128:
         raise err(f"an on-chip tile of {shp[pdim]} partitions (dim {pdim} "
                   f"of {list(shp)}); a tile has at most 128 "
                   "(nl.tile_size.pmax)")
     arr = core.new_array(target, shp, d, b, pdim)
+    if isinstance(buffer, core.FunctionAlloc):
+        free = 1
+        for n in shp[pdim + 1:]:
+            free *= n
+        buffer = buffer.resolve(shp[:pdim], shp[pdim] if shp else 1,
+                                free * core.dtype_bytes(d))
     if isinstance(buffer, core.ModAlloc) and pdim > 0:
         # The counts are per block dim; an array without one is one tile,
         # as the reference's allocation function maps the empty index.
@@ -367,6 +400,11 @@ def store(dst: object, value: object, mask: object = None,
         raise err("nl.store writes an HBM tensor")
     if not is_tile(value):
         raise err("nl.store's value is a tile")
+    if mask is not None:
+        # Only the elements the mask keeps move (indexing.clip_to_mask).
+        dst = HbmView(dst.handle, clip_to_mask(dst.dims, mask))
+        if isinstance(value, TileView):
+            value = TileView(value.tile, clip_to_mask(value.dims, mask))
     m = _mask_op(mask)
     op = make_op("store", [value], shape=tile_shape(value),
                  dtype=tile_dtype(value), result=False)
@@ -747,10 +785,47 @@ def _grid_axis(api: str, axis: object) -> int:
     return axis
 
 
+def _program_shared_hbm(t: "tracer.Trace", shape: Tuple[int, ...],
+                        dtype: str) -> HbmHandle:
+    """The HBM tensor a program after the first allocates: the first
+    program's allocation of the same rank (the programs of a grid share
+    HBM; each runs the same code, so the k-th allocation is the same)."""
+    k = t.program_hbm_seen or 0
+    t.program_hbm_seen = k + 1
+    shared = t.program_hbm
+    if k >= len(shared) or tuple(shared[k]._t.shape) != tuple(shape) or \
+            shared[k]._t.dtype != dtype:
+        raise err(f"program {t.program_ids} allocates HBM tensors the "
+                  "first program did not (a [" + ", ".join(map(str, shape))
+                  + f"] {dtype} tensor): programs that allocate different "
+                  "HBM tensors are not yet supported")
+    return shared[k]
+
+
+def _program_id_2026(axis: object = None) -> object:
+    """Today's `nl.program_id`: the NKI Library branches on it (`if
+    prg_id == 0:`, sizes computed from it), so where the kernel decides
+    something on it the programs are traced one by one, each with its
+    index an int (expr.unroll on the grid's loop, cli._trace_once)."""
+    t = tracer.active()
+    axis = 0 if axis is None else axis
+    dim = _grid_axis("nl.program_id", axis)
+    if t.program_ids is None and t.grid[dim] > 1:
+        t.grid_loops[dim].splittable = True
+    return program_id(axis)  # type: ignore[arg-type]
+
+
+setattr(_program_id_2026, "_traced_as", (
+    "the variable of the launch grid's loop of that axis; where the kernel "
+    "decides on it, each program traced on its own, its index an int"))
+
+
 def program_id(axis: int) -> Affine:
     """The instance's index along `axis`: the variable of the grid's loop."""
     t = tracer.active()
     dim = _grid_axis("nl.program_id", axis)
+    if t.program_ids is not None:
+        return t.program_ids[dim]  # type: ignore[return-value]
     if t.grid[dim] == 1:
         # One program along the axis: its index is the int 0, so a kernel
         # may branch on it (`if program_id0 == 0:` of the NKI Library).
@@ -963,6 +1038,28 @@ def shared_identity_matrix(n: int, dtype: object = None, dst: object = None,
     tensor = ir.HbmTensor(_unique_tensor_name(target), (int(n), int(n)), d)
     t.tensors.append(tensor)
     return HbmHandle(tensor, dtype)
+
+
+@traced_as("a `load` of an HBM constant [n, n] into SBUF (today's "
+           "reference: the identity is made in SBUF), or into dst=")
+def _shared_identity_matrix_2026(n: int, dtype: object = None,
+                                 dst: object = None,
+                                 **kwargs: object) -> object:
+    """Today's `nki.language.shared_identity_matrix` "creates an identity
+    matrix in SBUF" (2026-08 reference), where SDK 2.x's is a tensor the
+    kernel loads: the constant in HBM and its load into a tile (dst= when
+    given), the copy the compiler makes."""
+    tile = load(shared_identity_matrix(n, dtype))
+    if dst is None:
+        return tile
+    out = core._unlist(dst)
+    if isinstance(out, TileView):
+        core.write(out.tile, out.dims, tile, "set")
+    elif isinstance(out, Tile):
+        core.write(out, core.normalize(out._a.shape, ()), tile, "set")
+    else:
+        raise err("nl.shared_identity_matrix(dst=...) is an on-chip tile")
+    return dst
 
 
 @traced_as("`tensor_tensor` on GpSimd reading the data and the indices "

@@ -12,6 +12,22 @@ from typing import List, Optional
 
 from . import core, ir, tracer
 from .core import Tile, err
+from .expr import MAX_UNROLL, unroll
+
+
+def _unrolled_or(chain: List[ir.Loop], why: str) -> Exception:
+    """A list the format's blocks cannot hold (tiles allocated rather than
+    made by an op, lists of other things, appends from two loops down):
+    where a loop between the list and the append is a Python range (every
+    range of today's `nki`), its iterations are traced one by one, each
+    appending to a Python list as Python does (expr.unroll raises); else
+    the refusal `why`."""
+    for loop in chain:
+        if loop.splittable and loop.var is not None and \
+                loop.trip <= MAX_UNROLL:
+            unroll(loop.var, f"a list appended to in the loop at line "
+                   f"{loop.line}")
+    return err(why)
 
 
 class TracedList(list):
@@ -41,14 +57,15 @@ class TracedList(list):
         if not chain:
             return super().append(x)  # a list built at one level: Python's
         if len(chain) != 1:
-            raise err("appending to a list from two loops down is not yet "
-                      "supported (append in the loop nested in the list's)")
+            raise _unrolled_or(chain, "appending to a list from two loops "
+                               "down is not yet supported (append in the "
+                               "loop nested in the list's)")
         loop = chain[0]
         if isinstance(x, Tile):
             slot = x._a.current
             if not isinstance(slot, ir.Op) or slot.loop is not loop:
-                raise err("appends a tile that this loop does not make: not "
-                          "yet supported")
+                raise _unrolled_or(chain, "appends a tile that this loop "
+                                   "does not make: not yet supported")
             levels = [loop]
             tile_shape = x._a.shape[x._a.pdim:] or (1,)
             dtype = x._a.dtype
@@ -60,15 +77,16 @@ class TracedList(list):
             inner_loop = inner.current
             if not isinstance(inner_loop, ir.Loop) or \
                     inner_loop.parent is not loop:
-                raise err("appends a list of tiles made elsewhere: not yet "
-                          "supported")
+                raise _unrolled_or(chain, "appends a list of tiles made "
+                                   "elsewhere: not yet supported")
             inner_loop.id_for = None  # now a level of this block
             tile_shape = inner.shape[len(inner.block_dims):]
             dtype, buffer = inner.dtype, inner.buffer
             inner_levels = len(inner.block_dims)
             levels = [loop]
         else:
-            raise err("a list of tiles holds tiles (or lists of them)")
+            raise _unrolled_or(chain, "a list of tiles holds tiles (or "
+                               "lists of them)")
         trips = [loop.trip] + (list(x._arr.shape[:inner_levels])
                                if inner_levels else [])
         if self._arr is None:
@@ -79,7 +97,8 @@ class TracedList(list):
             arr.slot_op = slot  # type: ignore[attr-defined]
             self._arr = arr
         elif self._arr.slot_op is not slot:  # type: ignore[attr-defined]
-            raise err("a list appended to by two ops: not yet supported")
+            raise _unrolled_or(chain, "a list appended to by two ops: not "
+                               "yet supported")
         if isinstance(x, Tile):
             slot.role = "slot"
             slot.list_slot = True  # type: ignore[attr-defined]
@@ -114,7 +133,53 @@ class _ListView:
         return Tile(arr, core.dtype_obj(arr.dtype))[tuple(self._index)]
 
 
+def _simple(node: ast.AST) -> bool:
+    """Whether an expression can be the body of a lambda unchanged: no
+    assignment expression, yield or await, and no `super()`, `locals()`
+    or `vars()`, whose meaning a new scope changes."""
+    return not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom,
+                                  ast.Await, ast.Lambda)) or
+                   (isinstance(n, ast.Name) and
+                    n.id in ("super", "locals", "vars", "__class__"))
+                   for n in ast.walk(node))
+
+
 class _Rewrite(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.in_class = False
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        # A class body's names are not seen from a lambda inside it: its
+        # `and`s stay Python's (its methods' are rewritten).
+        saved, self.in_class = self.in_class, True
+        self.generic_visit(node)
+        self.in_class = saved
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        saved, self.in_class = self.in_class, False
+        self.generic_visit(node)
+        self.in_class = saved
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        """`a and b` as `__nki_and__(a, lambda: b)` (expr.predicate_and):
+        two index predicates make one mask, as the nc_match_replace8
+        reference's `mask=(ix < n // 2 and iy < m // 2)`; anything else
+        keeps Python's meaning, short-circuit included."""
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.And) or self.in_class or \
+                not all(_simple(v) for v in node.values[1:]):
+            return node
+        rest = [ast.Lambda(args=ast.arguments(
+            posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+            defaults=[]), body=v) for v in node.values[1:]]
+        call = ast.Call(func=ast.Name(id="__nki_and__", ctx=ast.Load()),
+                        args=[node.values[0]] + rest, keywords=[])
+        return ast.fix_missing_locations(ast.copy_location(call, node))
+
     def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
         """`[f(i) for i in range(n)]` makes n elements: the comprehension's
         `range` is Python's own, its variable an int in each element (a

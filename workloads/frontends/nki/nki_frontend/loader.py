@@ -22,6 +22,7 @@ from typing import Callable, Optional, Tuple
 
 from . import blame, language, lists, modules, tracer
 from .errors import FrontEndBug, TopLevelRun, TraceError, TraceTimeout
+from .expr import predicate_and
 
 # Where the file's top level ran a kernel, if it did (a module global).
 _STOPPED_AT = "__nki_top_level_run__"
@@ -132,6 +133,7 @@ def load_kernel(path: str, function: str) -> Callable:
     # Python's own range inside the kernel is a traced sequential loop.
     module.__dict__["range"] = _range
     module.__dict__["__nki_list__"] = lists.TracedList
+    module.__dict__["__nki_and__"] = predicate_and
     source = tracer.active().source
     try:
         if source.code is None:

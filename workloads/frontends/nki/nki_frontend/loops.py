@@ -9,7 +9,7 @@ from typing import Iterator, List, Optional, Tuple, Union
 
 from . import fission, ir, location
 from .errors import TraceError
-from .expr import Affine, LoopVar
+from .expr import MAX_UNROLL, Affine, LoopVar, unroll
 from .location import err
 from .versions import STALE, set_version
 
@@ -42,7 +42,7 @@ class LoopRange:
     """`nl.affine_range(n)` and friends: iterates once, symbolically."""
 
     def __init__(self, kind: str, args: Tuple[object, ...], api: str,
-                 directives: object = None) -> None:
+                 directives: object = None, int_valued: bool = False) -> None:
         if len(args) == 1:
             start, stop, step = 0, args[0], 1
         elif len(args) == 2:
@@ -75,8 +75,11 @@ class LoopRange:
                           "nki.compiler.no_reorder() is supported")
         self.no_reorder = bool(dirs)
         # A Python `range` (and nl.static_range, which the reference says
-        # unrolls): its variable is an int the kernel may compute with.
-        self.splittable = api in ("range", "nl.static_range")
+        # unrolls): its variable is an int the kernel may compute with. So
+        # is every range of today's `nki`, whose reference makes
+        # affine_range and sequential_range aliases of Python's `range`
+        # (`int_valued`; generations.py).
+        self.splittable = int_valued or api in ("range", "nl.static_range")
 
     def __len__(self) -> int:
         return self.trip
@@ -86,7 +89,7 @@ class LoopRange:
         if self.trip == 0:
             return
         line = location.current_line()
-        # Cut where the kernel needed a value (expr._unroll) or, in a
+        # Cut where the kernel needed a value (expr.unroll) or, in a
         # Python range, decided something (expr._decide).
         splits = getattr(t, "splits", {}).get(line)
         for offset, trip in pieces(self.trip, splits):
@@ -136,12 +139,26 @@ def close_loop(loop: ir.Loop) -> None:
     for arr, op, _ in loop.outer_writes:
         if arr.loop is parent:
             writers.setdefault(id(arr), (arr, op))
+    if len(writers) > 1 and fission.keep_as_results(
+            loop, [a for a, _ in writers.values()],
+            {k: op for k, (_, op) in writers.items()}):
+        writers = {}  # one block, the other arrays its results
     if len(writers) > 1:
         # One loop per array (fission.py).
-        parts = fission.split(
-            loop, [a for a, _ in writers.values()],
-            {k: op for k, (_, op) in writers.items()},
-            f"{location.active().file_label}:{loop.line}")
+        try:
+            parts = fission.split(
+                loop, [a for a, _ in writers.values()],
+                {k: op for k, (_, op) in writers.items()},
+                f"{location.active().file_label}:{loop.line}")
+        except TraceError:
+            if loop.splittable and loop.var is not None and \
+                    loop.trip <= MAX_UNROLL:
+                # A Python range (and every range of today's `nki`) runs
+                # its iterations as the reference unrolls them: where the
+                # spec's loop cannot say what it does, its iterations are
+                # traced one by one (at most expr.MAX_UNROLL).
+                unroll(loop.var, f"the loop at line {loop.line}")
+            raise
         reductions = loop.reductions
         for part in parts:
             part.reductions = [(a, op) for a, op in reductions

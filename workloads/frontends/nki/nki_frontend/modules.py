@@ -191,7 +191,7 @@ LANGUAGE_NAMES = [n for n in dir(language) if not n.startswith("_") and n not in
     "DynSlice", "Grid", "HbmHandle", "HbmView", "ParDim", "Tile", "TileView",
     "err", "is_tile", "make_op", "result_tile", "tile_dtype", "tile_shape",
     "Affine", "Axis", "Conjunction", "Predicate", "python_range", "builtins",
-    "not_yet", "Broadcast")]
+    "not_yet", "Broadcast", "clip_to_mask")]
 
 ISA_NAMES = [n for n in dir(isa) if not n.startswith("_") and n not in (
     "annotations", "core", "ir", "language", "Optional", "Sequence",
@@ -228,30 +228,29 @@ def _decorator(*args: object, **kwargs: object):
     return wrap
 
 
-def _direct_allocation(api: str):
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise TraceError(
-            f"{api} (direct allocation by a function) is not yet "
-            "supported: its function places each tile of a tensor, where "
-            "the spec format leaves placement to the compiler stage; use "
-            "mod_alloc, nl.sbuf / nl.psum or auto_alloc() "
-            f"({SUPPORTED_DOC})", tracer.where())
-    setattr(refuse, "_refused", (
-        "it places each tile by a function of the kernel's, "
-        "where the spec leaves placement to the compiler stage"))
-    return refuse
+def _direct_allocation(name: str):
+    def alloc(func: object = None, *args: object, **kwargs: object) -> object:
+        if args or kwargs or not callable(func):
+            raise TraceError(f"nki.compiler.{name}.alloc takes one argument, "
+                             "the function that places each logical tile",
+                             tracer.where())
+        return core.FunctionAlloc(name, func)
+    setattr(alloc, "_traced_as", (
+        "`tile_buffers` / `one_buffer` of the physical tiles its function "
+        "gives each block dim (a modulo placement)"))
+    return alloc
 
 
 def _memory_module(top: str, name: str, buffer: object) -> types.ModuleType:
     """`nki.compiler.sbuf` / `.psum`, the direct-allocation API: a tensor
     the compiler allocates (`auto_alloc()`) is an `nl.sbuf` / `nl.psum`
     tensor; `mod_alloc` fixes each block dim's physical tiles
-    (core.ModAlloc); placing tiles with a function of one's own (`alloc`)
-    is refused when a traced kernel calls it (a file may still name it, at
-    its top level)."""
+    (core.ModAlloc); a function of one's own (`alloc`) is asked where
+    each logical tile goes, and read as the mod_alloc it is
+    (core.FunctionAlloc)."""
     m = _ApiModule(f"{top}.compiler.{name}")
     m.__dict__["auto_alloc"] = lambda *a, **k: buffer
-    m.__dict__["alloc"] = _direct_allocation(f"nki.compiler.{name}.alloc")
+    m.__dict__["alloc"] = _direct_allocation(name)
 
     def modulo(*args: object, **kwargs: object) -> object:
         if args:

@@ -26,6 +26,11 @@ def new_array(name: Optional[str], shape: Tuple[int, ...], dtype: str,
                     location.current_line())
 
 
+# A spec op takes at least ~90 bytes of JSON: more than this many cannot
+# fit the format's 1 MiB.
+MAX_TRACED_OPS = 12000
+
+
 def make_op(kind: str, inputs: Sequence[object] = (), *,
             shape: Sequence[int] = (1, 1), dtype: str = "fp32",
             buffer: Optional[str] = None, engine: Optional[str] = None,
@@ -45,6 +50,15 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
                   "most 128 (nl.tile_size.pmax)")
     op.dtype = dtype
     op.buffer = buffer
+    if len(t.ops) >= MAX_TRACED_OPS:
+        # Loops traced one iteration at a time (Python ranges where the
+        # kernel needs their values) can multiply without bound; a spec
+        # of this many ops is over the format's 1 MiB anyway, so stop
+        # here rather than after minutes.
+        raise err(f"the kernel unrolls too far: more than {MAX_TRACED_OPS} "
+                  "ops traced (a spec may be at most 1 MiB); Python range "
+                  "loops whose values the kernel needs are traced one "
+                  "iteration at a time (docs/nki-source.md)")
     t.loop.body.append(op)
     t.ops.append(op)
     if result:
@@ -139,6 +153,9 @@ def ref_of(x: object) -> ir.Ref:
         if inner is not None and inner.loop.encloses(t.loop):
             r = ir.Ref(inner, [], part)  # written earlier in this iteration
             r.array = arr
+            # The indices read, for loop fission (fission.split) to name
+            # the slot if this iteration's write becomes another loop's.
+            r.dims = dims  # type: ignore[attr-defined]
             return r
         v = arr.current
         if v is None and getattr(arr, "lazy_zero", False):

@@ -10,7 +10,7 @@ from typing import Callable, List, Sequence, Tuple, Union
 
 from . import ir, location
 from .buffers import PSUM, SBUF, SHARED_HBM, Buffer
-from .expr import Affine
+from .expr import Affine, unroll_late_piece
 from .indexing import IndirectIndex, compose, normalize, view_shape
 from .location import err
 
@@ -79,6 +79,8 @@ class HbmView:
     def __init__(self, handle: HbmHandle, dims: List[ir.DimAccess]) -> None:
         self.handle = handle
         self.dims = dims
+        for d in dims:
+            unroll_late_piece(d.start, handle._t.name)
         self.shape = view_shape(dims)
         self.dtype = handle.dtype
 

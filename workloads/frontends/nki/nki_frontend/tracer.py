@@ -95,6 +95,13 @@ class Trace:
         # affine loop that runs its instances (docs/nki-source.md).
         self.grid: List[int] = []
         self.grid_loops: List[ir.Loop] = []
+        # A grid whose programs the kernel tells apart (a decision on
+        # today's nl.program_id): each program traced in turn, its ids
+        # these ints; the HBM tensors the first one allocated, which the
+        # others share, and how many of them this program has asked for.
+        self.program_ids: Optional[Tuple[int, ...]] = None
+        self.program_hbm: List[object] = []
+        self.program_hbm_seen: Optional[int] = None
         # (array's line, loop's line) pairs an earlier attempt found used
         # outside the loop (versions.privatize): kept whole there.
         self.keep_whole: Set[Tuple[int, int]] = set()
