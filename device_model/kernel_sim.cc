@@ -174,7 +174,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   dma_draw_.assign(n, 0);
   shape_begin_.assign(1, 0);
   // What SplitTransfer reads of an instruction.
-  using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool, bool>;
+  using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool, bool, bool>;
   std::map<Shape, uint32_t> shapes;
   // Timings interned by their bits: equal timings are one entry.
   std::map<std::pair<uint64_t, uint64_t>, uint32_t> timing_ids;
@@ -202,7 +202,8 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     } else {
       dma_draw_[i] = ++dma_count_;
       const Shape key{in.partitions, in.work,       in.aux,
-                      in.transpose,  in.hbm_to_hbm, in.contiguous_rows};
+                      in.transpose,  in.hbm_to_hbm, in.contiguous_rows,
+                      in.on_chip};
       auto [it, added] =
           shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
       if (added) {
@@ -214,9 +215,12 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
         run_.resize(pieces_.size(), 1);
         for (size_t p = first; p < pieces_.size(); ++p) {
           const DmaPiece& pc = pieces_[p];
-          // An HBM copy reads and writes HBM: twice its bytes.
+          // An HBM copy reads and writes HBM: twice its bytes; an SBUF
+          // copy none.
           const double hbm_bytes =
-              static_cast<double>(pc.bytes) * (in.hbm_to_hbm ? 2 : 1);
+              static_cast<double>(pc.bytes) * (in.hbm_to_hbm ? 2
+                                               : in.on_chip  ? 0
+                                                             : 1);
           hbm_weight_.push_back(pc.work > 0 ? hbm_bytes / pc.work : 0);
         }
         for (size_t p = pieces_.size(); p-- > first + 1;) {

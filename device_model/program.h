@@ -49,6 +49,10 @@ struct Instruction {
   // transfer's partitions are (`partitions` counts them), and it reads and
   // writes HBM, so it draws twice its bytes from HBM bandwidth.
   bool hbm_to_hbm = false;
+  // DMA: an SBUF-to-SBUF copy. Its partitions are dealt to the engines as
+  // a load's are, one descriptor each, and it draws nothing from HBM
+  // bandwidth.
+  bool on_chip = false;
   // DMA: its rows follow one another in HBM (a block of whole rows of an
   // SBUF load or store), so an engine's rows may share one descriptor
   // (DeviceProfile::dma_rows_per_descriptor).

@@ -51,7 +51,7 @@ ProgramCost ComputeProgramCost(const Program& program,
       const Instruction& in = k.instrs[i];
       if (in.kind == InstrKind::kDma) {
         c.dma_bytes += in.work;
-        c.hbm_bytes += in.hbm_to_hbm ? 2 * in.work : in.work;
+        c.hbm_bytes += in.hbm_to_hbm ? 2 * in.work : in.on_chip ? 0 : in.work;
         ++c.dma_transfers;
         // One piece per DMA engine whose partitions the transfer touches.
         const int64_t pmax = std::max(1, profile.memory.partitions);

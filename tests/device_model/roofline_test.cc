@@ -118,6 +118,15 @@ TEST(RooflineTest, AnHbmCopyIsTwiceItsBytesOfHbmTraffic) {
   EXPECT_DOUBLE_EQ(r.hbm_bytes, 18000);
 }
 
+TEST(RooflineTest, AnSbufCopyIsNoHbmTraffic) {
+  const DeviceProfile d = TestDevice();
+  Instruction copy = Dma(8000, 128);
+  copy.on_chip = true;
+  const ProgramCost c = ComputeProgramCost(OneKernel({copy, Dma(2000, 1)}), d);
+  EXPECT_EQ(c.dma_bytes, 10000);  // what the engines move
+  EXPECT_EQ(c.hbm_bytes, 2000);   // the load alone reads HBM
+}
+
 TEST(RooflineTest, ClassifiesByTheLargerFloor) {
   const DevicePeaks peaks = ComputePeaks(TestDevice());
   ProgramCost c;

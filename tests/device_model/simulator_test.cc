@@ -324,6 +324,20 @@ TEST(KernelSimTest, AnHbmCopyDrawsTwiceItsBytesFromHbm) {
               kTol);
 }
 
+TEST(KernelSimTest, AnSbufCopyDrawsNothingFromHbm) {
+  // With four engines, loads share HBM's 2e4 B/us; SBUF-to-SBUF copies of
+  // the same shape run at each engine's own rate.
+  Kernel loads;
+  const uint32_t l = AddDma(loads, 128, 100);  // 3200 B per engine
+  EXPECT_NEAR(RunKernel(loads, Profile()).rec.Of(l).end_us, 3200.0 / 5000.0,
+              kTol);
+  Kernel copies;
+  const uint32_t c =
+      AddDma(copies, 128, 100, {}, [](Instruction& in) { in.on_chip = true; });
+  EXPECT_NEAR(RunKernel(copies, Profile()).rec.Of(c).end_us, 3200.0 / 1e4,
+              kTol);
+}
+
 TEST(KernelSimTest, DependentDmaWaitsForCompletionAndHandOff) {
   Kernel k;
   const uint32_t a = AddDma(k, 4, 5000);

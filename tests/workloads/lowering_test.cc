@@ -860,6 +860,67 @@ TEST(NewOpsTest, AnHbmCopyIsOneDmaOfItsBlockBetweenTwoTensors) {
   EXPECT_FALSE(load.dispatches[0].kernel.instrs[0].hbm_to_hbm);
 }
 
+TEST(NewOpsTest, AnSbufCopyIsOneDmaOfItsTileWithinSbuf) {
+  // The exp kernel's load, then a DMA of its tile to another SBUF tile,
+  // transposed in the second copy.
+  const Program p = LowerOrDie(Parse(OneTile(Json::parse(R"([
+    {"id": "c", "op": "sbuf_copy", "inputs": ["x_t"], "tile": [128, 512],
+     "dtype": "fp32", "line": 3},
+    {"id": "ct", "op": "sbuf_copy", "inputs": ["x_t"], "tile": [128, 128],
+     "dtype": "fp32", "transpose": true, "line": 4}
+  ])"))));
+  const Kernel& k = p.dispatches[0].kernel;
+  ASSERT_EQ(k.instrs.size(), 3u);
+  const Instruction& load = k.instrs[0];
+  const Instruction& copy = k.instrs[1];
+  const Instruction& transposed = k.instrs[2];
+  EXPECT_FALSE(load.on_chip);
+  EXPECT_EQ(copy.kind, InstrKind::kDma);
+  EXPECT_TRUE(copy.on_chip);
+  EXPECT_FALSE(copy.hbm_to_hbm);
+  EXPECT_EQ(copy.work, 128 * 512 * 4);
+  EXPECT_EQ(copy.partitions, 128);
+  EXPECT_EQ(copy.aux, 128);  // one descriptor per partition
+  EXPECT_FALSE(copy.contiguous_rows);
+  EXPECT_EQ(copy.flops, 0);
+  EXPECT_EQ(k.strings[copy.opcode], "dma_sbuf_copy");
+  EXPECT_EQ(k.strings[copy.label], "c");
+  EXPECT_EQ(load.deps_end - load.deps_begin, 0u);
+  EXPECT_EQ(copy.deps_end - copy.deps_begin, 1u);  // waits for the load
+  EXPECT_EQ(k.deps[copy.deps_begin], 0u);
+  EXPECT_TRUE(transposed.transpose);
+  EXPECT_EQ(transposed.work, 128 * 128 * 4);
+}
+
+TEST(NewOpsTest, AnSbufCopyReadsOneTileIntoSbuf) {
+  struct Case {
+    const char* op;
+    const char* want;
+  };
+  const Case cases[] = {
+      {R"({"id": "c", "op": "sbuf_copy", "inputs": [], "tile": [128, 512],
+           "line": 3})",
+       "/inputs: a sbuf_copy takes 1 input tile, got 0"},
+      {R"({"id": "c", "op": "sbuf_copy", "inputs": ["x_t"], "tensor": "x",
+           "tile": [128, 512], "line": 3})",
+       "/tensor: key \"tensor\" does not apply to a sbuf_copy op"},
+      {R"({"id": "c", "op": "sbuf_copy", "inputs": ["x_t"],
+           "engine": "vector", "tile": [128, 512], "line": 3})",
+       "/engine: key \"engine\" does not apply to a sbuf_copy op"},
+      {R"({"id": "c", "op": "sbuf_copy", "inputs": ["x_t"],
+           "buffer": "psum", "tile": [128, 512], "line": 3})",
+       "/buffer: a sbuf_copy writes its tile to sbuf"},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseSpec(OneTile(Json::array({Json::parse(c.op)})).dump(),
+                       "copy.json", MemoryLimits{});
+    ASSERT_FALSE(s.ok()) << c.op;
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(s.status().message()), ::testing::HasSubstr(c.want))
+        << c.op << ": " << s.status().message();
+  }
+}
+
 TEST(NewOpsTest, AnHbmCopyMovesBetweenTwoAlikeTensors) {
   struct Case {
     const char* op;

@@ -146,6 +146,10 @@ std::vector<std::string_view> SpecReader::NkiOpKeys(std::string_view kind) {
     drop = {"id",         "engine",     "func",        "inputs",   "tile",
             "dtype",      "buffer",     "carry",       "indirect", "transpose",
             "accumulate", "one_buffer", "tile_buffers"};
+  } else if (kind == "sbuf_copy") {
+    // A DMA between two tiles: a transpose on the way, its source's
+    // partitions picked by an index tile, no tensor.
+    drop = {"engine", "func", "tensor", "index", "accumulate"};
   } else if (kind == "loop") {
     drop = {"engine", "func",      "inputs",   "index",
             "mask",   "tile",      "dtype",    "buffer",

@@ -30,6 +30,7 @@ struct DmaShape {
   bool transpose = false;
   bool indirect = false;
   bool hbm_to_hbm = false;
+  bool on_chip = false;  // SBUF to SBUF
 };
 
 // How a compute instruction is priced (device_model/instruction_cost.h).
@@ -66,10 +67,12 @@ class KernelBuilder {
     in.transpose = shape.transpose;
     in.indirect = shape.indirect;
     in.hbm_to_hbm = shape.hbm_to_hbm;
+    in.on_chip = shape.on_chip;
     // A gather's rows come through an index, a transpose writes columns and
-    // an HBM copy's rows are dealt as rows, not as a block per engine.
+    // an HBM copy's rows are dealt as rows, not as a block per engine; an
+    // SBUF copy's partitions are not one after another in any memory.
     in.contiguous_rows = shape.whole_rows && !shape.transpose &&
-                         !shape.indirect && !shape.hbm_to_hbm;
+                         !shape.indirect && !shape.hbm_to_hbm && !shape.on_chip;
     in.opcode = k_.Intern(opcode);
     in.label = k_.Intern(label);
     in.source_line = line;

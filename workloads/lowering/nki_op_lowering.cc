@@ -288,6 +288,23 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
     made.dtype = tile.dtype;
+  } else if (op.op == "sbuf_copy") {
+    // A DMA from one SBUF tile to another: the tile's partitions dealt to
+    // the DMA engines as a load's are, one descriptor per partition (an
+    // SBUF partition is not contiguous with the next), nothing from HBM.
+    const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+    DmaShape shape;
+    shape.partitions = tile.partitions;
+    shape.runs = tile.partitions;
+    shape.bytes = tile.partitions * tile.free * DTypeBytes(tile.dtype);
+    shape.transpose = op.transpose;
+    shape.indirect = !op.indirect.empty();
+    shape.on_chip = true;
+    made.deps = {builder_.Dma("dma_sbuf_copy", op.id, shape, deps,
+                              op.source_line, iter)};
+    made.partitions = tile.partitions;
+    made.free = tile.free;
+    made.dtype = tile.dtype;
   } else {
     // One rule for tile shapes, shared with the validator's SBUF check.
     const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);

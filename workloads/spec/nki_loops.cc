@@ -419,8 +419,8 @@ std::map<const NkiOp*, size_t> BlockSlotReadDepths(
 
 bool IsDataMovementOnly(const NkiOp& op) {
   return op.op == "load" || op.op == "store" || op.op == "hbm_copy" ||
-         op.op == "iota" || op.op == "tensor_copy" || op.op == "loop" ||
-         op.op == "memset" || op.op == "transpose" ||
+         op.op == "sbuf_copy" || op.op == "iota" || op.op == "tensor_copy" ||
+         op.op == "loop" || op.op == "memset" || op.op == "transpose" ||
          op.op == "affine_select" ||
          (op.op == "activation" && op.func == "copy");
 }

@@ -119,6 +119,10 @@ const std::vector<NkiOpRule>& NkiOpRules() {
       {"affine_select", true, false, {E::kGpSimd}, 1, 1},
       // DMA from one device tensor to another (`from` to `tensor`).
       {"hbm_copy", false, true, {}, 0, 0},
+      // DMA from one SBUF tile to another (nki.isa.dma_copy or
+      // dma_transpose with both sides on chip): no compute engine, and no
+      // tensor, so none of a load's tensor checks.
+      {"sbuf_copy", true, false, {}, 1, 1},
       // A nested loop; its optional id names it for ops that wait for it.
       {"loop", false, false, {}, 0, 0},
       // The second output of an accumulate op (its free-axis reduction,

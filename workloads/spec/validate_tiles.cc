@@ -63,8 +63,9 @@ absl::Status Validator::CheckTileAndBuffer(const NkiOp& op,
                                  "psum",
                                  op.buffer));
   }
-  if (op.op == "load" && op.buffer != "sbuf") {
-    return Error(path + "/buffer", "a load writes its tile to sbuf");
+  if ((op.op == "load" || op.op == "sbuf_copy") && op.buffer != "sbuf") {
+    return Error(path + "/buffer",
+                 absl::StrFormat("%s writes its tile to sbuf", A(op.op)));
   }
   if (op.op == "transpose" && op.engine == Engine::kTensor &&
       op.buffer != "psum") {

@@ -126,7 +126,8 @@ def _trace_once(path: str, function: str, args: Dict[str, object],
             tensor = ir.HbmTensor(name, dims, core.ARG_DTYPES[dtype])
             t.tensors.append(tensor)
             call_args[name] = core.HbmHandle(
-                tensor, core.dtype_obj(core.ARG_DTYPES[dtype]))
+                tensor, core.dtype_obj(core.ARG_DTYPES[dtype], dtype),
+                core.HBM)
         else:
             call_args[name] = value
     call_args.update(kwarg_exprs.resolve(

@@ -52,9 +52,10 @@ _NUMPY_NAMES = {"float32": "float32", "float16": "float16",
                 "uint32": "uint32", "bool": "bool_", "float64": None,
                 "int64": None}
 
-ARG_DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16",
-              "fp16": "fp16", "float32": "fp32", "fp32": "fp32",
-              "int8": "int8", "int32": "int32"}
+# `--args x=128x2x1:float8_e5m2`: the spec names and every nl dtype's name
+# (a kernel's test passes float8 arrays; traced as the dtype of its width).
+ARG_DTYPES = {"bf16": "bf16", "fp16": "fp16", "fp32": "fp32",
+              **{n: d.spec for n, d in DTYPES.items() if d.spec is not None}}
 
 
 def spec_dtype(d: object) -> str:
@@ -75,7 +76,11 @@ def spec_dtype(d: object) -> str:
     raise err(f"dtype {name} is not supported; supported: {SUPPORTED_DTYPES}")
 
 
-def dtype_obj(spec: str) -> DType:
+def dtype_obj(spec: str, name: Optional[str] = None) -> DType:
+    """The nl dtype `name` where it is one of the spec dtype's width (an
+    argument given as float8_e5m2 keeps that name), else the first."""
+    if name in DTYPES and DTYPES[name].spec == spec:
+        return DTYPES[name]
     for d in DTYPES.values():
         if d.spec == spec:
             return d

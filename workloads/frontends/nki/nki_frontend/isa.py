@@ -5,11 +5,13 @@ stage places it."""
 
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence
 
-from . import core, ir, language
+from . import core, ir, language, location
 from .core import (HbmHandle, HbmView, Tile, TileView, err, is_tile, make_op,
                    result_tile, tile_dtype, tile_shape)
+from .tiles import ApHbmView, waits_of
 
 
 class _Engine:
@@ -68,6 +70,8 @@ def _finish(op: ir.Op, dst: object) -> object:
     if dst is None:
         return result_tile(op)
     dst = core._unlist(dst)
+    # A destination .ap from a runtime offset: the op waits for it.
+    op.after.extend(core.ref_of(w) for w in waits_of(dst))
     if isinstance(dst, TileView):
         core.write(dst.tile, dst.dims, result_tile(op), "set")
     elif isinstance(dst, Tile):
@@ -363,18 +367,86 @@ def affine_select(pred: object = None, on_true_tile: object = None,
     return _finish(o, dst)
 
 
+# The permutation of each rank (the ISA reference's dma_transpose).
+_DMA_TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+
+
 def dma_transpose(src: object = None, *, dst: object = None,
                   axes: object = None, dge_mode: object = None,
                   **kwargs: object) -> object:
-    """A DMA transpose from HBM: a load with "transpose"."""
-    tile = language.load_transpose2d(src)
-    if dst is None:
-        return tile
-    target = dst.tile if isinstance(dst, TileView) else dst
-    dims = dst.dims if isinstance(dst, TileView) else core.normalize(
-        target._a.shape, ())
-    core.write(target, dims, tile, "set")
-    return None
+    """A DMA transpose of an HBM view (a load with "transpose") or of an
+    SBUF tile (an sbuf_copy with "transpose"), of rank 2, 3 or 4 with the
+    reference's permutation of that rank."""
+    src = core._unlist(src)
+    if isinstance(src, HbmHandle):
+        src = src[...]
+    if not isinstance(src, HbmView) and not is_tile(src):
+        raise err("nisa.dma_transpose reads a tile in HBM or SBUF")
+    shape = tuple(src.shape) if isinstance(src, HbmView) else tuple(
+        tile_shape(src))
+    perm = _DMA_TRANSPOSE_AXES.get(len(shape))
+    if perm is None:
+        raise err(f"nisa.dma_transpose of a tile of rank {len(shape)}: the "
+                  "ISA reference transposes 2-D, 3-D and 4-D tiles")
+    given = tuple(axes) if isinstance(axes, (list, tuple)) else axes
+    if given is not None and given != perm:
+        raise err(f"nisa.dma_transpose(axes={given!r}) of a rank-"
+                  f"{len(shape)} tile: the ISA reference supports axes "
+                  f"{perm} at that rank")
+    out = tuple(shape[i] for i in perm)
+    if isinstance(src, HbmView):
+        d = src.handle._t.dtype
+        op = make_op("load", (), shape=out, dtype=d)
+        op.tensor = src.handle._t
+        op.access = src.dims
+        op.indirect = core.indirect_ref(src.dims)
+        op.after.extend(core.ref_of(w) for w in src.waits)
+    else:
+        _check_sbuf("nisa.dma_transpose", src)
+        op = _on_chip_dma(src, out, tile_dtype(src))
+    op.transpose = True
+    return _finish(op, dst)
+
+
+def _check_sbuf(api: str, x: object) -> None:
+    """A DMA reads and writes SBUF or HBM (the ISA reference's dma_copy,
+    memory types): not PSUM, and not a broadcast."""
+    x = core._unlist(x)
+    if isinstance(x, core.Broadcast):
+        raise err(f"{api} of a broadcast tile: a DMA moves the tile's own "
+                  "elements (broadcast it in the op that reads it)")
+    t = x.tile if isinstance(x, TileView) else x
+    if t._a.buffer != "sbuf":
+        raise err(f"{api} of a {t._a.buffer} tile: a DMA reads and writes "
+                  "SBUF or HBM (the ISA reference's dma_copy, memory types)")
+
+
+def _sbuf_copy(dst: object, src: object) -> None:
+    """`nisa.dma_copy` between two SBUF tiles: an sbuf_copy of the
+    destination's shape; the element counts are equal (the reference's
+    tile size rule)."""
+    _check_sbuf("nisa.dma_copy", src)
+    _check_sbuf("nisa.dma_copy", dst)
+    src_shape, dst_shape = tile_shape(src), tile_shape(dst)
+    if math.prod(src_shape) != math.prod(dst_shape):
+        raise err(f"nisa.dma_copy of a tile of shape {list(src_shape)} into "
+                  f"one of {list(dst_shape)}: the element counts must match "
+                  "(the ISA reference's dma_copy, tile size)")
+    _finish(_on_chip_dma(src, dst_shape, tile_dtype(dst)), dst)
+
+
+def _on_chip_dma(src: object, shape: Sequence[int], dtype: str) -> ir.Op:
+    """The sbuf_copy reading `src`; a view of it indexed by a tile is a
+    gather of its partitions: the op reads the whole tile and waits for
+    the index tile ("indirect")."""
+    src = core._unlist(src)
+    index = core.indirect_ref(src.dims) if isinstance(src, TileView) \
+        else None
+    if index is not None:
+        src = src.tile  # type: ignore[union-attr]
+    op = make_op("sbuf_copy", [src], shape=shape, dtype=dtype)
+    op.indirect = index
+    return op
 
 
 def dma_copy(*, dst: object = None, src: object = None, mask: object = None,
@@ -391,23 +463,45 @@ def dma_copy(*, dst: object = None, src: object = None, mask: object = None,
         op = tile._a.current
         assert isinstance(op, ir.Op)
         op.tile = core.tile_of(core.view_tile(target._a, dims))
+        op.after.extend(core.ref_of(w) for w in waits_of(dst))
         core.write(target, dims, tile, "set")
     elif isinstance(dst, HbmView) and is_tile(src):
         language.store(dst, value=src, mask=mask)
     elif isinstance(dst, HbmView) and isinstance(src, HbmView):
-        if dst.shape != src.shape:
+        if tuple(dst.shape) != tuple(src.shape):
             raise err("nisa.dma_copy between HBM tensors of different shapes")
         op = make_op("hbm_copy", (), shape=dst.shape, dtype="fp32",
                      result=False)
         op.tensor = dst.handle._t
-        op.source = src.handle._t
+        op.source = _copy_source(dst, src)
         op.access = dst.dims
+        op.after.extend(core.ref_of(w) for w in src.waits + dst.waits)
     elif is_tile(dst) and is_tile(src):
-        raise err("nisa.dma_copy between two on-chip tiles is not supported "
-                  "yet: the spec format's DMA ops (load, store, hbm_copy) "
-                  "each have an HBM side")
+        _sbuf_copy(dst, src)
     else:
         raise err("nisa.dma_copy copies between HBM and on-chip tiles")
+
+
+def _copy_source(dst: HbmView, src: HbmView) -> ir.HbmTensor:
+    """The tensor an hbm_copy names as its `from`: the source's own, or,
+    where either side is an access pattern (its tensor shaped as its
+    pattern's block), a tensor of the destination's shape standing for the
+    source's elements, so that the copy moves the same block of each."""
+    d, s = dst.handle._t, src.handle._t
+    if s.shape == d.shape or not (isinstance(src, ApHbmView) or
+                                  isinstance(dst, ApHbmView)):
+        return s
+    if s.dtype != d.dtype:
+        raise err(f"nisa.dma_copy from {s.name} ({s.dtype}) to {d.name} "
+                  f"({d.dtype}): a DMA between HBM tensors does not cast")
+    name = f"{s.name}_as_" + "x".join(map(str, d.shape))
+    t = location.active()
+    for x in t.tensors:
+        if x.name == name:
+            return x
+    tensor = ir.HbmTensor(name, d.shape, d.dtype)
+    t.tensors.append(tensor)
+    return tensor
 
 
 # --- the rest of the documented ISA ------------------------------------------
@@ -869,8 +963,8 @@ for _name, _text in {
         "iota": "`iota` on GpSimd",
         "affine_select": "`affine_select` on GpSimd", "memset": "`memset`",
         "bn_stats": "`bn_stats` on VectorE", "bn_aggr": "`bn_aggr` on VectorE",
-        "dma_copy": "`load`, `store` or `hbm_copy`",
-        "dma_transpose": "`load` with `transpose`",
+        "dma_copy": "`load`, `store`, `hbm_copy` or `sbuf_copy`",
+        "dma_transpose": "`load` or `sbuf_copy` with `transpose`",
         "get_nc_version": "gen2 (trn1)",
         "get_nc_sub_version": "0"}.items():
     globals()[_name]._traced_as = _text

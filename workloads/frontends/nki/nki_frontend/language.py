@@ -370,6 +370,7 @@ def load(src: object, mask: object = None, dtype: object = None,
     op.access = src.dims
     op.mask = m
     op.indirect = core.indirect_ref(src.dims)
+    op.after.extend(core.ref_of(w) for w in src.waits)
     return result_tile(op)
 
 
@@ -426,6 +427,7 @@ def store(dst: object, value: object, mask: object = None,
     op.access = dst.dims
     op.mask = m
     op.indirect = core.indirect_ref(dst.dims)  # a scatter
+    op.after.extend(core.ref_of(w) for w in dst.waits)
 
 
 # --- compute ----------------------------------------------------------------

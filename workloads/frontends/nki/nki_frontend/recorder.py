@@ -9,11 +9,11 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import ir, location
 from .dtypes import dtype_obj
-from .expr import LoopVar
+from .expr import Affine, LoopVar
 from .indexing import normalize, tile_of, view_tile
 from .location import err
 from .tiles import (OPS, ApView, Broadcast, LoopReduce, Tile, TileView,
-                    is_tile, unlist)
+                    is_tile, unlist, waits_of)
 from .versions import (access_rotation, before_loop, chain_below,
                        check_private, const_dims, note_export, privatize,
                        rehome, rotated_version, set_version, slot_sum_fits)
@@ -40,6 +40,8 @@ def make_op(kind: str, inputs: Sequence[object] = (), *,
     op = ir.Op(kind, line, t.loop, line, location.current_target())
     for x in inputs:
         op.inputs.append(ref_of(x))
+        # An .ap view from a runtime offset: its scalar_offset= tile.
+        op.after.extend(ref_of(w) for w in waits_of(x))
     note_readers(op)
     op.engine = engine
     op.func = func
@@ -118,6 +120,10 @@ def ref_of(x: object) -> ir.Ref:
     if isinstance(x, TileView):
         arr = x.tile._a
         dims = x.dims
+        if any(getattr(d, "indirect", None) is not None for d in dims):
+            raise err("a tile indexed by a tile (its partitions picked by "
+                      "an index tile) is read by a DMA: nisa.dma_copy or "
+                      "nisa.dma_transpose")
     elif isinstance(x, Tile):
         arr = x._a
         dims = None
@@ -135,8 +141,9 @@ def ref_of(x: object) -> ir.Ref:
                   "yet supported (read it after the loop)")
     part = None
     if isinstance(x, ApView):
-        # An access pattern reads its own shape's elements of the tile.
-        seen = tile_of(x.shape)
+        # An access pattern reads its own shape's elements of the tile
+        # (counted in the tile's dtype where it is a reinterpret cast).
+        seen = tile_of(x.read_shape)
         if seen != arr.tile():
             part = seen
         dims = None  # its version is the whole tile's
@@ -224,7 +231,10 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
     else:
         check_private(arr, t.loop)  # `acc += x` reads what was there
     privatize(arr, dims, t.loop, kind)
-    if isinstance(value, (int, float)) and kind == "set":
+    if kind == "set" and (isinstance(value, (int, float)) or (
+            isinstance(value, Affine) and not value.axes())):
+        # A number, or one a loop variable makes (`t[i, j] = j * 5` in a
+        # static_range): a constant the instruction is given, a memset.
         op = make_op("memset", (), shape=arr.tile(), dtype=arr.dtype,
                      result=False)
     elif isinstance(value, Broadcast):

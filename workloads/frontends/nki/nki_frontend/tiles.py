@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 from typing import Callable, List, Sequence, Tuple, Union
 
+from . import access_patterns as aps
 from . import ir, location
+from .dtypes import spec_dtype
 from .buffers import PSUM, SBUF, SHARED_HBM, Buffer
 from .expr import Affine, unroll_late_piece
 from .indexing import IndirectIndex, compose, normalize, view_shape
@@ -36,13 +38,17 @@ OPS = Operations()
 
 
 class HbmHandle:
-    """A kernel argument or an `nl.ndarray(..., buffer=nl.shared_hbm)`."""
+    """A kernel argument or an `nl.ndarray(..., buffer=nl.shared_hbm)`. A
+    kernel argument is in `nl.hbm` (the MX deep dive's kernels assert
+    `x.buffer == nl.hbm` of their inputs); an array keeps the buffer it
+    was allocated in."""
 
-    def __init__(self, tensor: ir.HbmTensor, dtype: object) -> None:
+    def __init__(self, tensor: ir.HbmTensor, dtype: object,
+                 buffer: Buffer = SHARED_HBM) -> None:
         self._t = tensor
         self.dtype = dtype
         self.shape = tensor.shape
-        self.buffer = SHARED_HBM
+        self.buffer = buffer
 
     @property
     def ndim(self) -> int:
@@ -71,6 +77,35 @@ class HbmHandle:
         t.tensors.append(tensor)
         return HbmHandle(tensor, self.dtype)
 
+    def view(self, dtype: object) -> "HbmHandle":
+        """The tensor's bytes as `dtype` (the 2026-08 reference's
+        NkiTensor.view: the last dim scaled by the ratio of the widths); a
+        tensor of its own in the spec where the width changes."""
+        spec = spec_dtype(dtype)
+        old, new = aps.SPEC_BYTES[self._t.dtype], aps.SPEC_BYTES[spec]
+        if spec == self._t.dtype:
+            return HbmHandle(self._t, dtype, self.buffer)
+        last = self.shape[-1] * old
+        if last % new:
+            raise err(f".view({dtype!r}) of {self._t.name} {self.shape}: "
+                      f"the last dim ({last} bytes) is not a whole number "
+                      f"of {spec} elements")
+        dims = tuple(self.shape[:-1]) + (last // new,)
+        name = f"{self._t.name}_as_{spec}"
+        t = location.active()
+        tensor = next((x for x in t.tensors if x.name == name), None)
+        if tensor is None:
+            tensor = ir.HbmTensor(name, dims, spec)
+            t.tensors.append(tensor)
+        return HbmHandle(tensor, dtype, self.buffer)
+
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApHbmView":
+        """A pattern over the tensor's storage (the access-pattern deep
+        dive); offset None is the tensor's start."""
+        return ApHbmView(self, pattern, 0 if offset is None else offset,
+                         kwargs)
+
     def __bool__(self) -> bool:
         return True
 
@@ -83,10 +118,110 @@ class HbmView:
             unroll_late_piece(d.start, handle._t.name)
         self.shape = view_shape(dims)
         self.dtype = handle.dtype
+        # Tiles the DMA reading or writing the view waits for: an `.ap`'s
+        # scalar_offset= (a runtime start the DMA's descriptors read).
+        self.waits: List[object] = []
 
     def __getitem__(self, key: object) -> "HbmView":
         return HbmView(self.handle, compose(self.dims, _indirect(key),
                                             False))
+
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApHbmView":
+        """`.ap` addresses the storage whatever the view (not composable,
+        the access-pattern deep dive); offset None inherits the view's
+        start."""
+        if any(getattr(d, "indirect", None) is not None for d in self.dims):
+            raise err(".ap of a view indexed by a tile (a gather): give the "
+                      "pattern on the tensor, with vector_offset=")
+        if offset is None:
+            offset = aps.flat_offset(self.handle.shape, self.dims)
+        return ApHbmView(self.handle, pattern, offset, kwargs)
+
+
+    def view(self, dtype: object) -> "ApHbmView":
+        """The view's elements as `dtype` (NkiTensor.view): its pattern,
+        the last dim and every step scaled by the ratio of the widths."""
+        if any(getattr(d, "indirect", None) is not None for d in self.dims):
+            raise err(".view(dtype) of a view indexed by a tile is not "
+                      "supported (the 2026-08 reference: not after a vector "
+                      "select)")
+        shape = self.handle.shape
+        strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+        pattern = [[st, d.extent] for st, d in zip(strides, self.dims)
+                   if not d.squeezed] or [[1, 1]]
+        offset = aps.flat_offset(shape, self.dims)
+        return _cast_pattern(self.handle, pattern, offset, dtype)
+
+
+def _cast_pattern(storage: "HbmHandle", pattern: List[List[int]],
+                  offset: Affine, dtype: object) -> "ApHbmView":
+    """A pattern counted in `storage`'s elements, counted in `dtype`'s."""
+    spec = spec_dtype(dtype)
+    old, new = aps.SPEC_BYTES[storage._t.dtype], aps.SPEC_BYTES[spec]
+    if pattern[-1][0] != 1:
+        raise err(f".view({dtype!r}): the last dim must be contiguous (the "
+                  "2026-08 reference's NkiTensor.view)")
+    bytes_at = [st * old for st, _ in pattern[:-1]] + [pattern[-1][1] * old]
+    terms = {k: c * old for k, c in offset.terms.items()}
+    if any(b % new for b in bytes_at + list(terms.values()) +
+           [offset.const * old]):
+        raise err(f".view({dtype!r}) of a view of {storage._t.name}: its "
+                  f"rows and offset are not whole numbers of {spec} "
+                  "elements")
+    scaled = [[st * old // new, n] for st, n in pattern[:-1]]
+    scaled.append([1, pattern[-1][1] * old // new])
+    off = Affine({k: c // new for k, c in terms.items()},
+                 offset.const * old // new)
+    return ApHbmView(storage, scaled, off, {"dtype": dtype})
+
+
+class ApHbmView(HbmView):
+    """`t.ap(pattern, offset, ...)` of an HBM tensor: a view of shape
+    [num for each [step, num]] of its storage. A load or store of it moves
+    a block of a tensor of its own with the pattern's rows, runs and bytes
+    (access_patterns.hbm_block); a `vector_offset=` tile makes it a gather
+    (one row per index), a `scalar_offset=` tile is waited for."""
+
+    def __init__(self, storage: HbmHandle, pattern: object, offset: object,
+                 kwargs: dict) -> None:
+        api = f".ap of {storage._t.name}"
+        scalar, vector, _ = aps.ap_args(kwargs, api)
+        pat = aps.check_pattern(pattern, api)
+        start = Affine.of(offset)
+        dtype_obj = kwargs.get("dtype")
+        dtype_obj = storage.dtype if dtype_obj is None else dtype_obj
+        spec = spec_dtype(dtype_obj)
+        if vector is not None:
+            if not is_tile(vector) or tile_shape(vector)[0] != pat[0][1]:
+                raise err(f"{api}(vector_offset=...): a [P, 1] tile of "
+                          f"indices, one per row of the pattern "
+                          f"({pat[0][1]})")
+        tensor, dims = aps.hbm_block(storage._t, pat, start, spec)
+        super().__init__(HbmHandle(tensor, dtype_obj, storage.buffer), dims)
+        if vector is not None:
+            dims[0].indirect = unlist(vector)  # type: ignore[attr-defined]
+        elif is_tile(scalar):
+            self.waits.append(unlist(scalar))
+        self.storage = storage
+        self.pattern = pat
+        self.offset = start
+        self.shape = tuple(n for _, n in pat)
+        self.dtype = dtype_obj
+        self.kwargs = kwargs
+
+    def __getitem__(self, key: object) -> "ApHbmView":
+        dims = normalize(self.shape, key)
+        if any(getattr(d, "indirect", None) is not None for d in dims):
+            raise err("an .ap() view indexed by a tile: give the pattern "
+                      "with vector_offset=")
+        pattern, offset = aps.index_pattern(self.pattern, self.offset, dims)
+        return ApHbmView(self.storage, pattern, offset, self.kwargs)
+
+    def ap(self, pattern: object = None, offset: object = None,
+           **kwargs: object) -> "ApHbmView":
+        return ApHbmView(self.storage, pattern,
+                         self.offset if offset is None else offset, kwargs)
 
 
 # --- on-chip tiles ----------------------------------------------------------
@@ -107,7 +242,9 @@ class Tile:
         return PSUM if self._a.buffer == "psum" else SBUF
 
     def __getitem__(self, key: object) -> "TileView":
-        return TileView(self, normalize(self._a.shape, key, True))
+        # A tile in the key picks partitions (`src[idx, iy, iz]`, SDK
+        # 2.26's dma_transpose example): a view a DMA reads as a gather.
+        return TileView(self, normalize(self._a.shape, _indirect(key), True))
 
     def __setitem__(self, key: object, value: object) -> None:
         if isinstance(value, _AccumDone):
@@ -124,6 +261,29 @@ class Tile:
     def ap(self, pattern: object = None, offset: object = None,
            **kwargs: object) -> "ApView":
         return ApView(self, pattern, offset, kwargs)
+
+    def reshape(self, shape: Sequence[int]) -> "ApView":
+        return reshape_tile(self, shape)
+
+    def view(self, dtype: object) -> "ApView":
+        """The tile's bytes as `dtype` (NkiTensor.view: the last dim scaled
+        by the ratio of the widths)."""
+        a = self._a
+        if a.pdim != 0:
+            raise err(".view(dtype) of an array with block dims: view one "
+                      "block's tile")
+        spec = spec_dtype(dtype)
+        old, new = aps.SPEC_BYTES[a.dtype], aps.SPEC_BYTES[spec]
+        shape = list(a.shape) + ([1] if len(a.shape) == 1 else [])
+        if (shape[-1] * old) % new:
+            raise err(f".view({dtype!r}) of a tile of shape {list(a.shape)}"
+                      f": the last dim is not a whole number of {spec} "
+                      "elements")
+        shape[-1] = shape[-1] * old // new
+        pattern = [[math.prod(shape[1:]), shape[0]]]
+        for d in range(1, len(shape)):
+            pattern.append([math.prod(shape[d + 1:]), shape[d]])
+        return ApView(self, pattern, 0, {"dtype": dtype})
 
     # Python operators on tiles: nl.add and friends.
     def __add__(self, o: object):
@@ -213,59 +373,137 @@ class TileView(_TileArithmetic):
         pattern deep dive: `.ap` describes the flattened tensor)."""
         return ApView(self.tile, pattern, offset, kwargs)
 
+    def reshape(self, shape: Sequence[int]) -> "ApView":
+        return reshape_tile(self, shape)
+
 
 class ApView(TileView):
-    """`tile.ap(pattern, offset)` (the access-pattern deep dive): a view of
-    the tile's storage of shape [num for each [step, num]], the first pair
-    walking the partitions. An op reading it reads that many elements of
-    the tile (its "slices" when fewer than the tile's); its version is the
-    whole tile's. Writing one writes the tile."""
+    """`tile.ap(pattern, offset, dtype=)` (the access-pattern deep dive): a
+    view of the tile's storage of shape [num for each [step, num]], the
+    first pair walking the partitions, read as `dtype` when given (a
+    reinterpret cast: the pattern and offset count that dtype's
+    elements). An op reading it reads that many elements of the tile (its
+    "slices" when fewer than the tile's); its version is the whole
+    tile's. Writing one writes the tile. An index of it is the pattern of
+    the part indexed (access_patterns.index_pattern)."""
 
     def __init__(self, tile: Tile, pattern: object, offset: object,
                  extra: dict) -> None:
         super().__init__(tile, normalize(tile._a.shape, (), True))
-        for k in extra:
-            if k not in ("dtype",):
-                raise err(f".ap({k}=...) on an on-chip tile (a dynamic "
-                          "offset) is not yet supported")
-        if extra.get("dtype") is not None:
-            raise err(".ap(dtype=...) reinterpreting an on-chip tile is "
-                      "not yet supported")
-        if not isinstance(pattern, (list, tuple)) or not pattern or not all(
-                isinstance(pn, (list, tuple)) and len(pn) == 2 and
-                all(isinstance(v, int) and not isinstance(v, bool)
-                    for v in pn) for pn in pattern):
-            raise err(".ap(pattern=...) is a list of [step, num] integer "
-                      f"pairs, got {pattern!r}")
+        scalar, vector, _ = aps.ap_args(extra, ".ap of a tile")
+        if vector is not None:
+            raise err(".ap(vector_offset=...) of an on-chip tile: the tensor "
+                      "a vector offset indexes is in HBM (the ISA "
+                      "reference's dma_copy, indirect addressing)")
+        # A runtime start (scalar_offset=, a [1, 1] tile): the instruction
+        # reading or writing the view waits for it.
+        self.waits: List[object] = [unlist(scalar)] if is_tile(scalar) \
+            else []
+        pattern = aps.check_pattern(pattern)
         if len(pattern) > 5:
             raise err(f".ap with {len(pattern)} dims: the partition dim and "
                       "up to four free dims")
         a = tile._a
         parts, free = a.whole_tile()
-        start = 0 if offset is None else offset
-        if not isinstance(start, int) or start < 0:
-            raise err(f".ap(offset={offset!r}): a constant element offset "
-                      ">= 0 (a dynamic one is not yet supported)")
+        dtype_obj = extra.get("dtype")
+        self.spec_dtype = a.dtype
+        if dtype_obj is not None:
+            self.spec_dtype = spec_dtype(dtype_obj)
+            self.dtype = dtype_obj
+            old, new = aps.SPEC_BYTES[a.dtype], aps.SPEC_BYTES[
+                self.spec_dtype]
+            if (free * old) % new:
+                raise err(f".ap(dtype={dtype_obj!r}) of a tile of {free} "
+                          f"{a.dtype} elements per partition: not a whole "
+                          f"number of {self.spec_dtype} elements")
+            free = free * old // new
+        start = Affine.of(0 if offset is None else offset)
+        if start.axes():
+            raise err(f".ap(offset={offset!r}): an integer or an affine "
+                      "expression of loop variables")
         (pstep, pnum), rest = pattern[0], pattern[1:]
-        if pnum < 1 or any(num < 1 for _, num in rest):
-            raise err(f".ap{list(map(list, pattern))}: every num is >= 1")
         if pnum > 1 and pstep != free:
-            raise err(f".ap{list(map(list, pattern))}: the first [step, num] "
-                      f"walks the partitions, so its step is the tile's "
-                      f"free size {free} (the access-pattern deep dive)")
-        first, last = start % free, start % free + sum(
-            (num - 1) * step for step, num in rest)
-        low = first + sum((num - 1) * step for step, num in rest
-                          if step < 0)
-        if start // free + pnum > parts or low < 0 or last >= free:
-            raise err(f".ap{list(map(list, pattern))} at offset {start} "
-                      f"reads outside the tile of {parts} x {free} elements")
+            raise err(f".ap{pattern}: the first [step, num] walks the "
+                      f"partitions, so its step is the tile's free size "
+                      f"{free} (the access-pattern deep dive)")
+        low, high = aps.element_span(rest)
+        for at in aps.offset_range(start):
+            first = at % free
+            if at < 0 or at // free + pnum > parts or first + low < 0 or \
+                    first + high >= free:
+                raise err(f".ap{pattern} at offset {start!r} reads outside "
+                          f"the tile of {parts} x {free} elements")
         self.shape = tuple(num for _, num in pattern)
-        self.pattern = [list(pn) for pn in pattern]
+        self.pattern = pattern
+        self.offset = start
+        self.extra = extra
+        # What it reads in the tile's own elements (a cast's elements are
+        # of another width): the part of the tile an op reading it reads.
+        width = aps.SPEC_BYTES[self.spec_dtype]
+        cells = math.prod(self.shape[1:]) * width
+        own = aps.SPEC_BYTES[a.dtype]
+        self.read_shape = (pnum, -(-cells // own))
 
-    def __getitem__(self, key: object) -> "TileView":
-        raise err("an index of an .ap() view is not yet supported (give "
-                  "the pattern of the part you read)")
+    def __getitem__(self, key: object) -> "ApView":
+        dims = normalize(self.shape, key, True)
+        if any(d.start.axes() for d in dims):
+            raise err("an index of an .ap() view by nl.arange / nl.mgrid "
+                      "axes: index it with integers, slices or loop "
+                      "variables")
+        # The partition dim stays (an on-chip view is at least 2-D).
+        dims[0].squeezed = False
+        pattern, offset = aps.index_pattern(self.pattern, self.offset, dims)
+        return ApView(self.tile, pattern, offset, self.extra)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if isinstance(value, _AccumDone):
+            return
+        OPS.write(self.tile, normalize(self.tile._a.shape, (), True), value,
+                  "set")
+
+    def reshape(self, shape: Sequence[int]) -> "ApView":
+        return reshape_tile(self, shape)
+
+
+def reshape_tile(x: "Union[Tile, TileView]", shape: Sequence[int]
+                 ) -> ApView:
+    """`t.reshape(shape)` of an on-chip tile or view (the language guide:
+    another view of the same memory): the partition dim stays, the free
+    elements of each partition are laid out row-major as `shape[1:]`, the
+    pattern of those strides."""
+    dims = tuple(int(Affine.of(d).__index__()) for d in shape)
+    if isinstance(x, ApView):
+        base, (pstep, pnum), offset = x.tile, x.pattern[0], x.offset
+        free = math.prod(x.shape[1:])
+        contiguous = aps.runs_of(x.pattern)[1:] == (1, free)
+        extra = x.extra
+    elif isinstance(x, TileView):
+        base = x.tile
+        full = normalize(base._a.shape, (), True)
+        if any(d.start.loop_terms() or d.start.const or
+               d.extent != f.extent for d, f in zip(x.dims, full)):
+            raise err("reshape of a slice of a tile: reshape the tile, "
+                      "then index it")
+        pnum, offset, extra = x.shape[0], Affine.of(0), {}
+        pstep = base._a.whole_tile()[1]
+        free, contiguous = math.prod(x.shape[1:]), True
+    else:
+        base, offset, extra = x, Affine.of(0), {}
+        pnum, pstep = base._a.whole_tile()
+        free, contiguous = pstep, True
+    if not dims or dims[0] != pnum or math.prod(dims[1:]) != free:
+        raise err(f"reshape of a tile of shape {list(tile_shape(x))} to "
+                  f"{list(dims)}: the partition dim stays ({pnum}) and the "
+                  "free elements keep their count")
+    if not contiguous:
+        raise err("reshape of an .ap() view whose free elements are not "
+                  "contiguous: give the pattern with .ap()")
+    pattern = [[pstep, pnum]]
+    stride = free
+    for d in dims[1:]:
+        stride //= d
+        pattern.append([stride, d])
+    return ApView(base, pattern, offset, extra)
 
 
 class Broadcast(_TileArithmetic):
@@ -328,6 +566,13 @@ def unlist(x: object) -> object:
     return x
 
 
+def waits_of(x: object) -> List[object]:
+    """The tiles an instruction reading or writing `x` waits for: an .ap
+    view's scalar_offset= (a runtime start)."""
+    x = unlist(x)
+    return list(x.waits) if isinstance(x, (ApView, HbmView)) else []
+
+
 def is_tile(x: object) -> bool:
     return isinstance(unlist(x), (Tile, TileView, Broadcast))
 
@@ -344,6 +589,8 @@ def tile_dtype(x: TileLike) -> str:
     x = unlist(x)  # type: ignore[assignment]
     if isinstance(x, Broadcast):
         x = x.source
+    if isinstance(x, ApView):
+        return x.spec_dtype  # read as the dtype of its .ap(dtype=)
     t = x.tile if isinstance(x, TileView) else x
     return t._a.dtype
 
