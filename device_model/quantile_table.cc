@@ -46,23 +46,6 @@ absl::StatusOr<QuantileTable> QuantileTable::FromPoints(
   return t;
 }
 
-double QuantileTable::Sample(double u) const {
-  if (points_.size() == 1) return points_[0].second;
-  // Tables are short (a handful of percentiles): a linear scan beats a
-  // binary search here. u is random, so a scan that stops at u's interval
-  // mispredicts where it stops; the probabilities increase, so the interior
-  // points at or below u are a prefix, and counting them finds the same
-  // interval without a branch on u.
-  size_t i = 1;
-  for (size_t j = 1; j + 1 < points_.size(); ++j) {
-    i += points_[j].first <= u ? 1 : 0;
-  }
-  const auto& [p0, v0] = points_[i - 1];
-  const auto& [p1, v1] = points_[i];
-  double t = (u - p0) / (p1 - p0);
-  return v0 + (v1 - v0) * t;
-}
-
 void QuantileTable::Scale(double factor) {
   for (auto& pv : points_) pv.second *= factor;
 }

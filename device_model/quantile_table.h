@@ -4,6 +4,7 @@
 #ifndef TRNBENCH_DEVICE_MODEL_QUANTILE_TABLE_H_
 #define TRNBENCH_DEVICE_MODEL_QUANTILE_TABLE_H_
 
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -21,8 +22,24 @@ class QuantileTable {
   static absl::StatusOr<QuantileTable> FromPoints(
       std::vector<std::pair<double, double>> points);
 
-  // Inverse CDF at u in [0, 1).
-  double Sample(double u) const;
+  // Inverse CDF at u in [0, 1). Inline: a run draws a DMA latency per
+  // transfer, and the call cost more than the interpolation (issue 42).
+  double Sample(double u) const {
+    const size_t size = points_.size();
+    const std::pair<double, double>* p = points_.data();
+    if (size == 1) return p[0].second;
+    // Tables are short (a handful of percentiles): a linear scan beats a
+    // binary search here. u is random, so a scan that stops at u's
+    // interval mispredicts where it stops; the probabilities increase, so
+    // the interior points at or below u are a prefix, and counting them
+    // finds the same interval without a branch on u.
+    size_t i = 1;
+    for (size_t j = 1; j + 1 < size; ++j) i += p[j].first <= u ? 1 : 0;
+    const auto& [p0, v0] = p[i - 1];
+    const auto& [p1, v1] = p[i];
+    const double t = (u - p0) / (p1 - p0);
+    return v0 + (v1 - v0) * t;
+  }
   double Median() const { return Sample(0.5); }
   bool IsConstant() const { return points_.size() == 1; }
   const std::vector<std::pair<double, double>>& points() const {

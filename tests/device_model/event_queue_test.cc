@@ -39,7 +39,6 @@ void PopsAsAStandardHeap(uint64_t key, uint64_t max_sizes, uint64_t times,
       EXPECT_EQ(q.TopTime(), ref.top().time);
       const QueuedEvent got = q.Pop();
       EXPECT_EQ(got.time, ref.top().time);
-      EXPECT_EQ(got.seq, ref.top().seq);
       EXPECT_EQ(got.payload, ref.top().payload);
       ref.pop();
     };
@@ -49,7 +48,7 @@ void PopsAsAStandardHeap(uint64_t key, uint64_t max_sizes, uint64_t times,
       if (push) {
         const RefEv e{static_cast<double>(rng.NextBelow(times)), seq++,
                       rng.NextU64()};
-        q.Push(e.time, e.seq, e.payload);
+        q.Push(e.time, e.payload);
         ref.push(e);
       } else {
         expect_pop();
@@ -79,19 +78,19 @@ TEST(EventQueueTest, ASmallQueueThatNeverEmpties) {
   uint64_t seq = 0;
   double now = 0;
   for (int i = 0; i < 5; ++i) {
-    q.Push(now, seq, seq);
+    q.Push(now, seq);
     ref.push({now, seq, seq});
     ++seq;
   }
   for (int step = 0; step < 100000; ++step) {
     ASSERT_EQ(q.TopTime(), ref.top().time);
     const QueuedEvent got = q.Pop();
-    ASSERT_EQ(got.seq, ref.top().seq);
+    ASSERT_EQ(got.payload, ref.top().payload);
     now = got.time;
     ref.pop();
     const RefEv e{now + static_cast<double>(rng.NextBelow(4)), seq++,
                   rng.NextU64()};
-    q.Push(e.time, e.seq, e.payload);
+    q.Push(e.time, e.payload);
     ref.push(e);
   }
 }
@@ -105,7 +104,7 @@ TEST(EventQueueTest, ClearedWithEventsLeftItPopsAsANewQueue) {
     // Leave 0 to 99 events behind: sorted below 32, a heap above.
     const uint64_t left = rng.NextBelow(100);
     for (uint64_t i = 0; i < left + 3; ++i) {
-      q.Push(static_cast<double>(rng.NextBelow(16)), i, i);
+      q.Push(static_cast<double>(rng.NextBelow(16)), i);
     }
     for (int i = 0; i < 3; ++i) q.Pop();
     q.Clear();
@@ -113,14 +112,13 @@ TEST(EventQueueTest, ClearedWithEventsLeftItPopsAsANewQueue) {
     std::priority_queue<RefEv, std::vector<RefEv>, std::greater<>> ref;
     for (uint64_t i = 0; i < 40; ++i) {
       const RefEv e{static_cast<double>(rng.NextBelow(8)), i, rng.NextU64()};
-      q.Push(e.time, e.seq, e.payload);
+      q.Push(e.time, e.payload);
       ref.push(e);
     }
     while (!ref.empty()) {
       ASSERT_FALSE(q.Empty());
       const QueuedEvent got = q.Pop();
       EXPECT_EQ(got.time, ref.top().time);
-      EXPECT_EQ(got.seq, ref.top().seq);
       EXPECT_EQ(got.payload, ref.top().payload);
       ref.pop();
     }

@@ -58,6 +58,23 @@ TEST(CliJobsTest, ProfileOfEveryWorkloadIsTheSameOnOneThreadAndOnFour) {
   ExpectSameBytes("profile --workload all --repeat 4 --format json");
 }
 
+// A --shape sweep: its points are workloads of their own, run side by
+// side, and ranked (by median) the same whatever finished first.
+TEST(CliJobsTest, AShapeSweepIsTheSameOnOneThreadAndOnFour) {
+  ExpectSameBytes(
+      "--workload exp_tiled --shape "
+      "in_tensor,out_tensor=250x512,4096x512,32768x512,1280x512 --repeat 8");
+}
+
+// A --kwarg sweep: the front end traces its points side by side, and the
+// points run side by side.
+TEST(CliJobsTest, AKwargSweepIsTheSameOnOneThreadAndOnFour) {
+  ExpectSameBytes("--kernel " + std::string(TRNBENCH_SOURCE_DIR) +
+                  "/tests/nki_frontend/kernels/explicit_engines.py::exp_rows "
+                  "--args x=512x512:float32 --kwarg ROWS=32,64,128 "
+                  "--repeat 8");
+}
+
 TEST(CliJobsTest, ZeroJobsIsRefused) {
   const Outcome o = RunTrnbench("--workload exp_tiled --jobs 0");
   EXPECT_EQ(o.code, 2);
