@@ -139,6 +139,11 @@ class HbmPatterns(Runs):
     def test_a_kernel_argument_is_in_hbm(self) -> None:
         self.check_runs(traced("arg_buffer", "x=128x64:float32"))
 
+    def test_a_view_has_the_buffer_of_the_tensor_it_views(self) -> None:
+        # The kernel asserts each view's .buffer (HBM argument, shared
+        # HBM array, SBUF and PSUM tiles; index, .ap, reshape, view).
+        self.check_runs(traced("view_buffers", "x=128x64:float32"))
+
 
 class OnChipPatterns(Runs):
     def test_a_reinterpret_cast_of_a_tile(self) -> None:

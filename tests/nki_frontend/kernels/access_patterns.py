@@ -321,3 +321,27 @@ def tile_vector_offset(x):
     idx = nl.ndarray((64, 1), dtype=nl.int32, buffer=nl.sbuf)
     nisa.iota(idx, [[1, 1]], 0, 2)
     return t.ap([[64, 64], [1, 64]], vector_offset=idx, indirect_dim=0)
+
+
+@nki.jit
+def view_buffers(x):
+    # A view shares its tensor's storage (the deep dive: `.ap` addresses
+    # the tensor's underlying storage), so it has the tensor's `.buffer`:
+    # an index and an `.ap` of an HBM argument, of an SBUF and of a PSUM
+    # tile, an index of an `.ap`, a reshape and a dtype view of a tile.
+    assert x[0:64, :].buffer == nl.hbm
+    assert x.ap(pattern=[[64, 128], [1, 64]], offset=0).buffer == nl.hbm
+    t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    assert t[0:64, 0:32].buffer == nl.sbuf
+    assert t.ap(pattern=[[64, 128], [1, 32]], offset=0).buffer == nl.sbuf
+    assert t.ap(pattern=[[64, 128], [1, 64]])[0:32, :].buffer == nl.sbuf
+    assert t.reshape((128, 2, 32)).buffer == nl.sbuf
+    assert t.view(nl.int32).buffer == nl.sbuf
+    p = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)
+    assert p.ap(pattern=[[64, 128], [1, 64]], offset=0).buffer == nl.psum
+    assert p[:, 0:32].buffer == nl.psum
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    assert out[0:64, :].buffer == nl.shared_hbm
+    nisa.dma_copy(dst=out, src=t)
+    return out
