@@ -345,3 +345,36 @@ def view_buffers(x):
     assert out[0:64, :].buffer == nl.shared_hbm
     nisa.dma_copy(dst=out, src=t)
     return out
+
+
+@nki.jit
+def pattern_of_computed_ints(x):
+    # A pattern as a kernel computes it (the NKI Library's TensorView
+    # builds (stride, size) tuples from its shape): tuple pairs, a numpy
+    # integer, and a value computed from a loop variable that the loop's
+    # terms cancel out of (an int in today's generation).
+    import numpy as np
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(2):
+        w = 32 * (i + 1) - 32 * i
+        t = nl.ndarray((128, 32), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x.ap(pattern=((np.int64(64), 128), (1, w)),
+                                      offset=i * 32))
+        nisa.dma_copy(dst=out.ap(pattern=[(64, 128), (1, w)], offset=i * 32),
+                      src=t)
+    return out
+
+
+@nki.jit
+def pattern_moving_with_a_loop(x):
+    # A num that differs between iterations: each iteration reads a run
+    # of its own length (16, then 32 elements a partition).
+    out = nl.ndarray((128, 48), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(2):
+        w = 16 * (i + 1)
+        t = nl.ndarray((128, w), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x.ap(pattern=[[64, 128], [1, w]],
+                                      offset=16 * i))
+        nisa.dma_copy(dst=out.ap(pattern=[[48, 128], [1, w]],
+                                 offset=16 * i), src=t)
+    return out
