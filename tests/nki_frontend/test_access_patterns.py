@@ -150,6 +150,11 @@ class HbmPatterns(Runs):
         self.assertEqual(load["tile"], [128, 32])
         self.check_runs(spec)
 
+    def test_a_tile_in_a_pattern_is_refused(self) -> None:
+        line = refusal("pattern_of_a_tile", "x=128x64:float32")
+        self.assertIn("access_patterns.py:", line)
+        self.assertIn("is a list of [step, num] integer pairs", line)
+
     def test_a_num_that_moves_with_a_loop_unrolls_it(self) -> None:
         # Today's generation: a `range` variable is an int, so a pattern
         # sized by it gives each iteration its own size.

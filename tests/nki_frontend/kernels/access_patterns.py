@@ -378,3 +378,12 @@ def pattern_moving_with_a_loop(x):
         nisa.dma_copy(dst=out.ap(pattern=[[48, 128], [1, w]],
                                  offset=16 * i), src=t)
     return out
+
+
+@nki.jit
+def pattern_of_a_tile(x):
+    # A tile is data, not an integer the pattern can hold.
+    n = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap(pattern=[[64, 128], [1, n]]))
+    return t

@@ -45,7 +45,7 @@ def check_pattern(pattern: object, api: str = ".ap") -> List[List[int]]:
 
 def _integer(value: object) -> bool:
     return not isinstance(value, bool) and (
-        isinstance(value, (int, Affine)) or hasattr(value, "__index__"))
+        isinstance(value, (int, Affine)) or hasattr(type(value), "__index__"))
 
 
 def element_span(pattern: Sequence[Sequence[int]]) -> Tuple[int, int]:
