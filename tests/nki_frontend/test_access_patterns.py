@@ -139,6 +139,35 @@ class HbmPatterns(Runs):
     def test_a_kernel_argument_is_in_hbm(self) -> None:
         self.check_runs(traced("arg_buffer", "x=128x64:float32"))
 
+    def test_a_pattern_of_tuples_and_computed_ints(self) -> None:
+        # Tuple pairs, a numpy integer and a loop-computed constant: one
+        # loop of a [128, 32] load and store, not a refusal.
+        spec = traced("pattern_of_computed_ints", "x=128x64:float32")
+        loop, = spec["kernel"]["loops"]
+        self.assertEqual(loop["var"], "i")
+        load, = find(spec, op="load")
+        self.assertIn(load, loop["body"])
+        self.assertEqual(load["tile"], [128, 32])
+        self.check_runs(spec)
+
+    def test_a_tile_in_a_pattern_is_refused(self) -> None:
+        line = refusal("pattern_of_a_tile", "x=128x64:float32")
+        self.assertIn("access_patterns.py:", line)
+        self.assertIn("is a list of [step, num] integer pairs", line)
+
+    def test_a_num_that_moves_with_a_loop_unrolls_it(self) -> None:
+        # Today's generation: a `range` variable is an int, so a pattern
+        # sized by it gives each iteration its own size.
+        spec = traced("pattern_moving_with_a_loop", "x=128x64:float32")
+        self.assertEqual([op["tile"] for op in find(spec, op="load")],
+                         [[128, 16], [128, 32]])
+        self.check_runs(spec)
+
+    def test_a_view_has_the_buffer_of_the_tensor_it_views(self) -> None:
+        # The kernel asserts each view's .buffer (HBM argument, shared
+        # HBM array, SBUF and PSUM tiles; index, .ap, reshape, view).
+        self.check_runs(traced("view_buffers", "x=128x64:float32"))
+
 
 class OnChipPatterns(Runs):
     def test_a_reinterpret_cast_of_a_tile(self) -> None:

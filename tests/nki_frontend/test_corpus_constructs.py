@@ -490,6 +490,16 @@ class RangeLoops(Runs):
         self.assertEqual(acts, ["exp"], acts)  # the last iteration only
         self.check_runs(spec)
 
+    def test_a_slice_sized_by_the_variable_is_each_iterations_own(
+            self) -> None:
+        # n = 64 - 16 * i: four stores of 64, 48, 32 and 16 columns (the
+        # loop traced an iteration at a time), not a refusal.
+        spec = self.traced("shrinking_slices", "x=128x64:float32")
+        self.assertEqual([op["index"] for op in find(spec, op="store")],
+                         [[":", ":"], [":", "0:48"], [":", "0:32"],
+                          [":", "0:16"]])
+        self.check_runs(spec)
+
     def test_loop_variables_that_cancel_compare_as_numbers(self) -> None:
         spec = self.traced("cancelled_rows", "x=512x256:float32")
         self.assertEqual(find(spec, op="memset"), [])  # rows < 128: never

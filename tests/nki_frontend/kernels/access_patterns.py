@@ -321,3 +321,69 @@ def tile_vector_offset(x):
     idx = nl.ndarray((64, 1), dtype=nl.int32, buffer=nl.sbuf)
     nisa.iota(idx, [[1, 1]], 0, 2)
     return t.ap([[64, 64], [1, 64]], vector_offset=idx, indirect_dim=0)
+
+
+@nki.jit
+def view_buffers(x):
+    # A view shares its tensor's storage (the deep dive: `.ap` addresses
+    # the tensor's underlying storage), so it has the tensor's `.buffer`:
+    # an index and an `.ap` of an HBM argument, of an SBUF and of a PSUM
+    # tile, an index of an `.ap`, a reshape and a dtype view of a tile.
+    assert x[0:64, :].buffer == nl.hbm
+    assert x.ap(pattern=[[64, 128], [1, 64]], offset=0).buffer == nl.hbm
+    t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    assert t[0:64, 0:32].buffer == nl.sbuf
+    assert t.ap(pattern=[[64, 128], [1, 32]], offset=0).buffer == nl.sbuf
+    assert t.ap(pattern=[[64, 128], [1, 64]])[0:32, :].buffer == nl.sbuf
+    assert t.reshape((128, 2, 32)).buffer == nl.sbuf
+    assert t.view(nl.int32).buffer == nl.sbuf
+    p = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)
+    assert p.ap(pattern=[[64, 128], [1, 64]], offset=0).buffer == nl.psum
+    assert p[:, 0:32].buffer == nl.psum
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    assert out[0:64, :].buffer == nl.shared_hbm
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def pattern_of_computed_ints(x):
+    # A pattern as a kernel computes it (the NKI Library's TensorView
+    # builds (stride, size) tuples from its shape): tuple pairs, a numpy
+    # integer, and a value computed from a loop variable that the loop's
+    # terms cancel out of (an int in today's generation).
+    import numpy as np
+    out = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(2):
+        w = 32 * (i + 1) - 32 * i
+        t = nl.ndarray((128, 32), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x.ap(pattern=((np.int64(64), 128), (1, w)),
+                                      offset=i * 32))
+        nisa.dma_copy(dst=out.ap(pattern=[(64, 128), (1, w)], offset=i * 32),
+                      src=t)
+    return out
+
+
+@nki.jit
+def pattern_moving_with_a_loop(x):
+    # A num that differs between iterations: each iteration reads a run
+    # of its own length (16, then 32 elements a partition).
+    out = nl.ndarray((128, 48), dtype=x.dtype, buffer=nl.shared_hbm)
+    for i in range(2):
+        w = 16 * (i + 1)
+        t = nl.ndarray((128, w), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x.ap(pattern=[[64, 128], [1, w]],
+                                      offset=16 * i))
+        nisa.dma_copy(dst=out.ap(pattern=[[48, 128], [1, w]],
+                                 offset=16 * i), src=t)
+    return out
+
+
+@nki.jit
+def pattern_of_a_tile(x):
+    # A tile is data, not an integer the pattern can hold.
+    n = nl.ndarray((1, 1), dtype=nl.int32, buffer=nl.sbuf)
+    t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap(pattern=[[64, 128], [1, n]]))
+    return t

@@ -14,6 +14,7 @@ part of the cost and is not kept."""
 from __future__ import annotations
 
 import math
+import operator
 from typing import List, Optional, Sequence, Tuple
 
 from . import ir, location
@@ -25,17 +26,26 @@ SPEC_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "int8": 1, "int32": 4}
 
 
 def check_pattern(pattern: object, api: str = ".ap") -> List[List[int]]:
-    """The [step, num] pairs, each num >= 1, or a one-line refusal."""
+    """The [step, num] pairs, each num >= 1, or a one-line refusal. A
+    step or num is an integer: a Python int, a numpy integer, or a value
+    the kernel computed from shapes and loop variables (an `Affine`: a
+    constant one is its int; one that moves with a loop has the value
+    `__index__` gives it, the loop unrolled where the generation makes
+    loop variables ints, else the one-line refusal it raises)."""
     if not isinstance(pattern, (list, tuple)) or not pattern or not all(
             isinstance(pn, (list, tuple)) and len(pn) == 2 and
-            all(isinstance(v, int) and not isinstance(v, bool) for v in pn)
-            for pn in pattern):
+            all(_integer(v) for v in pn) for pn in pattern):
         raise err(f"{api}(pattern=...) is a list of [step, num] integer "
                   f"pairs, got {pattern!r}")
-    out = [[int(s), int(n)] for s, n in pattern]
+    out = [[operator.index(s), operator.index(n)] for s, n in pattern]
     if any(n < 1 for _, n in out):
         raise err(f"{api}{out}: every num is >= 1")
     return out
+
+
+def _integer(value: object) -> bool:
+    return not isinstance(value, bool) and (
+        isinstance(value, (int, Affine)) or hasattr(type(value), "__index__"))
 
 
 def element_span(pattern: Sequence[Sequence[int]]) -> Tuple[int, int]:

@@ -82,6 +82,15 @@ def unroll(var: "LoopVar", why: str) -> None:
         range(loop.offset, loop.offset + loop.trip + 1)))
 
 
+def unroll_for_value(e: "Affine", why: str) -> None:
+    """Where `e` names the variables of Python range loops only (no
+    nl.arange axes), trace its outermost such loop an iteration at a time
+    (unroll), so that `e` is an int; otherwise return and let the caller
+    refuse the symbolic value in its own words."""
+    if _splittable(e) and not e.axes():
+        unroll(_splittable(e)[0], why)
+
+
 def unroll_late_piece(index: object, tensor: str) -> None:
     """An HBM index by the variable of a piece of a Python range loop that
     starts after its first iteration (cut there by a decision): the
@@ -285,8 +294,7 @@ class Affine:
     def __index__(self) -> int:
         if self.is_const():
             return self.const
-        if _splittable(self) and not self.axes():
-            unroll(_splittable(self)[0], f"int({self!r})")
+        unroll_for_value(self, f"int({self!r})")
         raise TraceError(f"the value of {self!r} depends on a loop variable: "
                          "a loop is traced once, symbolically, so its "
                          "variable has no value here (use it in an index)",

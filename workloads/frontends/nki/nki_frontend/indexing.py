@@ -8,7 +8,7 @@ import copy
 from typing import Iterator, List, Sequence, Tuple
 
 from . import ir, location
-from .expr import Affine, Axis, Modulo
+from .expr import Affine, Axis, Modulo, unroll_for_value
 from .location import err
 
 
@@ -95,6 +95,9 @@ class IndirectIndex:
 def _extent_of(start: Affine, stop: Affine, what: str) -> int:
     diff = stop - start
     if not diff.is_const():
+        # Today's generation: a range variable is an int, so a size
+        # computed from it is each iteration's own (the loop unrolled).
+        unroll_for_value(diff, f"the size of the slice {what}")
         raise err(f"the slice {what} has a size that depends on a loop "
                   "variable; a traced tile has a fixed size")
     return diff.const

@@ -122,6 +122,13 @@ class HbmView:
         # scalar_offset= (a runtime start the DMA's descriptors read).
         self.waits: List[object] = []
 
+    @property
+    def buffer(self) -> Buffer:
+        """The buffer of the tensor viewed: a view (an index, an `.ap`)
+        shares its tensor's storage (the access-pattern deep dive), so its
+        `.buffer` is the tensor's (nl.hbm for a kernel argument)."""
+        return self.handle.buffer
+
     def __getitem__(self, key: object) -> "HbmView":
         return HbmView(self.handle, compose(self.dims, _indirect(key),
                                             False))
@@ -349,6 +356,13 @@ class TileView(_TileArithmetic):
         a = tile._a
         self.shape = view_shape(dims[a.pdim:]) or (1,)
         self.dtype = tile.dtype
+
+    @property
+    def buffer(self) -> Buffer:
+        """The buffer of the tile viewed (nl.sbuf or nl.psum): a view, an
+        `.ap` pattern or a reshape reads the tile's own storage (the
+        access-pattern deep dive), so it has the tile's `.buffer`."""
+        return self.tile.buffer
 
     def __iadd__(self, value: object) -> "_AccumDone":
         OPS.write(self.tile, self.dims, value, "acc")
