@@ -63,9 +63,24 @@ def published(name: str) -> List[dict]:
         return json.load(f)["published"]
 
 
+# Known gaps of the seed traced from its source, as validate's known gaps
+# (workloads/validation/known_gaps.txt): model 11 writes the kernel's row
+# mask as a predicate of the load and the store (issue 40: the NKIBench
+# profiles have no mask instructions), where the seed's hand-written spec,
+# with which the exp figures' fixed costs were fitted, has an iota on GpSimd
+# and a compare on VectorE per tile and stays within +-3% in validate.
+# Without those two instructions per tile the traced kernel's NCL is 4-6%
+# under the published one (docs/validation.md, "Known gaps"). A gap bounds
+# the miss as recorded; a gap that is met again fails, so that the entry is
+# removed, as validate does.
+TRACED_EXP_GAPS = {("ncl_us", "p1"): 0.07, ("ncl_us", "p50"): 0.07,
+                   ("ncl_us", "p99"): 0.07}
+
+
 class ExpSeedFigures(unittest.TestCase):
     """The seed's exp kernel, from its source, reproduces the seed's NCL
-    and L figures within +-3% (workloads/validation/exp_tiled.json)."""
+    and L figures within +-3% (workloads/validation/exp_tiled.json), but
+    for the known gaps above, each within its recorded bound."""
 
     def check(self, metrics: dict) -> None:
         for fig in published("exp_tiled"):
@@ -74,9 +89,16 @@ class ExpSeedFigures(unittest.TestCase):
             got = metrics[fig["metric"]][fig["statistic"].replace("p", "p0")
                                          if len(fig["statistic"]) == 2
                                          else fig["statistic"]]
-            self.assertLessEqual(abs(got / fig["figure"] - 1), 0.03,
-                                 f"{fig['metric']} {fig['statistic']}: "
-                                 f"{got:.2f} vs {fig['figure']}")
+            error = abs(got / fig["figure"] - 1)
+            what = (f"{fig['metric']} {fig['statistic']}: {got:.2f} vs "
+                    f"{fig['figure']}")
+            gap = TRACED_EXP_GAPS.get((fig["metric"], fig["statistic"]))
+            if gap is None:
+                self.assertLessEqual(error, 0.03, what)
+            else:
+                self.assertGreater(error, 0.03, f"{what}: within +-3%, "
+                                   "remove its known gap")
+                self.assertLessEqual(error, gap, what)
 
     def test_with_stand_in_for_the_compiler_stage(self) -> None:
         rc, err, spec, _ = run_frontend(EXP, EXP_ARGS)
