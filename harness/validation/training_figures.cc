@@ -116,34 +116,4 @@ std::vector<ValidationRow> NotRunRows(const TrainingKernel& kernel,
   return rows;
 }
 
-void SummarizeRows(ValidationResult& result,
-                   const std::set<std::string>& gaps) {
-  result.within = result.out = result.known_gaps = result.with_tolerance = 0;
-  result.stale_gaps.clear();
-  double abs_sum = 0;
-  bool all_ok = true;
-  for (ValidationRow& row : result.rows) {
-    row.known_gap = gaps.contains(row.key);
-    if (!row.not_run.empty()) continue;
-    if (row.within) {
-      ++result.within;
-      if (row.known_gap) result.stale_gaps.push_back(row.key);
-    } else {
-      ++result.out;
-      if (row.known_gap) {
-        ++result.known_gaps;
-      } else {
-        all_ok = false;
-      }
-    }
-    if (row.published.tolerance.has_value()) {
-      abs_sum += std::fabs(row.error);
-      ++result.with_tolerance;
-    }
-  }
-  result.mean_abs_error =
-      result.with_tolerance > 0 ? abs_sum / result.with_tolerance : 0.0;
-  result.passed = all_ok && result.stale_gaps.empty();
-}
-
 }  // namespace trn

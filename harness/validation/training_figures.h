@@ -43,11 +43,6 @@ std::vector<ValidationRow> NotRunRows(const TrainingKernel& kernel,
                                       const std::string& device,
                                       const std::string& why);
 
-// The totals of `result` from its rows, as RunValidation makes them (the
-// rows not run count in none): mean |error|, within, out, known gaps
-// (`gaps`: the known gaps that name its figures), stale gaps and passed.
-void SummarizeRows(ValidationResult& result, const std::set<std::string>& gaps);
-
 }  // namespace trn
 
 #endif  // TRNBENCH_HARNESS_VALIDATION_TRAINING_FIGURES_H_

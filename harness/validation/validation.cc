@@ -394,9 +394,26 @@ absl::StatusOr<ValidationResult> RunValidation(
       }));
   TRN_RETURN_IF_ERROR(walk_error);
 
+  SummarizeRows(result, gaps);
+  result.orders = CheckOrders(result.rows);
+  for (OrderCheck& c : result.orders) {
+    c.known_gap = gaps.contains(c.key);
+    if (c.holds && c.known_gap) result.stale_gaps.push_back(c.key);
+    result.passed = result.passed && (c.holds || c.known_gap);
+  }
+  result.passed = result.passed && result.stale_gaps.empty();
+  return result;
+}
+
+void SummarizeRows(ValidationResult& result,
+                   const std::set<std::string>& gaps) {
+  result.within = result.out = result.known_gaps = result.with_tolerance = 0;
+  result.stale_gaps.clear();
   double abs_sum = 0;
   bool all_ok = true;
-  for (const ValidationRow& row : result.rows) {
+  for (ValidationRow& row : result.rows) {
+    row.known_gap = gaps.contains(row.key);
+    if (!row.not_run.empty()) continue;
     if (row.within) {
       ++result.within;
       if (row.known_gap) result.stale_gaps.push_back(row.key);
@@ -415,14 +432,7 @@ absl::StatusOr<ValidationResult> RunValidation(
   }
   result.mean_abs_error =
       result.with_tolerance > 0 ? abs_sum / result.with_tolerance : 0.0;
-  result.orders = CheckOrders(result.rows);
-  for (OrderCheck& c : result.orders) {
-    c.known_gap = gaps.contains(c.key);
-    if (c.holds && c.known_gap) result.stale_gaps.push_back(c.key);
-    all_ok = all_ok && (c.holds || c.known_gap);
-  }
   result.passed = all_ok && result.stale_gaps.empty();
-  return result;
 }
 
 }  // namespace trn

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,11 @@ absl::StatusOr<std::vector<std::string>> ParseKnownGaps(std::string_view text,
 // The devices `suite` needs under `device` (empty: all), sorted.
 std::vector<std::string> SuiteDevices(const std::vector<WorkloadSpec>& suite,
                                       const std::string& device);
+
+// The totals of `result` from its rows, the rows not run counting in none, and
+// each row's known_gap: mean |error|, within, out, known gaps
+// (`gaps`: the known gaps that name its figures), stale gaps and passed.
+void SummarizeRows(ValidationResult& result, const std::set<std::string>& gaps);
 
 // Runs every published figure of `suite` for its device (those of
 // `options.device` only, when set) and compares. InvalidArgument for a
