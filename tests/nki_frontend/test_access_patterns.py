@@ -73,6 +73,21 @@ class HbmPatterns(Runs):
         self.assertEqual((load["tile"], load["dtype"]), ([128, 512], "bf16"))
         self.check_runs(spec)
 
+    def test_a_dtype_by_its_name_is_the_dtype(self) -> None:
+        # `--kwarg dt=float8_e5m2` reaches the kernel as a text: an nl dtype's
+        # name is that dtype, as numpy takes "float32"; any other text is
+        # refused in one line.
+        by_name = traced("hbm_cast_to", "x=128x256:int32",
+                         ("dt=float8_e5m2",))
+        by_object = traced("hbm_cast_to", "x=128x256:int32",
+                           ("dt=py:nl.float8_e5m2",))
+        self.assertEqual(by_name["kernel"], by_object["kernel"])
+        self.assertEqual(by_name["tensors"], by_object["tensors"])
+        from nki_frontend.errors import TraceError
+        with self.assertRaises(TraceError) as e:
+            traced("hbm_cast_to", "x=128x256:int32", ("dt=bfloat17",))
+        self.assertIn("dtype bfloat17 is not supported", e.exception.line())
+
     def test_a_pattern_past_the_tensors_end_is_refused(self) -> None:
         line = refusal("hbm_outside", "x=128x64:float32")
         self.assertIn("access_patterns.py:58: .ap[[64, 128], [1, 64]] at "

@@ -387,3 +387,14 @@ def pattern_of_a_tile(x):
     t = nl.ndarray((128, 64), dtype=x.dtype, buffer=nl.sbuf)
     nisa.dma_copy(dst=t, src=x.ap(pattern=[[64, 128], [1, n]]))
     return t
+
+
+@nki.jit
+def hbm_cast_to(x, dt):
+    # hbm_cast with the dtype an argument (the MX deep dive's mx_dtype).
+    out = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap([[512, 128], [1, 512]], offset=0,
+                                  dtype=dt))
+    nisa.dma_copy(dst=out, src=t)
+    return out

@@ -62,6 +62,10 @@ def spec_dtype(d: object) -> str:
     """The spec format's name of an NKI dtype, or a one-line refusal."""
     if isinstance(d, str) and d in ("bf16", "fp16", "fp32", "int8", "int32"):
         return d
+    if isinstance(d, str) and d in DTYPES:
+        # An nl dtype by its name, as numpy takes "float32" for np.float32
+        # (a --kwarg mx_dtype=float8_e5m2_x4 reaches the kernel as a text).
+        d = DTYPES[d]
     if isinstance(d, DType):
         if d.spec is None:
             raise err(f"dtype {d!r} is not supported; supported: "
