@@ -66,7 +66,6 @@ class TracedList(list):
             if not isinstance(slot, ir.Op) or slot.loop is not loop:
                 raise _unrolled_or(chain, "appends a tile that this loop "
                                    "does not make: not yet supported")
-            levels = [loop]
             tile_shape = x._a.shape[x._a.pdim:] or (1,)
             dtype = x._a.dtype
             buffer = x._a.buffer
@@ -83,7 +82,6 @@ class TracedList(list):
             tile_shape = inner.shape[len(inner.block_dims):]
             dtype, buffer = inner.dtype, inner.buffer
             inner_levels = len(inner.block_dims)
-            levels = [loop]
         else:
             raise _unrolled_or(chain, "a list of tiles holds tiles (or "
                                "lists of them)")
