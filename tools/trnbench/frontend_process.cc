@@ -128,31 +128,8 @@ std::string AtSourceLine(absl::string_view message, const std::string& label,
   if (end == absl::string_view::npos) return std::string(message);
   const std::string pointer(
       message.substr(prefix.size() - 1, end - prefix.size() + 1));
-  const nlohmann::json root =
-      nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  const nlohmann::json* at = &root;
-  int64_t line = 0;
-  for (absl::string_view rest = absl::string_view(pointer).substr(1);
-       at != nullptr && !at->is_discarded();) {
-    if (at->is_object()) {
-      if (auto l = at->find("line"); l != at->end() && l->is_number_integer()) {
-        line = l->get<int64_t>();
-      }
-    }
-    if (rest.empty()) break;
-    const size_t slash = rest.find('/');
-    const std::string key(rest.substr(0, slash));
-    rest = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
-    if (at->is_object() && at->contains(key)) {
-      at = &(*at)[key];
-    } else if (at->is_array() && !key.empty() && key.size() < 10 &&
-               key.find_first_not_of("0123456789") == std::string::npos &&
-               std::stoul(key) < at->size()) {
-      at = &(*at)[std::stoul(key)];
-    } else {
-      at = nullptr;
-    }
-  }
+  const int64_t line = SourceLineAt(
+      nlohmann::json::parse(text.begin(), text.end(), nullptr, false), pointer);
   const std::string where =
       line > 0 ? absl::StrCat(file, ":", line) : std::string(file);
   return absl::StrCat(where, ": ", message.substr(end + 2),

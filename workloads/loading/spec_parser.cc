@@ -125,28 +125,8 @@ absl::Status AtKernelLine(const absl::Status& st, const Json& root,
   if (end == absl::string_view::npos) return st;
   const absl::string_view pointer =
       msg.substr(prefix.size() - 1, end - prefix.size() + 1);
-  const Json* at = &root;
-  int line = 0;
-  for (absl::string_view rest = pointer.substr(1); at != nullptr;) {
-    if (at->is_object()) {
-      if (auto l = at->find("line"); l != at->end() && l->is_number_integer()) {
-        line = l->get<int>();
-      }
-    }
-    if (rest.empty()) break;
-    const size_t slash = rest.find('/');
-    const std::string key(rest.substr(0, slash));
-    rest = slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
-    if (at->is_object() && at->contains(key)) {
-      at = &(*at)[key];
-    } else if (at->is_array() && !key.empty() &&
-               key.find_first_not_of("0123456789") == std::string::npos &&
-               std::stoul(key) < at->size()) {
-      at = &(*at)[std::stoul(key)];
-    } else {
-      at = nullptr;
-    }
-  }
+  const int64_t line =
+      SourceLineAt(root, std::string_view(pointer.data(), pointer.size()));
   if (line == 0) return st;
   return absl::Status(
       st.code(),
@@ -155,6 +135,34 @@ absl::Status AtKernelLine(const absl::Status& st, const Json& root,
 }
 
 }  // namespace
+
+int64_t SourceLineAt(const Json& root, std::string_view pointer) {
+  const Json* at = &root;
+  int64_t line = 0;
+  if (pointer.empty() || pointer.front() != '/') return 0;
+  for (std::string_view rest = pointer.substr(1);
+       at != nullptr && !at->is_discarded();) {
+    if (at->is_object()) {
+      if (auto l = at->find("line"); l != at->end() && l->is_number_integer()) {
+        line = l->get<int64_t>();
+      }
+    }
+    if (rest.empty()) break;
+    const size_t slash = rest.find('/');
+    const std::string key(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+    if (at->is_object() && at->contains(key)) {
+      at = &(*at)[key];
+    } else if (at->is_array() && !key.empty() && key.size() < 10 &&
+               key.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(key) < at->size()) {
+      at = &(*at)[std::stoul(key)];
+    } else {
+      at = nullptr;
+    }
+  }
+  return line;
+}
 
 absl::StatusOr<WorkloadSpec> ParseSpec(std::string_view text,
                                        std::string_view file_label,

@@ -21,6 +21,13 @@ namespace trn {
 // costing much memory or time before it is rejected.
 inline constexpr int64_t kMaxSpecBytes = int64_t{1} << 20;
 
+// The "line" of the JSON object at the JSON pointer `pointer` ("/kernel/
+// loops/0/body/2") in `root`, or of the nearest object above it that has
+// one; 0 when none does or the pointer leaves `root`. A traced spec's ops
+// carry the kernel source line that made them, so a refusal at a pointer
+// can name the user's line instead of the spec's.
+int64_t SourceLineAt(const nlohmann::json& root, std::string_view pointer);
+
 // Parses and validates a spec. `file_label` names the file in messages.
 // Every error is absl::InvalidArgumentError("<file_label>: <json pointer,
 // '/' for the whole document>: <what was wrong and what was expected>").
