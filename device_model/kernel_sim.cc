@@ -159,6 +159,10 @@ struct RunScratch {
   std::vector<Flow> flows;
   std::vector<uint32_t> flow_group;
   std::vector<double> issuer_free;
+  // Per DMA engine, with a queue gap: the queue of the last piece it
+  // served, and when that piece's data had moved.
+  std::vector<uint32_t> last_queue;
+  std::vector<double> last_end;
   // Per compute engine: its instructions whose dependencies are all
   // visible and that have not started, a min-heap of program indices.
   std::array<std::vector<uint32_t>, kNumEngines> ready;
@@ -181,6 +185,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   std::map<Shape, uint32_t> shapes;
   // Timings interned by their bits: equal timings are one entry.
   std::map<std::pair<uint64_t, uint64_t>, uint32_t> timing_ids;
+  // A DMA instruction's queue: one per DMA statement of the program (its
+  // opcode, what it moves and its source line), see queue_of_.
+  std::map<std::tuple<uint32_t, uint32_t, int32_t>, uint32_t> queues;
+  queue_of_.assign(n, 0);
   std::vector<uint32_t> rdeg(n + 1, 0);
   hot_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -202,6 +210,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       shape_of_[i] = it->second;
     } else {
       dma_draw_[i] = ++dma_count_;
+      queue_of_[i] = queues
+                         .try_emplace({in.opcode, in.label, in.source_line},
+                                      static_cast<uint32_t>(queues.size()))
+                         .first->second;
       const Shape key{in.partitions, in.work,       in.aux,
                       in.transpose,  in.hbm_to_hbm, in.contiguous_rows,
                       in.on_chip};
@@ -392,6 +404,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const double hbm = prof.hbm_gbps * 1e3;        // bytes per us
   const double cap = prof.dma_queue_gbps * 1e3;  // work per us
   const double sync = prof.cost.dependency_sync_us;
+  // An engine's pause between two transfers of one queue (model 12).
+  const double gap = prof.dma_queue_gap_us;
+  std::vector<uint32_t>& last_queue = scratch.last_queue;
+  std::vector<double>& last_end = scratch.last_end;
+  if (gap > 0) {
+    last_queue.assign(engines, kNone);
+    last_end.assign(engines, t0_us);
+  }
 
   double t = t0_us;
   double makespan = t0_us;
@@ -457,10 +477,34 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   // - 1 of transfer `owner`.
   auto begin_pieces = [&](uint32_t lo, uint32_t count, uint32_t p,
                           uint32_t owner) {
-    dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
-    out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
-                       t);
     rates_dirty = true;
+    if (gap <= 0) {
+      dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
+      out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
+                         t);
+      return;
+    }
+    // An engine whose last piece was of this queue waits out the rest of
+    // the gap before the data moves (model 12). The queue holds the engine
+    // meanwhile, as work at the engine's rate that draws no HBM bytes
+    // (gather), so the engine counts as active; the transfer's span is
+    // its data alone, from the gap's end. A piece after another queue's
+    // starts at once: round robin served that queue in the gap. Engines
+    // alike in their wait start as one group.
+    const uint32_t q = queue_of_[owner];
+    auto wait_of = [&](uint32_t e) {
+      return last_queue[e] == q ? std::max(0.0, last_end[e] + gap - t) : 0.0;
+    };
+    for (uint32_t c = 0; c < count;) {
+      const double wait = wait_of(lo + c);
+      uint32_t m = 1;
+      while (c + m < count && wait_of(lo + c + m) == wait) ++m;
+      dma.Begin(lo + c, m, owner, p + c, pieces_[p].bytes,
+                pieces_[p].work + wait * cap, t + wait);
+      out.BusyStartGroup(DmaLane(static_cast<int>(lo + c)), static_cast<int>(m),
+                         t);
+      c += m;
+    }
   };
   auto resolve = [&](uint32_t i) {
     ++done;
@@ -528,6 +572,10 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   auto finish = [&](uint32_t s) {
     const DmaGroup g = dma[s];  // a copy: starting pieces may reuse the slot
     dma.End(s);
+    if (gap > 0) {
+      std::fill_n(last_queue.begin() + g.lo, g.count, queue_of_[g.owner]);
+      std::fill_n(last_end.begin() + g.lo, g.count, t);
+    }
     BusySpan span{DmaLane(static_cast<int>(g.lo)),
                   &k,
                   g.owner,
@@ -574,8 +622,12 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     flow_group.clear();
     dma.ForEach([&](uint32_t s) {
       const DmaGroup& g = dma[s];
-      flows.push_back(
-          {cap, hbm_weight_[g.piece], 0, static_cast<int>(g.count)});
+      // A queue gap held in the piece's work draws no HBM bytes.
+      const double w = pieces_[g.piece].work;
+      flows.push_back({cap,
+                       g.work == w ? hbm_weight_[g.piece]
+                                   : hbm_weight_[g.piece] * w / g.work,
+                       0, static_cast<int>(g.count)});
       flow_group.push_back(s);
     });
   };
@@ -585,7 +637,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     const uint32_t only = dma.Only();
     if (only != DmaGroups::kNone) {
       DmaGroup& g = dma[only];
-      if (alone[g.piece].count == g.count) {
+      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
         g.rate = alone[g.piece].rate;
         return;
       }
@@ -608,7 +660,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     for (size_t f = 0; f < flows.size(); ++f) {
       dma[flow_group[f]].rate = flows[f].rate;
     }
-    if (only != DmaGroups::kNone && flows.size() == 1) {
+    if (only != DmaGroups::kNone && flows.size() == 1 &&
+        dma[only].work == pieces_[dma[only].piece].work) {
       alone[dma[only].piece] = {dma[only].count, flows[0].rate};
     }
   };
