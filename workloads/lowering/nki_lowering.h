@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -112,6 +113,52 @@ struct Iteration {
   std::map<std::string, std::shared_ptr<FixedUse>> fixed;
 };
 
+// How an op is priced (NkiLowering::CostOf), from its op name.
+enum class CostKind : uint8_t {
+  kElementwise,  // the default: the stream rule over the tile
+  kStream2,
+  kStreamInput,
+  kBnAggr,
+  kReciprocal,
+  kIndexGen,
+  kActivation,
+  kTensorScalar,
+  kMatmul,
+  kTranspose,
+};
+
+// What lowering reads of an op on every iteration and that is the same on
+// each: its kind, its tile, its interned opcode and label, the block a DMA
+// moves but for the loop tiles it follows, the compiler stage's spills of
+// it. Worked out on its first emission (an op is always lowered in the
+// same chain of loops), so that the op's strings are compared and looked
+// up once, not once per iteration (issue 42: lowering was most of a short
+// command's time).
+struct OpFacts {
+  bool is_loop = false;
+  bool is_reduction = false;
+  bool is_dma = false;  // load, store, hbm_copy
+  bool is_sbuf_copy = false;
+  bool is_matmul = false;
+  bool data_movement_only = false;
+  bool psum = false;
+  bool walks_partition_tiles = false;  // op.tile empty, loop walks them
+  CostKind cost = CostKind::kElementwise;
+  NkiTile tile;  // ResolveNkiTileInChain: compute ops, sbuf_copy
+  // DMA: the tensor, and per dim of the block either a fixed extent
+  // (block_frame -1) or the frame whose tile it follows.
+  const TensorDecl* tensor = nullptr;
+  std::vector<int64_t> block;
+  std::vector<int> block_frame;
+  // Interned on the first emission, in the order Intern saw them before.
+  bool interned = false;
+  uint32_t opcode = 0;
+  uint32_t label = 0;
+  const std::vector<const SpillDecision*>* reload_before = nullptr;
+  const SpillDecision* spill_after = nullptr;
+  const SpillDecision* slot_spill = nullptr;
+};
+
 struct LoweredLoop {
   Deps done;  // waiting for these waits for the whole loop
   std::shared_ptr<BlockSlots> slots;  // when asked for (want_slots)
@@ -162,8 +209,11 @@ class NkiLowering {
  private:
   int64_t MinInstructions(size_t pos);
 
-  ComputeCost CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
-                     DType dtype) const;
+  ComputeCost CostOf(const NkiOp& op, CostKind kind, int64_t tile_p,
+                     int64_t tile_f, DType dtype) const;
+
+  // The op's facts, worked out when `loop` (its body) is chain_.back().
+  OpFacts& FactsOf(const NkiLoop& loop, const NkiOp& op);
 
   absl::StatusOr<int64_t> InsertTranspose(const NkiOp& op, const LoweredTile* x,
                                           Deps& deps, size_t first_end,
@@ -277,6 +327,9 @@ class NkiLowering {
   std::map<std::string, const SpillDecision*> slot_spill_;
   std::map<const SpillDecision*, std::deque<std::shared_ptr<Deps>>>
       reload_pool_;
+  // By op (nodes: a reference stays valid while others are added).
+  std::unordered_map<const NkiOp*, OpFacts> facts_;
+  std::vector<int64_t> block_;  // Emit's DMA block, reused
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
