@@ -1,6 +1,7 @@
 // One NKI op of an iteration as lowered: its instructions, what they
 // wait for, their cost rule, and the instructions the compiler inserted
 // (reloads of spilled tiles, the transpose before a matmul).
+#include "absl/container/inlined_vector.h"
 #include "workloads/lowering/nki_lowering.h"
 
 namespace trn::lowering_internal {
@@ -121,14 +122,18 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     }
   }
   if (facts.is_reduction) return EmitReduction(op, it, idx);
+  // What it waits for: room for a usual op's, so that the inserts below
+  // do not move it several times (and these small lists live on the
+  // stack): lowering runs this on every op of every iteration.
   Deps deps;
+  deps.reserve(16);
   bool local = false;
   // Slots this op reads one by one: it becomes one of their readers.
-  std::vector<std::pair<BlockSlots*, size_t>> slot_reads;
+  absl::InlinedVector<std::pair<BlockSlots*, size_t>, 4> slot_reads;
   // The tiles it reads, by the iteration that made them.
-  std::vector<std::pair<Iteration*, const std::string*>> tile_reads;
+  absl::InlinedVector<std::pair<Iteration*, const std::string*>, 8> tile_reads;
   // The reload buffers of spilled slots it reads: it is their reader.
-  std::vector<std::shared_ptr<Deps>> reload_readers;
+  absl::InlinedVector<std::shared_ptr<Deps>, 2> reload_readers;
   auto need = [&](const std::string& id,
                   const std::vector<std::string>& slot_vars = {}) {
     const LoweredTile* t = nullptr;
