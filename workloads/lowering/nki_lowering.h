@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
@@ -59,8 +60,56 @@ struct LoweredTile {
   bool psum = false;
   std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
   // A reduction's: the id of the op or block loop whose instructions made
-  // it, whose buffers its readers hold too.
-  std::string made_by;
+  // it, whose buffers its readers hold too (the spec's string; null when
+  // not a reduction).
+  const std::string* made_by = nullptr;
+};
+
+// The tiles (or readers, ...) of one iteration by id. An iteration holds
+// a few ids, looked up on every op: a std::map spent more on its nodes and
+// string comparisons than the ops' own lowering did (issue 42), so the
+// entries are kept in a vector, in insertion order, found by a scan while
+// few and through a hash index once many. An insertion may move the
+// entries: a pointer into the map is not held across one.
+template <typename T>
+class IdMap {
+ public:
+  struct Entry {
+    std::string first;
+    T second;
+  };
+  Entry* find(const std::string& id) {
+    if (index_ != nullptr) {
+      auto at = index_->find(id);
+      return at == index_->end() ? nullptr : &entries_[at->second];
+    }
+    for (Entry& e : entries_) {
+      if (e.first == id) return &e;
+    }
+    return nullptr;
+  }
+  const Entry* find(const std::string& id) const {
+    return const_cast<IdMap*>(this)->find(id);
+  }
+  Entry* end() const { return nullptr; }
+  T& operator[](const std::string& id) {
+    if (Entry* e = find(id)) return e->second;
+    entries_.push_back({id, T{}});
+    if (index_ != nullptr) {
+      index_->emplace(id, entries_.size() - 1);
+    } else if (entries_.size() > kScanMax) {
+      index_ = std::make_unique<absl::flat_hash_map<std::string, size_t>>();
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        index_->emplace(entries_[i].first, i);
+      }
+    }
+    return entries_.back().second;
+  }
+
+ private:
+  static constexpr size_t kScanMax = 16;
+  std::vector<Entry> entries_;
+  std::unique_ptr<absl::flat_hash_map<std::string, size_t>> index_;
 };
 
 // One use of the buffer of a tile held to a fixed number of buffers
@@ -85,7 +134,7 @@ struct Iteration {
   int64_t tile = 0;  // extent along the loop's dim in this iteration
   Deps gate;         // what its ops with no producer in the body wait for
   Deps all;          // its instructions (nested loops: their completion)
-  std::map<std::string, LoweredTile> made;
+  IdMap<LoweredTile> made;
   LoweredTile result;           // shape of the tile the loop's id stands for
   Iteration* prev = nullptr;    // for tiles carried from it
   const Deps* entry = nullptr;  // what the loop was entered with
@@ -104,13 +153,13 @@ struct Iteration {
   // have read it so far.
   Iteration* reuse = nullptr;
   bool track_readers = false;
-  std::map<std::string, Deps> readers;
+  IdMap<Deps> readers;
   // Spilled tiles of this iteration: the DMA that saved each to HBM.
-  std::map<std::string, uint32_t> spill_saves;
+  IdMap<uint32_t> spill_saves;
   // The run of its loop it belongs to (NkiLowering::Loop's count), and, per
   // id of a tile of it held to a fixed number of buffers, that tile's use.
   int64_t run = 0;
-  std::map<std::string, std::shared_ptr<FixedUse>> fixed;
+  IdMap<std::shared_ptr<FixedUse>> fixed;
 };
 
 // How an op is priced (NkiLowering::CostOf), from its op name.

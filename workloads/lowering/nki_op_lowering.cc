@@ -150,8 +150,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     if (t == nullptr) return;
     // A reduction's reader also holds the tiles of what made it: that
     // op's next iteration in the same buffers writes both outputs.
-    if (!t->made_by.empty()) {
-      tile_reads.emplace_back(tile_reads.back().first, &t->made_by);
+    if (t->made_by != nullptr) {
+      tile_reads.emplace_back(tile_reads.back().first, t->made_by);
     }
     // One level of the block per slot variable, as deep as the
     // block goes. The validator matches each variable's trips to its
@@ -224,8 +224,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     auto m = prev->made.find(id);
     if (m == prev->made.end()) continue;
     tile_reads.emplace_back(prev, &id);
-    if (!m->second.made_by.empty()) {
-      tile_reads.emplace_back(prev, &m->second.made_by);
+    if (m->second.made_by != nullptr) {
+      tile_reads.emplace_back(prev, m->second.made_by);
     }
     const Deps* d = &m->second.deps;
     BlockSlots* level = m->second.slots.get();
@@ -552,7 +552,7 @@ absl::Status NkiLowering::EmitReduction(const NkiOp& op, Iteration& it,
   LoweredTile made;
   made.deps = of->deps;
   made.slots = of->slots;
-  made.made_by = op.inputs.front();
+  made.made_by = &op.inputs.front();
   const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
   made.partitions = tile.partitions;
   made.free = tile.free;
