@@ -94,6 +94,7 @@ class IdMap {
   Entry* end() const { return nullptr; }
   T& operator[](const std::string& id) {
     if (Entry* e = find(id)) return e->second;
+    if (entries_.empty()) entries_.reserve(kScanMax / 2);
     entries_.push_back({id, T{}});
     if (index_ != nullptr) {
       index_->emplace(id, entries_.size() - 1);
