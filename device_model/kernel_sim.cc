@@ -199,8 +199,14 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   queue_of_.assign(n, 0);
   std::vector<uint32_t> rdeg(n + 1, 0);
   hot_.resize(n);
+  // Each instruction's dependencies, for the passes below: reading an
+  // instruction back from the program rebuilds all of it (InstructionList),
+  // and TimingEdges reads one per dependency.
+  std::vector<uint32_t> dep_begin(n + 1, 0);
   for (size_t i = 0; i < n; ++i) {
     const Instruction& in = kernel.instrs[i];
+    dep_begin[i] = in.deps_begin;
+    dep_begin[i + 1] = in.deps_end;
     hot_[i] = {in.deps_end - in.deps_begin,
                in.kind == InstrKind::kCompute ? static_cast<uint8_t>(in.engine)
                                               : kDmaUnit,
@@ -257,18 +263,17 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     }
   }
   const std::vector<char> keep = options.skip_implied_edges
-                                     ? TimingEdges(kernel, profile)
+                                     ? TimingEdges(kernel, profile, dep_begin)
                                      : std::vector<char>(kernel.deps.size(), 1);
   for (size_t i = 0; i < n; ++i) {
-    const Instruction& in = kernel.instrs[i];
     uint32_t kept = 0;
-    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+    for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
       if (!keep[d]) continue;
       ++kept;
       ++rdeg[kernel.deps[d] + 1];
     }
     hot_[i].deps = kept;
-    if (kept == 0 && in.kind == InstrKind::kCompute) {
+    if (kept == 0 && hot_[i].unit != kDmaUnit) {
       initial_compute_.push_back(static_cast<uint32_t>(i));
     }
   }
@@ -277,15 +282,15 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   rdeps_.resize(rdeg[n]);
   std::vector<uint32_t> fill(rdeg.begin(), rdeg.end() - 1);
   for (size_t i = 0; i < n; ++i) {
-    const Instruction& in = kernel.instrs[i];
-    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+    for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
       if (keep[d]) rdeps_[fill[kernel.deps[d]]++] = static_cast<uint32_t>(i);
     }
   }
 }
 
-std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
-                                         const DeviceProfile& profile) const {
+std::vector<char> KernelSim::TimingEdges(
+    const Kernel& kernel, const DeviceProfile& profile,
+    const std::vector<uint32_t>& dep_begin) const {
   std::vector<char> keep(kernel.deps.size(), 1);
   // The argument below needs time to run forward: no negative hand-off,
   // issue interval or latency (a profile may set anything).
@@ -316,17 +321,15 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
   // note), and the loop pays for every edge it handles.
   std::vector<uint32_t> mark(kernel.instrs.size(), kNone);
   for (size_t c = 0; c < kernel.instrs.size(); ++c) {
-    const Instruction& in = kernel.instrs[c];
-    if (in.deps_end - in.deps_begin < 2) continue;
-    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+    if (dep_begin[c + 1] - dep_begin[c] < 2) continue;
+    for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
       const uint32_t b = kernel.deps[d];
-      const Instruction& ib = kernel.instrs[b];
-      for (uint32_t e = ib.deps_begin; e < ib.deps_end; ++e) {
+      for (uint32_t e = dep_begin[b]; e < dep_begin[b + 1]; ++e) {
         const uint32_t a = kernel.deps[e];
         if (!early(a, b)) mark[a] = static_cast<uint32_t>(c);
       }
     }
-    for (uint32_t d = in.deps_begin; d < in.deps_end; ++d) {
+    for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
       const uint32_t a = kernel.deps[d];
       if (mark[a] == c && !early(a, c)) keep[d] = 0;
     }

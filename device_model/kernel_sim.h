@@ -75,9 +75,11 @@ class KernelSim {
  private:
   // Per dependency edge of the kernel: whether it can decide when its
   // instruction starts (edges another edge implies cannot; see the
-  // definition). Needs hot_ and timings_.
+  // definition). Needs hot_ and timings_; `dep_begin` has instruction i's
+  // dependencies at [dep_begin[i], dep_begin[i + 1]) of kernel.deps.
   std::vector<char> TimingEdges(const Kernel& kernel,
-                                const DeviceProfile& profile) const;
+                                const DeviceProfile& profile,
+                                const std::vector<uint32_t>& dep_begin) const;
 
   const Kernel* kernel_;
   const DeviceProfile* profile_;

@@ -21,6 +21,20 @@ uint32_t Kernel::Add(Instruction instr, const std::vector<uint32_t>& dep_ids) {
   return static_cast<uint32_t>(instrs.size() - 1);
 }
 
+size_t InstructionList::FormHash::operator()(const Instruction& in) const {
+  // 64-bit FNV-1a style mixing of the fields, in a fixed order.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(in.work));
+  mix(static_cast<uint64_t>(in.aux));
+  mix(in.opcode);
+  mix(in.label);
+  mix(static_cast<uint32_t>(in.source_line));
+  mix(static_cast<uint32_t>(in.partitions));
+  mix(static_cast<uint64_t>(in.kind) << 8 | static_cast<uint64_t>(in.engine));
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
 void InstructionList::Append(const Instruction& in) {
   Instruction form = in;
   form.iteration = -1;
@@ -36,7 +50,7 @@ void InstructionList::Append(const Instruction& in) {
 void InstructionList::Release() {
   std::vector<Entry>().swap(entries_);
   std::vector<Instruction>().swap(forms_);
-  form_ids_.clear();
+  decltype(form_ids_)().swap(form_ids_);
   deps_end_ = 0;
 }
 

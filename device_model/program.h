@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "device_model/dtype.h"
@@ -140,7 +141,14 @@ class InstructionList {
   std::vector<Entry> entries_;
   // Each form is an Instruction without iteration and dependencies.
   std::vector<Instruction> forms_;
-  std::map<Instruction, uint32_t> form_ids_;
+  // Hashed on the fields that tell a loop body's instructions apart (a
+  // hash may leave fields out: equal forms still hash alike); the map
+  // compared whole Instructions field by field, some 300 instructions of
+  // lowering per append (issue 42).
+  struct FormHash {
+    size_t operator()(const Instruction& in) const;
+  };
+  std::unordered_map<Instruction, uint32_t, FormHash> form_ids_;
   uint32_t deps_end_ = 0;  // the last instruction's deps_end
 };
 

@@ -58,6 +58,14 @@ class KernelBuilder {
   uint32_t Dma(const std::string& opcode, const std::string& label,
                const DmaShape& shape, const Deps& deps, int line = 0,
                int iteration = -1) {
+    const uint32_t opcode_id = k_.Intern(opcode);
+    return Dma(opcode_id, k_.Intern(label), shape, deps, line, iteration);
+  }
+
+  // The same with the opcode and label already interned (Intern): a loop
+  // body's op emits the same two strings on every iteration.
+  uint32_t Dma(uint32_t opcode, uint32_t label, const DmaShape& shape,
+               const Deps& deps, int line = 0, int iteration = -1) {
     Instruction in;
     in.kind = InstrKind::kDma;
     in.partitions = static_cast<int32_t>(
@@ -73,8 +81,8 @@ class KernelBuilder {
     // SBUF copy's partitions are not one after another in any memory.
     in.contiguous_rows = shape.whole_rows && !shape.transpose &&
                          !shape.indirect && !shape.hbm_to_hbm && !shape.on_chip;
-    in.opcode = k_.Intern(opcode);
-    in.label = k_.Intern(label);
+    in.opcode = opcode;
+    in.label = label;
     in.source_line = line;
     in.iteration = iteration;
     return k_.Add(in, deps);
@@ -84,6 +92,15 @@ class KernelBuilder {
                    const std::string& label, DType dtype, int64_t partitions,
                    const ComputeCost& cost, const Deps& deps, int64_t flops,
                    int line = 0, int iteration = -1) {
+    const uint32_t opcode_id = k_.Intern(opcode);
+    return Compute(engine, opcode_id, k_.Intern(label), dtype, partitions, cost,
+                   deps, flops, line, iteration);
+  }
+
+  uint32_t Compute(Engine engine, uint32_t opcode, uint32_t label, DType dtype,
+                   int64_t partitions, const ComputeCost& cost,
+                   const Deps& deps, int64_t flops, int line = 0,
+                   int iteration = -1) {
     Instruction in;
     in.kind = InstrKind::kCompute;
     in.engine = engine;
@@ -95,12 +112,16 @@ class KernelBuilder {
     in.narrow_dtype = cost.narrow_dtype;
     in.partitions = static_cast<int32_t>(partitions);
     in.flops = flops;
-    in.opcode = k_.Intern(opcode);
-    in.label = k_.Intern(label);
+    in.opcode = opcode;
+    in.label = label;
     in.source_line = line;
     in.iteration = iteration;
     return k_.Add(in, deps);
   }
+
+  // The id of an instruction's opcode or label: the strings are numbered
+  // in the order they are first interned.
+  uint32_t Intern(const std::string& s) { return k_.Intern(s); }
 
   size_t size() const { return k_.instrs.size(); }
 

@@ -126,6 +126,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   auto begin = [&](int64_t i) {
     Iteration& it = live.emplace_back();
     it.index = i;
+    it.all.reserve(loop.body.size());  // an instruction per op, at least
     it.tile = std::min(step, extent - i * step);
     it.entry = &entry;
     it.run = run_id;

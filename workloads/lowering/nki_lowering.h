@@ -13,9 +13,11 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
@@ -58,8 +60,57 @@ struct LoweredTile {
   bool psum = false;
   std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
   // A reduction's: the id of the op or block loop whose instructions made
-  // it, whose buffers its readers hold too.
-  std::string made_by;
+  // it, whose buffers its readers hold too (the spec's string; null when
+  // not a reduction).
+  const std::string* made_by = nullptr;
+};
+
+// The tiles (or readers, ...) of one iteration by id. An iteration holds
+// a few ids, looked up on every op: a std::map spent more on its nodes and
+// string comparisons than the ops' own lowering did (issue 42), so the
+// entries are kept in a vector, in insertion order, found by a scan while
+// few and through a hash index once many. An insertion may move the
+// entries: a pointer into the map is not held across one.
+template <typename T>
+class IdMap {
+ public:
+  struct Entry {
+    std::string first;
+    T second;
+  };
+  Entry* find(const std::string& id) {
+    if (index_ != nullptr) {
+      auto at = index_->find(id);
+      return at == index_->end() ? nullptr : &entries_[at->second];
+    }
+    for (Entry& e : entries_) {
+      if (e.first == id) return &e;
+    }
+    return nullptr;
+  }
+  const Entry* find(const std::string& id) const {
+    return const_cast<IdMap*>(this)->find(id);
+  }
+  Entry* end() const { return nullptr; }
+  T& operator[](const std::string& id) {
+    if (Entry* e = find(id)) return e->second;
+    if (entries_.empty()) entries_.reserve(kScanMax / 2);
+    entries_.push_back({id, T{}});
+    if (index_ != nullptr) {
+      index_->emplace(id, entries_.size() - 1);
+    } else if (entries_.size() > kScanMax) {
+      index_ = std::make_unique<absl::flat_hash_map<std::string, size_t>>();
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        index_->emplace(entries_[i].first, i);
+      }
+    }
+    return entries_.back().second;
+  }
+
+ private:
+  static constexpr size_t kScanMax = 16;
+  std::vector<Entry> entries_;
+  std::unique_ptr<absl::flat_hash_map<std::string, size_t>> index_;
 };
 
 // One use of the buffer of a tile held to a fixed number of buffers
@@ -84,7 +135,7 @@ struct Iteration {
   int64_t tile = 0;  // extent along the loop's dim in this iteration
   Deps gate;         // what its ops with no producer in the body wait for
   Deps all;          // its instructions (nested loops: their completion)
-  std::map<std::string, LoweredTile> made;
+  IdMap<LoweredTile> made;
   LoweredTile result;           // shape of the tile the loop's id stands for
   Iteration* prev = nullptr;    // for tiles carried from it
   const Deps* entry = nullptr;  // what the loop was entered with
@@ -103,13 +154,60 @@ struct Iteration {
   // have read it so far.
   Iteration* reuse = nullptr;
   bool track_readers = false;
-  std::map<std::string, Deps> readers;
+  IdMap<Deps> readers;
   // Spilled tiles of this iteration: the DMA that saved each to HBM.
-  std::map<std::string, uint32_t> spill_saves;
+  IdMap<uint32_t> spill_saves;
   // The run of its loop it belongs to (NkiLowering::Loop's count), and, per
   // id of a tile of it held to a fixed number of buffers, that tile's use.
   int64_t run = 0;
-  std::map<std::string, std::shared_ptr<FixedUse>> fixed;
+  IdMap<std::shared_ptr<FixedUse>> fixed;
+};
+
+// How an op is priced (NkiLowering::CostOf), from its op name.
+enum class CostKind : uint8_t {
+  kElementwise,  // the default: the stream rule over the tile
+  kStream2,
+  kStreamInput,
+  kBnAggr,
+  kReciprocal,
+  kIndexGen,
+  kActivation,
+  kTensorScalar,
+  kMatmul,
+  kTranspose,
+};
+
+// What lowering reads of an op on every iteration and that is the same on
+// each: its kind, its tile, its interned opcode and label, the block a DMA
+// moves but for the loop tiles it follows, the compiler stage's spills of
+// it. Worked out on its first emission (an op is always lowered in the
+// same chain of loops), so that the op's strings are compared and looked
+// up once, not once per iteration (issue 42: lowering was most of a short
+// command's time).
+struct OpFacts {
+  bool is_loop = false;
+  bool is_reduction = false;
+  bool is_dma = false;  // load, store, hbm_copy
+  bool is_sbuf_copy = false;
+  bool is_matmul = false;
+  bool data_movement_only = false;
+  bool psum = false;
+  bool walks_partition_tiles = false;  // op.tile empty, loop walks them
+  CostKind cost = CostKind::kElementwise;
+  NkiTile tile;  // ResolveNkiTileInChain: compute ops, sbuf_copy
+  // DMA: the tensor, and per dim of the block either a fixed extent
+  // (block_frame -1) or the frame whose tile it follows.
+  const TensorDecl* tensor = nullptr;
+  std::vector<int64_t> block;
+  std::vector<int> block_frame;
+  // Interned on the first emission, in the order Intern saw them before.
+  bool interned = false;
+  uint32_t opcode = 0;
+  uint32_t label = 0;
+  const std::vector<const SpillDecision*>* reload_before = nullptr;
+  const SpillDecision* spill_after = nullptr;
+  const SpillDecision* slot_spill = nullptr;
+  const HoistDecision* hoist = nullptr;  // a load kept over a loop
 };
 
 struct LoweredLoop {
@@ -165,8 +263,11 @@ class NkiLowering {
  private:
   int64_t MinInstructions(size_t pos);
 
-  ComputeCost CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
-                     DType dtype) const;
+  ComputeCost CostOf(const NkiOp& op, CostKind kind, int64_t tile_p,
+                     int64_t tile_f, DType dtype) const;
+
+  // The op's facts, worked out when `loop` (its body) is chain_.back().
+  OpFacts& FactsOf(const NkiLoop& loop, const NkiOp& op);
 
   absl::StatusOr<int64_t> InsertTranspose(const NkiOp& op, const LoweredTile* x,
                                           Deps& deps, size_t first_end,
@@ -242,8 +343,9 @@ class NkiLowering {
 
   // A hoisted load's tile when this run of its loop made it already, else
   // nullptr; and the record of one just made.
-  const LoweredTile* HoistedTile(const NkiOp& op);
-  void KeepHoisted(const NkiOp& op, const LoweredTile& made);
+  const LoweredTile* HoistedTile(const NkiOp& op, const HoistDecision& h);
+  void KeepHoisted(const NkiOp& op, const HoistDecision& h,
+                   const LoweredTile& made);
 
   static void WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
                                      Deps& deps);
@@ -311,6 +413,9 @@ class NkiLowering {
     }
     return key;
   }
+  // By op (nodes: a reference stays valid while others are added).
+  std::unordered_map<const NkiOp*, OpFacts> facts_;
+  std::vector<int64_t> block_;  // Emit's DMA block, reused
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

@@ -1,6 +1,7 @@
 // One NKI op of an iteration as lowered: its instructions, what they
 // wait for, their cost rule, and the instructions the compiler inserted
 // (reloads of spilled tiles, the transpose before a matmul).
+#include "absl/container/inlined_vector.h"
 #include "workloads/lowering/nki_lowering.h"
 
 namespace trn::lowering_internal {
@@ -34,10 +35,9 @@ DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block) {
   return s;
 }
 
-const LoweredTile* NkiLowering::HoistedTile(const NkiOp& op) {
-  auto h = hoisted_.find(op.json_path);
-  if (h == hoisted_.end()) return nullptr;
-  const std::optional<std::vector<int64_t>> key = HoistKey(*h->second);
+const LoweredTile* NkiLowering::HoistedTile(const NkiOp& op,
+                                            const HoistDecision& h) {
+  const std::optional<std::vector<int64_t>> key = HoistKey(h);
   if (!key) return nullptr;
   HoistedTiles& kept = hoisted_tiles_[op.json_path];
   if (kept.run != key->front()) return nullptr;
@@ -45,10 +45,9 @@ const LoweredTile* NkiLowering::HoistedTile(const NkiOp& op) {
   return t == kept.tiles.end() ? nullptr : &t->second;
 }
 
-void NkiLowering::KeepHoisted(const NkiOp& op, const LoweredTile& made) {
-  auto h = hoisted_.find(op.json_path);
-  if (h == hoisted_.end()) return;
-  const std::optional<std::vector<int64_t>> key = HoistKey(*h->second);
+void NkiLowering::KeepHoisted(const NkiOp& op, const HoistDecision& h,
+                              const LoweredTile& made) {
+  const std::optional<std::vector<int64_t>> key = HoistKey(h);
   if (!key) return;
   HoistedTiles& kept = hoisted_tiles_[op.json_path];
   if (kept.run != key->front()) {
@@ -58,13 +57,86 @@ void NkiLowering::KeepHoisted(const NkiOp& op, const LoweredTile& made) {
   kept.tiles[*key] = made;
 }
 
+OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
+  auto [at, added] = facts_.try_emplace(&op);
+  OpFacts& f = at->second;
+  if (!added) return f;
+  const std::string& k = op.op;
+  f.is_loop = k == "loop";
+  f.is_reduction = k == "reduction";
+  f.is_dma = k == "load" || k == "store" || k == "hbm_copy";
+  f.is_sbuf_copy = k == "sbuf_copy";
+  f.is_matmul = k == "matmul";
+  f.data_movement_only = IsDataMovementOnly(op);
+  f.psum = op.buffer == "psum";
+  f.walks_partition_tiles = op.tile.empty() && loop.WalksPartitionTiles();
+  if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
+    f.cost = CostKind::kStream2;
+  } else if (k == "tensor_reduce" || k == "bn_stats") {
+    f.cost = CostKind::kStreamInput;
+  } else if (k == "bn_aggr") {
+    f.cost = CostKind::kBnAggr;
+  } else if (k == "reciprocal") {
+    f.cost = CostKind::kReciprocal;
+  } else if (k == "iota" || k == "affine_select") {
+    f.cost = CostKind::kIndexGen;
+  } else if (k == "activation") {
+    f.cost = CostKind::kActivation;
+  } else if (k == "tensor_scalar") {
+    f.cost = CostKind::kTensorScalar;
+  } else if (f.is_matmul) {
+    f.cost = CostKind::kMatmul;
+  } else if (k == "transpose") {
+    f.cost = CostKind::kTranspose;
+  }
+  if (!f.is_loop && !f.is_dma) {
+    f.tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+  }
+  if (f.is_dma) {
+    const TensorDecl& t = *spec_.FindTensor(op.tensor);
+    f.tensor = &t;
+    const std::vector<std::string> index =
+        EffectiveIndex(op, loop, t.shape.size());
+    f.block = t.shape;
+    f.block_frame.assign(f.block.size(), -1);
+    for (size_t d = 0; d < f.block.size(); ++d) {
+      if (const auto range = ParseConstRange(index[d])) {
+        f.block[d] = range->second - range->first;
+        continue;
+      }
+      const int in = FindLoopVar(chain_, index[d]);
+      if (in < 0) continue;
+      if (IndexesOneElement(spec_, chain_, static_cast<size_t>(in),
+                            t.shape[d])) {
+        f.block[d] = 1;
+      } else {
+        f.block_frame[d] = in;
+      }
+    }
+  }
+  if (auto r = reload_before_.find(op.json_path); r != reload_before_.end()) {
+    f.reload_before = &r->second;
+  }
+  if (auto sp = spill_after_.find(op.json_path); sp != spill_after_.end()) {
+    f.spill_after = sp->second;
+  }
+  if (auto sp = slot_spill_.find(op.json_path); sp != slot_spill_.end()) {
+    f.slot_spill = sp->second;
+  }
+  if (auto h = hoisted_.find(op.json_path); h != hoisted_.end()) {
+    f.hoist = h->second;
+  }
+  return f;
+}
+
 absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   const NkiOp& op = loop.body[idx];
+  OpFacts& facts = FactsOf(loop, op);
   // The spilled tiles this op is the first reader of come back from HBM
   // first: its reads of them wait for the reload, the reload for the
   // save.
-  if (auto r = reload_before_.find(op.json_path); r != reload_before_.end()) {
-    for (const SpillDecision* s : r->second) {
+  if (facts.reload_before != nullptr) {
+    for (const SpillDecision* s : *facts.reload_before) {
       auto save = it.spill_saves.find(s->id);
       auto tile = it.made.find(s->id);
       if (save == it.spill_saves.end() || tile == it.made.end()) continue;
@@ -74,15 +146,19 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       it.all.push_back(tile->second.deps.front());
     }
   }
-  if (op.op == "reduction") return EmitReduction(op, it, idx);
+  if (facts.is_reduction) return EmitReduction(op, it, idx);
+  // What it waits for: room for a usual op's, so that the inserts below
+  // do not move it several times (and these small lists live on the
+  // stack): lowering runs this on every op of every iteration.
   Deps deps;
+  deps.reserve(16);
   bool local = false;
   // Slots this op reads one by one: it becomes one of their readers.
-  std::vector<std::pair<BlockSlots*, size_t>> slot_reads;
+  absl::InlinedVector<std::pair<BlockSlots*, size_t>, 4> slot_reads;
   // The tiles it reads, by the iteration that made them.
-  std::vector<std::pair<Iteration*, const std::string*>> tile_reads;
+  absl::InlinedVector<std::pair<Iteration*, const std::string*>, 8> tile_reads;
   // The reload buffers of spilled slots it reads: it is their reader.
-  std::vector<std::shared_ptr<Deps>> reload_readers;
+  absl::InlinedVector<std::shared_ptr<Deps>, 2> reload_readers;
   auto need = [&](const std::string& id,
                   const std::vector<std::string>& slot_vars = {}) {
     const LoweredTile* t = nullptr;
@@ -99,8 +175,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     if (t == nullptr) return;
     // A reduction's reader also holds the tiles of what made it: that
     // op's next iteration in the same buffers writes both outputs.
-    if (!t->made_by.empty()) {
-      tile_reads.emplace_back(tile_reads.back().first, &t->made_by);
+    if (t->made_by != nullptr) {
+      tile_reads.emplace_back(tile_reads.back().first, t->made_by);
     }
     // One level of the block per slot variable, as deep as the
     // block goes. The validator matches each variable's trips to its
@@ -173,8 +249,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     auto m = prev->made.find(id);
     if (m == prev->made.end()) continue;
     tile_reads.emplace_back(prev, &id);
-    if (!m->second.made_by.empty()) {
-      tile_reads.emplace_back(prev, &m->second.made_by);
+    if (m->second.made_by != nullptr) {
+      tile_reads.emplace_back(prev, m->second.made_by);
     }
     const Deps* d = &m->second.deps;
     BlockSlots* level = m->second.slots.get();
@@ -195,18 +271,18 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   // the one that waits for the iteration's buffers. A nested loop whose
   // tiles are its own (RotatesOwnBuffers) waits for its own instead.
   const LoopTiles tiles =
-      op.op == "loop" ? TilesOf(op, keep_all_.back()) : LoopTiles{};
+      facts.is_loop ? TilesOf(op, keep_all_.back()) : LoopTiles{};
   // A block that is only ever read slot by slot refills each slot once
   // that slot's readers in the run `copies` before are done, not once
   // that whole iteration is: it waits for what the loop around it was
   // entered with instead of the iteration's buffers.
-  const bool refill_by_slot = op.op == "loop" && !op.id.empty() &&
+  const bool refill_by_slot = facts.is_loop && !op.id.empty() &&
                               tiles.keep_all && it.copies > 0 &&
                               by_slot_.count(&op) != 0;
   // A loop without an id that fills a slot of such a block is one level
   // of it: it keeps its slots for the readers and refills slot by slot
   // with it.
-  const bool fills_slot = op.op == "loop" && op.id.empty() && tiles.keep_all &&
+  const bool fills_slot = facts.is_loop && op.id.empty() && tiles.keep_all &&
                           it.keeps_slots &&
                           static_cast<int>(idx) == result_index_.back();
   const BlockSlots* refill = fills_slot ? it.refill : nullptr;
@@ -249,10 +325,10 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   if (inherited != nullptr) {
     wait.insert(wait.end(), inherited->begin(), inherited->end());
   }
-  if (op.op != "loop") deps.insert(deps.end(), wait.begin(), wait.end());
+  if (!facts.is_loop) deps.insert(deps.end(), wait.begin(), wait.end());
   const int iter = static_cast<int>(it.index);
   LoweredTile made;
-  if (op.op == "loop") {
+  if (facts.is_loop) {
     // Only a kernel that reads some block by slot needs a block's slots
     // (a copy of each iteration's instructions).
     const bool want_slots =
@@ -274,54 +350,52 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     } else {
       made.slots = std::move(nested.slots);
     }
-    if (auto sp = slot_spill_.find(op.json_path);
-        sp != slot_spill_.end() && made.slots != nullptr) {
-      SpillSlots(*sp->second, *made.slots, op, it);
+    if (facts.slot_spill != nullptr && made.slots != nullptr) {
+      SpillSlots(*facts.slot_spill, *made.slots, op, it);
     }
     if (refill_by_slot) {
       std::deque<std::shared_ptr<BlockSlots>>& runs = block_runs_[&op];
       runs.push_back(made.slots);
       while (static_cast<int64_t>(runs.size()) > it.copies) runs.pop_front();
     }
-  } else if (const LoweredTile* kept = HoistedTile(op)) {
+  } else if (const LoweredTile* kept =
+                 facts.hoist ? HoistedTile(op, *facts.hoist) : nullptr) {
     // A hoisted load already made in this run of its loop: its readers
     // read the tile kept in SBUF, no DMA.
     made = *kept;
-  } else if (op.op == "load" || op.op == "store" || op.op == "hbm_copy") {
-    const TensorDecl& t = *spec_.FindTensor(op.tensor);
-    const std::vector<std::string> index =
-        EffectiveIndex(op, loop, t.shape.size());
-    std::vector<int64_t> block = t.shape;
+  } else if (facts.is_dma) {
+    const TensorDecl& t = *facts.tensor;
+    std::vector<int64_t>& block = block_;
+    block = facts.block;
     for (size_t d = 0; d < block.size(); ++d) {
-      if (const auto range = ParseConstRange(index[d])) {
-        block[d] = range->second - range->first;
-        continue;
+      if (facts.block_frame[d] >= 0) {
+        block[d] = frames_[static_cast<size_t>(facts.block_frame[d])]->tile;
       }
-      const int at = FindLoopVar(chain_, index[d]);
-      if (at < 0) continue;
-      block[d] =
-          IndexesOneElement(spec_, chain_, static_cast<size_t>(at), t.shape[d])
-              ? 1
-              : frames_[static_cast<size_t>(at)]->tile;
     }
-    const std::string& label = op.op == "store" ? op.inputs.front() : op.tensor;
+    if (!facts.interned) {
+      const std::string& label =
+          op.op == "store" ? op.inputs.front() : op.tensor;
+      facts.opcode = builder_.Intern(absl::StrCat("dma_", op.op));
+      facts.label = builder_.Intern(label);
+      facts.interned = true;
+    }
     DmaShape shape = DmaShapeOf(t, block);
     shape.transpose = op.transpose;
     shape.indirect = !op.indirect.empty();
     shape.hbm_to_hbm = op.op == "hbm_copy";
-    made.deps = {builder_.Dma(absl::StrCat("dma_", op.op), label, shape, deps,
+    made.deps = {builder_.Dma(facts.opcode, facts.label, shape, deps,
                               op.source_line, iter)};
     const NkiTile tile =
         FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
     made.dtype = tile.dtype;
-    KeepHoisted(op, made);
-  } else if (op.op == "sbuf_copy") {
+    if (facts.hoist) KeepHoisted(op, *facts.hoist, made);
+  } else if (facts.is_sbuf_copy) {
     // A DMA from one SBUF tile to another: the tile's partitions dealt to
     // the DMA engines as a load's are, one descriptor per partition (an
     // SBUF partition is not contiguous with the next), nothing from HBM.
-    const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
+    const NkiTile& tile = facts.tile;
     DmaShape shape;
     shape.partitions = tile.partitions;
     shape.runs = tile.partitions;
@@ -329,22 +403,26 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     shape.transpose = op.transpose;
     shape.indirect = !op.indirect.empty();
     shape.on_chip = true;
-    made.deps = {builder_.Dma("dma_sbuf_copy", op.id, shape, deps,
+    if (!facts.interned) {
+      facts.opcode = builder_.Intern("dma_sbuf_copy");
+      facts.label = builder_.Intern(op.id);
+      facts.interned = true;
+    }
+    made.deps = {builder_.Dma(facts.opcode, facts.label, shape, deps,
                               op.source_line, iter)};
     made.partitions = tile.partitions;
     made.free = tile.free;
     made.dtype = tile.dtype;
   } else {
     // One rule for tile shapes, shared with the validator's SBUF check.
-    const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
-    const int64_t tile_p = op.tile.empty() && loop.WalksPartitionTiles()
-                               ? it.tile
-                               : tile.partitions;
+    const NkiTile& tile = facts.tile;
+    const int64_t tile_p =
+        facts.walks_partition_tiles ? it.tile : tile.partitions;
     const int64_t tile_f = PartialFree(tile.free);
     DType cost_dtype = tile.dtype;
-    int64_t flops = IsDataMovementOnly(op) ? 0 : tile_p * tile_f;
-    ComputeCost cost = CostOf(op, tile_p, tile_f, tile.dtype);
-    if (op.op == "matmul") {
+    int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
+    ComputeCost cost = CostOf(op, facts.cost, tile_p, tile_f, tile.dtype);
+    if (facts.is_matmul) {
       // The PE array runs at the rate of its inputs' dtype (PSUM
       // accumulates in fp32 whatever they are), and contracts over the
       // stationary input's partitions.
@@ -372,15 +450,20 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       }
       flops = 2 * depth * tile_p * tile_f;
     }
-    std::string opcode = op.op;
-    if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
-    made.deps = {builder_.Compute(
-        *op.engine, opcode, op.id.empty() ? op.op : op.id, cost_dtype, tile_p,
-        cost, deps, flops, op.source_line, iter)};
+    if (!facts.interned) {
+      std::string opcode = op.op;
+      if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
+      facts.opcode = builder_.Intern(opcode);
+      facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
+      facts.interned = true;
+    }
+    made.deps = {builder_.Compute(*op.engine, facts.opcode, facts.label,
+                                  cost_dtype, tile_p, cost, deps, flops,
+                                  op.source_line, iter)};
     made.partitions = tile_p;
     made.free = tile_f;
     made.dtype = tile.dtype;
-    made.psum = op.buffer == "psum";
+    made.psum = facts.psum;
   }
   for (const auto& [frame, id] : tile_reads) {
     if (auto f = frame->fixed.find(*id); f != frame->fixed.end()) {
@@ -399,10 +482,10 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     r->insert(r->end(), made.deps.begin(), made.deps.end());
   }
   it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
-  if (auto s = spill_after_.find(op.json_path); s != spill_after_.end()) {
+  if (facts.spill_after != nullptr) {
     const uint32_t save =
-        builder_.Dma("dma_spill_save", op.id, SpillShape(*s->second), made.deps,
-                     op.source_line, iter);
+        builder_.Dma("dma_spill_save", op.id, SpillShape(*facts.spill_after),
+                     made.deps, op.source_line, iter);
     it.spill_saves[op.id] = save;
     it.all.push_back(save);
   }
@@ -500,7 +583,7 @@ absl::Status NkiLowering::EmitReduction(const NkiOp& op, Iteration& it,
   LoweredTile made;
   made.deps = of->deps;
   made.slots = of->slots;
-  made.made_by = op.inputs.front();
+  made.made_by = &op.inputs.front();
   const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
   made.partitions = tile.partitions;
   made.free = tile.free;
@@ -517,8 +600,8 @@ absl::Status NkiLowering::EmitReduction(const NkiOp& op, Iteration& it,
 // The published cost rule of a compute op and the N it is applied to:
 // reductions and statistics by their input, elementwise ops by their
 // tile, TensorE by its moving (or transposed) tile.
-ComputeCost NkiLowering::CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
-                                DType dtype) const {
+ComputeCost NkiLowering::CostOf(const NkiOp& op, CostKind kind, int64_t tile_p,
+                                int64_t tile_f, DType dtype) const {
   ComputeCost c;
   c.work = tile_f;
   const LoweredTile* in0 = nullptr;
@@ -538,35 +621,46 @@ ComputeCost NkiLowering::CostOf(const NkiOp& op, int64_t tile_p, int64_t tile_f,
     in_p = op.slices.front()[0];
     in_f = op.slices.front()[1];
   }
-  const std::string& k = op.op;
-  if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
-    c.rule = CostRule::kStream2;
-  } else if (k == "tensor_reduce" || k == "bn_stats") {
-    c.rule = CostRule::kStream;
-    c.work = in_f;
-  } else if (k == "bn_aggr") {
-    c.rule = CostRule::kBnAggr;
-    c.work = in_f;
-  } else if (k == "reciprocal") {
-    c.rule = CostRule::kReciprocal;
-  } else if (k == "iota" || k == "affine_select") {
-    c.rule = CostRule::kIndexGen;
-  } else if (k == "activation") {
-    c.rule = op.accumulate ? CostRule::kAccumulate : CostRule::kActivation;
-  } else if (k == "tensor_scalar" && op.accumulate) {
-    c.rule = CostRule::kAccumulate;
-  } else if (k == "matmul") {
-    c.rule = CostRule::kMatmul;
-    c.aux = tile_p;  // stationary columns: the output's partitions
-  } else if (k == "transpose") {
-    if (*op.engine == Engine::kTensor) {
-      // The input's partitions become the output's free axis.
-      c.rule = CostRule::kTransposePe;
-      c.work = in_p;
-      c.aux = in_f;
-    } else {
+  switch (kind) {
+    case CostKind::kStream2:
+      c.rule = CostRule::kStream2;
+      break;
+    case CostKind::kStreamInput:
+      c.rule = CostRule::kStream;
       c.work = in_f;
-    }
+      break;
+    case CostKind::kBnAggr:
+      c.rule = CostRule::kBnAggr;
+      c.work = in_f;
+      break;
+    case CostKind::kReciprocal:
+      c.rule = CostRule::kReciprocal;
+      break;
+    case CostKind::kIndexGen:
+      c.rule = CostRule::kIndexGen;
+      break;
+    case CostKind::kActivation:
+      c.rule = op.accumulate ? CostRule::kAccumulate : CostRule::kActivation;
+      break;
+    case CostKind::kTensorScalar:
+      if (op.accumulate) c.rule = CostRule::kAccumulate;
+      break;
+    case CostKind::kMatmul:
+      c.rule = CostRule::kMatmul;
+      c.aux = tile_p;  // stationary columns: the output's partitions
+      break;
+    case CostKind::kTranspose:
+      if (*op.engine == Engine::kTensor) {
+        // The input's partitions become the output's free axis.
+        c.rule = CostRule::kTransposePe;
+        c.work = in_p;
+        c.aux = in_f;
+      } else {
+        c.work = in_f;
+      }
+      break;
+    case CostKind::kElementwise:
+      break;
   }
   return c;
 }
