@@ -84,6 +84,12 @@ constexpr ParamSpec kParams[] = {
     {"dma_latency_us", true, false},
     {"dma_issue_us", false, false},
     {"dma_issuers", false, true, 1024},
+    // Added in model version 12; before it a queue's transfers followed one
+    // another on an engine without a pause.
+    {"dma_queue_gap_us", false, false, kMaxParamValue, 0, "us",
+     "absent from the profile: an engine starts a queue's next transfer as "
+     "soon as the one before has moved its data, what every profile meant "
+     "before the parameter existed"},
     {"op_exec_overhead_us", true, false},
     {"graph_exec_overhead_us", true, false},
     {"host_op_dispatch_us", true, false},
@@ -242,6 +248,7 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
   d.dma_latency_us = Dist(d, "dma_latency_us");
   d.dma_issue_us = Median(d, "dma_issue_us");
   d.dma_issuers = static_cast<int>(Median(d, "dma_issuers"));
+  d.dma_queue_gap_us = Median(d, "dma_queue_gap_us");
   d.op_exec_overhead_us = Dist(d, "op_exec_overhead_us");
   d.graph_exec_overhead_us = Dist(d, "graph_exec_overhead_us");
   d.host_op_dispatch_us = Dist(d, "host_op_dispatch_us");

@@ -86,6 +86,12 @@ struct DeviceProfile {
   // moves (trn2's DGE), on one of `dma_issuers` units.
   double dma_issue_us = 0;
   int dma_issuers = 1;
+  // DMA queues (model 12): every DMA instruction of the program is bound to
+  // one queue, and each engine serves the queues' transfers round robin,
+  // in order within a queue. An engine starts a queue's next transfer no
+  // sooner than this after that queue's previous transfer on it moved its
+  // data; another queue's transfer may run in between.
+  double dma_queue_gap_us = 0;
 
   QuantileTable op_exec_overhead_us;     // eager and fused_op executions
   QuantileTable graph_exec_overhead_us;  // compiled-graph executions

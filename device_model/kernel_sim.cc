@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -101,6 +102,12 @@ struct State {
 };
 static_assert(sizeof(State) == 24);
 
+// What a DMA engine served last (model 12's queue gap).
+struct LastPiece {
+  uint32_t queue = kNone;
+  double end = 0;
+};
+
 // The rate of a group moving alone, by its piece and count: most
 // transfers of a tiled kernel move alone, alike, so the policy (whose
 // rates depend only on its flows) is asked once per shape.
@@ -159,6 +166,11 @@ struct RunScratch {
   std::vector<Flow> flows;
   std::vector<uint32_t> flow_group;
   std::vector<double> issuer_free;
+  // With a queue gap: what each DMA engine served last, as an index into
+  // `ends`, one entry per group of pieces that ended (the engines of a
+  // group share one, so alike engines are seen alike by one compare).
+  std::vector<uint32_t> last;
+  std::vector<LastPiece> ends;
   // Per compute engine: its instructions whose dependencies are all
   // visible and that have not started, a min-heap of program indices.
   std::array<std::vector<uint32_t>, kNumEngines> ready;
@@ -181,6 +193,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   std::map<Shape, uint32_t> shapes;
   // Timings interned by their bits: equal timings are one entry.
   std::map<std::pair<uint64_t, uint64_t>, uint32_t> timing_ids;
+  // A DMA instruction's queue: one per DMA statement of the program (its
+  // opcode, what it moves and its source line), see queue_of_.
+  std::map<std::tuple<uint32_t, uint32_t, int32_t>, uint32_t> queues;
+  queue_of_.assign(n, 0);
   std::vector<uint32_t> rdeg(n + 1, 0);
   hot_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -202,6 +218,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       shape_of_[i] = it->second;
     } else {
       dma_draw_[i] = ++dma_count_;
+      queue_of_[i] = queues
+                         .try_emplace({in.opcode, in.label, in.source_line},
+                                      static_cast<uint32_t>(queues.size()))
+                         .first->second;
       const Shape key{in.partitions, in.work,       in.aux,
                       in.transpose,  in.hbm_to_hbm, in.contiguous_rows,
                       in.on_chip};
@@ -392,6 +412,14 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   const double hbm = prof.hbm_gbps * 1e3;        // bytes per us
   const double cap = prof.dma_queue_gbps * 1e3;  // work per us
   const double sync = prof.cost.dependency_sync_us;
+  // An engine's pause between two transfers of one queue (model 12).
+  const double gap = prof.dma_queue_gap_us;
+  std::vector<uint32_t>& last = scratch.last;
+  std::vector<LastPiece>& ended = scratch.ends;
+  if (gap > 0) {
+    last.assign(engines, 0);
+    ended.assign(1, LastPiece{kNone, t0_us});
+  }
 
   double t = t0_us;
   double makespan = t0_us;
@@ -455,12 +483,66 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   };
   // Idle engines lo .. lo + count - 1 start the alike pieces p .. p + count
   // - 1 of transfer `owner`.
+  // While a group's engines take their next pieces: its queue.
+  uint32_t ending_queue = kNone;
   auto begin_pieces = [&](uint32_t lo, uint32_t count, uint32_t p,
                           uint32_t owner) {
-    dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
-    out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
-                       t);
     rates_dirty = true;
+    if (gap <= 0) {
+      dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
+      out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
+                         t);
+      return;
+    }
+    // An engine whose last piece was of this queue waits out the rest of
+    // the gap before the data moves (model 12). The queue holds the engine
+    // meanwhile, as work at the engine's rate that draws no HBM bytes
+    // (gather), so the engine counts as active; the transfer's span is
+    // its data alone, from the gap's end. A piece after another queue's
+    // starts at once: round robin served that queue in the gap. Engines
+    // alike in their wait start as one group.
+    const uint32_t q = queue_of_[owner];
+    // Engines of the group that ended now, taking their next pieces: their
+    // last piece is that group's, ended at t.
+    if (ending_queue != kNone) {
+      const double wait = ending_queue == q ? std::max(0.0, t + gap - t) : 0.0;
+      dma.Begin(lo, count, owner, p, pieces_[p].bytes,
+                wait > 0 ? pieces_[p].work + wait * cap : pieces_[p].work,
+                t + wait);
+      out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
+                         t);
+      return;
+    }
+    auto wait_of = [&](uint32_t e) {
+      const LastPiece& l = ended[last[e]];
+      return l.queue == q ? std::max(0.0, l.end + gap - t) : 0.0;
+    };
+    // Most often the engines ended their last pieces together (one group),
+    // so one wait stands for all: one pass over their indices to see that
+    // (a wait worked out engine by engine for every start was a fifth of
+    // a tiled matmul's run, callgrind).
+    // All alike when each equals the one before: the range against itself
+    // shifted by one (memcmp: the loop of compares cost as much again).
+    if (std::memcmp(&last[lo + 1], &last[lo], (count - 1) * sizeof(uint32_t)) ==
+        0) {
+      const double wait = wait_of(lo);
+      dma.Begin(lo, count, owner, p, pieces_[p].bytes,
+                wait > 0 ? pieces_[p].work + wait * cap : pieces_[p].work,
+                t + wait);
+      out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
+                         t);
+      return;
+    }
+    for (uint32_t c = 0; c < count;) {
+      const double wait = wait_of(lo + c);
+      uint32_t m = 1;
+      while (c + m < count && wait_of(lo + c + m) == wait) ++m;
+      dma.Begin(lo + c, m, owner, p + c, pieces_[p].bytes,
+                pieces_[p].work + wait * cap, t + wait);
+      out.BusyStartGroup(DmaLane(static_cast<int>(lo + c)), static_cast<int>(m),
+                         t);
+      c += m;
+    }
   };
   auto resolve = [&](uint32_t i) {
     ++done;
@@ -528,6 +610,19 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
   auto finish = [&](uint32_t s) {
     const DmaGroup g = dma[s];  // a copy: starting pieces may reuse the slot
     dma.End(s);
+    // Engines that go idle note what they served last (an engine that
+    // takes a next piece at once is seen through ending_queue instead, and
+    // notes it when it goes idle: filling the note for every piece that
+    // ended cost 4% of a tiled matmul's run, callgrind).
+    uint32_t note = kNone;
+    auto went_idle = [&](uint32_t e, uint32_t engines_idle) {
+      if (gap <= 0) return;
+      if (note == kNone) {
+        note = static_cast<uint32_t>(ended.size());
+        ended.push_back({queue_of_[g.owner], t});
+      }
+      std::fill_n(last.begin() + e, engines_idle, note);
+    };
     BusySpan span{DmaLane(static_cast<int>(g.lo)),
                   &k,
                   g.owner,
@@ -537,6 +632,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                   dispatch};
     if (queues.Queued() == 0) {
       out.BusyGroup(span, static_cast<int>(g.count));
+      went_idle(g.lo, g.count);
     } else {
       // Each engine's span ends and its engine takes the head of its queue,
       // in engine order, as the engines free one by one. A stretch of
@@ -558,7 +654,11 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
               }
             }
             if (piece != DmaQueues::kNone) {
+              ending_queue = gap > 0 ? queue_of_[g.owner] : kNone;
               begin_pieces(e, count, piece, owner);
+              ending_queue = kNone;
+            } else {
+              went_idle(e, count);
             }
           });
     }
@@ -574,8 +674,12 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     flow_group.clear();
     dma.ForEach([&](uint32_t s) {
       const DmaGroup& g = dma[s];
-      flows.push_back(
-          {cap, hbm_weight_[g.piece], 0, static_cast<int>(g.count)});
+      // A queue gap held in the piece's work draws no HBM bytes.
+      const double w = pieces_[g.piece].work;
+      flows.push_back({cap,
+                       g.work == w ? hbm_weight_[g.piece]
+                                   : hbm_weight_[g.piece] * w / g.work,
+                       0, static_cast<int>(g.count)});
       flow_group.push_back(s);
     });
   };
@@ -585,7 +689,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     const uint32_t only = dma.Only();
     if (only != DmaGroups::kNone) {
       DmaGroup& g = dma[only];
-      if (alone[g.piece].count == g.count) {
+      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
         g.rate = alone[g.piece].rate;
         return;
       }
@@ -608,7 +712,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     for (size_t f = 0; f < flows.size(); ++f) {
       dma[flow_group[f]].rate = flows[f].rate;
     }
-    if (only != DmaGroups::kNone && flows.size() == 1) {
+    if (only != DmaGroups::kNone && flows.size() == 1 &&
+        dma[only].work == pieces_[dma[only].piece].work) {
       alone[dma[only].piece] = {dma[only].count, flows[0].rate};
     }
   };

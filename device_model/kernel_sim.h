@@ -111,6 +111,12 @@ class KernelSim {
   // rank among the transfers in program order); compute: unused.
   std::vector<uint32_t> dma_draw_;
   uint32_t dma_count_ = 0;
+  // Per instruction: a DMA's queue (model 12). A DMA statement of the
+  // program (one opcode, tensor and source line, however many times its
+  // loop runs it) is one instruction of the engine that triggers it, and
+  // a transfer goes to that engine's queue (NKI DMA overview), so each
+  // statement is taken as its own queue.
+  std::vector<uint32_t> queue_of_;
   std::vector<uint32_t> shape_begin_;  // CSR over shapes into pieces_
   std::vector<DmaPiece> pieces_;
   // Per piece: how many pieces from it on are alike shares (same bytes and

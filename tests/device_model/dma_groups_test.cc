@@ -210,6 +210,9 @@ Kernel RandomKernel(uint64_t key, int n) {
                             : in.partitions * 3;
       in.work = in.aux * row_bytes[rng.NextBelow(5)];
       in.transpose = rng.NextBelow(4) == 0;
+      // Three DMA statements, so that queues alternate and repeat (model
+      // 12's gap); drawn from nothing, so other profiles see the same runs.
+      in.source_line = i % 3;
     } else {
       in.kind = InstrKind::kCompute;
       in.opcode = k.Intern("op");
@@ -291,6 +294,10 @@ TEST(GroupedSharesTest, SameEventsAndMetricsAsShareByShare) {
       TestProfileWith({{"dma_queues", 128}, {"hbm_gbps", 5000}}),
       TestProfileWith({{"dma_queues", 100}, {"hbm_gbps", 600}}),
       TestProfileWith({{"dma_issue_us", 0.3}, {"dma_issuers", 2}}),
+      // Model 12: engines pause between transfers of one queue, and each
+      // engine's wait differs with what it served last.
+      TestProfileWith({{"dma_queue_gap_us", 0.7}}),
+      TestProfileWith({{"dma_queue_gap_us", 0.05}, {"hbm_gbps", 1000}}),
       // HBM below one engine's rate: even a share alone is held back.
       TestProfileWith({{"hbm_gbps", 5}}),
   };

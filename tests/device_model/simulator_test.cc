@@ -337,6 +337,51 @@ TEST(KernelSimTest, LatencyIsPipelinedAcrossTransfersOnAnEngine) {
   EXPECT_NEAR(r.end, 6.0, kTol);
 }
 
+// Model 12: a DMA statement is one queue, and an engine pauses
+// dma_queue_gap_us between two transfers of one queue, held by the queue.
+TEST(KernelSimTest, AQueuesNextTransferOnAnEngineWaitsOutTheGap) {
+  Kernel k;
+  const uint32_t a = AddDma(k, 4, 5000);
+  const uint32_t b = AddDma(k, 4, 5000);  // the same statement: one queue
+  const KernelRun r = RunKernel(k, Profile({{"dma_queue_gap_us", 0.5}}));
+  EXPECT_NEAR(r.rec.Of(a).end_us, 2.0, kTol);
+  // b's engine is held from a's end for the gap; b's span is its data.
+  EXPECT_NEAR(r.rec.Of(b).start_us, 2.5, kTol);
+  EXPECT_NEAR(r.rec.Of(b).end_us, 4.5, kTol);
+  ASSERT_EQ(r.rec.dma.size(), 2u);
+  EXPECT_NEAR(r.rec.dma[1].data_end_us, 4.5, kTol);
+  EXPECT_NEAR(r.end, 6.5, kTol);
+  // Without the parameter (every profile before model 12), no gap.
+  EXPECT_NEAR(RunKernel(k, Profile()).end, 6.0, kTol);
+}
+
+TEST(KernelSimTest, AnotherQueuesTransferFillsTheGap) {
+  Kernel k;
+  auto line2 = [](Instruction& in) { in.source_line = 2; };
+  AddDma(k, 4, 5000);                     // queue 1
+  AddDma(k, 4, 5000, {}, line2);          // queue 2, between the two
+  const uint32_t c = AddDma(k, 4, 5000);  // queue 1 again
+  const KernelRun r = RunKernel(k, Profile({{"dma_queue_gap_us", 0.5}}));
+  // Round robin: queue 2 ran while queue 1 paused, so c starts at once.
+  ASSERT_EQ(r.rec.dma.size(), 3u);
+  EXPECT_NEAR(r.rec.dma[2].data_end_us, 6.0, kTol);
+  EXPECT_NEAR(r.rec.Of(c).start_us, 4.0, kTol);
+  EXPECT_NEAR(r.end, 8.0, kTol);
+}
+
+TEST(KernelSimTest, AnEngineIdleLongerThanTheGapStartsAtOnce) {
+  Kernel k;
+  const uint32_t a = AddDma(k, 4, 5000);
+  // 10000 ScalarE elements: far longer than the gap after a's data.
+  const uint32_t c =
+      AddCompute(k, Engine::kScalar, CostRule::kActivation, 10000, {a});
+  const uint32_t b = AddDma(k, 4, 5000, {c});
+  const KernelRun r = RunKernel(k, Profile({{"dma_queue_gap_us", 0.5}}));
+  const KernelRun none = RunKernel(k, Profile());
+  EXPECT_NEAR(r.rec.Of(b).start_us, none.rec.Of(b).start_us, kTol);
+  EXPECT_NEAR(r.rec.Of(b).end_us, none.rec.Of(b).end_us, kTol);
+}
+
 TEST(KernelSimTest, HbmArbiterCapsConcurrentEngines) {
   Kernel k;
   // 4 engines x 1e4 B/us want 4e4 B/us; HBM gives 2e4: each runs at half.

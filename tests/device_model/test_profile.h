@@ -64,6 +64,7 @@ inline nlohmann::json TestProfile() {
   set("dma_latency_us", 2, "us");
   set("dma_issue_us", 0, "us");
   set("dma_issuers", 1, "units");
+  set("dma_queue_gap_us", 0, "us");
   set("op_exec_overhead_us", 10, "us");
   set("graph_exec_overhead_us", 5, "us");
   set("host_op_dispatch_us", 3, "us");
