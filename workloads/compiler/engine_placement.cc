@@ -175,6 +175,7 @@ class Placer {
     // (Mamba: 512 elements) does, a [P, 1] running max or sum (NKIBench
     // bmm_softmax's loop_reduce, whose profile has GpSimd idle) does not.
     // GpSimd cannot access PSUM.
+    std::string accumulation;
     if (op.engine_auto && !op.carry.empty() && !psum &&
         std::find(can.begin(), can.end(), Engine::kGpSimd) != can.end()) {
       const double c = static_cast<double>(EstimatedCycles(op.op, free, psum));
@@ -191,6 +192,10 @@ class Placer {
                     "SBUF port, so it takes nothing else from VectorE",
                     gpsimd_ns, limits_.gpsimd_start_cycles, vector_ns)};
       }
+      accumulation = absl::StrFormat(
+          "; an NKI-language accumulation, which VectorE finishes sooner "
+          "(%.0f ns, GpSimd %.0f ns with its ~%.0f-cycle startup)",
+          vector_ns, gpsimd_ns, limits_.gpsimd_start_cycles);
     }
     can.erase(std::remove(can.begin(), can.end(), Engine::kGpSimd), can.end());
     if (can.size() == 1) {
@@ -199,8 +204,9 @@ class Placer {
           absl::StrFormat(
               "%s runs on VectorE: GpSimd only where the source names "
               "it, since VectorE and GpSimdE cannot access SBUF in "
-              "parallel (NKI architecture guide, NeuronCore-v2)%s",
-              op.op, psum ? "; a PSUM access, which GpSimd cannot make" : "")};
+              "parallel (NKI architecture guide, NeuronCore-v2)%s%s",
+              op.op, psum ? "; a PSUM access, which GpSimd cannot make" : "",
+              accumulation)};
     }
     balanced_ = true;
     return {Engine::kVector, ""};
