@@ -136,6 +136,10 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
                             e.id, e.op, e.line, EngineName(e.engine),
                             DecidedByName(e.by), e.why);
     }
+    for (const HoistDecision& h : c.hoists) {
+      absl::StrAppendFormat(&out, "    hoist %s (%s) out of loop %s: %s\n",
+                            h.id, h.json_path, h.var, h.why);
+    }
     for (const SpillDecision& sp : c.spills) {
       if (sp.slots > 0) {
         absl::StrAppendFormat(

@@ -740,6 +740,38 @@ TEST(EngineTest, NothingOnAPsumTileGoesToGpSimd) {
   EXPECT_TRUE(seen);
 }
 
+TEST(EngineTest, ACopyOutOfPsumGoesToScalarEEvenWithVectorEIdle) {
+  // Model 12: the eviction of the matmul's accumulator (and the inserted
+  // transpose's copy) go to ScalarE whatever the workload: here nothing
+  // else runs on VectorE, so the workload rule would pick it. A copy of an
+  // SBUF tile is still placed by workload.
+  Json j = NlMatmul(true);
+  Json& body = j["kernel"]["loops"][0]["body"];
+  body[1].erase("engine");
+  body[2]["inputs"] = {"out2"};
+  body.insert(body.begin() + 2,
+              Json::parse(R"({"id": "out2", "op": "tensor_copy",
+                              "inputs": ["out"], "tile": [128, 512],
+                              "line": 5})"));
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  int seen = 0;
+  for (const EngineDecision& e : spec->compiled.engines) {
+    if (e.id == "out" || e.id == "p.transpose_copy") {
+      ++seen;
+      EXPECT_EQ(e.engine, Engine::kScalar) << e.id;
+      EXPECT_THAT(e.why, HasSubstr("PSUM")) << e.id;
+    }
+    if (e.id == "out2") {
+      ++seen;
+      // ScalarE has the evictions: the SBUF copy goes to VectorE.
+      EXPECT_EQ(e.engine, Engine::kVector);
+      EXPECT_THAT(e.why, HasSubstr("by engine workload"));
+    }
+  }
+  EXPECT_EQ(seen, 3);
+}
+
 TEST(PartialTileTest, ALastTileAlongAFreeDimIsCostedAtItsRealSize) {
   // x [128, 1000] walked by 512 columns: 512, then 488.
   Json j = Exp(1000);

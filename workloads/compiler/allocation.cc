@@ -93,7 +93,8 @@ bool AccumulatesInPsum(const NkiLoop& loop) {
 class Allocator {
  public:
   Allocator(const WorkloadSpec& spec, const MemoryLimits& limits,
-            const std::vector<SpillDecision>& spills)
+            const std::vector<SpillDecision>& spills,
+            const std::vector<HoistDecision>& hoists)
       : spec_(spec),
         spills_(spills),
         limits_(limits),
@@ -107,6 +108,12 @@ class Allocator {
     }
     for (const SpillDecision& s : spills) {
       if (s.slots > 0) slot_spills_[s.json_path] = &s;
+    }
+    for (const HoistDecision& h : hoists) {
+      hoisted_loads_.insert(h.json_path);
+      Use& u = hoisted_in_[h.loop_path];
+      u.Add(Use{SatMul(h.bytes, h.copies),
+                {{h.id + ".hoisted", h.bytes, h.copies}}});
     }
   }
 
@@ -376,6 +383,11 @@ class Allocator {
         into.sbuf.Add(in.sbuf);
         into.psum.Add(in.psum);
       }
+      // The loads hoisted out of this loop: kept over each of its runs in
+      // flight, whatever its own depth.
+      if (auto h = hoisted_in_.find(loop.json_path); h != hoisted_in_.end()) {
+        fixed.sbuf.Add(h->second.Times(scale));
+      }
       Point total{iter.sbuf.Times(copies), iter.psum.Times(copies)};
       total.sbuf.Add(nested.sbuf);
       total.psum.Add(nested.psum);
@@ -553,7 +565,10 @@ class Allocator {
       }
       return p;
     }
-    if (!NkiOpDefinesTile(op.op) || in_place_.count(op.json_path)) return p;
+    if (!NkiOpDefinesTile(op.op) || in_place_.count(op.json_path) ||
+        hoisted_loads_.count(op.json_path)) {
+      return p;  // a hoisted load's tiles are the loop's (hoisted_in_)
+    }
     const NkiTile tile =
         ResolveNkiTileInChain(spec_, chain, op, limits_.partitions);
     int64_t bytes = tile.BytesPerPartition();
@@ -625,6 +640,8 @@ class Allocator {
   std::map<std::string, const SpillDecision*> slot_spills_;
   std::map<std::string, int64_t> slot_reads_;
   std::set<std::string> in_place_;
+  std::set<std::string> hoisted_loads_;
+  std::map<std::string, Use> hoisted_in_;  // by the loop's JSON pointer
   std::map<std::string, std::string> updated_;
   const WorkloadSpec& spec_;
   const std::vector<SpillDecision>& spills_;
@@ -693,9 +710,10 @@ std::string LiveText(const std::vector<LiveTile>& live) {
 }  // namespace
 
 Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits,
-                    const std::vector<SpillDecision>& spills) {
+                    const std::vector<SpillDecision>& spills,
+                    const std::vector<HoistDecision>& hoists) {
   Allocation a;
-  Allocator alloc(spec, limits, spills);
+  Allocator alloc(spec, limits, spills, hoists);
   a.psum_bank_bytes = alloc.bank_bytes();
   a.sbuf.limit = limits.sbuf_bytes_per_partition;
   a.psum.limit = limits.psum_banks;

@@ -40,8 +40,12 @@ struct Allocation {
 // The peaks of a validated nki spec with the depths its loops have now
 // (NkiLoop::buffers) and the tiles in `spills` spilled (not in SBUF
 // between their writer and the op they are reloaded for).
+// `hoists`: loads kept in SBUF over a run of the loop they are hoisted
+// out of (hoisting.h): their tiles are live over that loop's whole body,
+// not from the load to its readers.
 Allocation Allocate(const WorkloadSpec& spec, const MemoryLimits& limits,
-                    const std::vector<SpillDecision>& spills = {});
+                    const std::vector<SpillDecision>& spills = {},
+                    const std::vector<HoistDecision>& hoists = {});
 
 // InvalidArgument naming the point of the first peak that does not fit and
 // the tiles live there; OK when `a` fits.

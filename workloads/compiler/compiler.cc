@@ -9,6 +9,7 @@
 #include "workloads/compiler/allocation.h"
 #include "workloads/compiler/broadcasts.h"
 #include "workloads/compiler/engine_placement.h"
+#include "workloads/compiler/hoisting.h"
 #include "workloads/spec/nki_loops.h"
 #include "workloads/spec/spec_validator.h"
 
@@ -112,6 +113,19 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
   // "Spilling"): one tile at a time, the heuristic's choice at the peak,
   // until the kernel fits or no live tile can be spilled there.
   Allocation a = Allocate(spec, limits);
+  // Loop-invariant loads (hoisting.h): each load keeps the outermost hoist
+  // with which the kernel still fits at one iteration in flight, in file
+  // order; a kernel that spills already has no room for any.
+  if (a.Fits()) {
+    for (std::vector<HoistDecision>& options : HoistCandidates(spec, limits)) {
+      for (HoistDecision& h : options) {
+        d.hoists.push_back(std::move(h));
+        if (Allocate(spec, limits, {}, d.hoists).Fits()) break;
+        d.hoists.pop_back();
+      }
+    }
+    if (!d.hoists.empty()) a = Allocate(spec, limits, {}, d.hoists);
+  }
   while (a.sbuf.used > a.sbuf.limit && a.spill.has_value()) {
     SpillDecision s = *a.spill;
     if (s.slots == 0) {
@@ -135,7 +149,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
         same->slots = std::min(same->block_slots, same->slots + more);
       }
     }
-    a = Allocate(spec, limits, d.spills);
+    a = Allocate(spec, limits, d.spills, d.hoists);
   }
   TRN_RETURN_IF_ERROR(RefusalOf(spec, a));
   const bool spills = !d.spills.empty();
@@ -189,7 +203,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
       }
       NkiLoop& loop = *sites[i].loop;
       loop.buffers = round;
-      const Allocation at = Allocate(spec, limits, d.spills);
+      const Allocation at = Allocate(spec, limits, d.spills, d.hoists);
       if (at.Fits()) continue;
       loop.buffers = round - 1;
       growing[i] = 0;
@@ -206,7 +220,7 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
     decided[i].depth = sites[i].loop->buffers;
     d.loops.push_back(std::move(decided[i]));
   }
-  a = Allocate(spec, limits, d.spills);
+  a = Allocate(spec, limits, d.spills, d.hoists);
   // Each read of a block's slots reloads when its slot is spilled: the
   // reads spread evenly over the slots, as the loops that read them do.
   for (SpillDecision& s : d.spills) {

@@ -32,6 +32,7 @@ namespace {
 //   overhead (the Mamba tutorial's profile has its `+=` beside a saturated
 //   VectorE; a [P, 1] running sum stays off GpSimd; model 12);
 // - GpSimd never for an op on a PSUM tile (it cannot access PSUM);
+// - a copy out of PSUM from the source (an eviction) on ScalarE (model 12);
 // - otherwise between VectorE and ScalarE, to the one with the fewer
 //   estimated cycles placed so far (the ISA reference's "Estimated
 //   instruction cost", in the engine's cycles), VectorE on a tie. A
@@ -115,13 +116,11 @@ class Placer {
     EngineDecision c = t;
     c.id = (op.id.empty() ? op.op : op.id) + ".transpose_copy";
     c.op = "tensor_copy";
-    std::string why;
-    std::tie(c.engine, why) = Balance({Engine::kVector, Engine::kScalar});
+    c.engine = Engine::kScalar;
     c.why =
         "inserted by the compiler for nl.matmul with transpose_x=False: the "
-        "transposed tile from PSUM to SBUF, on VectorE or ScalarE (GpSimd "
-        "cannot access PSUM) " +
-        why;
+        "transposed tile from PSUM to SBUF, an eviction of TensorE's "
+        "result, on ScalarE as every copy out of PSUM";
     work_[Index(c.engine)] += work;
     op.transpose_copy_engine = c.engine;
     out.push_back(std::move(t));
@@ -150,6 +149,20 @@ class Placer {
                  : std::pair{Engine::kVector,
                              std::string("a transpose within SBUF runs on "
                                          "VectorE")};
+    }
+    // A copy out of PSUM of what TensorE made there (its eviction): on
+    // ScalarE. VectorE and ScalarE cannot access PSUM in parallel
+    // (architecture guide, NeuronCore-v2), so the compiler keeps the
+    // evictions on one of them, and the NKIBench matmul profiles have
+    // it ScalarE (docs/calibration.md, model 12). A broadcast's copy
+    // (inserted by the compiler stage) is left to the workload rule.
+    if (op.op == "tensor_copy" && psum && !op.compiler_inserted &&
+        std::find(can.begin(), can.end(), Engine::kScalar) != can.end()) {
+      return {Engine::kScalar,
+              "a copy out of PSUM (an eviction of TensorE's result) runs "
+              "on ScalarE: VectorE and ScalarE cannot access PSUM in "
+              "parallel (NKI architecture guide, NeuronCore-v2) and the "
+              "NKIBench matmul profiles evict on ScalarE"};
     }
     // tensor_scalar_reduce runs "using Vector Engine" (ISA reference).
     if (op.op == "tensor_scalar" && op.accumulate) {

@@ -142,6 +142,9 @@ class NkiLowering {
       by_slot_.insert(op);
     }
     any_slots_ = HasSlotInputs(spec.kernel->loops);
+    for (const HoistDecision& h : spec.compiled.hoists) {
+      hoisted_[h.json_path] = &h;
+    }
     for (const SpillDecision& s : spec.compiled.spills) {
       if (s.slots > 0) {
         slot_spill_[s.json_path] = &s;
@@ -237,6 +240,11 @@ class NkiLowering {
 
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx);
 
+  // A hoisted load's tile when this run of its loop made it already, else
+  // nullptr; and the record of one just made.
+  const LoweredTile* HoistedTile(const NkiOp& op);
+  void KeepHoisted(const NkiOp& op, const LoweredTile& made);
+
   static void WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
                                      Deps& deps);
 
@@ -277,6 +285,32 @@ class NkiLowering {
   std::map<std::string, const SpillDecision*> slot_spill_;
   std::map<const SpillDecision*, std::deque<std::shared_ptr<Deps>>>
       reload_pool_;
+  // Loads hoisted out of a loop (HoistDecision), and for each the tiles
+  // loaded in the current run of that loop, by the iterations of the
+  // loops inside it that its address uses.
+  std::map<std::string, const HoistDecision*> hoisted_;
+  struct HoistedTiles {
+    int64_t run = -1;
+    std::map<std::vector<int64_t>, LoweredTile> tiles;
+  };
+  std::map<std::string, HoistedTiles> hoisted_tiles_;
+  // The key of a hoisted load in the iterations being lowered: the run of
+  // the loop it is hoisted out of, then its key_vars' iterations; nullopt
+  // when that loop is not around (not hoisted here).
+  std::optional<std::vector<int64_t>> HoistKey(const HoistDecision& h) const {
+    int at = -1;
+    for (size_t k = 0; k < chain_.size(); ++k) {
+      if (chain_[k]->json_path == h.loop_path) at = static_cast<int>(k);
+    }
+    if (at < 0) return std::nullopt;
+    std::vector<int64_t> key = {frames_[static_cast<size_t>(at)]->run};
+    for (const std::string& var : h.key_vars) {
+      const int m = FindLoopVar(chain_, var);
+      if (m < 0) return std::nullopt;
+      key.push_back(frames_[static_cast<size_t>(m)]->index);
+    }
+    return key;
+  }
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

@@ -34,6 +34,30 @@ DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block) {
   return s;
 }
 
+const LoweredTile* NkiLowering::HoistedTile(const NkiOp& op) {
+  auto h = hoisted_.find(op.json_path);
+  if (h == hoisted_.end()) return nullptr;
+  const std::optional<std::vector<int64_t>> key = HoistKey(*h->second);
+  if (!key) return nullptr;
+  HoistedTiles& kept = hoisted_tiles_[op.json_path];
+  if (kept.run != key->front()) return nullptr;
+  auto t = kept.tiles.find(*key);
+  return t == kept.tiles.end() ? nullptr : &t->second;
+}
+
+void NkiLowering::KeepHoisted(const NkiOp& op, const LoweredTile& made) {
+  auto h = hoisted_.find(op.json_path);
+  if (h == hoisted_.end()) return;
+  const std::optional<std::vector<int64_t>> key = HoistKey(*h->second);
+  if (!key) return;
+  HoistedTiles& kept = hoisted_tiles_[op.json_path];
+  if (kept.run != key->front()) {
+    kept.run = key->front();
+    kept.tiles.clear();
+  }
+  kept.tiles[*key] = made;
+}
+
 absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   const NkiOp& op = loop.body[idx];
   // The spilled tiles this op is the first reader of come back from HBM
@@ -259,6 +283,10 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       runs.push_back(made.slots);
       while (static_cast<int64_t>(runs.size()) > it.copies) runs.pop_front();
     }
+  } else if (const LoweredTile* kept = HoistedTile(op)) {
+    // A hoisted load already made in this run of its loop: its readers
+    // read the tile kept in SBUF, no DMA.
+    made = *kept;
   } else if (op.op == "load" || op.op == "store" || op.op == "hbm_copy") {
     const TensorDecl& t = *spec_.FindTensor(op.tensor);
     const std::vector<std::string> index =
@@ -288,6 +316,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
     made.dtype = tile.dtype;
+    KeepHoisted(op, made);
   } else if (op.op == "sbuf_copy") {
     // A DMA from one SBUF tile to another: the tile's partitions dealt to
     // the DMA engines as a load's are, one descriptor per partition (an

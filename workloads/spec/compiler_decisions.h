@@ -93,10 +93,31 @@ struct SpillDecision {
 // time it read spilled slots.
 inline constexpr int kSpillReloadBuffers = 8;
 
+// A load the compiler hoists out of a loop whose variable its address does
+// not use (neuronx-cc unrolls the loops, and a load of the same HBM block
+// of an input nothing writes is made once): issued in the first iteration
+// of each run of `loop_path` and kept in SBUF over the run, one tile per
+// iteration of the loops inside it that its address does use (`copies`).
+// Only where the kernel fits with it (docs/spec-format.md, "Loop-invariant
+// loads").
+struct HoistDecision {
+  std::string json_path;  // the load
+  std::string id;
+  std::string loop_path;  // the loop it is hoisted out of
+  std::string var;        // that loop's variable
+  int64_t copies = 1;     // tiles kept over the run
+  // The variables of the loops inside it that its address uses: one tile
+  // per combination of their iterations.
+  std::vector<std::string> key_vars;
+  int64_t bytes = 0;  // per partition, one tile
+  std::string why;
+};
+
 struct CompilerDecisions {
   std::vector<LoopDecision> loops;  // pre-order, file order
   std::vector<EngineDecision> engines;
   std::vector<SpillDecision> spills;  // in the order they were chosen
+  std::vector<HoistDecision> hoists;  // file order
   MemoryPeak sbuf;                    // bytes per partition
   MemoryPeak psum;                    // banks
   int64_t psum_bank_bytes = 0;
