@@ -212,6 +212,10 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
   d.memory.psum_bytes_per_partition =
       static_cast<int64_t>(Median(d, "psum_bytes_per_partition"));
   d.memory.psum_banks = static_cast<int>(Median(d, "psum_banks"));
+  d.memory.vector_clock_ghz = Median(d, "vector_clock_ghz");
+  d.memory.gpsimd_clock_ghz = Median(d, "gpsimd_clock_ghz");
+  d.memory.gpsimd_start_cycles = Median(d, "index_gen_fixed_cycles");
+  d.memory.min_ii_cycles = Median(d, "min_initiation_interval_cycles");
   const double overhead = Median(d, "static_overhead_cycles");
   for (int i = 0; i < kNumEngines; ++i) {
     const auto engine = static_cast<Engine>(i);

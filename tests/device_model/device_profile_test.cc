@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "device_model/dtype.h"
 #include "device_model/engine.h"
+#include "device_model/memory_limits.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -96,6 +97,35 @@ TEST(Trn1ProfileTest, LoadsWithThePublicFigures) {
   EXPECT_DOUBLE_EQ(p->graph_exec_overhead_us.Median(), 364.0);
   EXPECT_DOUBLE_EQ(p->nki_host_latency_us.Median(), 60.0);
   EXPECT_DOUBLE_EQ(p->nki_iteration_gap_us.Median(), 113.6);
+}
+
+TEST(Trn1ProfileTest, TheCompilerSeesTheEngineFiguresPlacementWeighs) {
+  // Model 12: placement weighs an accumulation on VectorE against GpSimd
+  // in each engine's time, GpSimd's with GPSIMD_START; the compiler stage
+  // reads them through MemoryLimits, from the same parameters the timing
+  // uses.
+  auto p = LoadDeviceProfile(Trn1Path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->memory.vector_clock_ghz, 1.12);
+  EXPECT_EQ(p->memory.gpsimd_clock_ghz, 1.4);
+  EXPECT_EQ(p->memory.gpsimd_start_cycles, p->cost.index_gen_fixed_cycles);
+  EXPECT_EQ(p->memory.min_ii_cycles, p->cost.min_ii_cycles);
+  // The defaults (specs parsed without a profile) are trn1's.
+  const MemoryLimits defaults;
+  EXPECT_EQ(defaults.vector_clock_ghz, p->memory.vector_clock_ghz);
+  EXPECT_EQ(defaults.gpsimd_clock_ghz, p->memory.gpsimd_clock_ghz);
+  EXPECT_EQ(defaults.gpsimd_start_cycles, p->memory.gpsimd_start_cycles);
+  EXPECT_EQ(defaults.min_ii_cycles, p->memory.min_ii_cycles);
+  // Model 12's fit: two-input VectorE ops with both operands in SBUF at
+  // 1.8N, the reciprocal at 2N; trn2 keeps the reference's 2N.
+  EXPECT_EQ(p->cost.two_input_factor, 1.8);
+  EXPECT_EQ(p->cost.reciprocal_factor, 2.0);
+  auto trn2 = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
+                                "/device_model/profiles/trn2.json");
+  ASSERT_TRUE(trn2.ok()) << trn2.status();
+  EXPECT_EQ(trn2->cost.two_input_factor, 2.0);
+  EXPECT_EQ(trn2->memory.vector_clock_ghz, 0.96);
+  EXPECT_EQ(trn2->memory.gpsimd_clock_ghz, 1.2);
 }
 
 TEST(Trn1ProfileTest, ElementsPerUs) {

@@ -27,8 +27,10 @@ namespace {
 //   work moved from VectorE to GpSimd does not run beside it; across the
 //   NKIBench profiles GpSimd is at most 1.2% active;
 // - an NKI-language accumulation into a carried tile ("auto" with a
-//   carry) may go to any engine that runs it, GpSimd too (the Mamba
-//   tutorial's profile has its `+=` beside a saturated VectorE);
+//   carry) goes to GpSimd when GpSimd finishes it sooner than VectorE, by
+//   the reference's estimates in each engine's time with GpSimd's startup
+//   overhead (the Mamba tutorial's profile has its `+=` beside a saturated
+//   VectorE; a [P, 1] running sum stays off GpSimd; model 12);
 // - GpSimd never for an op on a PSUM tile (it cannot access PSUM);
 // - a copy out of PSUM from the source (an eviction) on ScalarE (model 12);
 // - otherwise between VectorE and ScalarE, to the one with the fewer
@@ -72,7 +74,7 @@ class Placer {
         d.why = "stated by the spec (the kernel's source names the engine)";
       } else {
         d.by = DecidedBy::kCompiler;
-        std::tie(d.engine, d.why) = Choose(op, can, psum);
+        std::tie(d.engine, d.why) = Choose(op, can, psum, tile.free);
       }
       const bool fixed = op.engine_stated || !balanced_;
       if (!place) {
@@ -130,7 +132,8 @@ class Placer {
   // rule fixes it; sets balanced_ when VectorE and ScalarE are left, to be
   // chosen by workload (Balance).
   std::pair<Engine, std::string> Choose(const NkiOp& op,
-                                        std::vector<Engine>& can, bool psum) {
+                                        std::vector<Engine>& can, bool psum,
+                                        int64_t free) {
     balanced_ = false;
     if (can.size() == 1) {
       return {can.front(),
@@ -173,9 +176,39 @@ class Placer {
     // beside them (docs/validation.md, readings that are ours). No
     // published rule says when neuronx-cc does this; GpSimd cannot access
     // PSUM.
-    if (op.engine_auto && !op.carry.empty() && !psum && can.size() > 1) {
-      balanced_ = true;
-      return {Engine::kVector, ""};
+    // An NKI-language accumulation (`acc += x`, "auto" with a carried
+    // tile: the Mamba tutorial's `scanC_accum += scanC`) may go to GpSimd
+    // (our reading of the tutorial's v2 profile: VectorE 99.63% busy with
+    // the five instructions of a state step alone, the accumulation beside
+    // them; docs/validation.md). VectorE and GpSimdE share SBUF's port, so
+    // GpSimd buys no parallelism, only its faster clock: the accumulation
+    // goes to GpSimd when it finishes there sooner, by the ISA reference's
+    // estimates in each engine's time, GpSimd's with its instruction
+    // startup overhead (GPSIMD_START, ~150 cycles): a full tile's sum
+    // (Mamba: 512 elements) does, a [P, 1] running max or sum (NKIBench
+    // bmm_softmax's loop_reduce, whose profile has GpSimd idle) does not.
+    // GpSimd cannot access PSUM.
+    std::string accumulation;
+    if (op.engine_auto && !op.carry.empty() && !psum &&
+        std::find(can.begin(), can.end(), Engine::kGpSimd) != can.end()) {
+      const double c = static_cast<double>(EstimatedCycles(op.op, free, psum));
+      const double vector_ns =
+          std::max(limits_.min_ii_cycles, c) / limits_.vector_clock_ghz;
+      const double gpsimd_ns =
+          (limits_.gpsimd_start_cycles + c) / limits_.gpsimd_clock_ghz;
+      if (gpsimd_ns < vector_ns) {
+        return {Engine::kGpSimd,
+                absl::StrFormat(
+                    "an NKI-language accumulation: GpSimd finishes it "
+                    "sooner (%.0f ns with its ~%.0f-cycle startup, VectorE "
+                    "%.0f ns; ISA reference estimates), and shares VectorE's "
+                    "SBUF port, so it takes nothing else from VectorE",
+                    gpsimd_ns, limits_.gpsimd_start_cycles, vector_ns)};
+      }
+      accumulation = absl::StrFormat(
+          "; an NKI-language accumulation, which VectorE finishes sooner "
+          "(%.0f ns, GpSimd %.0f ns with its ~%.0f-cycle startup)",
+          vector_ns, gpsimd_ns, limits_.gpsimd_start_cycles);
     }
     can.erase(std::remove(can.begin(), can.end(), Engine::kGpSimd), can.end());
     if (can.size() == 1) {
@@ -184,8 +217,9 @@ class Placer {
           absl::StrFormat(
               "%s runs on VectorE: GpSimd only where the source names "
               "it, since VectorE and GpSimdE cannot access SBUF in "
-              "parallel (NKI architecture guide, NeuronCore-v2)%s",
-              op.op, psum ? "; a PSUM access, which GpSimd cannot make" : "")};
+              "parallel (NKI architecture guide, NeuronCore-v2)%s%s",
+              op.op, psum ? "; a PSUM access, which GpSimd cannot make" : "",
+              accumulation)};
     }
     balanced_ = true;
     return {Engine::kVector, ""};
