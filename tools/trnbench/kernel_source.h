@@ -63,6 +63,11 @@ class TracedKernels {
       const std::string& dir, const KernelReference& ref, size_t index,
       const std::vector<std::string>& shapes = {});
 
+  // Makes the folder the traced specs go to (once). TraceReference makes
+  // it too; call this first to trace from several threads at once, after
+  // which TraceReference with distinct indices is safe to call side by side.
+  absl::Status MakeDir();
+
  private:
   // What each traced spec file was traced from, for TraceAtPoint.
   struct Traced {
@@ -71,7 +76,6 @@ class TracedKernels {
     std::vector<std::string> naming;
   };
 
-  absl::Status MakeDir();
   // Traces `kernel` at `point` into the index'th spec file of the folder;
   // safe to call from several threads at once.
   absl::StatusOr<Traced> TraceOne(const Options& o, const std::string& kernel,

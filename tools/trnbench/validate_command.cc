@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/runner/results.h"
+#include "harness/runner/runner.h"
 #include "harness/validation/measured_validation.h"
 #include "harness/validation/training_figures.h"
 #include "harness/validation/validation.h"
@@ -22,6 +23,7 @@
 #include "reports/validation_report.h"
 #include "support/input_file.h"
 #include "support/message_text.h"
+#include "support/ordered_parallel.h"
 #include "support/output_transaction.h"
 #include "support/status_macros.h"
 #include "tools/trnbench/command_context.h"
@@ -244,21 +246,48 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
   }
   const std::string root = SourceDir() + "/";
   std::set<std::string> gap_set;
-  TracedKernels traced;
-  size_t index = 0;
-  for (TrainingKernel& k : kernels) {
+  // Each kernel's own known gaps, taken from `gaps`.
+  std::vector<std::vector<std::string>> own(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    TrainingKernel& k = kernels[i];
     if (absl::StartsWith(k.file, root)) k.file = k.file.substr(root.size());
     const std::string prefix = k.name + " ";
-    std::vector<std::string> mine;
     for (auto it = gaps.begin(); it != gaps.end();) {
       if (absl::StartsWith(*it, prefix)) {
-        mine.push_back(*it);
+        own[i].push_back(*it);
         gap_set.insert(*it);
         it = gaps.erase(it);
       } else {
         ++it;
       }
     }
+  }
+  // The front ends run side by side (each a Python process writing a file
+  // of its own; tracing is most of validate's serial time otherwise); a
+  // kernel's refusal is kept as its outcome, not the command's error.
+  struct Outcome {
+    absl::Status status;
+    std::string path;
+  };
+  std::vector<Outcome> traces(kernels.size());
+  TracedKernels traced;
+  if (present) {
+    TRN_RETURN_IF_ERROR(traced.MakeDir());
+    TRN_RETURN_IF_ERROR(OrderedParallelMap<Outcome>(
+        kernels.size(), DefaultJobs(),
+        [&](size_t, size_t i) -> absl::StatusOr<Outcome> {
+          absl::StatusOr<std::string> path =
+              traced.TraceReference(dir, kernels[i].traced_from, i);
+          if (!path.ok()) return Outcome{path.status(), ""};
+          return Outcome{absl::OkStatus(), *std::move(path)};
+        },
+        [&](size_t i, Outcome t) -> absl::Status {
+          traces[i] = std::move(t);
+          return absl::OkStatus();
+        }));
+  }
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const TrainingKernel& k = kernels[i];
     auto not_run = [&](const std::string& why) {
       for (ValidationRow& r : NotRunRows(k, options.device, why)) {
         r.known_gap = gap_set.contains(r.key);
@@ -270,11 +299,10 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
                            " is not on this machine"));
       continue;
     }
-    absl::StatusOr<std::string> path =
-        traced.TraceReference(dir, k.traced_from, index++);
     absl::StatusOr<WorkloadSpec> spec =
-        path.ok() ? LoadSpecFile(*path, profiles.begin()->second.memory)
-                  : absl::StatusOr<WorkloadSpec>(path.status());
+        traces[i].status.ok()
+            ? LoadSpecFile(traces[i].path, profiles.begin()->second.memory)
+            : absl::StatusOr<WorkloadSpec>(traces[i].status);
     absl::StatusOr<ValidationResult> r = absl::InternalError("not run");
     if (!spec.ok()) {
       r = spec.status();
@@ -284,7 +312,7 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
       spec->file = k.file;
       spec->published = k.published;
       ValidationOptions one = options;
-      one.known_gaps = mine;
+      one.known_gaps = own[i];
       r = RunValidation({*spec}, profiles, one);
     }
     if (!r.ok()) {
