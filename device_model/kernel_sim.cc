@@ -507,13 +507,16 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     const uint32_t q = queue_of_[owner];
     // Engines of the group that ended now, taking their next pieces: their
     // last piece is that group's, ended at t.
-    if (ending_queue != kNone) {
-      const double wait = ending_queue == q ? std::max(0.0, t + gap - t) : 0.0;
+    // The whole group starts after one wait.
+    auto start_all = [&](double wait) {
       dma.Begin(lo, count, owner, p, pieces_[p].bytes,
                 wait > 0 ? pieces_[p].work + wait * cap : pieces_[p].work,
                 t + wait);
       out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
                          t);
+    };
+    if (ending_queue != kNone) {
+      start_all(ending_queue == q ? std::max(0.0, t + gap - t) : 0.0);
       return;
     }
     auto wait_of = [&](uint32_t e) {
@@ -528,12 +531,7 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     // shifted by one (memcmp: the loop of compares cost as much again).
     if (std::memcmp(&last[lo + 1], &last[lo], (count - 1) * sizeof(uint32_t)) ==
         0) {
-      const double wait = wait_of(lo);
-      dma.Begin(lo, count, owner, p, pieces_[p].bytes,
-                wait > 0 ? pieces_[p].work + wait * cap : pieces_[p].work,
-                t + wait);
-      out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
-                         t);
+      start_all(wait_of(lo));
       return;
     }
     for (uint32_t c = 0; c < count;) {
