@@ -505,8 +505,6 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     // starts at once: round robin served that queue in the gap. Engines
     // alike in their wait start as one group.
     const uint32_t q = queue_of_[owner];
-    // Engines of the group that ended now, taking their next pieces: their
-    // last piece is that group's, ended at t.
     // The whole group starts after one wait.
     auto start_all = [&](double wait) {
       dma.Begin(lo, count, owner, p, pieces_[p].bytes,
@@ -515,6 +513,8 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
       out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
                          t);
     };
+    // Engines of the group that ended now, taking their next pieces: their
+    // last piece is that group's, ended at t.
     if (ending_queue != kNone) {
       start_all(ending_queue == q ? std::max(0.0, t + gap - t) : 0.0);
       return;
