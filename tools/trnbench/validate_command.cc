@@ -262,9 +262,10 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
       }
     }
   }
-  // The front ends run side by side (each a Python process writing a file
-  // of its own; tracing is most of validate's serial time otherwise); a
-  // kernel's refusal is kept as its outcome, not the command's error.
+  // The front ends run in batches side by side (each job a Python child
+  // writing a file of its own; tracing is most of validate's serial time
+  // otherwise, and Python's start-up most of a trace's); a kernel's
+  // refusal is kept as its outcome, not the command's error.
   struct Outcome {
     absl::Status status;
     std::string path;
@@ -272,19 +273,14 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
   std::vector<Outcome> traces(kernels.size());
   TracedKernels traced;
   if (present) {
-    TRN_RETURN_IF_ERROR(traced.MakeDir());
-    TRN_RETURN_IF_ERROR(OrderedParallelMap<Outcome>(
-        kernels.size(), DefaultJobs(),
-        [&](size_t, size_t i) -> absl::StatusOr<Outcome> {
-          absl::StatusOr<std::string> path =
-              traced.TraceReference(dir, kernels[i].traced_from, i);
-          if (!path.ok()) return Outcome{path.status(), ""};
-          return Outcome{absl::OkStatus(), *std::move(path)};
-        },
-        [&](size_t i, Outcome t) -> absl::Status {
-          traces[i] = std::move(t);
-          return absl::OkStatus();
-        }));
+    std::vector<KernelReference> refs;
+    for (const TrainingKernel& k : kernels) refs.push_back(k.traced_from);
+    std::vector<absl::StatusOr<std::string>> paths =
+        traced.TraceReferences(dir, refs);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      traces[i] = paths[i].ok() ? Outcome{absl::OkStatus(), *paths[i]}
+                                : Outcome{paths[i].status(), ""};
+    }
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
     const TrainingKernel& k = kernels[i];
