@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
@@ -16,7 +17,20 @@
 
 namespace trn::lowering_internal {
 
-using Deps = std::vector<uint32_t>;
+// What an instruction waits for: a few ids, most often one or two, kept
+// inline (a heap list per op and per tile read was most of lowering's
+// allocations; issue 42).
+using Deps = absl::InlinedVector<uint32_t, 4>;
+
+// Appends `from` to `to`: grown once, then copied (InlinedVector's range
+// insert is several times the cost of the copy for these short lists).
+inline void Append(Deps& to, const Deps& from) {
+  if (from.empty()) return;
+  const size_t n = to.size();
+  to.resize(n + from.size());
+  std::copy(from.begin(), from.end(),
+            to.begin() + static_cast<std::ptrdiff_t>(n));
+}
 
 // What a DMA transfer moves: `partitions` SBUF partitions (at most the
 // profile's; an HBM copy's rows count as partitions), `runs` contiguous
@@ -85,7 +99,7 @@ class KernelBuilder {
     in.label = label;
     in.source_line = line;
     in.iteration = iteration;
-    return k_.Add(in, deps);
+    return k_.Add(in, deps.data(), deps.size());
   }
 
   uint32_t Compute(Engine engine, const std::string& opcode,
@@ -116,7 +130,7 @@ class KernelBuilder {
     in.label = label;
     in.source_line = line;
     in.iteration = iteration;
-    return k_.Add(in, deps);
+    return k_.Add(in, deps.data(), deps.size());
   }
 
   // The id of an instruction's opcode or label: the strings are numbered
