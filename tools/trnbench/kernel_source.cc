@@ -49,11 +49,13 @@ std::vector<std::string> TraceFlags(const std::string& args,
 // first is --output=FILE): the jobs cut into up to DefaultJobs() runs of
 // consecutive jobs, each one front end batch (RunFrontEndBatch), side by
 // side. One Python start-up and import per batch, not per kernel: that was
-// most of a short trace's time (issue 42).
-std::vector<absl::Status> TraceJobs(const std::vector<FrontEndJob>& jobs) {
+// most of a short trace's time (issue 42). `most`, when not 0, caps the
+// batches.
+std::vector<absl::Status> TraceJobs(const std::vector<FrontEndJob>& jobs,
+                                    int most = 0) {
   const size_t n = jobs.size();
-  const size_t batches =
-      std::min(n, static_cast<size_t>(std::max(DefaultJobs(), 1)));
+  const size_t batches = std::min(
+      n, static_cast<size_t>(std::max(most > 0 ? most : DefaultJobs(), 1)));
   std::vector<absl::Status> out(n);
   const absl::Status s = OrderedParallelMap<std::vector<absl::Status>>(
       batches, static_cast<int>(batches),
@@ -254,7 +256,8 @@ absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,
 }
 
 std::vector<absl::StatusOr<std::string>> TracedKernels::TraceReferences(
-    const std::string& dir, const std::vector<KernelReference>& refs) {
+    const std::string& dir, const std::vector<KernelReference>& refs,
+    int batches) {
   std::vector<absl::StatusOr<std::string>> out;
   if (const absl::Status made = MakeDir(); !made.ok()) {
     out.assign(refs.size(), made);
@@ -270,7 +273,7 @@ std::vector<absl::StatusOr<std::string>> TracedKernels::TraceReferences(
         {kernel, TraceFlags(refs[i].args, refs[i].kwargs, {}, file)});
     out.emplace_back(file);
   }
-  const std::vector<absl::Status> done = TraceJobs(jobs);
+  const std::vector<absl::Status> done = TraceJobs(jobs, batches);
   for (size_t i = 0; i < refs.size(); ++i) {
     if (!done[i].ok()) out[i] = done[i];
   }

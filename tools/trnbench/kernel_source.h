@@ -66,9 +66,11 @@ class TracedKernels {
   // Traces each of `refs` as TraceReference(dir, refs[i], i) would, each
   // kernel's outcome its own (one refused is not the others' error),
   // through front end batches (RunFrontEndBatch) side by side on up to
-  // DefaultJobs() processes: one Python start-up per batch, not per kernel.
+  // DefaultJobs() processes (up to `batches` when not 0): one Python
+  // start-up per batch, not per kernel.
   std::vector<absl::StatusOr<std::string>> TraceReferences(
-      const std::string& dir, const std::vector<KernelReference>& refs);
+      const std::string& dir, const std::vector<KernelReference>& refs,
+      int batches = 0);
   // Makes the folder the traced specs go to (once). TraceReference makes
   // it too; call this first to trace from several threads at once, after
   // which TraceReference with distinct indices is safe to call side by side.
