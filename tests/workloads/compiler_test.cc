@@ -166,6 +166,31 @@ TEST(CompilerTest, EnginesByCapabilityAndWorkload) {
   EXPECT_EQ(e[3].by, DecidedBy::kCompiler);
 }
 
+// Model 13: a reduction weighs on its engine by what it reads (the ISA
+// reference's tensor_reduce cost is by its input's N, as the lowering
+// costs it), not by its [128, 1] result: model 12 counted 1 cycle a row.
+TEST(CompilerTest, AReductionWeighsByItsInput) {
+  Json j = Exp(512);
+  j["kernel"]["loops"][0]["body"] = Json::parse(R"([
+    {"id": "a", "op": "load", "tensor": "x", "line": 1},
+    {"id": "r", "op": "tensor_reduce", "inputs": ["a"], "tile": [128, 1],
+     "line": 2},
+    {"id": "b", "op": "activation", "func": "exp", "inputs": ["a"],
+     "tile": [128, 256], "line": 3},
+    {"id": "f", "op": "tensor_scalar", "inputs": ["a"], "line": 4},
+    {"op": "store", "tensor": "y", "inputs": ["f"], "line": 5}])");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const auto& e = spec->compiled.engines;
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].engine, Engine::kVector);  // tensor_reduce
+  EXPECT_EQ(e[1].engine, Engine::kScalar);  // activation
+  // VectorE: the reduction's 512 elements x 8 runs; ScalarE: the exp's
+  // 256 x 8. (Counted by its result, VectorE's 8 would have taken it.)
+  EXPECT_EQ(e[2].engine, Engine::kScalar);
+  EXPECT_THAT(e[2].why, HasSubstr("vector 4096, scalar 2048"));
+}
+
 TEST(CompilerTest, AnAccumulationGoesToGpSimdOnlyWhereItFinishesSooner) {
   // Model 12: an NKI-language accumulation ("auto" with a carried tile)
   // goes to GpSimd when GpSimd finishes it sooner than VectorE by the ISA
