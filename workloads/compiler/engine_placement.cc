@@ -105,6 +105,8 @@ class Placer {
     chain_.pop_back();
   }
 
+  void ClearWork() { work_ = {}; }
+
   // The transpose the compiler inserts before a matmul whose x is [M, K]
   // (nl.matmul with transpose_x=False): on the PE array into PSUM, then a
   // copy of the [K, M] tile from PSUM to SBUF, on VectorE or ScalarE by
@@ -316,6 +318,11 @@ std::vector<EngineDecision> PlaceEngines(WorkloadSpec& spec,
   std::vector<EngineDecision> out;
   if (!spec.kernel.has_value()) return out;
   Placer placer(spec, limits);
+  // A first look records each id's tile, which a reduction's weight needs
+  // even when the spec lists the reduction before the op that makes its
+  // input; then the fixed ops are counted, then the rest placed.
+  for (NkiLoop& loop : spec.kernel->loops) placer.Loop(loop, false, 1, out);
+  placer.ClearWork();
   for (NkiLoop& loop : spec.kernel->loops) placer.Loop(loop, false, 1, out);
   for (NkiLoop& loop : spec.kernel->loops) placer.Loop(loop, true, 1, out);
   return out;
