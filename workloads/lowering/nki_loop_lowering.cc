@@ -60,9 +60,6 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     bool result_out) {
   const bool keep_all = tiles.keep_all;
   const bool rotates = tiles.rotates;
-  const bool around_loops =
-      std::any_of(loop.body.begin(), loop.body.end(),
-                  [](const NkiOp& op) { return op.op == "loop"; });
   const int64_t run_id = ++runs_;
   chain_.push_back(&loop);
   keep_all_.push_back(keep_all);
@@ -134,16 +131,12 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     it.entry = &entry;
     it.run = run_id;
     it.copies = keep_all ? 0 : loop.buffers;
-    // With one buffer an iteration of an innermost loop waits for the
-    // whole one before, as the seed profile of exp_tiled shows its
-    // engines taking turns and its DMA never overlapping compute; with
-    // more, each tile's buffer is free once that tile's readers are done
-    // (the tile framework tracks each tile, not whole iterations). So is
-    // a one-buffer tile of a loop around loops (model 13): the whole
-    // iteration before would include every store of the loops inside,
-    // which nothing of the next iteration reads or overwrites (NKIBench
-    // bmm_softmax waited a DMA latency per iteration of its i7 loop).
-    it.track_readers = !keep_all && (loop.buffers >= 2 || around_loops);
+    // With one buffer an iteration waits for the whole one before, as
+    // the seed profile of exp_tiled shows its engines taking turns and
+    // its DMA never overlapping compute; with more, each tile's buffer
+    // is free once that tile's readers are done (the tile framework
+    // tracks each tile, not whole iterations).
+    it.track_readers = !keep_all && loop.buffers >= 2;
     if (i >= distance) {
       it.gate = at(i - distance).all;
       if (it.track_readers) {
