@@ -140,6 +140,10 @@ void RenderWorkload(const ProfileReport& rep, const WorkloadProfile& p,
       absl::StrAppendFormat(&out, "    hoist %s (%s) out of loop %s: %s\n",
                             h.id, h.json_path, h.var, h.why);
     }
+    for (const RematDecision& rm : c.remats) {
+      absl::StrAppendFormat(&out, "    rematerialize %s (%s) in loop %s: %s\n",
+                            rm.id, rm.json_path, rm.var, rm.why);
+    }
     for (const SpillDecision& sp : c.spills) {
       if (sp.slots > 0) {
         absl::StrAppendFormat(

@@ -83,7 +83,9 @@ TEST(Trn1ProfileTest, LoadsWithThePublicFigures) {
       p->engines[static_cast<int>(Engine::kTensor)].static_overhead_cycles,
       393.0);
   EXPECT_EQ(p->cost.min_ii_cycles, 64.0);
-  EXPECT_EQ(p->tensor_fp32_rate, 0.25);
+  // Fitted since model 13 on the NKIBench fp32 matmuls (the published
+  // peak is a quarter of bf16; docs/calibration.md, model 13).
+  EXPECT_EQ(p->tensor_fp32_rate, 0.2);
   EXPECT_EQ(p->dma_queues, 16);
   EXPECT_EQ(p->dma_queue_gbps, 27.2);
   EXPECT_EQ(p->hbm_gbps, 410.0);
@@ -131,9 +133,10 @@ TEST(Trn1ProfileTest, TheCompilerSeesTheEngineFiguresPlacementWeighs) {
 TEST(Trn1ProfileTest, ElementsPerUs) {
   auto p = LoadDeviceProfile(Trn1Path());
   ASSERT_TRUE(p.ok()) << p.status();
-  // 2.8 GHz x 1 element/cycle = 2800 elements/us; fp32 at a quarter: 700.
+  // 2.8 GHz x 1 element/cycle = 2800 elements/us; fp32 at the fitted 0.2
+  // of it (model 13): 560.
   EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kTensor, DType::kBf16), 2800.0);
-  EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kTensor, DType::kFp32), 700.0);
+  EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kTensor, DType::kFp32), 560.0);
   // The fp32 penalty is the TensorE's alone: VectorE fp32 = 1.12e3.
   EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kVector, DType::kFp32), 1120.0);
   EXPECT_DOUBLE_EQ(p->ElementsPerUs(Engine::kScalar, DType::kBf16), 1400.0);

@@ -898,3 +898,125 @@ TEST(CompilerTest, TheValidationSuiteStatesNoCompilerDecision) {
 
 }  // namespace
 }  // namespace trn
+
+namespace trn {
+namespace {
+
+// Rematerialized input blocks (workloads/compiler/rematerialization.h): a
+// block `blk` of 8 [128, w_cols] fp32 slots of input w (w_cols / 32 KiB
+// per partition), the 1024 rows of w of each of the 2 iterations of n
+// (so not one block kept over the whole kernel, a loop-invariant load),
+// read slot by slot in each of 4 iterations of r, whose own tile is
+// [128, cols] fp32.
+Json Remat(int64_t cols, int64_t w_cols = 4096) {
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "remat", "family": "remat",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "w", "shape": [2048, 4096], "dtype": "fp32"},
+      {"name": "x", "shape": [512, 0], "dtype": "fp32"},
+      {"name": "y", "shape": [512, 0], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "remat.py", "loops": [{
+      "var": "n", "range": "affine", "tensor": "w", "step": 1024,
+      "body": [
+        {"id": "blk", "op": "loop", "var": "k", "range": "affine",
+         "tensor": "w", "tile_partitions": 128, "line": 1, "body": [
+          {"id": "t", "op": "load", "tensor": "w", "index": ["k", ":"],
+           "line": 2}]},
+        {"op": "loop", "var": "r", "range": "affine", "tensor": "x",
+         "tile_partitions": 128, "line": 3, "body": [
+          {"id": "xt", "op": "load", "tensor": "x", "line": 4},
+          {"op": "loop", "var": "k2", "range": "affine", "tensor": "w",
+           "tile_partitions": 128, "line": 5, "body": [
+            {"id": "e", "op": "tensor_reduce", "inputs": ["blk[k2]"],
+             "tile": [128, 1], "line": 6}]},
+          {"op": "store", "tensor": "y", "inputs": ["xt"], "line": 7}]}]}]}
+  })");
+  j["tensors"][0]["shape"][1] = w_cols;
+  j["tensors"][1]["shape"][1] = cols;
+  j["tensors"][2]["shape"][1] = cols;
+  return j;
+}
+
+// The loads of w in the lowered program (a load is labelled with its tensor).
+int LoadsOfW(const WorkloadSpec& spec) {
+  auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
+  EXPECT_TRUE(profile.ok());
+  auto program = Lower(spec, *profile);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return -1;
+  const Kernel& k = program->dispatches[0].kernel;
+  int loads = 0;
+  for (const Instruction& in : k.instrs) {
+    if (in.kind == InstrKind::kDma && k.strings[in.label] == "w") ++loads;
+  }
+  return loads;
+}
+
+TEST(RematTest, AnInputBlockThatKeepsALoopSerialIsLoadedInEachIteration) {
+  // r's [128, 12288] tile is 48 KiB: kept, the block leaves room for one
+  // iteration of r (176 KiB), not two (224 KiB of 192); without it two fit.
+  auto spec = Parse(Remat(12288));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->compiled.remats.size(), 1u);
+  const RematDecision& r = spec->compiled.remats[0];
+  EXPECT_EQ(r.id, "blk");
+  EXPECT_EQ(r.var, "r");
+  EXPECT_EQ(r.bytes, 8 * 4096 * 4);
+  EXPECT_EQ(r.kept_loads, 2);
+  EXPECT_EQ(r.loads, 8);
+  EXPECT_THAT(r.why, HasSubstr("unmodified copy of an input"));
+  // No spill: the block is loaded again from w, nothing is saved.
+  EXPECT_TRUE(spec->compiled.spills.empty());
+  // The block now runs at the start of r's body: 8 slots in each of the
+  // 2 x 4 iterations of r, where kept it was 8 in each of the 2 of n.
+  const NkiLoop& n = spec->kernel->loops[0];
+  ASSERT_EQ(n.body.size(), 1u);
+  EXPECT_EQ(n.body[0].loop.front().body[0].id, "blk");
+  EXPECT_EQ(LoadsOfW(*spec), 64);
+  // Compiled again (another shape, device or --set): the block goes back
+  // where the source has it first, and the same decision is made.
+  ASSERT_TRUE(CompileSpec(*spec, MemoryLimits{}).ok());
+  ASSERT_EQ(spec->compiled.remats.size(), 1u);
+  EXPECT_EQ(spec->kernel->loops[0].body.size(), 1u);
+  EXPECT_EQ(LoadsOfW(*spec), 64);
+}
+
+TEST(RematTest, ABlockThatLeavesRoomForTwoIterationsIsKept) {
+  // [128, 4096] tiles: 128 + 2 x 16 KiB fit with the block kept.
+  auto spec = Parse(Remat(4096));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->compiled.remats.empty());
+  EXPECT_EQ(spec->kernel->loops[0].body[0].id, "blk");
+  EXPECT_EQ(LoadsOfW(*spec), 16);
+}
+
+TEST(RematTest, ABlockOfATensorTheKernelWritesIsNotAnInputCopy) {
+  // The kernel also writes w (a loop after n): a load of it is not an
+  // unmodified copy of an input, so the block is kept (and r stays at one
+  // iteration).
+  Json j = Remat(12288);
+  j["kernel"]["loops"].push_back(Json::parse(R"({
+      "var": "m", "range": "affine", "tensor": "w", "tile_partitions": 128,
+      "body": [
+        {"id": "u", "op": "memset", "tile": [128, 4096], "line": 8},
+        {"op": "store", "tensor": "w", "inputs": ["u"], "line": 9}]})"));
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->compiled.remats.empty());
+}
+
+TEST(RematTest, TwoIterationsThatDoNotFitEvenWithoutTheBlockKeepIt) {
+  // A 32 KiB block and [128, 25600] tiles (100 KiB): one iteration of r
+  // fits beside the block, two do not fit even without it, so dropping it
+  // buys nothing (as the matmul tutorial's fp32 hoisted kernel on trn2
+  // keeps its lhsT block).
+  auto spec = Parse(Remat(25600, 1024));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->compiled.remats.empty());
+  EXPECT_EQ(LoadsOfW(*spec), 16);
+}
+
+}  // namespace
+}  // namespace trn

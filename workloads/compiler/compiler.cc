@@ -10,6 +10,7 @@
 #include "workloads/compiler/broadcasts.h"
 #include "workloads/compiler/engine_placement.h"
 #include "workloads/compiler/hoisting.h"
+#include "workloads/compiler/rematerialization.h"
 #include "workloads/spec/nki_loops.h"
 #include "workloads/spec/spec_validator.h"
 
@@ -83,6 +84,7 @@ std::string FixedDepthReason(const LoopSite& s) {
 absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
   spec.compiled = CompilerDecisions{};
   RemoveInsertedBroadcasts(spec);  // validated as written, expanded below
+  RestoreSunkBlocks(spec);         // as the source has them, moved again below
   // Validated with every unstated depth at 1: the structure does not
   // depend on depths.
   std::vector<LoopSite> sites;
@@ -125,6 +127,18 @@ absl::Status CompileSpec(WorkloadSpec& spec, const MemoryLimits& limits) {
       }
     }
     if (!d.hoists.empty()) a = Allocate(spec, limits, {}, d.hoists);
+    // Input blocks not kept across a loop they would keep from
+    // overlapping its iterations (rematerialization.h): their loads move
+    // into that loop, so the nest is collected again.
+    d.remats = SinkInputBlocks(spec, limits, d.hoists);
+    if (!d.remats.empty()) {
+      sites.clear();
+      LoopChain chain;
+      for (NkiLoop& loop : spec.kernel->loops) {
+        Collect(spec, loop, LoopTiles{}, chain, 1, sites);
+      }
+      a = Allocate(spec, limits, {}, d.hoists);
+    }
   }
   while (a.sbuf.used > a.sbuf.limit && a.spill.has_value()) {
     SpillDecision s = *a.spill;

@@ -113,11 +113,29 @@ struct HoistDecision {
   std::string why;
 };
 
+// A block of tiles, each an unmodified copy of an input (its loops hold
+// only loads of tensors nothing writes), that the compiler does not keep
+// across a loop after it that reads it: its loads move into that loop and
+// run in each of its iterations, so the block is loaded again from the
+// input (rematerialized) instead of held, or spilled and reloaded
+// (docs/spec-format.md, "Rematerialized input blocks").
+struct RematDecision {
+  std::string json_path;  // the block's loop op, where the source has it
+  std::string id;
+  std::string loop_path;   // the loop it now runs in
+  std::string var;         // that loop's variable
+  int64_t bytes = 0;       // per partition, the whole block
+  int64_t loads = 0;       // times the block is loaded over the kernel
+  int64_t kept_loads = 0;  // times it was, kept across the loop
+  std::string why;
+};
+
 struct CompilerDecisions {
   std::vector<LoopDecision> loops;  // pre-order, file order
   std::vector<EngineDecision> engines;
   std::vector<SpillDecision> spills;  // in the order they were chosen
   std::vector<HoistDecision> hoists;  // file order
+  std::vector<RematDecision> remats;  // in the order they were made
   MemoryPeak sbuf;                    // bytes per partition
   MemoryPeak psum;                    // banks
   int64_t psum_bank_bytes = 0;

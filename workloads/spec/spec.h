@@ -89,6 +89,10 @@ struct NkiOp {
   // An op the compiler stage inserted (a broadcast's matmul or its row of
   // ones), removed and made again whenever the spec is compiled.
   bool compiler_inserted = false;
+  // A block the compiler stage moved into a loop of the body it was in,
+  // from this index of that body (workloads/compiler/rematerialization.h):
+  // put back whenever the spec is compiled again. -1: not moved.
+  int64_t sunk_from_index = -1;
   bool transpose = false;   // load: a DMA transpose
   std::string indirect;     // load: id of the index tile of a gather
   bool accumulate = false;  // activation / tensor_scalar: also reduce
