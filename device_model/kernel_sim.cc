@@ -32,15 +32,35 @@ enum class EvKind : uint8_t {
   kReady,     // every dependency of an instruction is visible
   kIssued,    // a DMA instruction's descriptors are generated
   kDmaDone,   // a transfer's completion semaphore
-  kStreamed,  // a matmul has streamed its operands: the next matmul of the
-              // same PSUM accumulation may follow without its latency
+  kIssueEnd,  // an engine may issue again after an instruction: the events
+              // that schedules, as one (AfterIssue below)
+};
+
+// What an instruction's issue schedules for the time its engine may issue
+// again, in the order it would have pushed them as events of their own:
+// its engine's wake-up (kLaneFree), the wake-up of the other engine of the
+// SBUF port (kLaneFree), its streaming (kStream) and, when its latency
+// equals its issue interval, its completion (kComplete). kStream: a
+// matmul has streamed its operands, so the next matmul of the same PSUM
+// accumulation may follow without its latency. Pushed one after
+// the other at one time, those events are adjacent in the queue's order
+// (time, then push order: nothing can come between them), so handling them
+// in turn as one event handles every event in the same order, to the bit,
+// for one push and one pop instead of up to four (a matmul pushed three).
+enum AfterIssue : uint8_t {
+  kWakeEngine = 1,
+  kWakePortPeer = 2,
+  kStream = 4,
+  kCompleteToo = 8,
 };
 
 // An event as handled: what it concerns (an instruction or an engine) and
 // its kind, kept in the queue as a payload of what | kind << 32.
+// A kIssueEnd's AfterIssue flags ride above the kind.
 struct Ev {
   uint32_t what;
   EvKind kind;
+  uint8_t flags;
 };
 
 // Splits a transfer over the DMA engines: engine e serves the partitions
@@ -368,8 +388,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
 
   EventQueue& heap = scratch.heap;
   heap.Clear();
-  auto push = [&](double time, uint32_t what, EvKind kind) {
-    heap.Push(time, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
+  auto push = [&](double time, uint32_t what, EvKind kind, uint8_t flags = 0) {
+    heap.Push(time, what | uint64_t{static_cast<uint8_t>(kind)} << 32 |
+                        uint64_t{flags} << 40);
   };
 
   // Compute engines. Each issues, of its instructions whose dependencies
@@ -464,22 +485,26 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     // instruction is ready, and a wake-up for each was a fifth of all
     // events. (So: while an engine is busy and has ready instructions, a
     // kLaneFree is pending.)
-    if (!ready[e].empty()) {
-      push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
-    }
+    // All at lane_free[e], as one event (AfterIssue).
+    uint8_t after = 0;
+    if (!ready[e].empty()) after |= kWakeEngine;
     if (shares_port(e)) {
       sbuf_port_free = lane_free[e];
       // The other engine of the port, if it has work, tries again when
       // the port frees.
       const size_t other = e == kV ? kG : kV;
-      if (!ready[other].empty()) {
-        push(sbuf_port_free, static_cast<uint32_t>(other), EvKind::kLaneFree);
-      }
+      if (!ready[other].empty()) after |= kWakePortPeer;
     }
-    if (hot_[i].matmul) {
-      push(lane_free[e], i, EvKind::kStreamed);
+    if (hot_[i].matmul) after |= kStream;
+    const double complete = t + tm.latency_us;
+    if (after == 0) {
+      push(complete, i, EvKind::kComplete);
+    } else if (complete == lane_free[e]) {
+      push(complete, i, EvKind::kIssueEnd, after | kCompleteToo);
+    } else {
+      push(lane_free[e], i, EvKind::kIssueEnd, after);
+      push(complete, i, EvKind::kComplete);
     }
-    push(t + tm.latency_us, i, EvKind::kComplete);
   };
   auto try_start = [&](size_t e) {
     if (can_start(e)) start(e);
@@ -570,6 +595,13 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         push(st[d].ready_at, d, EvKind::kReady);
       }
     }
+  };
+  // Compute instruction i's result is committed now.
+  auto complete = [&](uint32_t i) {
+    const size_t e = hot_[i].unit;
+    if (open[e] == i) close_span(e, t);
+    resolve(i);
+    try_start(e);
   };
   // Transfer i's data has all moved now: its completion semaphore follows
   // after its latency.
@@ -775,13 +807,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     while (!heap.Empty() && heap.TopTime() <= t) {
       const QueuedEvent popped = heap.Pop();
       const Ev ev{static_cast<uint32_t>(popped.payload),
-                  static_cast<EvKind>(popped.payload >> 32)};
+                  static_cast<EvKind>(popped.payload >> 32 & 0xff),
+                  static_cast<uint8_t>(popped.payload >> 40)};
       switch (ev.kind) {
-        case EvKind::kComplete: {
+        case EvKind::kComplete:
+          complete(ev.what);
+          break;
+        case EvKind::kIssueEnd: {
           const size_t e = hot_[ev.what].unit;
-          if (open[e] == ev.what) close_span(e, t);
-          resolve(ev.what);
-          try_start(e);
+          if (ev.flags & kWakeEngine) try_start(e);
+          if (ev.flags & kWakePortPeer) try_start(e == kV ? kG : kV);
+          if (ev.flags & kStream) release_accumulation(ev.what);
+          if (ev.flags & kCompleteToo) complete(ev.what);
           break;
         }
         case EvKind::kLaneFree:
@@ -812,9 +849,6 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         }
         case EvKind::kIssued:
           enqueue(ev.what);
-          break;
-        case EvKind::kStreamed:
-          release_accumulation(ev.what);
           break;
         case EvKind::kDmaDone: {
           out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_end, t,
