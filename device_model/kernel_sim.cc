@@ -284,6 +284,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       shape_of_[i] = it->second;
     }
   }
+  forward_ = profile.cost.dependency_sync_us >= 0;
+  for (const InstructionTiming& tm : timings_) {
+    forward_ = forward_ && tm.interval_us >= 0 && tm.latency_us >= 0;
+  }
   const std::vector<char> keep = options.skip_implied_edges
                                      ? TimingEdges(kernel, profile, dep_begin)
                                      : std::vector<char>(kernel.deps.size(), 1);
@@ -546,7 +550,13 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     if (hot_[i].matmul) after |= kStream;
     const double complete = t + tm.latency_us;
-    if (after == 0) {
+    if (!forward_) {
+      // A negative delay could push an event between them: each alone.
+      for (const uint8_t f : {kWakeEngine, kWakePortPeer, kStream}) {
+        if (after & f) push(lane_free[e], i, EvKind::kIssueEnd, f);
+      }
+      push(complete, i, EvKind::kComplete);
+    } else if (after == 0) {
       push(complete, i, EvKind::kComplete);
     } else if (complete == lane_free[e]) {
       push(complete, i, EvKind::kIssueEnd, after | kCompleteToo);

@@ -135,6 +135,11 @@ class KernelSim {
   // engine time, not HBM traffic), for the bandwidth policy.
   std::vector<double> hbm_weight_;
   bool group_shares_;
+  // Every delay the event loop adds is >= 0 (dependency hand-off, issue
+  // intervals and latencies), as in every profile loaded or overridden:
+  // then handling an event never pushes one earlier than itself, which
+  // handling adjacent events as one (kernel_sim.cc, AfterIssue) needs.
+  bool forward_ = false;
 };
 
 }  // namespace trn
