@@ -166,6 +166,31 @@ TEST(CompilerTest, EnginesByCapabilityAndWorkload) {
   EXPECT_EQ(e[3].by, DecidedBy::kCompiler);
 }
 
+// Model 13: a reduction weighs on its engine by what it reads (the ISA
+// reference's tensor_reduce cost is by its input's N, as the lowering
+// costs it), not by its [128, 1] result: model 12 counted 1 cycle a row.
+TEST(CompilerTest, AReductionWeighsByItsInput) {
+  Json j = Exp(512);
+  j["kernel"]["loops"][0]["body"] = Json::parse(R"([
+    {"id": "a", "op": "load", "tensor": "x", "line": 1},
+    {"id": "r", "op": "tensor_reduce", "inputs": ["a"], "tile": [128, 1],
+     "line": 2},
+    {"id": "b", "op": "activation", "func": "exp", "inputs": ["a"],
+     "tile": [128, 256], "line": 3},
+    {"id": "f", "op": "tensor_scalar", "inputs": ["a"], "line": 4},
+    {"op": "store", "tensor": "y", "inputs": ["f"], "line": 5}])");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const auto& e = spec->compiled.engines;
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].engine, Engine::kVector);  // tensor_reduce
+  EXPECT_EQ(e[1].engine, Engine::kScalar);  // activation
+  // VectorE: the reduction's 512 elements x 8 runs; ScalarE: the exp's
+  // 256 x 8. (Counted by its result, VectorE's 8 would have taken it.)
+  EXPECT_EQ(e[2].engine, Engine::kScalar);
+  EXPECT_THAT(e[2].why, HasSubstr("vector 4096, scalar 2048"));
+}
+
 TEST(CompilerTest, AnAccumulationGoesToGpSimdOnlyWhereItFinishesSooner) {
   // Model 12: an NKI-language accumulation ("auto" with a carried tile)
   // goes to GpSimd when GpSimd finishes it sooner than VectorE by the ISA
@@ -582,8 +607,9 @@ TEST(SpillTest, ALiveSetOverSbufSpillsTheTileReadFurthestAhead) {
   EXPECT_EQ(s.ReloadBytes(), s.SaveBytes());
   // Without a, the peak is b and c at the second exp.
   EXPECT_EQ(spec->compiled.sbuf.used, 2 * 18432 * 4);
+  // Two iterations in flight would need twice b and c (and a's reload).
   EXPECT_EQ(spec->kernel->loops[0].buffers, 1);
-  EXPECT_THAT(spec->compiled.loops[0].why, HasSubstr("spills"));
+  EXPECT_THAT(spec->compiled.loops[0].why, HasSubstr("limited by SBUF"));
   // Lowered: each iteration saves a after its load and reloads it for e.
   auto profile = ParseDeviceProfile(trn::testing::TestProfile().dump(), "t");
   ASSERT_TRUE(profile.ok());
@@ -610,6 +636,37 @@ TEST(SpillTest, ALiveSetOverSbufSpillsTheTileReadFurthestAhead) {
   }
   EXPECT_EQ(saves, 8);
   EXPECT_EQ(reloads, 8);
+}
+
+// Model 13: a kernel that spills still pipelines where it has room. After
+// Spilling()'s loop, a second loop of [128, 512] fp32 tiles (2 KiB per
+// partition each) is far from the peak: it grows to the innermost cap, as
+// in a kernel that does not spill, while the spilling loop, whose peak has
+// no room for a second iteration, stays at one.
+TEST(SpillTest, ALoopAwayFromThePeakIsPipelinedWithTheSpills) {
+  Json j = Spilling();
+  j["tensors"].push_back(
+      {{"name", "u"}, {"shape", {1024, 512}}, {"dtype", "fp32"}});
+  j["tensors"].push_back(
+      {{"name", "v"}, {"shape", {1024, 512}}, {"dtype", "fp32"}});
+  j["kernel"]["loops"].push_back(Json::parse(R"({
+    "var": "q", "range": "affine", "tensor": "u", "tile_partitions": 128,
+    "body": [
+      {"id": "ut", "op": "load", "tensor": "u", "line": 7},
+      {"id": "vt", "op": "activation", "func": "exp", "inputs": ["ut"],
+       "line": 8},
+      {"op": "store", "tensor": "v", "inputs": ["vt"], "line": 9}]})"));
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->compiled.spills.size(), 1u);
+  EXPECT_EQ(spec->compiled.spills[0].id, "a");
+  ASSERT_EQ(spec->compiled.loops.size(), 2u);
+  EXPECT_EQ(spec->kernel->loops[0].buffers, 1);
+  EXPECT_THAT(spec->compiled.loops[0].why, HasSubstr("limited by SBUF"));
+  EXPECT_EQ(spec->kernel->loops[1].buffers, 8);
+  EXPECT_THAT(spec->compiled.loops[1].why, HasSubstr("with its spills"));
+  // The peak is still the spilling loop's: b and c at the second exp.
+  EXPECT_EQ(spec->compiled.sbuf.used, 2 * 18432 * 4);
 }
 
 // A block of 16 [128, 4096] fp32 slots (16 KiB each, 256 KiB in all) that
@@ -661,7 +718,10 @@ TEST(SpillTest, ABlockReadBySlotSpillsItsLastSlotsAndReloadsEachRead) {
   // buffers and the reduction's 4 B need (16 - s) * 16 KiB + 8 * 16 KiB + 4
   // <= 192 KiB, so s = 13, the fewest.
   EXPECT_EQ(s.slots, 13);
-  EXPECT_EQ(spec->compiled.sbuf.used, (16 - 13) * 16384 + 8 * 16384 + 4);
+  // The spills are chosen at one iteration in flight; then the k2 loop,
+  // which has room, is pipelined with them (model 13): 8 reductions of
+  // 4 B in flight.
+  EXPECT_EQ(spec->compiled.sbuf.used, (16 - 13) * 16384 + 8 * 16384 + 8 * 4);
   // Read twice a run (r), 13 of 16 slots spilled: 26 reloads, 13 saves.
   EXPECT_EQ(s.runs, 1);
   EXPECT_EQ(s.reloads, 26);

@@ -58,11 +58,19 @@ class Placer {
       std::vector<Engine> can = NkiOpEngines(op.op);
       const bool psum = ReadsOrWritesPsum(op);
       if (!op.id.empty()) psum_[op.id] = op.buffer == "psum";
-      if (can.empty()) continue;  // a DMA
+      if (can.empty()) {  // a DMA
+        if (op.op == "load" && !op.id.empty()) {
+          free_[op.id] =
+              ResolveNkiTileInChain(spec_, chain_, op, limits_.partitions).free;
+        }
+        continue;
+      }
       const NkiTile tile =
           ResolveNkiTileInChain(spec_, chain_, op, limits_.partitions);
+      const int64_t n = CostedElements(op, tile.free);
+      if (!op.id.empty()) free_[op.id] = tile.free;
       const int64_t cycles = std::min<int64_t>(
-          EstimatedCycles(op.op, tile.free, psum) * here, int64_t{1} << 50);
+          EstimatedCycles(op.op, n, psum) * here, int64_t{1} << 50);
       EngineDecision d;
       d.json_path = op.json_path;
       d.id = op.id.empty() ? op.op : op.id;
@@ -74,7 +82,7 @@ class Placer {
         d.why = "stated by the spec (the kernel's source names the engine)";
       } else {
         d.by = DecidedBy::kCompiler;
-        std::tie(d.engine, d.why) = Choose(op, can, psum, tile.free);
+        std::tie(d.engine, d.why) = Choose(op, can, psum, n);
       }
       const bool fixed = op.engine_stated || !balanced_;
       if (!place) {
@@ -96,6 +104,8 @@ class Placer {
     }
     chain_.pop_back();
   }
+
+  void ClearWork() { work_ = {}; }
 
   // The transpose the compiler inserts before a matmul whose x is [M, K]
   // (nl.matmul with transpose_x=False): on the PE array into PSUM, then a
@@ -253,6 +263,22 @@ class Placer {
     return n;
   }
 
+  // The N of an op's estimate: a reduction's or statistic's is its
+  // input's elements per partition (the ISA reference's cost of
+  // tensor_reduce, bn_stats and bn_aggr is by what they read), as the
+  // lowering costs them; an elementwise op's is its tile's.
+  int64_t CostedElements(const NkiOp& op, int64_t tile_free) const {
+    if (op.op != "tensor_reduce" && op.op != "bn_stats" && op.op != "bn_aggr") {
+      return tile_free;
+    }
+    if (!op.slices.empty() && !op.slices.front().empty()) {
+      return op.slices.front()[1];
+    }
+    if (op.inputs.empty()) return tile_free;
+    auto it = free_.find(op.inputs.front());
+    return it == free_.end() ? tile_free : it->second;
+  }
+
   static size_t Index(Engine e) { return static_cast<size_t>(e); }
 
   // Whether the tile a nested loop's id stands for is in PSUM.
@@ -281,6 +307,8 @@ class Placer {
   // Whether the tile of each id seen so far is in PSUM (ids are scoped
   // by body; a later body's id of the same name replaces an earlier one).
   std::map<std::string, bool> psum_;
+  // The free size of each id's tile seen so far, scoped as psum_.
+  std::map<std::string, int64_t> free_;
 };
 
 }  // namespace
@@ -290,6 +318,11 @@ std::vector<EngineDecision> PlaceEngines(WorkloadSpec& spec,
   std::vector<EngineDecision> out;
   if (!spec.kernel.has_value()) return out;
   Placer placer(spec, limits);
+  // A first look records each id's tile, which a reduction's weight needs
+  // even when the spec lists the reduction before the op that makes its
+  // input; then the fixed ops are counted, then the rest placed.
+  for (NkiLoop& loop : spec.kernel->loops) placer.Loop(loop, false, 1, out);
+  placer.ClearWork();
   for (NkiLoop& loop : spec.kernel->loops) placer.Loop(loop, false, 1, out);
   for (NkiLoop& loop : spec.kernel->loops) placer.Loop(loop, true, 1, out);
   return out;
