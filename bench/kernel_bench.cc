@@ -67,10 +67,16 @@ class CountingAccumulator : public MetricsAccumulator {
 };
 
 // One run of a validation spec, as the runner makes each repeat: the run
-// simulated with its metrics accumulated. Reports simulated instructions
-// per second of host time, listener calls per instruction, and the heap
-// the lowered program, the simulator and one run hold at their peak.
-void BM_ValidationKernel(benchmark::State& state, const char* name) {
+// simulated with its metrics accumulated, in a plain MetricsAccumulator
+// (the simulator calls one of exactly that class directly, not through the
+// vtable, KernelSim::Run). Reports simulated instructions per second of
+// host time, how many times faster than the hardware a run is where its
+// published time is known (`hardware_ms`; issue 42 asks >= 10x of each
+// matmul version), listener calls per instruction (one more run, counted
+// through the virtual calls), and the heap the lowered program, the
+// simulator and one run hold at their peak.
+void BM_ValidationKernel(benchmark::State& state, const char* name,
+                         double hardware_ms) {
   const DeviceProfile& profile = Trn1();
   const size_t before = bench::HeapLiveBytes();
   bench::ResetHeapPeak();
@@ -87,7 +93,7 @@ void BM_ValidationKernel(benchmark::State& state, const char* name) {
   }
   auto sim = Simulator::Create(*program, profile);
   const auto instrs = static_cast<double>(program->InstructionCount());
-  CountingAccumulator acc;
+  MetricsAccumulator acc;
   uint64_t index = 0;
   for (auto _ : state) {
     sim->Run(1, index++, acc);
@@ -97,9 +103,15 @@ void BM_ValidationKernel(benchmark::State& state, const char* name) {
   state.counters["instructions"] = instrs;
   state.counters["instructions_per_s"] =
       benchmark::Counter(instrs, benchmark::Counter::kIsIterationInvariantRate);
+  if (hardware_ms > 0) {
+    // Runs per second times the hardware's seconds per run.
+    state.counters["x_hardware"] = benchmark::Counter(
+        hardware_ms / 1e3, benchmark::Counter::kIsIterationInvariantRate);
+  }
+  CountingAccumulator counting;
+  sim->Run(1, 0, counting);
   state.counters["calls_per_instruction"] =
-      static_cast<double>(acc.calls) /
-      (instrs * static_cast<double>(state.iterations()));
+      static_cast<double>(counting.calls) / instrs;
   state.counters["peak_heap_MB"] =
       static_cast<double>(bench::HeapPeakBytes() - before) / 1e6;
   // Dependency edges per instruction, in the program and as the event loop
@@ -114,18 +126,20 @@ void BM_ValidationKernel(benchmark::State& state, const char* name) {
   state.counters["handled_per_instruction"] =
       static_cast<double>(handled) / instrs;
 }
-BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_tiled, "nki_matmul_tiled")
+// The published hardware times are the specs' own figures (the NKI matmul
+// tutorial's table, workloads/validation/nki_matmul_*.json).
+BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_tiled, "nki_matmul_tiled", 51.8)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_hoist_load,
-                  "nki_matmul_hoist_load")
+                  "nki_matmul_hoist_load", 42.96)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_block_free,
-                  "nki_matmul_block_free")
+                  "nki_matmul_block_free", 22.07)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ValidationKernel, matmul_fully_optimized,
-                  "nki_matmul_fully_optimized")
+                  "nki_matmul_fully_optimized", 6.97)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ValidationKernel, mamba_v3, "nki_mamba_v3")
+BENCHMARK_CAPTURE(BM_ValidationKernel, mamba_v3, "nki_mamba_v3", 0.0)
     ->Unit(benchmark::kMillisecond);
 
 // Memory per job: the tiled matmul run as `trnbench --spec ... --repeat R

@@ -13,11 +13,13 @@
 #include <map>
 #include <new>
 #include <tuple>
+#include <typeinfo>
 #include <utility>
 
 #include "device_model/dma_groups.h"
 #include "device_model/dma_queues.h"
 #include "device_model/event_queue.h"
+#include "device_model/metrics_accumulator.h"
 #include "device_model/timeline.h"
 
 namespace trn {
@@ -32,15 +34,35 @@ enum class EvKind : uint8_t {
   kReady,     // every dependency of an instruction is visible
   kIssued,    // a DMA instruction's descriptors are generated
   kDmaDone,   // a transfer's completion semaphore
-  kStreamed,  // a matmul has streamed its operands: the next matmul of the
-              // same PSUM accumulation may follow without its latency
+  kIssueEnd,  // an engine may issue again after an instruction: the events
+              // that schedules, as one (AfterIssue below)
+};
+
+// What an instruction's issue schedules for the time its engine may issue
+// again, in the order it would have pushed them as events of their own:
+// its engine's wake-up (kLaneFree), the wake-up of the other engine of the
+// SBUF port (kLaneFree), its streaming (kStream) and, when its latency
+// equals its issue interval, its completion (kComplete). kStream: a
+// matmul has streamed its operands, so the next matmul of the same PSUM
+// accumulation may follow without its latency. Pushed one after
+// the other at one time, those events are adjacent in the queue's order
+// (time, then push order: nothing can come between them), so handling them
+// in turn as one event handles every event in the same order, to the bit,
+// for one push and one pop instead of up to four (a matmul pushed three).
+enum AfterIssue : uint8_t {
+  kWakeEngine = 1,
+  kWakePortPeer = 2,
+  kStream = 4,
+  kCompleteToo = 8,
 };
 
 // An event as handled: what it concerns (an instruction or an engine) and
 // its kind, kept in the queue as a payload of what | kind << 32.
+// A kIssueEnd's AfterIssue flags ride above the kind.
 struct Ev {
   uint32_t what;
   EvKind kind;
+  uint8_t flags;
 };
 
 // Splits a transfer over the DMA engines: engine e serves the partitions
@@ -262,6 +284,10 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       shape_of_[i] = it->second;
     }
   }
+  forward_ = profile.cost.dependency_sync_us >= 0;
+  for (const InstructionTiming& tm : timings_) {
+    forward_ = forward_ && tm.interval_us >= 0 && tm.latency_us >= 0;
+  }
   const std::vector<char> keep = options.skip_implied_edges
                                      ? TimingEdges(kernel, profile, dep_begin)
                                      : std::vector<char>(kernel.deps.size(), 1);
@@ -344,16 +370,63 @@ std::vector<DmaPiece> KernelSim::Pieces(size_t i) const {
           pieces_.begin() + shape_begin_[s + 1]};
 }
 
+namespace {
+
+// This thread's scratch; a kernel's run does not nest another. One for
+// every instantiation of RunWith.
+RunScratch& ThreadScratch() {
+  thread_local RunScratch scratch;
+  return scratch;
+}
+
+// A MetricsAccumulator's device-lane calls made directly: qualified, so
+// not virtual, and inline (metrics_accumulator.h). Through the vtable they
+// were a call each, several per simulated instruction, and kept the
+// accumulator's sweep out of the loop's registers.
+class DirectMetrics {
+ public:
+  explicit DirectMetrics(MetricsAccumulator& acc) : acc_(acc) {}
+  void BusyStart(uint32_t lane, double t_us) {
+    acc_.MetricsAccumulator::BusyStart(lane, t_us);
+  }
+  void Busy(const BusySpan& span) { acc_.MetricsAccumulator::Busy(span); }
+  void BusyStartGroup(uint32_t first_lane, int count, double t_us) {
+    acc_.MetricsAccumulator::BusyStartGroup(first_lane, count, t_us);
+  }
+  void BusyGroup(const BusySpan& span, int count) {
+    acc_.MetricsAccumulator::BusyGroup(span, count);
+  }
+  void DmaDone(const DmaCompletion& done) {
+    acc_.MetricsAccumulator::DmaDone(done);
+  }
+
+ private:
+  MetricsAccumulator& acc_;
+};
+
+}  // namespace
+
 double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
                       SimListener& out) const {
+  // Exactly a MetricsAccumulator (the harness's runs), not a class derived
+  // from one, which may override its calls.
+  if (typeid(out) == typeid(MetricsAccumulator)) {
+    DirectMetrics direct(static_cast<MetricsAccumulator&>(out));
+    return RunWith(rng, t0_us, dispatch, direct);
+  }
+  return RunWith(rng, t0_us, dispatch, out);
+}
+
+template <typename Sink>
+double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
+                          Sink& out) const {
   const Kernel& k = *kernel_;
   const DeviceProfile& prof = *profile_;
   // From its own arrays: the kernel's instructions may have been released.
   const size_t n = hot_.size();
   if (n == 0) return t0_us;
 
-  // This thread's scratch; a kernel's run does not nest another.
-  thread_local RunScratch scratch;
+  RunScratch& scratch = ThreadScratch();
   // All zero as it starts.
   auto& st = scratch.st;
   st.assign(n, State{});
@@ -368,8 +441,9 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
 
   EventQueue& heap = scratch.heap;
   heap.Clear();
-  auto push = [&](double time, uint32_t what, EvKind kind) {
-    heap.Push(time, what | uint64_t{static_cast<uint8_t>(kind)} << 32);
+  auto push = [&](double time, uint32_t what, EvKind kind, uint8_t flags = 0) {
+    heap.Push(time, what | uint64_t{static_cast<uint8_t>(kind)} << 32 |
+                        uint64_t{flags} << 40);
   };
 
   // Compute engines. Each issues, of its instructions whose dependencies
@@ -464,22 +538,32 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     // instruction is ready, and a wake-up for each was a fifth of all
     // events. (So: while an engine is busy and has ready instructions, a
     // kLaneFree is pending.)
-    if (!ready[e].empty()) {
-      push(lane_free[e], static_cast<uint32_t>(e), EvKind::kLaneFree);
-    }
+    // All at lane_free[e], as one event (AfterIssue).
+    uint8_t after = 0;
+    if (!ready[e].empty()) after |= kWakeEngine;
     if (shares_port(e)) {
       sbuf_port_free = lane_free[e];
       // The other engine of the port, if it has work, tries again when
       // the port frees.
       const size_t other = e == kV ? kG : kV;
-      if (!ready[other].empty()) {
-        push(sbuf_port_free, static_cast<uint32_t>(other), EvKind::kLaneFree);
+      if (!ready[other].empty()) after |= kWakePortPeer;
+    }
+    if (hot_[i].matmul) after |= kStream;
+    const double complete = t + tm.latency_us;
+    if (!forward_) {
+      // A negative delay could push an event between them: each alone.
+      for (const uint8_t f : {kWakeEngine, kWakePortPeer, kStream}) {
+        if (after & f) push(lane_free[e], i, EvKind::kIssueEnd, f);
       }
+      push(complete, i, EvKind::kComplete);
+    } else if (after == 0) {
+      push(complete, i, EvKind::kComplete);
+    } else if (complete == lane_free[e]) {
+      push(complete, i, EvKind::kIssueEnd, after | kCompleteToo);
+    } else {
+      push(lane_free[e], i, EvKind::kIssueEnd, after);
+      push(complete, i, EvKind::kComplete);
     }
-    if (hot_[i].matmul) {
-      push(lane_free[e], i, EvKind::kStreamed);
-    }
-    push(t + tm.latency_us, i, EvKind::kComplete);
   };
   auto try_start = [&](size_t e) {
     if (can_start(e)) start(e);
@@ -570,6 +654,13 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         push(st[d].ready_at, d, EvKind::kReady);
       }
     }
+  };
+  // Compute instruction i's result is committed now.
+  auto complete = [&](uint32_t i) {
+    const size_t e = hot_[i].unit;
+    if (open[e] == i) close_span(e, t);
+    resolve(i);
+    try_start(e);
   };
   // Transfer i's data has all moved now: its completion semaphore follows
   // after its latency.
@@ -775,13 +866,18 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
     while (!heap.Empty() && heap.TopTime() <= t) {
       const QueuedEvent popped = heap.Pop();
       const Ev ev{static_cast<uint32_t>(popped.payload),
-                  static_cast<EvKind>(popped.payload >> 32)};
+                  static_cast<EvKind>(popped.payload >> 32 & 0xff),
+                  static_cast<uint8_t>(popped.payload >> 40)};
       switch (ev.kind) {
-        case EvKind::kComplete: {
+        case EvKind::kComplete:
+          complete(ev.what);
+          break;
+        case EvKind::kIssueEnd: {
           const size_t e = hot_[ev.what].unit;
-          if (open[e] == ev.what) close_span(e, t);
-          resolve(ev.what);
-          try_start(e);
+          if (ev.flags & kWakeEngine) try_start(e);
+          if (ev.flags & kWakePortPeer) try_start(e == kV ? kG : kV);
+          if (ev.flags & kStream) release_accumulation(ev.what);
+          if (ev.flags & kCompleteToo) complete(ev.what);
           break;
         }
         case EvKind::kLaneFree:
@@ -812,9 +908,6 @@ double KernelSim::Run(CounterRng& rng, double t0_us, int32_t dispatch,
         }
         case EvKind::kIssued:
           enqueue(ev.what);
-          break;
-        case EvKind::kStreamed:
-          release_accumulation(ev.what);
           break;
         case EvKind::kDmaDone: {
           out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_end, t,

@@ -73,6 +73,12 @@ class KernelSim {
   std::vector<DmaPiece> Pieces(size_t i) const;
 
  private:
+  // Run's body, for a listener (SimListener) or a sink that makes the same
+  // calls without the virtual dispatch (kernel_sim.cc).
+  template <typename Sink>
+  double RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
+                 Sink& out) const;
+
   // Per dependency edge of the kernel: whether it can decide when its
   // instruction starts (edges another edge implies cannot; see the
   // definition). Needs hot_ and timings_; `dep_begin` has instruction i's
@@ -129,6 +135,11 @@ class KernelSim {
   // engine time, not HBM traffic), for the bandwidth policy.
   std::vector<double> hbm_weight_;
   bool group_shares_;
+  // Every delay the event loop adds is >= 0 (dependency hand-off, issue
+  // intervals and latencies), as in every profile loaded or overridden:
+  // then handling an event never pushes one earlier than itself, which
+  // handling adjacent events as one (kernel_sim.cc, AfterIssue) needs.
+  bool forward_ = false;
 };
 
 }  // namespace trn

@@ -5,16 +5,6 @@
 #include <utility>
 
 namespace trn {
-namespace {
-
-constexpr uint32_t kFirstDmaLane = DmaLane(0);
-
-bool IsEngineLane(uint32_t lane) {
-  return lane >= EngineLane(Engine::kTensor) && lane < kFirstDmaLane;
-}
-
-}  // namespace
-
 void MetricsAccumulator::Begin(ExecMode mode,
                                std::vector<std::string> dispatch_names) {
   *this = MetricsAccumulator{};
@@ -27,82 +17,6 @@ void MetricsAccumulator::BeginRun(const Program& program, int /*queues*/) {
   names.reserve(program.dispatches.size());
   for (const Dispatch& d : program.dispatches) names.push_back(d.name);
   Begin(program.mode, std::move(names));
-}
-
-void MetricsAccumulator::Extend(double start_us, double end_us) {
-  if (!any_ || start_us < first_) first_ = start_us;
-  if (!any_ || end_us > last_) last_ = end_us;
-  any_ = true;
-}
-
-void MetricsAccumulator::Advance(double t_us) {
-  if (!swept_) {
-    now_ = t_us;
-    swept_ = true;
-    return;
-  }
-  const double dt = t_us - now_;
-  if (dt > 0) {
-    // No engine is busy without compute_count_ counting it: most steps of a
-    // DMA-bound run skip the scan.
-    if (compute_count_ > 0) {
-      for (size_t e = 0; e < kNumEngines; ++e) {
-        if (engine_count_[e] > 0) busy_[e] += dt;
-      }
-    }
-    if (dma_count_ > 0) {
-      dma_active_ += dt;
-      if (compute_count_ > 0) overlap_ += dt;
-    }
-    now_ = t_us;
-  }
-}
-
-void MetricsAccumulator::BusyStart(uint32_t lane, double t_us) {
-  Advance(t_us);
-  if (IsEngineLane(lane)) {
-    ++engine_count_[lane - EngineLane(Engine::kTensor)];
-    ++compute_count_;
-  } else if (lane >= kFirstDmaLane) {
-    ++dma_count_;
-  }
-}
-
-void MetricsAccumulator::BusyEnd(uint32_t lane, double t_us, int64_t bytes) {
-  Advance(t_us);
-  if (IsEngineLane(lane)) {
-    --engine_count_[lane - EngineLane(Engine::kTensor)];
-    --compute_count_;
-  } else if (lane >= kFirstDmaLane) {
-    --dma_count_;
-    bytes_ += bytes;
-  }
-}
-
-void MetricsAccumulator::Busy(const BusySpan& s) {
-  Extend(s.start_us, s.end_us);
-  BusyEnd(s.lane, s.end_us, s.bytes);
-}
-
-void MetricsAccumulator::BusyStartGroup(uint32_t first_lane, int count,
-                                        double t_us) {
-  if (first_lane < kFirstDmaLane) {
-    SimListener::BusyStartGroup(first_lane, count, t_us);
-    return;
-  }
-  Advance(t_us);
-  dma_count_ += count;
-}
-
-void MetricsAccumulator::BusyGroup(const BusySpan& s, int count) {
-  if (s.lane < kFirstDmaLane) {
-    SimListener::BusyGroup(s, count);
-    return;
-  }
-  Extend(s.start_us, s.end_us);
-  Advance(s.end_us);
-  dma_count_ -= count;
-  bytes_ += s.bytes * count;
 }
 
 void MetricsAccumulator::Host(const HostSpan& s) {

@@ -6,7 +6,9 @@
 #define TRNBENCH_DEVICE_MODEL_METRICS_ACCUMULATOR_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "device_model/engine.h"
@@ -16,21 +18,61 @@
 
 namespace trn {
 
+// The device-lane calls are defined here, inline, because a run makes
+// several per simulated instruction: KernelSim::Run calls them directly,
+// without the virtual call, when its listener is exactly this class
+// (KernelSim::RunWith).
 class MetricsAccumulator : public SimListener {
  public:
   void BeginRun(const Program& program, int dma_queues) override;
-  void BusyStart(uint32_t lane, double t_us) override;
-  void Busy(const BusySpan& span) override;
+  void BusyStart(uint32_t lane, double t_us) override {
+    Advance(t_us);
+    if (IsEngineLane(lane)) {
+      ++engine_count_[lane - EngineLane(Engine::kTensor)];
+      ++compute_count_;
+    } else if (lane >= kFirstDmaLane) {
+      ++dma_count_;
+    }
+  }
+  void Busy(const BusySpan& span) override {
+    Extend(span.start_us, span.end_us);
+    BusyEnd(span.lane, span.end_us, span.bytes);
+  }
   // A group counts as its lanes one by one would: they start or end at one
   // instant, so the sweep sees the same counts between instants.
-  void BusyStartGroup(uint32_t first_lane, int count, double t_us) override;
-  void BusyGroup(const BusySpan& span, int count) override;
+  void BusyStartGroup(uint32_t first_lane, int count, double t_us) override {
+    if (first_lane < kFirstDmaLane) {
+      SimListener::BusyStartGroup(first_lane, count, t_us);
+      return;
+    }
+    Advance(t_us);
+    dma_count_ += count;
+  }
+  void BusyGroup(const BusySpan& span, int count) override {
+    if (span.lane < kFirstDmaLane) {
+      SimListener::BusyGroup(span, count);
+      return;
+    }
+    Extend(span.start_us, span.end_us);
+    Advance(span.end_us);
+    dma_count_ -= count;
+    bytes_ += span.bytes * count;
+  }
   void Host(const HostSpan& span) override;
 
   // For replaying a recorded timeline (ComputeMetrics): the same state
   // without a Program.
   void Begin(ExecMode mode, std::vector<std::string> dispatch_names);
-  void BusyEnd(uint32_t lane, double t_us, int64_t bytes);
+  void BusyEnd(uint32_t lane, double t_us, int64_t bytes) {
+    Advance(t_us);
+    if (IsEngineLane(lane)) {
+      --engine_count_[lane - EngineLane(Engine::kTensor)];
+      --compute_count_;
+    } else if (lane >= kFirstDmaLane) {
+      --dma_count_;
+      bytes_ += bytes;
+    }
+  }
 
   // The run's metrics, in AllMetrics() order (NKI-only metrics only for NKI
   // runs), and its profiler-style op rows.
@@ -38,8 +80,37 @@ class MetricsAccumulator : public SimListener {
   std::vector<OpRow> OpRows() const;
 
  private:
-  void Advance(double t_us);
-  void Extend(double start_us, double end_us);
+  static constexpr uint32_t kFirstDmaLane = DmaLane(0);
+  static constexpr bool IsEngineLane(uint32_t lane) {
+    return lane >= EngineLane(Engine::kTensor) && lane < kFirstDmaLane;
+  }
+  void Advance(double t_us) {
+    if (!swept_) {
+      now_ = t_us;
+      swept_ = true;
+      return;
+    }
+    const double dt = t_us - now_;
+    if (dt > 0) {
+      // No engine is busy without compute_count_ counting it: most steps of
+      // a DMA-bound run skip the scan.
+      if (compute_count_ > 0) {
+        for (size_t e = 0; e < kNumEngines; ++e) {
+          if (engine_count_[e] > 0) busy_[e] += dt;
+        }
+      }
+      if (dma_count_ > 0) {
+        dma_active_ += dt;
+        if (compute_count_ > 0) overlap_ += dt;
+      }
+      now_ = t_us;
+    }
+  }
+  void Extend(double start_us, double end_us) {
+    if (!any_ || start_us < first_) first_ = start_us;
+    if (!any_ || end_us > last_) last_ = end_us;
+    any_ = true;
+  }
 
   ExecMode mode_ = ExecMode::kEager;
   std::vector<std::string> dispatch_names_;

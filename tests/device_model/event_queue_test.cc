@@ -101,7 +101,7 @@ TEST(EventQueueTest, ClearedWithEventsLeftItPopsAsANewQueue) {
   CounterRng rng(11);
   EventQueue q;
   for (int round = 0; round < 50; ++round) {
-    // Leave 0 to 99 events behind: sorted below 32, a heap above.
+    // Leave 0 to 99 events behind: sorted up to 64, a heap above.
     const uint64_t left = rng.NextBelow(100);
     for (uint64_t i = 0; i < left + 3; ++i) {
       q.Push(static_cast<double>(rng.NextBelow(16)), i);
