@@ -13,9 +13,9 @@ uint32_t Kernel::Intern(const std::string& s) {
   return static_cast<uint32_t>(strings.size() - 1);
 }
 
-uint32_t Kernel::Add(Instruction instr, const std::vector<uint32_t>& dep_ids) {
+uint32_t Kernel::Add(Instruction instr, const uint32_t* dep_ids, size_t n) {
   instr.deps_begin = static_cast<uint32_t>(deps.size());
-  deps.insert(deps.end(), dep_ids.begin(), dep_ids.end());
+  deps.insert(deps.end(), dep_ids, dep_ids + n);
   instr.deps_end = static_cast<uint32_t>(deps.size());
   instrs.Append(instr);
   return static_cast<uint32_t>(instrs.size() - 1);

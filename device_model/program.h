@@ -163,7 +163,11 @@ struct Kernel {
 
   uint32_t Intern(const std::string& s);
   // Appends `instr` depending on `dep_ids` (indices of earlier instructions).
-  uint32_t Add(Instruction instr, const std::vector<uint32_t>& dep_ids);
+  uint32_t Add(Instruction instr, const std::vector<uint32_t>& dep_ids) {
+    return Add(instr, dep_ids.data(), dep_ids.size());
+  }
+  // The same from `n` ids at `dep_ids` (lowering keeps short lists inline).
+  uint32_t Add(Instruction instr, const uint32_t* dep_ids, size_t n);
   // Frees the instructions and their dependencies; name, source file and
   // strings stay.
   void ReleaseInstructions();

@@ -75,6 +75,30 @@ TEST(CliJobsTest, AKwargSweepIsTheSameOnOneThreadAndOnFour) {
                   "--repeat 8");
 }
 
+// A --kernel list is traced through front end batches (one Python process
+// for the list on one thread, docs/nki-source.md "Several kernels"): a bad
+// kernel in the middle of one is refused with the line, exit code and
+// empty output it has alone, whatever the batch holds around it.
+TEST(CliJobsTest, ABadKernelInABatchIsRefusedAsAlone) {
+  const std::string kernels =
+      std::string(TRNBENCH_SOURCE_DIR) + "/tests/nki_frontend/kernels/";
+  const std::string bad = " --kernel " + std::string(TRNBENCH_SOURCE_DIR) +
+                          "/tests/errors/kernels/bad.py::raises";
+  const std::string good = " --kernel " + kernels + "explicit_engines.py::";
+  const Outcome alone =
+      RunTrnbench(bad + " --args x=128x512:float32 --repeat 2");
+  ASSERT_EQ(alone.code, 2) << alone.err;
+  EXPECT_THAT(alone.err, ::testing::HasSubstr("bad.py:19: running the kernel"));
+  for (const char* jobs : {" --jobs 1", " --jobs 2"}) {
+    const Outcome batch =
+        RunTrnbench(good + "exp_rows" + bad + good + "exp_rows" +
+                    " --args x=128x512:float32 --repeat 2" + jobs);
+    EXPECT_EQ(batch.code, alone.code) << jobs;
+    EXPECT_EQ(batch.err, alone.err) << jobs;
+    EXPECT_EQ(batch.out, alone.out) << jobs;
+  }
+}
+
 TEST(CliJobsTest, ZeroJobsIsRefused) {
   const Outcome o = RunTrnbench("--workload exp_tiled --jobs 0");
   EXPECT_EQ(o.code, 2);

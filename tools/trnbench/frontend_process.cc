@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,7 +17,9 @@
 #include <string_view>
 #include <system_error>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "device_model/memory_limits.h"
 #include "nlohmann/json.hpp"
@@ -37,10 +40,13 @@ struct ChildResult {
 };
 
 // Runs argv with `env_extra` added to the environment, stdout to
-// /dev/null, stderr captured. NotFound when argv[0] cannot be executed.
-absl::StatusOr<ChildResult> RunChild(
-    const std::vector<std::string>& argv,
-    const std::vector<std::string>& env_extra) {
+// /dev/null, stderr captured (`err`). With `input` (a batch of front end
+// runs), that text is its stdin and its stdout is captured instead of its
+// stderr (`err` then holds the stdout, stderr goes to /dev/null).
+// NotFound when argv[0] cannot be executed.
+absl::StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
+                                     const std::vector<std::string>& env_extra,
+                                     const std::string* input = nullptr) {
   int pipe_fd[2];
   // Close-on-exec: a front end spawned by another thread meanwhile must not
   // hold this pipe open (its end would wait for that child too).
@@ -48,12 +54,30 @@ absl::StatusOr<ChildResult> RunChild(
     return absl::InternalError(
         absl::StrCat("pipe for a front end: ", std::strerror(errno)));
   }
+  // The input through a socket pair rather than a pipe: send() with
+  // MSG_NOSIGNAL to a batch that ended early is an error (EPIPE), not a
+  // SIGPIPE that would end trnbench.
+  int in_fd[2] = {-1, -1};
+  if (input != nullptr &&
+      socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_fd) != 0) {
+    close(pipe_fd[0]);
+    close(pipe_fd[1]);
+    return absl::InternalError(
+        absl::StrCat("pipe for a front end: ", std::strerror(errno)));
+  }
+  const int captured = input != nullptr ? 1 : 2;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fd[1], 2);
+  posix_spawn_file_actions_addopen(&actions, 3 - captured, "/dev/null",
+                                   O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fd[1], captured);
   posix_spawn_file_actions_addclose(&actions, pipe_fd[0]);
   posix_spawn_file_actions_addclose(&actions, pipe_fd[1]);
+  if (input != nullptr) {
+    posix_spawn_file_actions_adddup2(&actions, in_fd[0], 0);
+    posix_spawn_file_actions_addclose(&actions, in_fd[0]);
+    posix_spawn_file_actions_addclose(&actions, in_fd[1]);
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -78,9 +102,24 @@ absl::StatusOr<ChildResult> RunChild(
       posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_fd[1]);
+  if (input != nullptr) close(in_fd[0]);
   if (rc != 0) {
     close(pipe_fd[0]);
+    if (input != nullptr) close(in_fd[1]);
     return absl::NotFoundError(std::strerror(rc));
+  }
+  if (input != nullptr) {
+    // The whole input first: the batch reads all of its stdin before it
+    // writes a line, so this cannot wait on a full stdout pipe. A batch
+    // that ended early is seen by its missing lines.
+    std::string_view rest = *input;
+    while (!rest.empty()) {
+      const ssize_t n = send(in_fd[1], rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      rest.remove_prefix(static_cast<size_t>(n));
+    }
+    close(in_fd[1]);
   }
   ChildResult out;
   char buf[4096];
@@ -88,9 +127,10 @@ absl::StatusOr<ChildResult> RunChild(
     const ssize_t n = read(pipe_fd[0], buf, sizeof buf);
     if (n > 0) {
       // Bounded, keeping the end: the front end's refusal is its last line,
-      // after whatever the traced code printed.
+      // after whatever the traced code printed (a batch bounds each job's
+      // stderr itself).
       out.err.append(buf, static_cast<size_t>(n));
-      if (out.err.size() > 2 * kKeptStderr) {
+      if (input == nullptr && out.err.size() > 2 * kKeptStderr) {
         out.err.erase(0, out.err.size() - kKeptStderr);
       }
       continue;
@@ -167,44 +207,114 @@ absl::StatusOr<std::string> MakeTempDir(const std::string& stem) {
   return tmpl;
 }
 
-absl::Status RunFrontEnd(const FrontEnd& fe, const std::string& subject,
-                         const std::vector<std::string>& flags) {
-  const std::string python = FrontEndPython();
-  // Every value as --flag=VALUE and the subject after "--": a value that
-  // starts with '-' is never taken for a flag.
-  std::vector<std::string> argv = {python, "-m", fe.module};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back("--");
-  argv.push_back(subject);
-  // The front end's own folder first, then the front ends' shared package
-  // beside it (workloads/frontends/common), whatever the user's PYTHONPATH
-  // (kept after them, for the modules traced code imports); PYTHONSAFEPATH
-  // keeps the working folder off sys.path, so that no file there shadows a
-  // module.
+namespace {
+
+// The environment a front end runs in: its own folder first on PYTHONPATH,
+// then the front ends' shared package beside it
+// (workloads/frontends/common), whatever the user's PYTHONPATH (kept after
+// them, for the modules traced code imports); PYTHONSAFEPATH keeps the
+// working folder off sys.path, so that no file there shadows a module.
+std::vector<std::string> FrontEndEnv(const FrontEnd& fe) {
   const char* old_path = std::getenv("PYTHONPATH");
   std::filesystem::path dir(fe.dir);
   if (!dir.has_filename()) dir = dir.parent_path();  // "frontends/nki/"
   std::string path =
       absl::StrCat(fe.dir, ":", (dir.parent_path() / "common").string());
   if (old_path != nullptr && *old_path) absl::StrAppend(&path, ":", old_path);
-  auto child = RunChild(argv, {"PYTHONPATH=" + path, "PYTHONSAFEPATH=1",
-                               "PYTHONDONTWRITEBYTECODE=1"});
-  if (absl::IsNotFound(child.status())) {
+  return {"PYTHONPATH=" + path, "PYTHONSAFEPATH=1",
+          "PYTHONDONTWRITEBYTECODE=1"};
+}
+
+absl::Status NoPython(const FrontEnd& fe, const std::string& python,
+                      const absl::Status& why) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      fe.flag, ": cannot run ", python, " (", why.message(), "): ", fe.needs));
+}
+
+// A front end run's outcome from its exit code and stderr (RunFrontEnd).
+absl::Status StatusOfRun(const FrontEnd& fe, const std::string& subject,
+                         int exit_code, const std::string& err) {
+  if (exit_code == 2) {
     return absl::InvalidArgumentError(
-        absl::StrCat(fe.flag, ": cannot run ", python, " (",
-                     child.status().message(), "): ", fe.needs));
+        absl::StrCat(fe.flag, " ", subject, ": ", FirstLine(err)));
   }
-  if (!child.ok()) return child.status();
-  if (child->exit_code == 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(fe.flag, " ", subject, ": ", FirstLine(child->err)));
-  }
-  if (child->exit_code != 0) {
+  if (exit_code != 0) {
     return absl::InternalError(absl::StrCat(fe.label, " failed on ", subject,
-                                            " (exit ", child->exit_code,
-                                            "): ", FirstLine(child->err)));
+                                            " (exit ", exit_code,
+                                            "): ", FirstLine(err)));
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> JobArgv(const FrontEndJob& job) {
+  // Every value as --flag=VALUE and the subject after "--": a value that
+  // starts with '-' is never taken for a flag.
+  std::vector<std::string> argv = job.flags;
+  argv.push_back("--");
+  argv.push_back(job.subject);
+  return argv;
+}
+
+}  // namespace
+
+absl::Status RunFrontEnd(const FrontEnd& fe, const std::string& subject,
+                         const std::vector<std::string>& flags) {
+  const std::string python = FrontEndPython();
+  std::vector<std::string> argv = {python, "-m", fe.module};
+  for (std::string& a : JobArgv({subject, flags})) argv.push_back(a);
+  auto child = RunChild(argv, FrontEndEnv(fe));
+  if (absl::IsNotFound(child.status())) {
+    return NoPython(fe, python, child.status());
+  }
+  if (!child.ok()) return child.status();
+  return StatusOfRun(fe, subject, child->exit_code, child->err);
+}
+
+std::vector<absl::Status> RunFrontEndBatch(
+    const FrontEnd& fe, const std::vector<FrontEndJob>& jobs) {
+  std::vector<absl::Status> out;
+  out.reserve(jobs.size());
+  if (jobs.size() >= 2 && !fe.batch_module.empty()) {
+    // Each argument base64, as bytes: a path need not be UTF-8.
+    std::string input = "trnbench-batch 1\n";
+    for (const FrontEndJob& job : jobs) {
+      const std::vector<std::string> argv = JobArgv(job);
+      for (size_t a = 0; a < argv.size(); ++a) {
+        absl::StrAppend(&input, a > 0 ? " " : "", absl::Base64Escape(argv[a]));
+      }
+      input.push_back('\n');
+    }
+    const std::string python = FrontEndPython();
+    auto child =
+        RunChild({python, "-m", fe.batch_module}, FrontEndEnv(fe), &input);
+    if (absl::IsNotFound(child.status())) {
+      out.assign(jobs.size(), NoPython(fe, python, child.status()));
+      return out;
+    }
+    // Each job's line, "EXIT BASE64-OF-STDERR" (frontend_common/batch.py);
+    // the jobs after the last whole line (a batch that died, or none
+    // started) run on their own below, with the same outcome.
+    absl::string_view text = child.ok() ? absl::string_view(child->err) : "";
+    while (out.size() < jobs.size()) {
+      const size_t nl = text.find('\n');
+      if (nl == absl::string_view::npos) break;
+      const absl::string_view line = text.substr(0, nl);
+      text.remove_prefix(nl + 1);
+      const size_t sp = line.find(' ');
+      int code = -1;
+      std::string err;
+      if (sp == absl::string_view::npos || sp == 0 || sp > 3 ||
+          !absl::SimpleAtoi(line.substr(0, sp), &code) ||
+          !absl::Base64Unescape(line.substr(sp + 1), &err)) {
+        break;
+      }
+      out.push_back(StatusOfRun(fe, jobs[out.size()].subject, code, err));
+    }
+  }
+  for (size_t k = out.size(); k < jobs.size(); ++k) {
+    out.push_back(RunFrontEnd(fe, jobs[k].subject, jobs[k].flags));
+  }
+  return out;
 }
 
 absl::Status CheckTracedSpec(const FrontEnd& fe, const std::string& subject,

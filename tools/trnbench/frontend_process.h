@@ -20,6 +20,15 @@ struct FrontEnd {
   std::string label;    // "the NKI front end"
   std::string needs;    // what it needs of python3, said when none runs
   std::string too_big;  // why a traced spec is over 1 MiB, where to read
+  // python3 -m BATCH_MODULE runs several jobs in one process
+  // (RunFrontEndBatch); empty when the front end has no batch.
+  std::string batch_module;
+};
+
+// One run of a front end: `python3 -m MODULE FLAGS... -- SUBJECT`.
+struct FrontEndJob {
+  std::string subject;
+  std::vector<std::string> flags;
 };
 
 // Runs `python3 -m MODULE FLAGS... -- SUBJECT`, each flag one
@@ -33,6 +42,18 @@ struct FrontEnd {
 // InvalidArgument saying what to install. Anything else: Internal.
 absl::Status RunFrontEnd(const FrontEnd& fe, const std::string& subject,
                          const std::vector<std::string>& flags);
+
+// The jobs' outcomes, each what RunFrontEnd(fe, job.subject, job.flags)
+// returns, from one python3 process when the front end has a batch module
+// and there are two jobs or more: it imports numpy and the front end once
+// and runs each job in a child forked from it, with the job's own argv,
+// stderr, bounds and exit code (workloads/frontends/common/
+// frontend_common/batch.py), so that a job writes and refuses exactly
+// what it would on its own, with no state of another job. Jobs run in
+// order; the jobs a batch did not report (it died, or could not start)
+// run one process each. Safe to call from several threads at once.
+std::vector<absl::Status> RunFrontEndBatch(
+    const FrontEnd& fe, const std::vector<FrontEndJob>& jobs);
 
 // Reads the spec a front end wrote to `out` as trnbench will read it, but
 // with room for any device's memory: what is refused then is the front

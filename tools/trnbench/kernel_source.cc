@@ -1,5 +1,6 @@
 #include "tools/trnbench/kernel_source.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <string_view>
 #include <system_error>
@@ -24,7 +25,60 @@ FrontEnd NkiFrontEnd() {
           "the NKI front end",
           "the NKI front end needs python3 with numpy "
           "(apt-get install python3 python3-numpy; or set TRNBENCH_PYTHON)",
-          "the kernel unrolls too far (docs/nki-source.md)"};
+          "the kernel unrolls too far (docs/nki-source.md)",
+          "nki_frontend.batch"};
+}
+
+// The front end's flags for one trace into `out`. Every value as
+// --flag=VALUE (frontend_process.h puts the kernel after "--"), so that a
+// value starting with '-' is never taken for a flag.
+std::vector<std::string> TraceFlags(const std::string& args,
+                                    const std::vector<std::string>& kwargs,
+                                    const std::vector<std::string>& naming,
+                                    const std::string& out) {
+  std::vector<std::string> flags = {"--output=" + out};
+  if (!args.empty()) flags.push_back("--args=" + args);
+  for (const auto& kw : kwargs) flags.push_back("--kwarg=" + kw);
+  for (size_t i = 0; i + 1 < naming.size(); i += 2) {
+    flags.push_back(absl::StrCat(naming[i], "=", naming[i + 1]));
+  }
+  return flags;
+}
+
+// Each job's outcome as RunFrontEnd's then CheckTracedSpec's (the flags'
+// first is --output=FILE): the jobs cut into up to DefaultJobs() runs of
+// consecutive jobs, each one front end batch (RunFrontEndBatch), side by
+// side. One Python start-up and import per batch, not per kernel: that was
+// most of a short trace's time (issue 42). `most`, when not 0, caps the
+// batches.
+std::vector<absl::Status> TraceJobs(const std::vector<FrontEndJob>& jobs,
+                                    int most = 0) {
+  const size_t n = jobs.size();
+  const size_t batches = std::min(
+      n, static_cast<size_t>(std::max(most > 0 ? most : DefaultJobs(), 1)));
+  std::vector<absl::Status> out(n);
+  const absl::Status s = OrderedParallelMap<std::vector<absl::Status>>(
+      batches, static_cast<int>(batches),
+      [&](size_t, size_t b) -> absl::StatusOr<std::vector<absl::Status>> {
+        const size_t from = b * n / batches;
+        const size_t to = (b + 1) * n / batches;
+        std::vector<FrontEndJob> mine(jobs.begin() + from, jobs.begin() + to);
+        std::vector<absl::Status> r = RunFrontEndBatch(NkiFrontEnd(), mine);
+        for (size_t k = 0; k < r.size(); ++k) {
+          if (!r[k].ok()) continue;
+          const std::string& flag = mine[k].flags.front();
+          r[k] = CheckTracedSpec(NkiFrontEnd(), mine[k].subject,
+                                 flag.substr(flag.find('=') + 1));
+        }
+        return r;
+      },
+      [&](size_t b, std::vector<absl::Status> r) -> absl::Status {
+        const size_t from = b * n / batches;
+        for (size_t k = 0; k < r.size(); ++k) out[from + k] = std::move(r[k]);
+        return absl::OkStatus();
+      });
+  if (!s.ok()) out.assign(n, s);
+  return out;
 }
 
 // "NAME=V1,V2": the values, split at commas outside brackets, so that a
@@ -110,23 +164,34 @@ absl::Status TracedKernels::Trace(Options& o) {
     return absl::InvalidArgumentError(
         "--emit-spec: writes the spec of one kernel, not of a --kwarg sweep");
   }
-  // Every kernel at every point, traced by front ends running side by side
-  // on up to DefaultJobs() (each writes a file of its own); the specs are
-  // taken in kernel-then-point order, the first error in that order wins.
+  // Every kernel at every point, traced by front end batches running side
+  // by side (each job writes a file of its own); the specs are taken in
+  // kernel-then-point order, the first error in that order wins.
   const size_t n = o.kernels.size() * points.size();
-  TRN_RETURN_IF_ERROR(OrderedParallelMap<Traced>(
-      n, DefaultJobs(),
-      [&](size_t, size_t k) -> absl::StatusOr<Traced> {
-        return TraceOne(o, o.kernels[k / points.size()],
-                        points[k % points.size()], k);
-      },
-      [&](size_t k, Traced t) -> absl::Status {
-        const std::string out =
-            dir_ + "/" + SpecFileName(o.kernels[k / points.size()], k);
-        o.specs.push_back(out);
-        traced_[out] = std::move(t);
-        return absl::OkStatus();
-      }));
+  std::vector<FrontEndJob> jobs;
+  std::vector<Traced> what;
+  for (size_t k = 0; k < n; ++k) {
+    const std::string& kernel = o.kernels[k / points.size()];
+    const SweepPoint& point = points[k % points.size()];
+    std::vector<std::string> naming;
+    if (!point.suffix.empty()) {
+      // Each point of a sweep is a workload of its own, of one family.
+      const std::string fn = kernel.substr(kernel.rfind("::") + 2);
+      naming = {"--name", fn + point.suffix, "--family", fn};
+    }
+    const std::string out = dir_ + "/" + SpecFileName(kernel, k);
+    jobs.push_back(
+        {kernel, TraceFlags(o.kernel_args, point.kwargs, naming, out)});
+    what.push_back(Traced{kernel, point.kwargs, naming});
+  }
+  const std::vector<absl::Status> done = TraceJobs(jobs);
+  for (size_t k = 0; k < n; ++k) {
+    TRN_RETURN_IF_ERROR(done[k]);
+    const std::string out =
+        dir_ + "/" + SpecFileName(o.kernels[k / points.size()], k);
+    o.specs.push_back(out);
+    traced_[out] = std::move(what[k]);
+  }
   if (o.Given("emit_spec")) emitted_ = o.specs.back();
   args_ = o.kernel_args;
   if (!o.shapes.empty()) {
@@ -162,21 +227,6 @@ absl::StatusOr<std::string> TracedKernels::TraceReference(
   return out;
 }
 
-absl::StatusOr<TracedKernels::Traced> TracedKernels::TraceOne(
-    const Options& o, const std::string& kernel, const SweepPoint& point,
-    size_t index) const {
-  const std::string out = dir_ + "/" + SpecFileName(kernel, index);
-  std::vector<std::string> naming;
-  if (!point.suffix.empty()) {
-    // Each point of a sweep is a workload of its own, of one family.
-    const std::string fn = kernel.substr(kernel.rfind("::") + 2);
-    naming = {"--name", fn + point.suffix, "--family", fn};
-  }
-  TRN_RETURN_IF_ERROR(
-      RunFrontEnd(kernel, o.kernel_args, point.kwargs, naming, out));
-  return Traced{kernel, point.kwargs, naming};
-}
-
 absl::StatusOr<std::optional<WorkloadSpec>> TracedKernels::TraceAtPoint(
     const WorkloadSpec& spec, const std::vector<std::string>& point,
     const MemoryLimits& limits) {
@@ -200,16 +250,34 @@ absl::Status TracedKernels::RunFrontEnd(const std::string& kernel,
                                         const std::vector<std::string>& kwargs,
                                         const std::vector<std::string>& naming,
                                         const std::string& out) const {
-  // Every value as --flag=VALUE (frontend_process.h puts the kernel after
-  // "--"), so that a value starting with '-' is never taken for a flag.
-  std::vector<std::string> flags = {"--output=" + out};
-  if (!args.empty()) flags.push_back("--args=" + args);
-  for (const auto& kw : kwargs) flags.push_back("--kwarg=" + kw);
-  for (size_t i = 0; i + 1 < naming.size(); i += 2) {
-    flags.push_back(absl::StrCat(naming[i], "=", naming[i + 1]));
-  }
-  TRN_RETURN_IF_ERROR(trn::RunFrontEnd(NkiFrontEnd(), kernel, flags));
+  TRN_RETURN_IF_ERROR(trn::RunFrontEnd(NkiFrontEnd(), kernel,
+                                       TraceFlags(args, kwargs, naming, out)));
   return CheckTracedSpec(NkiFrontEnd(), kernel, out);
+}
+
+std::vector<absl::StatusOr<std::string>> TracedKernels::TraceReferences(
+    const std::string& dir, const std::vector<KernelReference>& refs,
+    int batches) {
+  std::vector<absl::StatusOr<std::string>> out;
+  if (const absl::Status made = MakeDir(); !made.ok()) {
+    out.assign(refs.size(), made);
+    return out;
+  }
+  std::vector<FrontEndJob> jobs;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const std::string kernel =
+        absl::StrCat(dir, "/", refs[i].file, "::", refs[i].function);
+    const std::string file =
+        absl::StrCat(dir_, "/source_", SpecFileName(kernel, i));
+    jobs.push_back(
+        {kernel, TraceFlags(refs[i].args, refs[i].kwargs, {}, file)});
+    out.emplace_back(file);
+  }
+  const std::vector<absl::Status> done = TraceJobs(jobs, batches);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    if (!done[i].ok()) out[i] = done[i];
+  }
+  return out;
 }
 
 absl::Status TracedKernels::WriteEmitted(const Options& o) const {

@@ -63,6 +63,14 @@ class TracedKernels {
       const std::string& dir, const KernelReference& ref, size_t index,
       const std::vector<std::string>& shapes = {});
 
+  // Traces each of `refs` as TraceReference(dir, refs[i], i) would, each
+  // kernel's outcome its own (one refused is not the others' error),
+  // through front end batches (RunFrontEndBatch) side by side on up to
+  // DefaultJobs() processes (up to `batches` when not 0): one Python
+  // start-up per batch, not per kernel.
+  std::vector<absl::StatusOr<std::string>> TraceReferences(
+      const std::string& dir, const std::vector<KernelReference>& refs,
+      int batches = 0);
   // Makes the folder the traced specs go to (once). TraceReference makes
   // it too; call this first to trace from several threads at once, after
   // which TraceReference with distinct indices is safe to call side by side.
@@ -76,10 +84,6 @@ class TracedKernels {
     std::vector<std::string> naming;
   };
 
-  // Traces `kernel` at `point` into the index'th spec file of the folder;
-  // safe to call from several threads at once.
-  absl::StatusOr<Traced> TraceOne(const Options& o, const std::string& kernel,
-                                  const SweepPoint& point, size_t index) const;
   // Runs the front end on `kernel` with its arguments into `out`.
   absl::Status RunFrontEnd(const std::string& kernel, const std::string& args,
                            const std::vector<std::string>& kwargs,

@@ -24,7 +24,8 @@ FrontEnd TorchFrontEnd() {
           "the torch front end",
           "--torch needs python3 with PyTorch (apt-get install "
           "python3-torch; or set TRNBENCH_PYTHON)",
-          "the function traces too many ops (docs/torch-source.md)"};
+          "the function traces too many ops (docs/torch-source.md)",
+          /*batch_module=*/""};
 }
 
 // The names of --args (NAME=VALUE,...).

@@ -3,6 +3,8 @@
 // beside a measurement of the same workload (docs/import.md).
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <map>
 #include <ostream>
 #include <set>
@@ -214,11 +216,16 @@ absl::Status AddFromSource(const Options& o,
 // folder and run on its figures' devices; a kernel the front end or the
 // model refuses, or whose folder is not on this machine, is listed with
 // the reason. `gaps` are the known gaps of the whole suite: those naming
-// a training kernel are taken from it.
-absl::StatusOr<ValidationResult> RunTraining(const Options& o,
-                                             const ProfileSet& profiles,
-                                             const ValidationOptions& options,
-                                             std::vector<std::string>& gaps) {
+// a training kernel are taken from it. `beside` (the suite's own runs,
+// which need `gaps` so taken) is called once, while the training kernels
+// are traced: one front end batch on a thread of its own (one Python
+// start-up, its CPU beside the runs'; issue 42) when --jobs allows two
+// threads, before the tracing on one. It is not called when this returns
+// an error first.
+absl::StatusOr<ValidationResult> RunTraining(
+    const Options& o, const ProfileSet& profiles,
+    const ValidationOptions& options, std::vector<std::string>& gaps,
+    const std::function<void()>& beside) {
   const std::string suite_dir =
       o.specs_dir.empty() ? SourceDir() + "/workloads/validation" : o.specs_dir;
   TRN_ASSIGN_OR_RETURN(std::vector<TrainingKernel> kernels,
@@ -229,6 +236,7 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
   out.repeat = options.repeat;
   out.device = options.device;
   if (kernels.empty()) {
+    beside();
     out.passed = true;  // no training figure, none missed
     return out;
   }
@@ -262,9 +270,10 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
       }
     }
   }
-  // The front ends run side by side (each a Python process writing a file
-  // of its own; tracing is most of validate's serial time otherwise); a
-  // kernel's refusal is kept as its outcome, not the command's error.
+  // The front ends run in batches side by side (each job a Python child
+  // writing a file of its own; tracing is most of validate's serial time
+  // otherwise, and Python's start-up most of a trace's); a kernel's
+  // refusal is kept as its outcome, not the command's error.
   struct Outcome {
     absl::Status status;
     std::string path;
@@ -272,19 +281,24 @@ absl::StatusOr<ValidationResult> RunTraining(const Options& o,
   std::vector<Outcome> traces(kernels.size());
   TracedKernels traced;
   if (present) {
-    TRN_RETURN_IF_ERROR(traced.MakeDir());
-    TRN_RETURN_IF_ERROR(OrderedParallelMap<Outcome>(
-        kernels.size(), DefaultJobs(),
-        [&](size_t, size_t i) -> absl::StatusOr<Outcome> {
-          absl::StatusOr<std::string> path =
-              traced.TraceReference(dir, kernels[i].traced_from, i);
-          if (!path.ok()) return Outcome{path.status(), ""};
-          return Outcome{absl::OkStatus(), *std::move(path)};
-        },
-        [&](size_t i, Outcome t) -> absl::Status {
-          traces[i] = std::move(t);
-          return absl::OkStatus();
-        }));
+    std::vector<KernelReference> refs;
+    for (const TrainingKernel& k : kernels) refs.push_back(k.traced_from);
+    auto trace = [&] { return traced.TraceReferences(dir, refs, 1); };
+    std::vector<absl::StatusOr<std::string>> paths;
+    if (DefaultJobs() >= 2) {
+      auto pending = std::async(std::launch::async, trace);
+      beside();
+      paths = pending.get();
+    } else {
+      paths = trace();
+      beside();
+    }
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      traces[i] = paths[i].ok() ? Outcome{absl::OkStatus(), *paths[i]}
+                                : Outcome{paths[i].status(), ""};
+    }
+  } else {
+    beside();
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
     const TrainingKernel& k = kernels[i];
@@ -374,9 +388,13 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   std::vector<WorkloadSpec> suite;
   ProfileSet profiles;
   if (auto s = LoadSuite(o, suite, profiles); !s.ok()) return Fail(err, s);
-  auto training = RunTraining(o, profiles, validation, validation.known_gaps);
+  // The suite's runs go beside the training kernels' tracing; the
+  // training's error, if any, is still the one reported first.
+  absl::StatusOr<ValidationResult> result = absl::InternalError("not run");
+  auto training =
+      RunTraining(o, profiles, validation, validation.known_gaps,
+                  [&] { result = RunValidation(suite, profiles, validation); });
   if (!training.ok()) return Fail(err, training.status());
-  auto result = RunValidation(suite, profiles, validation);
   if (!result.ok()) return Fail(err, result.status());
   if (o.Given("sources")) {
     if (auto s = AddFromSource(o, suite, profiles, validation, *result);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
@@ -16,7 +17,18 @@
 
 namespace trn::lowering_internal {
 
-using Deps = std::vector<uint32_t>;
+// What an instruction waits for: a few ids, most often one or two, kept
+// inline (a heap list per op and per tile read was most of lowering's
+// allocations; issue 42).
+using Deps = absl::InlinedVector<uint32_t, 4>;
+
+// Appends `from` to `to`: room made once, then the ids one by one
+// (InlinedVector's range insert, and a resize that zeroes before the copy,
+// cost several times these few ids' copy).
+inline void Append(Deps& to, const Deps& from) {
+  to.reserve(to.size() + from.size());
+  for (const uint32_t id : from) to.push_back(id);
+}
 
 // What a DMA transfer moves: `partitions` SBUF partitions (at most the
 // profile's; an HBM copy's rows count as partitions), `runs` contiguous
@@ -85,7 +97,7 @@ class KernelBuilder {
     in.label = label;
     in.source_line = line;
     in.iteration = iteration;
-    return k_.Add(in, deps);
+    return k_.Add(in, deps.data(), deps.size());
   }
 
   uint32_t Compute(Engine engine, const std::string& opcode,
@@ -116,7 +128,7 @@ class KernelBuilder {
     in.label = label;
     in.source_line = line;
     in.iteration = iteration;
-    return k_.Add(in, deps);
+    return k_.Add(in, deps.data(), deps.size());
   }
 
   // The id of an instruction's opcode or label: the strings are numbered

@@ -150,13 +150,13 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
       const int64_t back = distance - i;
       if (rotates && static_cast<int64_t>(last.size()) >= back) {
         const Deps& d = last[last.size() - static_cast<size_t>(back)];
-        it.gate.insert(it.gate.end(), d.begin(), d.end());
+        Append(it.gate, d);
       }
     }
     it.keeps_slots = want_slots;
     if (refill != nullptr && i < static_cast<int64_t>(refill->readers.size())) {
       const Deps& g = refill->readers[static_cast<size_t>(i)];
-      it.gate.insert(it.gate.end(), g.begin(), g.end());
+      Append(it.gate, g);
       it.refill = refill->sub[static_cast<size_t>(i)].get();
     }
     it.prev = i > 0 ? &at(i - 1) : nullptr;
@@ -199,7 +199,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   LoweredLoop out;
   for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
     const Deps& a = at(i).all;
-    out.done.insert(out.done.end(), a.begin(), a.end());
+    Append(out.done, a);
   }
   if (trips > 0) {
     out.tile = live.back().result;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "support/status_macros.h"
@@ -94,7 +95,6 @@ class IdMap {
   Entry* end() const { return nullptr; }
   T& operator[](const std::string& id) {
     if (Entry* e = find(id)) return e->second;
-    if (entries_.empty()) entries_.reserve(kScanMax / 2);
     entries_.push_back({id, T{}});
     if (index_ != nullptr) {
       index_->emplace(id, entries_.size() - 1);
@@ -109,7 +109,9 @@ class IdMap {
 
  private:
   static constexpr size_t kScanMax = 16;
-  std::vector<Entry> entries_;
+  // The first few inline: an iteration's maps are made and dropped once
+  // per iteration, a heap block each was a large share of lowering.
+  absl::InlinedVector<Entry, 4> entries_;
   std::unique_ptr<absl::flat_hash_map<std::string, size_t>> index_;
 };
 
@@ -416,6 +418,10 @@ class NkiLowering {
   // By op (nodes: a reference stays valid while others are added).
   std::unordered_map<const NkiOp*, OpFacts> facts_;
   std::vector<int64_t> block_;  // Emit's DMA block, reused
+  // Emit's list of what its op waits for, by loop depth (a deque: a
+  // nested loop holds a reference to its entry's while deeper ones are
+  // added).
+  std::deque<Deps> deps_scratch_;
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

@@ -147,11 +147,13 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     }
   }
   if (facts.is_reduction) return EmitReduction(op, it, idx);
-  // What it waits for: room for a usual op's, so that the inserts below
-  // do not move it several times (and these small lists live on the
-  // stack): lowering runs this on every op of every iteration.
-  Deps deps;
-  deps.reserve(16);
+  // What it waits for: a list kept per loop depth (a nested loop's op
+  // runs while this one's list is its entry), cleared rather than made, so
+  // that its room stays from one op to the next: lowering runs this on
+  // every op of every iteration.
+  while (deps_scratch_.size() < chain_.size()) deps_scratch_.emplace_back();
+  Deps& deps = deps_scratch_[chain_.size() - 1];
+  deps.clear();
   bool local = false;
   // Slots this op reads one by one: it becomes one of their readers.
   absl::InlinedVector<std::pair<BlockSlots*, size_t>, 4> slot_reads;
@@ -202,7 +204,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       std::deque<std::shared_ptr<Deps>>& pool = reload_pool_[leaf->spill];
       Deps wait = {*leaf->saves[reader.second]};
       if (static_cast<int>(pool.size()) >= kSpillReloadBuffers) {
-        wait.insert(wait.end(), pool.front()->begin(), pool.front()->end());
+        Append(wait, *pool.front());
         pool.pop_front();
       }
       const uint32_t reload = builder_.Dma(
@@ -218,7 +220,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       slot_reads.push_back(reader);
       return;
     }
-    deps.insert(deps.end(), d->begin(), d->end());
+    Append(deps, *d);
     if (reader.first != nullptr) slot_reads.push_back(reader);
   };
   static const std::vector<std::string> kWhole;
@@ -264,7 +266,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
         level = level->sub[*slot].get();
       }
     }
-    deps.insert(deps.end(), d->begin(), d->end());
+    Append(deps, *d);
     if (reader.first != nullptr) slot_reads.push_back(reader);
   }
   // An op with no producer in its own body starts the iteration, so it is
@@ -291,7 +293,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     if (static_cast<int64_t>(runs.size()) >= it.copies) {
       refill = runs[runs.size() - static_cast<size_t>(it.copies)].get();
     }
-    deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+    Append(deps, *it.entry);
   } else if (it.reuse != nullptr) {
     // The op's own tile reuses the buffer of the same tile `copies`
     // iterations before: it waits for that tile's readers (or, unread,
@@ -299,17 +301,17 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     if (!op.id.empty() && !tiles.rotates) {
       auto r = it.reuse->readers.find(op.id);
       if (r != it.reuse->readers.end()) {
-        deps.insert(deps.end(), r->second.begin(), r->second.end());
+        Append(deps, r->second);
       } else if (auto w = it.reuse->made.find(op.id);
                  w != it.reuse->made.end()) {
-        deps.insert(deps.end(), w->second.deps.begin(), w->second.deps.end());
+        Append(deps, w->second.deps);
       }
     }
     if (!local && !tiles.rotates) {
-      deps.insert(deps.end(), it.entry->begin(), it.entry->end());
+      Append(deps, *it.entry);
     }
   } else if (!local && !tiles.rotates) {
-    deps.insert(deps.end(), it.gate.begin(), it.gate.end());
+    Append(deps, it.gate);
   }
   // The result op of a loop whose tile is one buffer waits for that
   // buffer's previous readers; a loop in the result position passes the
@@ -323,9 +325,9 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     WaitForPreviousUse(op, it, idx, wait);
   }
   if (inherited != nullptr) {
-    wait.insert(wait.end(), inherited->begin(), inherited->end());
+    Append(wait, *inherited);
   }
-  if (!facts.is_loop) deps.insert(deps.end(), wait.begin(), wait.end());
+  if (!facts.is_loop) Append(deps, wait);
   const int iter = static_cast<int>(it.index);
   LoweredTile made;
   if (facts.is_loop) {
@@ -468,20 +470,20 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   for (const auto& [frame, id] : tile_reads) {
     if (auto f = frame->fixed.find(*id); f != frame->fixed.end()) {
       Deps& r = f->second->readers;
-      r.insert(r.end(), made.deps.begin(), made.deps.end());
+      Append(r, made.deps);
     }
     if (!frame->track_readers) continue;
     Deps& r = frame->readers[*id];
-    r.insert(r.end(), made.deps.begin(), made.deps.end());
+    Append(r, made.deps);
   }
   for (const auto& [slots, j] : slot_reads) {
     Deps& r = slots->readers[j];
-    r.insert(r.end(), made.deps.begin(), made.deps.end());
+    Append(r, made.deps);
   }
   for (const std::shared_ptr<Deps>& r : reload_readers) {
-    r->insert(r->end(), made.deps.begin(), made.deps.end());
+    Append(*r, made.deps);
   }
-  it.all.insert(it.all.end(), made.deps.begin(), made.deps.end());
+  Append(it.all, made.deps);
   if (facts.spill_after != nullptr) {
     const uint32_t save =
         builder_.Dma("dma_spill_save", op.id, SpillShape(*facts.spill_after),
@@ -529,13 +531,13 @@ void NkiLowering::WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
   const Iteration& p = *back;
   auto w = p.made.find(op.id);
   if (auto r = p.readers.find(op.id); r != p.readers.end()) {
-    deps.insert(deps.end(), r->second.begin(), r->second.end());
+    Append(deps, r->second);
   } else if (w != p.made.end()) {
-    deps.insert(deps.end(), w->second.deps.begin(), w->second.deps.end());
+    Append(deps, w->second.deps);
   }
   if (w == p.made.end() || w->second.slots == nullptr) return;
   for (const Deps& r : w->second.slots->readers) {
-    deps.insert(deps.end(), r.begin(), r.end());
+    Append(deps, r);
   }
 }
 
@@ -565,10 +567,10 @@ void NkiLowering::WaitForPreviousUse(const NkiOp& op, const Iteration& it,
   const FixedUse& u = *uses[uses.size() - static_cast<size_t>(n)];
   if (u.run == it.run && !keep_all_.back()) return;
   const Deps& d = u.readers.empty() ? u.writer : u.readers;
-  deps.insert(deps.end(), d.begin(), d.end());
+  Append(deps, d);
   if (u.slots == nullptr) return;
   for (const Deps& r : u.slots->readers) {
-    deps.insert(deps.end(), r.begin(), r.end());
+    Append(deps, r);
   }
 }
 

@@ -136,7 +136,7 @@ absl::Status LowerTorchOps(const WorkloadSpec& spec,
           it = ready.emplace(name, Deps{b.Dma("dma_load", name, shape, {})})
                    .first;
         }
-        deps.insert(deps.end(), it->second.begin(), it->second.end());
+        Append(deps, it->second);
       }
       if (info->rule == ShapeRule::kEmbedding) {
         // Each output row is a table row, gathered through its index by
