@@ -63,6 +63,7 @@ constexpr ParamSpec kParams[] = {
     {"tensor_fp32_transpose_rate", false, false},
     {"min_initiation_interval_cycles", false, false},
     {"static_overhead_cycles", false, false},
+    {"sbuf_access_overhead_cycles", false, false},
     {"tensor_pipeline_latency_cycles", false, false},
     {"dependency_sync_us", false, false},
     {"two_input_cycles_per_element", false, false},
@@ -238,6 +239,7 @@ absl::Status Rebuild(DeviceProfile& d, absl::string_view label) {
   c.vector_narrow_speedup_2input = Median(d, "vector_narrow_speedup_2input");
   c.tensor_fp32_transpose_rate = Median(d, "tensor_fp32_transpose_rate");
   c.dependency_sync_us = Median(d, "dependency_sync_us");
+  c.access_overhead_cycles = Median(d, "sbuf_access_overhead_cycles");
   d.dma_queues = static_cast<int>(Median(d, "dma_queues"));
   d.dma_queue_gbps = Median(d, "dma_queue_gbps");
   d.hbm_gbps = Median(d, "hbm_gbps");

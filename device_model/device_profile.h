@@ -49,6 +49,10 @@ struct CostParams {
   double vector_narrow_speedup_1input = 1;
   double vector_narrow_speedup_2input = 1;
   double tensor_fp32_transpose_rate = 0.25;
+  // Cycles of an instruction's tensor access (SBUF/PSUM) that its engine
+  // is active for even when it does not wait for the result
+  // (InstructionTiming::active_us).
+  double access_overhead_cycles = 60;
   // Semaphore hand-off between a producer's completion and a consumer's
   // start, on any engine or DMA.
   double dependency_sync_us = 0;

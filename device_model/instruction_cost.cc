@@ -63,6 +63,10 @@ InstructionTiming ComputeTiming(const Instruction& in, const DeviceProfile& p) {
   // The PE array's result leaves after the data crosses its columns.
   if (in.rule == CostRule::kMatmul) tail += static_cast<double>(in.aux);
   t.latency_us = (cycles + tail) / per_us;
+  t.active_us =
+      in.engine == Engine::kTensor
+          ? t.latency_us
+          : (cycles + std::min(p.cost.access_overhead_cycles, tail)) / per_us;
   return t;
 }
 

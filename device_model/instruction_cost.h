@@ -18,6 +18,15 @@ struct InstructionTiming {
   // that reads the result waits for it, which is why dependent back-to-back
   // instructions run far slower than independent ones.
   double latency_us = 0;
+  // The engine is active this long for an instruction whose result no
+  // instruction of its own engine reads: the interval plus the tensor
+  // access overhead (architecture guide: "initiating a tensor access ...
+  // incurs a static overhead approximately 60 cycles"). The static
+  // instruction overhead, the rest of the latency, is the engine's only
+  // when it waits for the result ("every instruction depending on the
+  // output tile of the previous instruction"); then the whole latency is
+  // active. TensorE: the latency.
+  double active_us = 0;
 };
 
 // The rule's engine cycles for `in` before the minimum interval applies.

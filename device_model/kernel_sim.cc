@@ -54,6 +54,9 @@ enum AfterIssue : uint8_t {
   kWakePortPeer = 2,
   kStream = 4,
   kCompleteToo = 8,
+  // Not merged with the others: the end of an instruction's active time
+  // when no instruction of its engine reads its result (active_us).
+  kCloseSpan = 16,
 };
 
 // An event as handled: what it concerns (an instruction or an engine) and
@@ -214,7 +217,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool, bool, bool>;
   std::map<Shape, uint32_t> shapes;
   // Timings interned by their bits: equal timings are one entry.
-  std::map<std::pair<uint64_t, uint64_t>, uint32_t> timing_ids;
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint32_t> timing_ids;
   // A DMA instruction's queue: one per DMA statement of the program (its
   // opcode, what it moves and its source line), see queue_of_.
   std::map<std::tuple<uint32_t, uint32_t, int32_t>, uint32_t> queues;
@@ -240,7 +243,8 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       const InstructionTiming tm = ComputeTiming(in, profile);
       auto [it, added] =
           timing_ids.try_emplace({std::bit_cast<uint64_t>(tm.interval_us),
-                                  std::bit_cast<uint64_t>(tm.latency_us)},
+                                  std::bit_cast<uint64_t>(tm.latency_us),
+                                  std::bit_cast<uint64_t>(tm.active_us)},
                                  static_cast<uint32_t>(timings_.size()));
       if (added) timings_.push_back(tm);
       shape_of_[i] = it->second;
@@ -301,6 +305,17 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     hot_[i].deps = kept;
     if (kept == 0 && hot_[i].unit != kDmaUnit) {
       initial_compute_.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  // An instruction whose result an instruction of its own engine reads
+  // keeps the engine active for its whole latency (the architecture
+  // guide's static instruction overhead of dependent back-to-back
+  // instructions); any other, for its interval and tensor access.
+  for (size_t i = 0; i < n; ++i) {
+    if (hot_[i].unit == kDmaUnit) continue;
+    for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
+      Hot& h = hot_[kernel.deps[d]];
+      if (h.unit == hot_[i].unit) h.drain = true;
     }
   }
   for (size_t i = 0; i < n; ++i) rdeg[i + 1] += rdeg[i];
@@ -550,6 +565,12 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     }
     if (hot_[i].matmul) after |= kStream;
     const double complete = t + tm.latency_us;
+    // The engine is active to the instruction's completion only if its
+    // result is read on this engine; otherwise its span ends with its
+    // tensor access (or at the next start, if sooner).
+    if (!hot_[i].drain && tm.active_us < tm.latency_us) {
+      push(t + tm.active_us, i, EvKind::kIssueEnd, kCloseSpan);
+    }
     if (!forward_) {
       // A negative delay could push an event between them: each alone.
       for (const uint8_t f : {kWakeEngine, kWakePortPeer, kStream}) {
@@ -878,6 +899,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
           if (ev.flags & kWakePortPeer) try_start(e == kV ? kG : kV);
           if (ev.flags & kStream) release_accumulation(ev.what);
           if (ev.flags & kCompleteToo) complete(ev.what);
+          if ((ev.flags & kCloseSpan) && open[e] == ev.what) close_span(e, t);
           break;
         }
         case EvKind::kLaneFree:

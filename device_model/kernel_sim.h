@@ -97,6 +97,9 @@ class KernelSim {
     uint32_t deps;  // how many it waits for
     uint8_t unit;   // compute: its engine; DMA: kDmaUnit
     bool matmul;    // compute: priced as a matmul (PSUM accumulation)
+    // compute: an instruction of its own engine reads its result, so the
+    // engine drains its pipeline for it (its whole latency is active).
+    bool drain = false;
   };
   std::vector<Hot> hot_;
   // DMA instructions without dependencies, in program order: ready at once.

@@ -212,6 +212,46 @@ TEST(KernelSimTest, DependentInstructionWaitsForLatencyAndHandOff) {
   EXPECT_NEAR(r.end, 1.7, kTol);
 }
 
+// An engine is active for an instruction's whole latency only when an
+// instruction of its own engine reads the result (the architecture guide's
+// static overhead of dependent back-to-back instructions); otherwise, for
+// its interval and its tensor access (~60 cycles), however long it then
+// idles (the NKIBench matmul's PSUM copies: N + 62 cycles each).
+TEST(KernelSimTest, AnEngineIsActiveForTheOverheadOnlyWhenItWaitsForTheResult) {
+  // 1000 elements on vector: 0.5 us interval, 0.6 us latency, 40 cycles
+  // (0.04 us) of tensor access.
+  const DeviceProfile p = Profile({{"sbuf_access_overhead_cycles", 40}});
+  {
+    Kernel k;
+    const uint32_t a = AddCompute(k, Engine::kVector, CostRule::kStream, 1000);
+    const uint32_t b =
+        AddCompute(k, Engine::kVector, CostRule::kStream, 1000, {a});
+    const KernelRun r = RunKernel(k, p);
+    // a: read by b on its own engine, active to its completion.
+    EXPECT_NEAR(r.rec.Of(a).end_us, 0.6, kTol);
+    // b, at 0.6 + 0.5 hand-off: nothing reads it; active for its interval
+    // and its access.
+    EXPECT_NEAR(r.rec.Of(b).start_us, 1.1, kTol);
+    EXPECT_NEAR(r.rec.Of(b).end_us, 1.64, kTol);
+    EXPECT_NEAR(r.end, 1.7, kTol);  // latency unchanged
+  }
+  {
+    // c's result goes to ScalarE: VectorE idles while d waits for it.
+    Kernel k;
+    const uint32_t c = AddCompute(k, Engine::kVector, CostRule::kStream, 1000);
+    const uint32_t d =
+        AddCompute(k, Engine::kScalar, CostRule::kStream, 1000, {c});
+    const KernelRun r = RunKernel(k, p);
+    EXPECT_NEAR(r.rec.Of(c).end_us, 0.54, kTol);
+    // ScalarE (2 GHz): 1000 cycles (0.5 us) + 40 (0.02 us), from c's
+    // completion and the hand-off; its result 100 cycles after the
+    // interval.
+    EXPECT_NEAR(r.rec.Of(d).start_us, 1.1, kTol);
+    EXPECT_NEAR(r.rec.Of(d).end_us, 1.62, kTol);
+    EXPECT_NEAR(r.end, 1.65, kTol);
+  }
+}
+
 // Each engine issues, of its instructions whose dependencies are met, the
 // first in program order: the compiler's scheduler reorders instructions
 // subject only to their dependencies (NKI scheduling APIs guide).

@@ -47,6 +47,9 @@ inline nlohmann::json TestProfile() {
   set("tensor_fp32_transpose_rate", 0.5, "x bf16 rate");
   set("min_initiation_interval_cycles", 10, "cycles");
   set("static_overhead_cycles", 100, "cycles");
+  // All of the static overhead: an instruction's span is its latency
+  // unless a test sets less.
+  set("sbuf_access_overhead_cycles", 100, "cycles");
   set("tensor_pipeline_latency_cycles", 50, "cycles");
   set("dependency_sync_us", 0.5, "us");
   set("two_input_cycles_per_element", 2, "cycles/element");
