@@ -63,7 +63,14 @@ constexpr ParamSpec kParams[] = {
     {"tensor_fp32_transpose_rate", false, false},
     {"min_initiation_interval_cycles", false, false},
     {"static_overhead_cycles", false, false},
-    {"sbuf_access_overhead_cycles", false, false},
+    // Added in model version 13; before it an engine was active for an
+    // instruction's whole static overhead (the cost takes the smaller of
+    // this and the overhead, so the largest value keeps that meaning).
+    {"sbuf_access_overhead_cycles", false, false, kMaxParamValue,
+     kMaxParamValue, "cycles",
+     "absent from the profile: an engine is active for an instruction's "
+     "whole static overhead, what every profile meant before the parameter "
+     "existed"},
     {"tensor_pipeline_latency_cycles", false, false},
     {"dependency_sync_us", false, false},
     {"two_input_cycles_per_element", false, false},

@@ -172,6 +172,25 @@ TEST(InstructionCostTest, IntervalHasAFloorAndLatencyAddsTheOverhead) {
   EXPECT_NEAR(t.latency_us, 0.690, kTol);
 }
 
+// Added in model version 13: a profile written before it keeps its
+// meaning, the engine active for the whole static overhead; given, the
+// engine is active for the interval plus the access overhead only.
+TEST(InstructionCostTest, AccessOverheadMayBeAbsentAndThenCountsInFull) {
+  auto j = TestProfile();
+  j["parameters"].erase("sbuf_access_overhead_cycles");
+  const DeviceProfile old = Parse(j);
+  EXPECT_NE(old.params.at("sbuf_access_overhead_cycles")
+                .source.find("absent from the profile"),
+            std::string::npos);
+  const Instruction in = Compute(Engine::kVector, CostRule::kStream, 2);
+  InstructionTiming t = ComputeTiming(in, old);
+  EXPECT_DOUBLE_EQ(t.active_us, t.latency_us);
+  t = ComputeTiming(in, Profile({{"sbuf_access_overhead_cycles", 30}}));
+  // MIN_II 10 cycles + 30 of access, of the 100-cycle overhead.
+  EXPECT_NEAR(t.active_us, 0.040, kTol);
+  EXPECT_NEAR(t.latency_us, 0.110, kTol);
+}
+
 TEST(InstructionCostTest, Trn2VectorPerformanceModeSpeedsNarrowStreams) {
   const DeviceProfile p = Profile({{"vector_narrow_speedup_1input", 4},
                                    {"vector_narrow_speedup_2input", 2}});
