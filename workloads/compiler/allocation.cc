@@ -75,13 +75,6 @@ struct Peaks {
   }
 };
 
-// The largest trip count of chain.back() over the extents it may walk.
-int64_t Trips(const WorkloadSpec& spec, const LoopChain& chain) {
-  const int64_t extent = LoopExtents(spec, chain, chain.size() - 1).back();
-  const int64_t step = chain.back()->TileSize();
-  return (extent + step - 1) / step;
-}
-
 // Whether the loop's result op, through the loops without an id in the
 // result position, is a matmul accumulating into PSUM (an accumulator).
 bool AccumulatesInPsum(const NkiLoop& loop) {
@@ -234,7 +227,7 @@ class Allocator {
         continue;
       }
       chain.push_back(&loop.body[l].loop.front());
-      const int64_t slots = Trips(spec_, chain);
+      const int64_t slots = LoopTrips(spec_, chain);
       chain.pop_back();
       LiveTile& b = at_release[i].sbuf.live.front();
       LiveTile& r = at_release[l].sbuf.live.front();
@@ -537,15 +530,7 @@ class Allocator {
   }
 
   // How many times the body of chain.back() runs over the kernel.
-  int64_t Runs(const LoopChain& chain) const {
-    int64_t runs = 1;
-    LoopChain prefix;
-    for (const NkiLoop* l : chain) {
-      prefix.push_back(l);
-      runs = SatMul(runs, Trips(spec_, prefix));
-    }
-    return runs;
-  }
+  int64_t Runs(const LoopChain& chain) const { return LoopRuns(spec_, chain); }
 
   // What the op holds while its tile (or its loop's result) is live.
   Point SizeOf(LoopChain& chain, const NkiOp& op) {
@@ -579,7 +564,7 @@ class Allocator {
       for (const NkiOp& of : chain.back()->body) {
         if (of.id != op.inputs.front() || of.op != "loop") continue;
         chain.push_back(&of.loop.front());
-        bytes = SatMul(bytes, Trips(spec_, chain));
+        bytes = SatMul(bytes, LoopTrips(spec_, chain));
         chain.pop_back();
       }
     }
@@ -615,7 +600,7 @@ class Allocator {
     for (LiveTile& t : unit.sbuf.live) t.id = id;
     for (LiveTile& t : unit.psum.live) t.id = id;
     if (in_state || LoopResultOf(loop) != LoopResultKind::kBlock) return unit;
-    const int64_t trips = Trips(spec_, chain);
+    const int64_t trips = LoopTrips(spec_, chain);
     return {unit.sbuf.Times(trips), unit.psum.Times(trips)};
   }
 

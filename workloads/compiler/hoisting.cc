@@ -94,14 +94,15 @@ class Finder {
       if ((*used)[j]) continue;
       // A loop that runs once reuses nothing.
       LoopChain prefix(chain_.begin(), chain_.begin() + j + 1);
-      if (Trips(prefix) < 2) continue;
+      if (LoopTrips(spec_, prefix) < 2) continue;
       int64_t copies = 1;
       std::vector<std::string> key_vars;
       for (size_t m = j + 1; m < chain_.size(); ++m) {
         if (!(*used)[m]) continue;
         key_vars.push_back(chain_[m]->var);
         LoopChain inner(chain_.begin(), chain_.begin() + m + 1);
-        copies = std::min<int64_t>(copies * Trips(inner), int64_t{1} << 30);
+        copies = std::min<int64_t>(copies * LoopTrips(spec_, inner),
+                                   int64_t{1} << 30);
       }
       // Only a whole input kept in SBUF: the loads over the loops inside
       // cover the tensor (docs/calibration.md, model 12: the matmul
@@ -125,12 +126,6 @@ class Finder {
       options.push_back(std::move(h));
     }
     return options;
-  }
-
-  int64_t Trips(const LoopChain& chain) const {
-    const int64_t extent = LoopExtents(spec_, chain, chain.size() - 1).back();
-    const int64_t step = chain.back()->TileSize();
-    return (extent + step - 1) / step;
   }
 
   const WorkloadSpec& spec_;

@@ -50,22 +50,6 @@ bool Reads(const NkiOp& op, const std::string& id) {
   return false;
 }
 
-int64_t Trips(const WorkloadSpec& spec, const LoopChain& chain) {
-  const int64_t extent = LoopExtents(spec, chain, chain.size() - 1).back();
-  const int64_t step = chain.back()->TileSize();
-  return (extent + step - 1) / step;
-}
-
-int64_t Runs(const WorkloadSpec& spec, const LoopChain& chain) {
-  int64_t runs = 1;
-  LoopChain prefix;
-  for (const NkiLoop* l : chain) {
-    prefix.push_back(l);
-    runs = CapMul(runs, Trips(spec, prefix));
-  }
-  return runs;
-}
-
 class Sinker {
  public:
   Sinker(WorkloadSpec& spec, const MemoryLimits& limits,
@@ -132,7 +116,7 @@ class Sinker {
   // of the block's loops around it.
   int64_t BlockBytes(const NkiLoop& loop, LoopChain& chain) const {
     chain.push_back(&loop);
-    const int64_t trips = Trips(spec_, chain);
+    const int64_t trips = LoopTrips(spec_, chain);
     int64_t bytes = 0;
     for (const NkiOp& op : loop.body) {
       if (op.op == "loop") {
@@ -172,8 +156,8 @@ class Sinker {
     }
     chain.push_back(&l);
     const bool partial = LoopHasPartialTile(spec_, chain, chain.size() - 1);
-    const int64_t trips = Trips(spec_, chain);
-    const int64_t loads = Runs(spec_, chain);
+    const int64_t trips = LoopTrips(spec_, chain);
+    const int64_t loads = LoopRuns(spec_, chain);
     chain.pop_back();
     if (partial || trips < 2) return false;
     // Two iterations of L in flight: with the block kept, and with it out
@@ -198,7 +182,7 @@ class Sinker {
     r.var = l.var;
     r.bytes = BlockBytes(block.loop.front(), chain);
     r.loads = loads;
-    r.kept_loads = Runs(spec_, chain);
+    r.kept_loads = LoopRuns(spec_, chain);
     r.why = absl::StrFormat(
         "each tile of %s is an unmodified copy of an input: kept across "
         "loop %s, two of its iterations in flight would need %d B per "

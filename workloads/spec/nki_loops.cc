@@ -1,6 +1,7 @@
 #include "workloads/spec/nki_loops.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -118,6 +119,24 @@ std::vector<int64_t> LoopExtents(const WorkloadSpec& spec,
     if (e > tile && e % tile != 0) blocks.insert(e % tile);
   }
   return {blocks.begin(), blocks.end()};
+}
+
+int64_t LoopTrips(const WorkloadSpec& spec, const LoopChain& chain) {
+  const int64_t extent = LoopExtents(spec, chain, chain.size() - 1).back();
+  const int64_t step = chain.back()->TileSize();
+  return (extent + step - 1) / step;
+}
+
+int64_t LoopRuns(const WorkloadSpec& spec, const LoopChain& chain) {
+  int64_t runs = 1;
+  LoopChain prefix;
+  for (const NkiLoop* l : chain) {
+    prefix.push_back(l);
+    if (__builtin_mul_overflow(runs, LoopTrips(spec, prefix), &runs)) {
+      return std::numeric_limits<int64_t>::max();
+    }
+  }
+  return runs;
 }
 
 int64_t LoopFullTile(const WorkloadSpec& spec, const LoopChain& chain,

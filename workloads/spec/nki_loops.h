@@ -61,6 +61,15 @@ int EnclosingSameDim(const LoopChain& chain, size_t i);
 std::vector<int64_t> LoopExtents(const WorkloadSpec& spec,
                                  const LoopChain& chain, size_t i);
 
+// The most iterations chain.back() makes in one run of the loops around
+// it: its largest extent over its tile size, rounded up.
+int64_t LoopTrips(const WorkloadSpec& spec, const LoopChain& chain);
+
+// How many times the body of chain.back() runs over the kernel: the
+// product of LoopTrips over chain's prefixes, saturating at the largest
+// int64_t rather than wrapping.
+int64_t LoopRuns(const WorkloadSpec& spec, const LoopChain& chain);
+
 // The tile of chain[i] when it is full: its tile size, or its whole extent
 // when that is smaller.
 int64_t LoopFullTile(const WorkloadSpec& spec, const LoopChain& chain,
