@@ -102,6 +102,8 @@ namespace {
 
 std::atomic<int> default_jobs{1};
 
+}  // namespace
+
 absl::Status CheckSchedule(const Schedule& s) {
   if (s.repeat < 1 || s.repeat > kMaxRepeat) {
     return absl::InvalidArgumentError(
@@ -112,8 +114,6 @@ absl::Status CheckSchedule(const Schedule& s) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 void SetDefaultJobs(int jobs) { default_jobs.store(std::max(1, jobs)); }
 int DefaultJobs() { return default_jobs.load(); }

@@ -73,6 +73,10 @@ absl::Status CheckSimulatedWork(const std::vector<WorkloadSpec>& specs,
                                 const Schedule& schedule,
                                 absl::string_view command, int64_t passes = 1);
 
+// Refuses a schedule no run can have: `repeat` outside 1..kMaxRepeat, a
+// negative `wait` or `warmup` (RunWorkload and RunLowered check it first).
+absl::Status CheckSchedule(const Schedule& schedule);
+
 // Refuses, before anything runs, a run of `workloads` workloads that would
 // record more than kMaxSamplesPerRun samples.
 absl::Status CheckRunSize(int64_t workloads, const Schedule& schedule);

@@ -20,6 +20,7 @@
 #include "support/status_macros.h"
 #include "workloads/compiler/compiler.h"
 #include "workloads/loading/shape_override.h"
+#include "workloads/lowering/lowering.h"
 #include "workloads/spec/spec_validator.h"
 
 namespace trn {
@@ -103,28 +104,36 @@ struct Measured {
   std::optional<Timeline> timeline;  // replayed when an event metric asks
 };
 
-absl::StatusOr<Measured> Measure(const WorkloadSpec& spec,
-                                 const PublishedFigure& f,
-                                 const DeviceProfile& profile,
-                                 const RunOptions& run) {
-  Measured m;
+// The spec a figure's run reads: the suite's, compiled for the figure's
+// device, or its shape point.
+absl::StatusOr<WorkloadSpec> SpecFor(const WorkloadSpec& spec,
+                                     const PublishedFigure& f,
+                                     const DeviceProfile& profile) {
   if (f.shape.empty()) {
     // The suite was read with one device's limits; each figure's device
     // has its own.
-    m.spec = spec;
-    TRN_RETURN_IF_ERROR(CompileSpec(m.spec, profile.memory));
-  } else {
-    TRN_ASSIGN_OR_RETURN(std::vector<ShapeOverride> overrides,
-                         Overrides(spec, f));
-    auto points = ApplyShapeOverrides({spec}, overrides, profile.memory);
-    if (!points.ok()) {
-      return Bad(spec, f, "/shape", std::string(points.status().message()));
-    }
-    m.spec = std::move(points->front());
+    WorkloadSpec out = spec;
+    TRN_RETURN_IF_ERROR(CompileSpec(out, profile.memory));
+    return out;
   }
-  TRN_ASSIGN_OR_RETURN(m.result, RunWorkload(m.spec, profile, run));
-  return m;
+  TRN_ASSIGN_OR_RETURN(std::vector<ShapeOverride> overrides,
+                       Overrides(spec, f));
+  auto points = ApplyShapeOverrides({spec}, overrides, profile.memory);
+  if (!points.ok()) {
+    return Bad(spec, f, "/shape", std::string(points.status().message()));
+  }
+  return std::move(points->front());
 }
+
+// A run prepared: its spec and program (the program kept only while the
+// programs kept hold kKeptProgramInstructions in all; lowered again
+// otherwise), or the error that stopped it, and the work it will take.
+struct Prepared {
+  absl::Status status;
+  WorkloadSpec spec;
+  std::optional<Program> program;
+  int64_t work = 0;  // SimulatedWork of its runs (and its replay)
+};
 
 absl::StatusOr<double> ModelValue(Measured& m, const WorkloadSpec& spec,
                                   const PublishedFigure& f,
@@ -353,16 +362,94 @@ absl::StatusOr<ValidationResult> RunValidation(
   const int outer = static_cast<int>(
       std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(1, jobs))));
   const int inner = outer > 1 ? std::max(1, jobs / outer) : jobs;
-  std::vector<std::optional<Measured>> measured(tasks.size());
-  size_t scored = 0;  // figures scored so far
-  TRN_RETURN_IF_ERROR(OrderedParallelMap<Measured>(
+
+  // First every run's spec and program, on `outer` threads: what each run
+  // will cost (its program's instructions) is known only once lowered. A
+  // task's error is kept as its outcome and met again below, in order.
+  std::vector<Prepared> prepared(tasks.size());
+  int64_t kept_instructions = 0;
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<Prepared>(
       tasks.size(), outer,
-      [&](size_t, size_t k) -> absl::StatusOr<Measured> {
+      [&](size_t, size_t k) -> absl::StatusOr<Prepared> {
         const Task& t = tasks[k];
+        Prepared p;
+        // In the order a serial walk meets the errors: the spec, the
+        // schedule (RunWorkload), the program.
+        absl::StatusOr<WorkloadSpec> spec =
+            SpecFor(*t.spec, *t.figure, *t.profile);
+        if (!spec.ok()) {
+          p.status = spec.status();
+          return p;
+        }
+        p.spec = *std::move(spec);
+        p.status = CheckSchedule(t.run.schedule);
+        if (!p.status.ok()) return p;
+        absl::StatusOr<Program> program = Lower(p.spec, *t.profile);
+        if (!program.ok()) {
+          p.status = program.status();
+          return p;
+        }
+        const int64_t n = program->InstructionCount();
+        p.work =
+            SimulatedWork(n, t.run.schedule.warmup + t.run.schedule.repeat +
+                                 (t.replay ? 1 : 0));
+        p.program = *std::move(program);
+        return p;
+      },
+      [&](size_t k, Prepared p) -> absl::Status {
+        if (p.program.has_value()) {
+          const int64_t n = p.program->InstructionCount();
+          if (n <= kKeptProgramInstructions - kept_instructions) {
+            kept_instructions += n;
+          } else {
+            p.program.reset();  // lowered again when its turn comes
+          }
+        }
+        prepared[k] = std::move(p);
+        return absl::OkStatus();
+      }));
+
+  // Then the runs, dealt longest first (the largest work first, ties in
+  // suite order), so that the threads finish together: in suite order the
+  // largest runs came last and one thread ran them while the other had
+  // nothing left (issue 42). Every run depends on its task alone, and the
+  // figures are scored below in suite order, so rows and errors are those
+  // of a serial walk whatever the order the runs go in.
+  std::vector<size_t> order(tasks.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return prepared[a].work > prepared[b].work;
+  });
+  struct Outcome {
+    size_t task = 0;
+    absl::StatusOr<Measured> measured = absl::UnknownError("not run");
+  };
+  std::vector<std::optional<absl::StatusOr<Measured>>> measured(tasks.size());
+  TRN_RETURN_IF_ERROR(OrderedParallelMap<Outcome>(
+      tasks.size(), outer,
+      [&](size_t, size_t j) -> absl::StatusOr<Outcome> {
+        Outcome out;
+        out.task = order[j];
+        const Task& t = tasks[out.task];
+        Prepared& p = prepared[out.task];
+        if (!p.status.ok()) {
+          out.measured = p.status;
+          return out;
+        }
         RunOptions each = t.run;
         each.jobs = inner;
-        TRN_ASSIGN_OR_RETURN(Measured m,
-                             Measure(*t.spec, *t.figure, *t.profile, each));
+        Measured m;
+        m.spec = std::move(p.spec);
+        absl::StatusOr<WorkloadResult> r =
+            p.program.has_value()
+                ? RunLowered(m.spec, *std::move(p.program), *t.profile, each)
+                : RunWorkload(m.spec, *t.profile, each);
+        p.program.reset();
+        if (!r.ok()) {
+          out.measured = r.status();
+          return out;
+        }
+        m.result = *std::move(r);
         if (t.replay) {
           // The timeline an event metric reads, replayed here rather than
           // on the scoring thread; a failure is met again there, in order.
@@ -370,28 +457,36 @@ absl::StatusOr<ValidationResult> RunValidation(
                               each.schedule.IndexOfActive(0));
           if (tl.ok()) m.timeline = *std::move(tl);
         }
-        return m;
+        out.measured = std::move(m);
+        return out;
       },
-      [&](size_t k, Measured m) -> absl::Status {
-        measured[k] = std::move(m);
-        // Every figure up to the one that starts run k + 1.
-        for (; scored < figures.size() && figures[scored].task <= k; ++scored) {
-          const Figure& fig = figures[scored];
-          ValidationRow row;
-          row.workload = fig.name;
-          row.key = Key(fig.name, *fig.figure);
-          row.spec_file = fig.spec->file;
-          row.published = *fig.figure;
-          row.runs = fig.run.schedule.repeat;
-          TRN_ASSIGN_OR_RETURN(
-              row.model, ModelValue(*measured[fig.task], *fig.spec, *fig.figure,
-                                    *fig.profile, fig.run));
-          Score(row);
-          row.known_gap = gaps.contains(row.key);
-          result.rows.push_back(std::move(row));
-        }
+      [&](size_t, Outcome o) -> absl::Status {
+        measured[o.task] = std::move(o.measured);
         return absl::OkStatus();
       }));
+
+  // The figures in suite order, as a serial walk meets them: a run's error
+  // comes after the figures of the runs before it.
+  size_t scored = 0;  // figures scored so far
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    TRN_RETURN_IF_ERROR(measured[k]->status());
+    // Every figure up to the one that starts run k + 1.
+    for (; scored < figures.size() && figures[scored].task <= k; ++scored) {
+      const Figure& fig = figures[scored];
+      ValidationRow row;
+      row.workload = fig.name;
+      row.key = Key(fig.name, *fig.figure);
+      row.spec_file = fig.spec->file;
+      row.published = *fig.figure;
+      row.runs = fig.run.schedule.repeat;
+      TRN_ASSIGN_OR_RETURN(
+          row.model, ModelValue(**measured[fig.task], *fig.spec, *fig.figure,
+                                *fig.profile, fig.run));
+      Score(row);
+      row.known_gap = gaps.contains(row.key);
+      result.rows.push_back(std::move(row));
+    }
+  }
   TRN_RETURN_IF_ERROR(walk_error);
 
   SummarizeRows(result, gaps);

@@ -16,6 +16,7 @@
 #include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/runner/runner.h"
 #include "harness/validation/training_figures.h"
 #include "nlohmann/json.hpp"
 #include "workloads/loading/spec_catalog.h"
@@ -358,6 +359,52 @@ TEST(ValidationTest, EventMetricsReadTheLinesEvents) {
   EXPECT_THAT(Message(none.status()),
               HasSubstr("k.json: /published/0/line: the model has no "
                         "dma_transfer_us event on line 4"));
+}
+
+// The runs are dealt to the threads largest first (here b, then m, then
+// s), but the rows, and the first error, are those of the serial walk in
+// suite order.
+TEST(ValidationTest, RowsAndTheFirstErrorAreTheSerialWalksForAnyJobs) {
+  const std::string fig = Fig("ncl_us", 1, R"("tolerance": 1)");
+  const std::vector<WorkloadSpec> suite = {Kernel("s", {fig}, 256),
+                                           Kernel("b", {fig}, 4096),
+                                           Kernel("m", {fig}, 1024)};
+  // Errors of the small first run, met after the large one ran first: at
+  // scoring (no event on the line) and before its run (a bad shape point).
+  const std::vector<WorkloadSpec> late_error = {
+      Kernel("s", {Fig("dma_transfer_us", 1, R"("tolerance": 1, "line": 4)")},
+             256),
+      Kernel("b", {fig}, 4096)};
+  const std::vector<WorkloadSpec> early_error = {
+      Kernel("s", {Fig("ncl_us", 1, R"("tolerance": 1, "shape": ["z=4x4"])")},
+             256),
+      Kernel("b", {fig}, 4096)};
+  std::vector<absl::StatusOr<ValidationResult>> rows, late, early;
+  for (const int jobs : {1, 2, 3}) {
+    SetDefaultJobs(jobs);
+    rows.push_back(RunValidation(suite, Profiles(), Fast()));
+    late.push_back(RunValidation(late_error, Profiles(), Fast()));
+    early.push_back(RunValidation(early_error, Profiles(), Fast()));
+  }
+  SetDefaultJobs(1);
+  for (size_t j = 0; j < rows.size(); ++j) {
+    ASSERT_TRUE(rows[j].ok()) << rows[j].status();
+    ASSERT_EQ(rows[j]->rows.size(), 3u);
+    EXPECT_EQ(rows[j]->rows[0].workload, "s");
+    EXPECT_EQ(rows[j]->rows[1].workload, "b");
+    EXPECT_EQ(rows[j]->rows[2].workload, "m");
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(rows[j]->rows[i].model, rows[0]->rows[i].model);
+    }
+    EXPECT_THAT(Message(late[j].status()),
+                HasSubstr("s.json: /published/0/line: the model has no "
+                          "dma_transfer_us event on line 4"));
+    EXPECT_THAT(Message(early[j].status()),
+                HasSubstr("s.json: /published/0/shape: "));
+  }
+  // The larger kernel is the longer run: the order above is not the
+  // suite's.
+  EXPECT_GT(rows[0]->rows[1].model, rows[0]->rows[0].model);
 }
 
 TEST(ValidationTest, RefusesSuitesItCannotJudge) {

@@ -218,8 +218,9 @@ absl::Status AddFromSource(const Options& o,
 // the reason. `gaps` are the known gaps of the whole suite: those naming
 // a training kernel are taken from it. `beside` (the suite's own runs,
 // which need `gaps` so taken) is called once, while the training kernels
-// are traced: one front end batch on a thread of its own (one Python
-// start-up, its CPU beside the runs'; issue 42) when --jobs allows two
+// are traced and run: one front end batch (one Python start-up; each job a
+// Python child writing a file of its own) then the kernels' runs, on a
+// thread of their own beside the suite's (issue 42) when --jobs allows two
 // threads, before the tracing on one. It is not called when this returns
 // an error first.
 absl::StatusOr<ValidationResult> RunTraining(
@@ -270,32 +271,48 @@ absl::StatusOr<ValidationResult> RunTraining(
       }
     }
   }
-  // The front ends run in batches side by side (each job a Python child
-  // writing a file of its own; tracing is most of validate's serial time
-  // otherwise, and Python's start-up most of a trace's); a kernel's
-  // refusal is kept as its outcome, not the command's error.
-  struct Outcome {
-    absl::Status status;
-    std::string path;
+  // Each kernel's outcome: its validation, or why it was not run (its
+  // front end's or its spec's refusal, or the model's), kept as its
+  // outcome, not the command's error.
+  std::vector<absl::StatusOr<ValidationResult>> results(
+      kernels.size(), absl::InternalError("not run"));
+  auto run_kernel = [&](size_t i, const absl::StatusOr<std::string>& path) {
+    const TrainingKernel& k = kernels[i];
+    absl::StatusOr<WorkloadSpec> spec =
+        path.ok() ? LoadSpecFile(*path, profiles.begin()->second.memory)
+                  : absl::StatusOr<WorkloadSpec>(path.status());
+    if (!spec.ok()) {
+      results[i] = spec.status();
+      return;
+    }
+    spec->name = k.name;
+    spec->family = k.family;
+    spec->file = k.file;
+    spec->published = k.published;
+    ValidationOptions one = options;
+    one.known_gaps = own[i];
+    results[i] = RunValidation({*spec}, profiles, one);
   };
-  std::vector<Outcome> traces(kernels.size());
-  TracedKernels traced;
   if (present) {
     std::vector<KernelReference> refs;
     for (const TrainingKernel& k : kernels) refs.push_back(k.traced_from);
-    auto trace = [&] { return traced.TraceReferences(dir, refs, 1); };
-    std::vector<absl::StatusOr<std::string>> paths;
+    // The kernels traced, then run, on a thread of their own beside the
+    // suite's runs: their runs were after the suite's, on one thread
+    // (issue 42). Each result depends on its kernel alone and the rows
+    // are gathered below in kernel order.
+    TracedKernels traced;
+    auto trace_and_run = [&] {
+      const std::vector<absl::StatusOr<std::string>> paths =
+          traced.TraceReferences(dir, refs, 1);
+      for (size_t i = 0; i < kernels.size(); ++i) run_kernel(i, paths[i]);
+    };
     if (DefaultJobs() >= 2) {
-      auto pending = std::async(std::launch::async, trace);
+      auto pending = std::async(std::launch::async, trace_and_run);
       beside();
-      paths = pending.get();
+      pending.get();
     } else {
-      paths = trace();
+      trace_and_run();
       beside();
-    }
-    for (size_t i = 0; i < kernels.size(); ++i) {
-      traces[i] = paths[i].ok() ? Outcome{absl::OkStatus(), *paths[i]}
-                                : Outcome{paths[i].status(), ""};
     }
   } else {
     beside();
@@ -313,22 +330,7 @@ absl::StatusOr<ValidationResult> RunTraining(
                            " is not on this machine"));
       continue;
     }
-    absl::StatusOr<WorkloadSpec> spec =
-        traces[i].status.ok()
-            ? LoadSpecFile(traces[i].path, profiles.begin()->second.memory)
-            : absl::StatusOr<WorkloadSpec>(traces[i].status);
-    absl::StatusOr<ValidationResult> r = absl::InternalError("not run");
-    if (!spec.ok()) {
-      r = spec.status();
-    } else {
-      spec->name = k.name;
-      spec->family = k.family;
-      spec->file = k.file;
-      spec->published = k.published;
-      ValidationOptions one = options;
-      one.known_gaps = own[i];
-      r = RunValidation({*spec}, profiles, one);
-    }
+    absl::StatusOr<ValidationResult>& r = results[i];
     if (!r.ok()) {
       if (r.status().code() != absl::StatusCode::kInvalidArgument) {
         return r.status();
