@@ -1,6 +1,8 @@
 #include "device_model/device_profile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,7 +134,7 @@ absl::StatusOr<ProfileParam> ParseParam(const json& j, const JsonReader& r,
                                         const std::string& path,
                                         const ParamSpec& spec) {
   static constexpr std::string_view kKeys[] = {"value", "quantiles", "unit",
-                                               "source"};
+                                               "source", "fitted_on"};
   TRN_RETURN_IF_ERROR(r.CheckKeys(j, path, kKeys, "a parameter"));
   ProfileParam p;
   const json* value = JsonReader::Optional(j, "value");
@@ -176,6 +178,33 @@ absl::StatusOr<ProfileParam> ParseParam(const json& j, const JsonReader& r,
   if (p.source.empty()) {
     return r.Error({path, "source"},
                    "every parameter must say where its value comes from");
+  }
+  if (const json* on = JsonReader::Optional(j, "fitted_on"); on != nullptr) {
+    const std::string at = JsonChild(path, "fitted_on");
+    if (!p.source.starts_with("fitted")) {
+      return r.Error(at,
+                     "only a fitted parameter names the figures it was "
+                     "fitted on; its source does not start with \"fitted\"");
+    }
+    TRN_ASSIGN_OR_RETURN(
+        p.fitted_on,
+        r.StringArray(*on, at,
+                      "an array of validation keys (\"<workload> <metric> "
+                      "<statistic> <device>\")"));
+    std::set<std::string, std::less<>> seen;
+    for (size_t i = 0; i < p.fitted_on.size(); ++i) {
+      const std::string& key = p.fitted_on[i];
+      if (std::count(key.begin(), key.end(), ' ') < 3) {
+        return r.Error({at, i},
+                       absl::StrCat("\"", key,
+                                    "\" is not a validation key; expected "
+                                    "\"<workload> <metric> <statistic> "
+                                    "<device>\""));
+      }
+      if (!seen.insert(key).second) {
+        return r.Error({at, i}, absl::StrCat("\"", key, "\" listed twice"));
+      }
+    }
   }
   return p;
 }
@@ -377,6 +406,8 @@ absl::Status OverrideParam(DeviceProfile& profile, absl::string_view key,
   }
   param.source = absl::StrCat("overridden by ", by,
                               " (the profile said: ", param.source, ")");
+  // The figures were fitted to the old value, not to this one.
+  param.fitted_on.clear();
   TRN_RETURN_IF_ERROR(Rebuild(updated, key));
   profile = std::move(updated);
   return absl::OkStatus();

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -28,6 +29,12 @@ struct ProfileParam {
   QuantileTable dist;  // constant for fixed hardware figures
   std::string unit;
   std::string source;  // the public figure or calibration target behind it
+  // A fitted parameter's figures: the validation keys ("<workload> <metric>
+  // <statistic> <device>", docs/validation.md) of the published figures its
+  // value was fitted to. `trnbench validate` marks those figures as fits
+  // rather than predictions: a model earns trust only against measurements
+  // it was not fitted to. Empty for a public value.
+  std::vector<std::string> fitted_on;
 };
 
 struct EngineParams {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -32,10 +33,17 @@ std::string Allowed(const PublishedFigure& f) {
 
 std::string VerdictWord(const ValidationRow& r) {
   if (!r.not_run.empty()) return r.not_run;
-  const bool ok = r.within;
-  const bool known_gap = r.known_gap;
-  if (ok) return known_gap ? "within (listed as a gap)" : "within";
-  return known_gap ? "OUT (known gap)" : "OUT";
+  // A figure a parameter was fitted on checks the fit, not a prediction.
+  const bool fitted = !r.fitted_by.empty();
+  if (r.within) {
+    if (r.known_gap)
+      return fitted ? "within (listed as a gap; fitted)"
+                    : "within (listed as a gap)";
+    return fitted ? "within (fitted)" : "within";
+  }
+  if (r.known_gap)
+    return fitted ? "OUT (known gap; fitted)" : "OUT (known gap)";
+  return fitted ? "OUT (fitted)" : "OUT";
 }
 
 std::string Settings(const ValidationResult& res) {
@@ -62,6 +70,28 @@ std::vector<std::string> Summary(const ValidationResult& res) {
       not_run == 0
           ? std::string()
           : absl::StrFormat("; %d not run (refused or skipped)", not_run)));
+  if (res.fitted > 0) {
+    // The figures the profile's fitted parameters were fitted on say how
+    // well the fit holds; the others are what the model predicts.
+    std::string line = absl::StrFormat(
+        "%d of them fitted (a parameter of their device profile was fitted "
+        "on them: its fitted_on); ",
+        res.fitted);
+    if (res.predictions == 0) {
+      absl::StrAppend(&line, "no prediction");
+    } else {
+      absl::StrAppendFormat(&line, "the %d predictions: %d within",
+                            res.predictions, res.predictions_within);
+      if (res.predictions_with_tolerance > 0) {
+        absl::StrAppendFormat(&line,
+                              ", mean |error| %.1f%% over the %d with a "
+                              "tolerance",
+                              100.0 * res.predictions_mean_abs_error,
+                              res.predictions_with_tolerance);
+      }
+    }
+    lines.push_back(std::move(line));
+  }
   for (const OrderCheck& c : res.orders) {
     std::vector<std::string> published;
     std::vector<std::string> model;
@@ -218,6 +248,7 @@ ordered_json ValidationToJson(const ValidationResult& res) {
     x["high"] = r.high;
     x["within"] = r.within;
     x["known_gap"] = r.known_gap;
+    x["fitted_by"] = r.fitted_by;
     x["order"] =
         f.order.empty() ? ordered_json(nullptr) : ordered_json(f.order);
     x["shape"] = f.shape;
@@ -245,6 +276,12 @@ ordered_json ValidationToJson(const ValidationResult& res) {
                   {"within", res.within},
                   {"out", res.out},
                   {"known_gaps", res.known_gaps},
+                  {"fitted", res.fitted},
+                  {"predictions",
+                   {{"figures", res.predictions},
+                    {"within", res.predictions_within},
+                    {"figures_with_tolerance", res.predictions_with_tolerance},
+                    {"mean_abs_error", res.predictions_mean_abs_error}}},
                   {"stale_gaps", res.stale_gaps},
                   {"passed", res.passed}};
   return j;

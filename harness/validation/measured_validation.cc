@@ -343,6 +343,8 @@ absl::StatusOr<std::string> CalibratedProfileText(
       continue;
     }
     const double factor = fp.after / fp.before;
+    // Fitted to the measurements now, no longer to the figures it named.
+    p.erase("fitted_on");
     if (p.contains("value")) {
       p["value"] = fp.after;
     } else if (p.contains("quantiles")) {

@@ -394,6 +394,7 @@ absl::StatusOr<ValidationResult> RunValidation(
       }));
   TRN_RETURN_IF_ERROR(walk_error);
 
+  MarkFittedRows(result.rows, profiles);
   SummarizeRows(result, gaps);
   result.orders = CheckOrders(result.rows);
   for (OrderCheck& c : result.orders) {
@@ -405,15 +406,43 @@ absl::StatusOr<ValidationResult> RunValidation(
   return result;
 }
 
+void MarkFittedRows(std::vector<ValidationRow>& rows,
+                    const ProfileSet& profiles) {
+  for (ValidationRow& row : rows) {
+    row.fitted_by.clear();
+    const auto profile = profiles.find(row.published.device);
+    if (profile == profiles.end()) continue;
+    for (const auto& [name, param] : profile->second.params) {
+      if (std::find(param.fitted_on.begin(), param.fitted_on.end(), row.key) !=
+          param.fitted_on.end()) {
+        row.fitted_by.push_back(name);
+      }
+    }
+  }
+}
+
 void SummarizeRows(ValidationResult& result,
                    const std::set<std::string>& gaps) {
   result.within = result.out = result.known_gaps = result.with_tolerance = 0;
+  result.fitted = result.predictions = result.predictions_within =
+      result.predictions_with_tolerance = 0;
   result.stale_gaps.clear();
   double abs_sum = 0;
+  double prediction_abs_sum = 0;
   bool all_ok = true;
   for (ValidationRow& row : result.rows) {
     row.known_gap = gaps.contains(row.key);
     if (!row.not_run.empty()) continue;
+    if (row.fitted_by.empty()) {
+      ++result.predictions;
+      if (row.within) ++result.predictions_within;
+      if (row.published.tolerance.has_value()) {
+        prediction_abs_sum += std::fabs(row.error);
+        ++result.predictions_with_tolerance;
+      }
+    } else {
+      ++result.fitted;
+    }
     if (row.within) {
       ++result.within;
       if (row.known_gap) result.stale_gaps.push_back(row.key);
@@ -432,6 +461,10 @@ void SummarizeRows(ValidationResult& result,
   }
   result.mean_abs_error =
       result.with_tolerance > 0 ? abs_sum / result.with_tolerance : 0.0;
+  result.predictions_mean_abs_error =
+      result.predictions_with_tolerance > 0
+          ? prediction_abs_sum / result.predictions_with_tolerance
+          : 0.0;
   result.passed = all_ok && result.stale_gaps.empty();
 }
 

@@ -55,6 +55,10 @@ struct ValidationRow {
   // refuses it, "skipped: <why>" when its source is not on this machine.
   // Such a row has no model figure and counts in no total.
   std::string not_run;
+  // The parameters of the figure's device profile fitted on it (their
+  // `fitted_on` names its key), by name: the figure checks
+  // a fit, not a prediction. Empty for a prediction.
+  std::vector<std::string> fitted_by;
 };
 
 // An "order" group: its entries sorted by published figure, largest first,
@@ -83,6 +87,14 @@ struct ValidationResult {
   int within = 0;
   int out = 0;         // out of tolerance, known gaps included
   int known_gaps = 0;  // out of tolerance and listed as known
+  // The same totals over the predictions alone: the figures run that no
+  // parameter of their device profile was fitted on (ValidationRow::
+  // fitted_by empty). `fitted` counts the others.
+  int fitted = 0;
+  int predictions = 0;
+  int predictions_within = 0;
+  int predictions_with_tolerance = 0;
+  double predictions_mean_abs_error = 0;
   // A known gap that is now within tolerance: the list is stale.
   std::vector<std::string> stale_gaps;
   // Exit status: every row within tolerance or a listed gap, every order
@@ -103,8 +115,14 @@ absl::StatusOr<std::vector<std::string>> ParseKnownGaps(std::string_view text,
 std::vector<std::string> SuiteDevices(const std::vector<WorkloadSpec>& suite,
                                       const std::string& device);
 
+// Each row's fitted_by, from the `fitted_on` lists of its device's profile
+// in `profiles` (a row whose device has no profile there is a prediction).
+void MarkFittedRows(std::vector<ValidationRow>& rows,
+                    const ProfileSet& profiles);
+
 // The totals of `result` from its rows, the rows not run counting in none, and
-// each row's known_gap: mean |error|, within, out, known gaps
+// each row's known_gap: mean |error|, within, out, known gaps, the same over
+// the predictions (rows without fitted_by)
 // (`gaps`: the known gaps that name its figures), stale gaps and passed.
 void SummarizeRows(ValidationResult& result, const std::set<std::string>& gaps);
 

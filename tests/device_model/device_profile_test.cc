@@ -153,6 +153,28 @@ TEST(Trn1ProfileTest, EveryParameterHasASource) {
   }
 }
 
+// A fitted value says which figures it was fitted on, so that validate
+// counts them as fits, not predictions (docs/device-profile.md); the suite
+// test checks that each names a figure of the suite.
+TEST(Trn1ProfileTest, EveryFittedParameterNamesItsFigures) {
+  auto p = LoadDeviceProfile(Trn1Path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  int fitted = 0;
+  for (const auto& [name, param] : p->params) {
+    if (!param.source.starts_with("fitted")) {
+      EXPECT_TRUE(param.fitted_on.empty()) << name;
+      continue;
+    }
+    ++fitted;
+    EXPECT_FALSE(param.fitted_on.empty())
+        << name << " is fitted but names no figure in fitted_on";
+    for (const std::string& key : param.fitted_on) {
+      EXPECT_TRUE(key.ends_with(" trn1")) << name << ": " << key;
+    }
+  }
+  EXPECT_GT(fitted, 0);
+}
+
 TEST(Trn1ProfileTest, ContentHashIsFnvOfTheFile) {
   const std::string text = ReadFile(Trn1Path());
   ASSERT_FALSE(text.empty());
@@ -334,7 +356,7 @@ TEST(ParseDeviceProfileTest, BadParameterEntries) {
   j["parameters"]["hbm_gbps"]["colour"] = "blue";
   ExpectError(j, "/parameters/hbm_gbps/colour",
               "unknown key \"colour\" in a parameter; allowed keys: value, "
-              "quantiles, unit, source");
+              "quantiles, unit, source, fitted_on");
 
   j = TestProfile();
   j["parameters"]["hbm_gbps"]["unit"] = 3;
@@ -344,6 +366,43 @@ TEST(ParseDeviceProfileTest, BadParameterEntries) {
   j = TestProfile();
   j["parameters"]["hbm_gbps"] = 20;
   ExpectError(j, "/parameters/hbm_gbps", "expected an object, got number 20");
+}
+
+TEST(ParseDeviceProfileTest, AFittedParameterNamesTheFiguresItWasFittedOn) {
+  auto j = TestProfile();
+  j["parameters"]["hbm_gbps"]["source"] = "fitted: to two figures";
+  j["parameters"]["hbm_gbps"]["fitted_on"] = {"a ncl_us p50 trn1",
+                                              "b[x=1x2] ncl_us p99 trn1"};
+  auto p = ParseDeviceProfile(j.dump(), kLabel);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(
+      p->params.at("hbm_gbps").fitted_on,
+      ::testing::ElementsAre("a ncl_us p50 trn1", "b[x=1x2] ncl_us p99 trn1"));
+  EXPECT_TRUE(p->params.at("dma_queues").fitted_on.empty());
+}
+
+TEST(ParseDeviceProfileTest, BadFittedOn) {
+  auto j = TestProfile();
+  j["parameters"]["hbm_gbps"]["source"] = "public: a datasheet";
+  j["parameters"]["hbm_gbps"]["fitted_on"] = {"a ncl_us p50 trn1"};
+  ExpectError(j, "/parameters/hbm_gbps/fitted_on",
+              "only a fitted parameter names the figures it was fitted on");
+
+  j = TestProfile();
+  j["parameters"]["hbm_gbps"]["source"] = "fitted: x";
+  j["parameters"]["hbm_gbps"]["fitted_on"] = "a ncl_us p50 trn1";
+  ExpectError(j, "/parameters/hbm_gbps/fitted_on",
+              "expected an array of validation keys");
+
+  j["parameters"]["hbm_gbps"]["fitted_on"] = {"a ncl_us p50"};
+  ExpectError(j, "/parameters/hbm_gbps/fitted_on/0",
+              "\"a ncl_us p50\" is not a validation key; expected "
+              "\"<workload> <metric> <statistic> <device>\"");
+
+  j["parameters"]["hbm_gbps"]["fitted_on"] = {"a ncl_us p50 trn1",
+                                              "a ncl_us p50 trn1"};
+  ExpectError(j, "/parameters/hbm_gbps/fitted_on/1",
+              "\"a ncl_us p50 trn1\" listed twice");
 }
 
 TEST(ParseDeviceProfileTest, BadQuantileTables) {
@@ -433,6 +492,13 @@ TEST_F(OverrideParamTest, RescalesADistributionToTheNewMedian) {
     EXPECT_NEAR(pts[i].second, expected[i].second, 1e-12) << i;
   }
   EXPECT_NEAR(profile_.params.at("dma_latency_us").dist.Median(), 6.5, 1e-12);
+}
+
+// An overridden value is no longer the one its figures were fitted to.
+TEST_F(OverrideParamTest, ForgetsTheFiguresTheOldValueWasFittedOn) {
+  profile_.params.at("hbm_gbps").fitted_on = {"a ncl_us p50 trn1"};
+  ASSERT_TRUE(OverrideParam(profile_, "hbm_gbps", 205, "--set").ok());
+  EXPECT_TRUE(profile_.params.at("hbm_gbps").fitted_on.empty());
 }
 
 TEST_F(OverrideParamTest, UnknownKeyListsKnownKeys) {

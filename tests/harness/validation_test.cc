@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -106,6 +108,30 @@ TEST(ValidationSuiteTest, EveryFigureIsWithinToleranceOrAListedGap) {
     }
   }
   EXPECT_TRUE(result->passed);
+  // Every figure a shipped profile's parameter says it was fitted on is a
+  // figure of the suite or of its training kernels: a misspelt key would
+  // leave a fit counted as a prediction.
+  std::set<std::string> keys;
+  for (const ValidationRow& r : result->rows) keys.insert(r.key);
+  for (const TrainingKernel& k : *training) {
+    for (const PublishedFigure& f : k.published) {
+      keys.insert(
+          absl::StrCat(k.name, " ", f.metric, " ", f.statistic, " ", f.device));
+    }
+  }
+  for (const auto& [device, profile] : Profiles()) {
+    for (const auto& [name, param] : profile.params) {
+      for (const std::string& key : param.fitted_on) {
+        EXPECT_TRUE(keys.contains(key))
+            << device << " " << name << ": fitted_on \"" << key
+            << "\" names no figure of the suite";
+      }
+    }
+  }
+  // The fitted figures are marked, and the predictions summed apart.
+  EXPECT_GT(result->fitted, 0);
+  EXPECT_EQ(result->fitted + result->predictions,
+            static_cast<int>(result->rows.size()));
 }
 
 // The seeds are in the suite as copies of the shipped specs (the shipped
@@ -233,6 +259,48 @@ TEST(ValidationTest, ScoresAFigureAgainstItsTolerance) {
               (std::fabs(1 / 1.02 - 1) + std::fabs(1 / 1.2 - 1) + 0) / 3, 1e-9);
   EXPECT_FALSE(r->passed);
   EXPECT_EQ(r->rows[1].key, "b ncl_us p50 trn1");
+}
+
+// A figure a parameter of its device's profile names in `fitted_on` checks
+// the fit, not a prediction: it is marked with the parameter and left out
+// of the predictions' totals; the same figure against a profile whose
+// parameter names nothing is a prediction.
+TEST(ValidationTest, FiguresAParameterWasFittedOnAreMarkedAndSummedApart) {
+  const double ma = ModelOf("a", "ncl_us");
+  const double mb = ModelOf("b", "ncl_us");
+  const std::vector<WorkloadSpec> suite = {
+      Kernel("a", {Fig("ncl_us", ma * 1.02)}),
+      Kernel("b", {Fig("ncl_us", mb * 1.04)})};
+  ProfileSet fitted = Profiles();
+  for (auto& [name, param] : fitted.at("trn1").params) param.fitted_on.clear();
+  fitted.at("trn1").params.at("dma_latency_us").fitted_on = {
+      "a ncl_us p50 trn1", "elsewhere ncl_us p50 trn1"};
+  fitted.at("trn1").params.at("hbm_gbps").fitted_on = {"a ncl_us p50 trn1"};
+  auto r = RunValidation(suite, fitted, Fast());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rows.size(), 2u);
+  EXPECT_THAT(r->rows[0].fitted_by,
+              ::testing::ElementsAre("dma_latency_us", "hbm_gbps"));
+  EXPECT_TRUE(r->rows[1].fitted_by.empty());
+  EXPECT_EQ(r->fitted, 1);
+  EXPECT_EQ(r->predictions, 1);
+  EXPECT_EQ(r->predictions_within, 1);
+  EXPECT_EQ(r->predictions_with_tolerance, 1);
+  EXPECT_NEAR(r->predictions_mean_abs_error, std::fabs(1 / 1.04 - 1), 1e-9);
+  EXPECT_NEAR(r->mean_abs_error,
+              (std::fabs(1 / 1.02 - 1) + std::fabs(1 / 1.04 - 1)) / 2, 1e-9);
+  // Another device's fit marks nothing here.
+  ProfileSet other = Profiles();
+  for (auto& [device, profile] : other) {
+    for (auto& [name, param] : profile.params) param.fitted_on.clear();
+  }
+  other.at("trn2").params.at("dma_latency_us").fitted_on = {
+      "a ncl_us p50 trn1"};
+  r = RunValidation(suite, other, Fast());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->rows[0].fitted_by.empty());
+  EXPECT_EQ(r->fitted, 0);
+  EXPECT_EQ(r->predictions, 2);
 }
 
 TEST(ValidationTest, ARangeBoundsTheModelAndStaysOutOfTheMeanError) {

@@ -272,6 +272,12 @@ TEST(CalibrateTest, FitsTheFittedParametersToMeasurements) {
   EXPECT_THAT(profile["parameters"]["graph_exec_overhead_us"]["source"]
                   .get<std::string>(),
               HasSubstr("fitted by trnbench calibrate"));
+  // Fitted to the measurement now, not to the seed figure it named; a
+  // parameter calibrate did not move keeps its figures.
+  EXPECT_FALSE(
+      profile["parameters"]["graph_exec_overhead_us"].contains("fitted_on"));
+  EXPECT_TRUE(
+      profile["parameters"]["nki_iteration_gap_us"].contains("fitted_on"));
   EXPECT_THAT(profile["description"].get<std::string>(),
               HasSubstr("residuals: rmsnorm_compiled device_time_us"));
   // The new profile is a profile: the model runs on it.
