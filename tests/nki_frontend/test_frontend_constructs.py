@@ -181,6 +181,20 @@ class NewApi(unittest.TestCase):
         self.assertEqual(ts["inputs"], ["t", "s"])
         self.assertEqual(ts["after"], ["c"])
 
+    def test_tensor_scalar_records_its_operators(self) -> None:
+        # "alu": op0 then op1, by the NKI reference's operator names
+        # (NumPy's ufuncs named alike); model 14 places by them.
+        spec = trace(f"{k('new_api_kernel.py')}::scalar_operators",
+                     "x=128x512:float32,scale=128x1:float32")
+        alus = [op.get("alu") for op in find(spec, op="tensor_scalar")]
+        self.assertEqual(alus, [["multiply", "add"], ["maximum"],
+                                ["multiply"], ["subtract"]])
+        spec = trace(f"{k('new_api_kernel.py')}::shift_and_scale",
+                     "x=128x512:float32,shift=128x1:float32,"
+                     "scale=128x1:float32")
+        ts, = find(spec, op="tensor_scalar")
+        self.assertEqual(ts["alu"], ["subtract", "multiply"])
+
     def test_loop_kinds(self) -> None:
         spec = trace(f"{k('new_api_kernel.py')}::loop_kinds", "x=256x64:float32")
         top, = spec["kernel"]["loops"]

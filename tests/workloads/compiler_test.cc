@@ -191,6 +191,52 @@ TEST(CompilerTest, AReductionWeighsByItsInput) {
   EXPECT_THAT(e[2].why, HasSubstr("vector 4096, scalar 2048"));
 }
 
+TEST(CompilerTest, ATensorScalarOfScalarEsOperatorsRunsOnScalarE) {
+  // Model 14: a tensor_scalar whose operators the spec states ("alu")
+  // runs on ScalarE when they are add, subtract and multiply only (affine
+  // in the data: ScalarE's scale and bias), even where the workload
+  // balance would give it to VectorE; any other operator keeps it off
+  // ScalarE; without "alu", by workload as before.
+  auto placed = [](const Json& alu) {
+    Json j = Exp(512);
+    j["kernel"]["loops"][0]["body"] = Json::parse(R"([
+      {"id": "a", "op": "load", "tensor": "x", "line": 1},
+      {"id": "b", "op": "activation", "func": "exp", "inputs": ["a"],
+       "line": 2},
+      {"id": "f", "op": "tensor_scalar", "inputs": ["b"], "line": 3},
+      {"op": "store", "tensor": "y", "inputs": ["f"], "line": 4}])");
+    if (!alu.is_null()) j["kernel"]["loops"][0]["body"][2]["alu"] = alu;
+    auto spec = Parse(j);
+    EXPECT_TRUE(spec.ok()) << spec.status();
+    EngineDecision d;
+    if (!spec.ok()) return d;
+    for (const EngineDecision& e : spec->compiled.engines) {
+      if (e.id == "f") d = e;
+    }
+    return d;
+  };
+  // Balanced: ScalarE already holds the exp, so VectorE takes it.
+  const EngineDecision balanced = placed(Json());
+  EXPECT_EQ(balanced.engine, Engine::kVector);
+  EXPECT_THAT(balanced.why, HasSubstr("by engine workload"));
+  for (const char* alu :
+       {R"(["multiply"])", R"(["add"])", R"(["multiply", "add"])",
+        R"(["subtract"])", R"(["subtract", "multiply"])",
+        R"(["add", "multiply"])"}) {
+    const EngineDecision d = placed(Json::parse(alu));
+    EXPECT_EQ(d.engine, Engine::kScalar) << alu;
+    EXPECT_EQ(d.by, DecidedBy::kCompiler);
+    EXPECT_THAT(d.why, HasSubstr("ScalarE's multiply-add")) << alu;
+  }
+  for (const char* alu :
+       {R"(["maximum", "multiply"])", R"(["multiply", "maximum"])",
+        R"(["divide"])", R"(["greater_equal"])"}) {
+    const EngineDecision d = placed(Json::parse(alu));
+    EXPECT_EQ(d.engine, Engine::kVector) << alu;
+    EXPECT_THAT(d.why, HasSubstr("not affine in the data")) << alu;
+  }
+}
+
 TEST(CompilerTest, AnAccumulationGoesToGpSimdOnlyWhereItFinishesSooner) {
   // Model 12: an NKI-language accumulation ("auto" with a carried tile)
   // goes to GpSimd when GpSimd finishes it sooner than VectorE by the ISA

@@ -179,6 +179,42 @@ class Placer {
       can.erase(std::remove(can.begin(), can.end(), Engine::kScalar),
                 can.end());
     }
+    // A tensor_scalar whose operators the source states ("alu"): when
+    // they are add, subtract and multiply only, its result is affine in
+    // the data, one ACTIVATE of the identity with a scale and a bias
+    // (architecture guide, "Pipelined Multiply-Add": "combining a
+    // nki.isa.tensor_scalar instruction with a non-linear function"; the
+    // ISA reference lists multiply then add, multiply, and add for the
+    // Scalar Engine, and the guide's softmax folds a subtracted maximum
+    // into the bias), and it runs on ScalarE: the performance guide's
+    // profile shows the compiler's multiply-adds as ScalarE ACTIVATEs of
+    // the identity ("equivalent to calling
+    // nki.isa.tensor_scalar(op0=nl.multiply, op1=add)"), and the NKIBench
+    // profiles leave VectorE no room for them (rmsnorm_matmul's VectorE
+    // 3.9% active; docs/calibration.md, model 14). Any other operator
+    // (maximum, a comparison, divide, ...) keeps it off ScalarE (the ISA
+    // reference's operator table). Without "alu", by workload as before.
+    std::string alu_note;
+    if (op.op == "tensor_scalar" && !op.alu.empty()) {
+      const bool scalar_can =
+          std::find(can.begin(), can.end(), Engine::kScalar) != can.end();
+      if (scalar_can && ScalarEngineMultiplyAdd(op.alu)) {
+        return {
+            Engine::kScalar,
+            absl::StrFormat("a tensor_scalar of %s, affine in the data: "
+                            "ScalarE's multiply-add, an ACTIVATE of the "
+                            "identity with scale and bias (NKI architecture "
+                            "guide, Pipelined Multiply-Add; performance "
+                            "guide; the NKIBench profiles)",
+                            absl::StrJoin(op.alu, " then "))};
+      }
+      can.erase(std::remove(can.begin(), can.end(), Engine::kScalar),
+                can.end());
+      alu_note = absl::StrFormat(
+          "; not affine in the data (add, subtract, multiply only), so "
+          "not ScalarE's multiply-add: %s",
+          absl::StrJoin(op.alu, " then "));
+    }
     // An NKI-language accumulation (`acc += x`, "auto" with a carried
     // tile: the Mamba tutorial's `scanC_accum += scanC`) may go to GpSimd
     // too, by workload: the tutorial's v2 profile has VectorE 99.63% busy
@@ -227,9 +263,9 @@ class Placer {
           absl::StrFormat(
               "%s runs on VectorE: GpSimd only where the source names "
               "it, since VectorE and GpSimdE cannot access SBUF in "
-              "parallel (NKI architecture guide, NeuronCore-v2)%s%s",
+              "parallel (NKI architecture guide, NeuronCore-v2)%s%s%s",
               op.op, psum ? "; a PSUM access, which GpSimd cannot make" : "",
-              accumulation)};
+              accumulation, alu_note)};
     }
     balanced_ = true;
     return {Engine::kVector, ""};

@@ -116,24 +116,41 @@ absl::Status SpecReader::LoopFields(const Json& v, const std::string& path,
 // The keys each NKI op kind takes (docs/spec-format.md), in the order the
 // docs list them. An empty or unknown kind gets all of them.
 std::vector<std::string_view> SpecReader::NkiOpKeys(std::string_view kind) {
-  static constexpr std::string_view kAll[] = {
-      "id",           "op",
-      "engine",       "func",
-      "inputs",       "tensor",
-      "index",        "mask",
-      "tile",         "dtype",
-      "buffer",       "after",
-      "carry",        "transpose",
-      "indirect",     "accumulate",
-      "from",         "var",
-      "range",        "dim",
-      "step",         "tile_partitions",
-      "buffers",      "no_reorder",
-      "body",         "affine_mask",
-      "slices",       "insert_transpose",
-      "overwrite",    "one_buffer",
-      "tile_buffers", "broadcasts",
-      "results",      "line"};
+  static constexpr std::string_view kAll[] = {"id",
+                                              "op",
+                                              "engine",
+                                              "func",
+                                              "alu",
+                                              "inputs",
+                                              "tensor",
+                                              "index",
+                                              "mask",
+                                              "tile",
+                                              "dtype",
+                                              "buffer",
+                                              "after",
+                                              "carry",
+                                              "transpose",
+                                              "indirect",
+                                              "accumulate",
+                                              "from",
+                                              "var",
+                                              "range",
+                                              "dim",
+                                              "step",
+                                              "tile_partitions",
+                                              "buffers",
+                                              "no_reorder",
+                                              "body",
+                                              "affine_mask",
+                                              "slices",
+                                              "insert_transpose",
+                                              "overwrite",
+                                              "one_buffer",
+                                              "tile_buffers",
+                                              "broadcasts",
+                                              "results",
+                                              "line"};
   std::vector<std::string_view> drop;
   if (kind == "load") {
     drop = {"engine", "func", "inputs", "carry", "accumulate"};
@@ -171,6 +188,8 @@ std::vector<std::string_view> SpecReader::NkiOpKeys(std::string_view kind) {
     drop = {"func", "tensor", "index", "transpose", "indirect", "accumulate"};
   }
   if (IsNkiOpKind(kind) && kind != "hbm_copy") drop.push_back("from");
+  // tensor_scalar's operators: only it has an op0 and op1.
+  if (IsNkiOpKind(kind) && kind != "tensor_scalar") drop.push_back("alu");
   // A mask is a predicate of any instruction (loads, stores and compute
   // ops); a loop and the outputs of other ops have none.
   if (kind == "loop" || kind == "reduction" || kind == "hbm_copy") {
@@ -320,6 +339,7 @@ absl::StatusOr<NkiOp> SpecReader::KernelOp(const Json& v,
                          r_.Enum(*b, {path, "buffer"}, "buffer", kNames));
     op.buffer = std::string(kNames[buffer]);
   }
+  TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "alu", op.alu));
   TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "after", op.after));
   TRN_RETURN_IF_ERROR(r_.OptionalStringArray(v, path, "carry", op.carry));
   TRN_RETURN_IF_ERROR(SplitSlots(op.carry, op.carry_slots,

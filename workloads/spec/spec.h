@@ -55,7 +55,11 @@ struct NkiOp {
   // `"engine": "auto"`: the compiler selects by engine workload even where
   // the ISA names a default engine (nl.* arithmetic such as `acc += x`).
   bool engine_auto = false;
-  std::string func;                 // activation function, e.g. "exp"
+  std::string func;  // activation function, e.g. "exp"
+  // tensor_scalar's arithmetic operators, op0 then op1 ("alu", optional):
+  // empty when the spec does not state them (then any engine the ISA
+  // reference lists for tensor_scalar, by workload).
+  std::vector<std::string> alu;
   std::vector<std::string> inputs;  // tile ids read
   std::string tensor;               // load source; store/hbm_copy target
   std::string from;                 // hbm_copy: the tensor copied from

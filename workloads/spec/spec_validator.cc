@@ -198,6 +198,19 @@ std::vector<Engine> NkiOpEngines(std::string_view op) {
   return rule == nullptr ? std::vector<Engine>{} : rule->engines;
 }
 
+bool ScalarEngineAlu(const std::vector<std::string>& alu) {
+  if (alu.size() == 1) return alu[0] == "multiply" || alu[0] == "add";
+  return alu.size() == 2 && alu[0] == "multiply" && alu[1] == "add";
+}
+
+bool ScalarEngineMultiplyAdd(const std::vector<std::string>& alu) {
+  if (alu.empty()) return false;
+  for (const std::string& a : alu) {
+    if (a != "multiply" && a != "add" && a != "subtract") return false;
+  }
+  return true;
+}
+
 bool NkiOpDefinesTile(std::string_view op) {
   const NkiOpRule* rule = FindNkiOpRule(op);
   return rule != nullptr && rule->defines_tile;

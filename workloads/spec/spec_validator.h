@@ -33,6 +33,24 @@ bool IsNkiOpKind(std::string_view op);
 // docs/spec-format.md (from the NKI ISA reference); empty for DMA and loops.
 std::vector<Engine> NkiOpEngines(std::string_view op);
 
+// Whether a tensor_scalar of these operators (its "alu", op0 then op1)
+// can run on ScalarE: multiply then add, multiply, or add, the
+// combinations the NKI ISA reference lists for the Scalar Engine
+// (nki.isa.tensor_scalar); on NeuronCore-v2 ScalarE's multiply-add before
+// the function of an ACTIVATE (architecture guide, "Pipelined
+// Multiply-Add"). False for an empty list.
+bool ScalarEngineAlu(const std::vector<std::string>& alu);
+
+// Whether the compiler can run a tensor_scalar of these operators as one
+// ScalarE ACTIVATE of the identity with a scale and a bias: every
+// operator add, subtract or multiply, so that the result is affine in the
+// data (x * scale + bias, the architecture guide's "Pipelined
+// Multiply-Add"), the scale and bias made from the operands: a subtract
+// as the add of the negated operand, as the guide's softmax subtracts its
+// maximum through the exponential's bias and NKIBench bmm_softmax's
+// compiled kernel negates its row maximum into the bias of its `exp`.
+bool ScalarEngineMultiplyAdd(const std::vector<std::string>& alu);
+
 // Whether an op kind makes a tile (every compute op and load).
 bool NkiOpDefinesTile(std::string_view op);
 

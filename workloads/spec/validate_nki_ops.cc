@@ -58,6 +58,24 @@ constexpr std::string_view kActivationFuncs[] = {
     "abs",
 };
 
+// tensor_scalar's operators: the NKI reference's "Supported Math
+// Operators for NKI ISA" (nki.api.shared, tbl-aluop), and nl.divide.
+constexpr std::string_view kAluOps[] = {
+    "add",         "subtract",    "multiply",    "divide",        "maximum",
+    "minimum",     "equal",       "not_equal",   "greater_equal", "greater",
+    "less_equal",  "less",        "logical_not", "logical_and",   "logical_or",
+    "logical_xor", "rsqrt",       "reciprocal",  "abs",           "power",
+    "invert",      "bitwise_and", "bitwise_or",  "bitwise_xor",   "left_shift",
+    "right_shift",
+};
+
+bool IsAluOp(std::string_view f) {
+  for (auto name : kAluOps) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
 bool IsActivationFunc(std::string_view f) {
   for (auto name : kActivationFuncs) {
     if (name == f) return true;
@@ -66,6 +84,37 @@ bool IsActivationFunc(std::string_view f) {
 }
 
 }  // namespace
+
+// A tensor_scalar's "alu": op0 and optionally op1, each an operator of
+// the ISA reference's table; on ScalarE only the combinations it lists
+// for the Scalar Engine (multiply then add, multiply, add).
+absl::Status Validator::CheckAlu(const NkiOp& op,
+                                 const std::string& path) const {
+  if (op.alu.empty()) return absl::OkStatus();
+  if (op.alu.size() > 2) {
+    return Error(path + "/alu",
+                 absl::StrFormat("a tensor_scalar has at most two operators "
+                                 "(op0, op1), got %d",
+                                 op.alu.size()));
+  }
+  for (size_t k = 0; k < op.alu.size(); ++k) {
+    if (!IsAluOp(op.alu[k])) {
+      return Error(absl::StrFormat("%s/alu/%d", path, k),
+                   absl::StrFormat("unknown operator \"%s\"; expected one "
+                                   "of %s",
+                                   op.alu[k], Join(kAluOps, ", ")));
+    }
+  }
+  if (op.engine_stated && op.engine == Engine::kScalar &&
+      !ScalarEngineAlu(op.alu)) {
+    return Error(path + "/alu",
+                 absl::StrFormat("ScalarE runs a tensor_scalar of multiply "
+                                 "then add, multiply, or add only (NKI ISA "
+                                 "reference, nki.isa.tensor_scalar), not %s",
+                                 absl::StrJoin(op.alu, " then ")));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status Validator::CheckNkiOp(const LoopContext& ctx, size_t j) const {
   const NkiOp& op = ctx.loop->body[j];
@@ -105,6 +154,7 @@ absl::Status Validator::CheckNkiOp(const LoopContext& ctx, size_t j) const {
         path + "/func",
         absl::StrFormat("only an activation takes a func, not a %s", kind));
   }
+  TRN_RETURN_IF_ERROR(CheckAlu(op, path));
   const int n = static_cast<int>(op.inputs.size());
   if (n < rule->min_inputs || n > rule->max_inputs) {
     return Error(

@@ -172,6 +172,7 @@ class Validator {
   absl::Status CheckEngine(const NkiOp& op, const NkiOpRule& rule,
                            const std::string& path) const;
   absl::Status CheckTranspose(const NkiOp& op, const std::string& path) const;
+  absl::Status CheckAlu(const NkiOp& op, const std::string& path) const;
   absl::Status CheckReduction(const LoopContext& ctx, const NkiOp& op,
                               const std::string& path) const;
 

@@ -4,6 +4,7 @@
 # nisa.tensor_tensor with an engine, nisa.memset, and the four loop kinds.
 import nki
 import nki.isa as nisa
+import numpy as np
 import nki.language as nl
 
 
@@ -75,6 +76,22 @@ def shift_and_scale(x, shift, scale):
     r = nisa.tensor_scalar(data=t, op0=nl.subtract, operand0=s,
                            op1=nl.multiply, operand1=c)
     nl.store(out, value=r)
+    return out
+
+
+@nki.jit
+def scalar_operators(x, scale):
+    # tensor_scalars whose operators the spec records ("alu"): nl.* and
+    # NumPy's, op0 then op1, and nl arithmetic with a number or [P, 1].
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    c = nl.load(scale)
+    a = nisa.tensor_scalar(data=t, op0=np.multiply, operand0=c,
+                           op1=np.add, operand1=1.0)
+    b = nisa.tensor_scalar(data=a, op0=nl.maximum, operand0=0.0)
+    d = b * 0.5
+    e = nl.subtract(d, c)
+    nl.store(out, value=e)
     return out
 
 

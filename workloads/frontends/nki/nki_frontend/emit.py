@@ -255,6 +255,8 @@ class Emitter:
             j["engine"] = op.engine
         if op.func:
             j["func"] = op.func
+        if op.alu and op.kind == "tensor_scalar":
+            j["alu"] = list(op.alu)
         if op.inputs:
             j["inputs"] = [self.ref(r, op) for r in op.inputs]
         # A store moves the block its index names, whatever part of the

@@ -91,6 +91,16 @@ class DimAccess:
         self.axis_position = axis_position
 
 
+# The operators a tensor_scalar's "alu" may name (the NKI reference's
+# "Supported Math Operators for NKI ISA", and nl.divide).
+ALU_NAMES = frozenset((
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "equal",
+    "not_equal", "greater_equal", "greater", "less_equal", "less",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "rsqrt",
+    "reciprocal", "abs", "power", "invert", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "left_shift", "right_shift"))
+
+
 class Op:
     def __init__(self, kind: str, line: int, loop: Loop, stmt: int,
                  target: Optional[str]) -> None:
@@ -102,6 +112,9 @@ class Op:
         self.inputs: List["Ref"] = []
         self.engine: Optional[str] = None
         self.func: Optional[str] = None
+        # tensor_scalar's operators, op0 then op1 (the spec's "alu"); None
+        # when a name is not one the front end knows.
+        self.alu: Optional[List[str]] = None
         self.tile: Tuple[int, int] = (1, 1)
         self.dtype: Optional[str] = None
         self.buffer: Optional[str] = None

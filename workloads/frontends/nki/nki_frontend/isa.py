@@ -6,7 +6,7 @@ stage places it."""
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from . import core, ir, language, location
 from .core import (HbmHandle, HbmView, Tile, TileView, err, is_tile, make_op,
@@ -58,6 +58,31 @@ def _engine(engine: object) -> Optional[str]:
     if isinstance(engine, _Engine):
         return engine.name
     raise err(f"engine={engine!r} is not an nki.isa engine")
+
+
+# The spec's names of tensor_scalar's operators (the NKI reference's
+# "Supported Math Operators"): nl.* functions carry them as __name__,
+# NumPy's ufuncs as theirs, with these differences.
+_NUMPY_ALU = {"amax": "maximum", "max": "maximum", "amin": "minimum",
+              "min": "minimum", "true_divide": "divide", "sub": "subtract",
+              "mul": "multiply"}
+
+
+def alu_names(*ops: object) -> Optional[List[str]]:
+    """The operators of a tensor_scalar as the spec's "alu" names, op0
+    first, None ones left out; None if one is not a known operator."""
+    out: List[str] = []
+    for op in ops:
+        if op is None:
+            continue
+        name = getattr(op, "__name__", None)
+        if not isinstance(name, str):
+            return None
+        name = _NUMPY_ALU.get(name, name)
+        if name not in ir.ALU_NAMES:
+            return None
+        out.append(name)
+    return out or None
 
 
 def _func_name(op: object) -> str:
@@ -195,6 +220,7 @@ def tensor_scalar(data: object = None, op0: object = None,
                 shape=_dst_shape(dst, tile_shape(data)),
                 dtype=_dst_dtype(dst, dtype, tile_dtype(data)),
                 engine=_engine(engine))
+    o.alu = alu_names(op0, op1)
     # A second [P, 1] operand (op1's) is read too: the op waits for it, as
     # activation waits for its scale tile (the format's tensor_scalar has
     # one operand input).

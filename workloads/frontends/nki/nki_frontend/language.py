@@ -567,6 +567,8 @@ def _binary(name: str, x: object, y: object, dtype: object = None) -> Tile:
                      dtype=_out_dtype(y, dtype), engine="auto")
     else:
         raise err(f"nl.{name} takes tiles or a tile and a number")
+    if op.kind == "tensor_scalar" and name in ir.ALU_NAMES:
+        op.alu = [name]
     return result_tile(op)
 
 
