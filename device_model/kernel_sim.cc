@@ -327,6 +327,36 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       if (keep[d]) rdeps_[fill[kernel.deps[d]]++] = static_cast<uint32_t>(i);
     }
   }
+  // A matmul streams at its issue interval and completes at its latency,
+  // both from its start: when the interval is not the later, its
+  // streaming is handled first (an earlier time, or the same time and
+  // pushed first or handled first in one kIssueEnd), so by its
+  // completion its edges to matmuls are all released, in every run.
+  rdeps_mid_.resize(n);
+  std::vector<uint32_t> later;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t b = rdeps_begin_[i];
+    const uint32_t e = rdeps_begin_[i + 1];
+    rdeps_mid_[i] = b;
+    if (!hot_[i].matmul) continue;
+    const InstructionTiming& tm = timings_[shape_of_[i]];
+    if (!(tm.interval_us <= tm.latency_us)) {
+      hot_[i].unsplit = true;
+      any_unsplit_ = true;
+      continue;
+    }
+    later.clear();
+    uint32_t m = b;
+    for (uint32_t r = b; r < e; ++r) {
+      if (hot_[rdeps_[r]].matmul) {
+        rdeps_[m++] = rdeps_[r];
+      } else {
+        later.push_back(rdeps_[r]);
+      }
+    }
+    rdeps_mid_[i] = m;
+    std::copy(later.begin(), later.end(), rdeps_.begin() + m);
+  }
 }
 
 std::vector<char> KernelSim::TimingEdges(
@@ -452,7 +482,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   const uint64_t draw0 = rng.counter();
   rng.Skip(dma_count_);
   auto& edge_done = scratch.edge_done;
-  edge_done.assign(rdeps_.size(), 0);
+  if (any_unsplit_) edge_done.assign(rdeps_.size(), 0);
 
   EventQueue& heap = scratch.heap;
   heap.Clear();
@@ -653,8 +683,9 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   auto resolve = [&](uint32_t i) {
     ++done;
     makespan = std::max(makespan, t);
-    for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
-      if (edge_done[r]) continue;
+    const bool unsplit = hot_[i].unsplit;
+    for (uint32_t r = rdeps_mid_[i]; r < rdeps_begin_[i + 1]; ++r) {
+      if (unsplit && edge_done[r]) continue;
       const uint32_t d = rdeps_[r];
       st[d].ready_at = std::max(st[d].ready_at, t + sync);
       if (++st[d].resolved == hot_[d].deps) {
@@ -666,10 +697,14 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // accumulation happens in PSUM, so a matmul waits for the previous one's
   // operands to stream, not for its result.
   auto release_accumulation = [&](uint32_t i) {
-    for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
+    const bool unsplit = hot_[i].unsplit;
+    const uint32_t end = unsplit ? rdeps_begin_[i + 1] : rdeps_mid_[i];
+    for (uint32_t r = rdeps_begin_[i]; r < end; ++r) {
       const uint32_t d = rdeps_[r];
-      if (!hot_[d].matmul) continue;
-      edge_done[r] = 1;
+      if (unsplit) {
+        if (!hot_[d].matmul) continue;
+        edge_done[r] = 1;
+      }
       st[d].ready_at = std::max(st[d].ready_at, t);
       if (++st[d].resolved == hot_[d].deps) {
         push(st[d].ready_at, d, EvKind::kReady);
