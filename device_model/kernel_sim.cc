@@ -20,6 +20,7 @@
 #include "device_model/dma_queues.h"
 #include "device_model/event_queue.h"
 #include "device_model/metrics_accumulator.h"
+#include "device_model/ready_queue.h"
 #include "device_model/timeline.h"
 
 namespace trn {
@@ -197,8 +198,8 @@ struct RunScratch {
   std::vector<uint32_t> last;
   std::vector<LastPiece> ends;
   // Per compute engine: its instructions whose dependencies are all
-  // visible and that have not started, a min-heap of program indices.
-  std::array<std::vector<uint32_t>, kNumEngines> ready;
+  // visible and that have not started (ready_queue.h).
+  std::array<ReadyQueue, kNumEngines> ready;
 };
 
 }  // namespace
@@ -495,9 +496,8 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // are visible, the first in program order (list scheduling, as
   // neuronx-cc's scheduler reorders independent instructions; see
   // kernel_sim.h).
-  std::array<std::vector<uint32_t>, kNumEngines>& ready = scratch.ready;
+  std::array<ReadyQueue, kNumEngines>& ready = scratch.ready;
   for (auto& r : ready) r.clear();
-  const auto later = std::greater<uint32_t>();
   std::array<double, kNumEngines> lane_free{};
   // VectorE and GpSimdE cannot access SBUF in parallel, so the compiler
   // serializes their instructions (NKI architecture guide, NeuronCore-v2,
@@ -568,9 +568,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
            ready[other].front() > ready[e].front();
   };
   auto start = [&](size_t e) __attribute__((noinline)) {
-    std::pop_heap(ready[e].begin(), ready[e].end(), later);
-    const uint32_t i = ready[e].back();
-    ready[e].pop_back();
+    const uint32_t i = ready[e].pop();
     if (open[e] != kNone) close_span(e, t);
     st[i].start = t;
     open[e] = i;
@@ -867,7 +865,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   };
 
   for (uint32_t i : initial_compute_) {
-    ready[hot_[i].unit].push_back(i);  // ascending: already a min-heap
+    ready[hot_[i].unit].push(i);
   }
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
   for (uint32_t i : initial_dma_) push(t, i, EvKind::kReady);
@@ -944,8 +942,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
           const uint8_t unit = hot_[ev.what].unit;
           if (unit != kDmaUnit) {
             const bool waiting = !ready[unit].empty();
-            ready[unit].push_back(ev.what);
-            std::push_heap(ready[unit].begin(), ready[unit].end(), later);
+            ready[unit].push(ev.what);
             if (can_start(unit)) {
               start(unit);
             } else if (!waiting) {
