@@ -678,12 +678,26 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       c += m;
     }
   };
+  // The edges of an unsplit matmul (kernel_sim.h), each marked done as
+  // released: out of line, as no profile loaded has one.
+  auto resolve_unsplit = [&](uint32_t i, bool streamed)
+      __attribute__((noinline)) {
+    for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
+      const uint32_t d = rdeps_[r];
+      if (edge_done[r] || (streamed && !hot_[d].matmul)) continue;
+      if (streamed) edge_done[r] = 1;
+      const double at = streamed ? t : t + sync;
+      st[d].ready_at = std::max(st[d].ready_at, at);
+      if (++st[d].resolved == hot_[d].deps) {
+        push(st[d].ready_at, d, EvKind::kReady);
+      }
+    }
+  };
   auto resolve = [&](uint32_t i) {
     ++done;
     makespan = std::max(makespan, t);
-    const bool unsplit = hot_[i].unsplit;
+    if (hot_[i].unsplit) return resolve_unsplit(i, false);
     for (uint32_t r = rdeps_mid_[i]; r < rdeps_begin_[i + 1]; ++r) {
-      if (unsplit && edge_done[r]) continue;
       const uint32_t d = rdeps_[r];
       st[d].ready_at = std::max(st[d].ready_at, t + sync);
       if (++st[d].resolved == hot_[d].deps) {
@@ -695,14 +709,9 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // accumulation happens in PSUM, so a matmul waits for the previous one's
   // operands to stream, not for its result.
   auto release_accumulation = [&](uint32_t i) {
-    const bool unsplit = hot_[i].unsplit;
-    const uint32_t end = unsplit ? rdeps_begin_[i + 1] : rdeps_mid_[i];
-    for (uint32_t r = rdeps_begin_[i]; r < end; ++r) {
+    if (hot_[i].unsplit) return resolve_unsplit(i, true);
+    for (uint32_t r = rdeps_begin_[i]; r < rdeps_mid_[i]; ++r) {
       const uint32_t d = rdeps_[r];
-      if (unsplit) {
-        if (!hot_[d].matmul) continue;
-        edge_done[r] = 1;
-      }
       st[d].ready_at = std::max(st[d].ready_at, t);
       if (++st[d].resolved == hot_[d].deps) {
         push(st[d].ready_at, d, EvKind::kReady);
@@ -831,15 +840,10 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   };
   std::vector<Alone>& alone = scratch.alone;
   alone.assign(pieces_.size(), Alone{});
-  auto assign_rates = [&] {
-    const uint32_t only = dma.Only();
-    if (only != DmaGroups::kNone) {
-      DmaGroup& g = dma[only];
-      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
-        g.rate = alone[g.piece].rate;
-        return;
-      }
-    }
+  // Rates the bandwidth policy works out: out of line, as most steps of
+  // a tiled kernel reuse a rate (below), so the loop's own code stays
+  // small.
+  auto assign_new_rates = [&](uint32_t only) __attribute__((noinline)) {
     gather();
     if (!policy_->Assign(flows, hbm)) {
       // The members of a group would not all get one rate: every piece
@@ -862,6 +866,17 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
         dma[only].work == pieces_[dma[only].piece].work) {
       alone[dma[only].piece] = {dma[only].count, flows[0].rate};
     }
+  };
+  auto assign_rates = [&] {
+    const uint32_t only = dma.Only();
+    if (only != DmaGroups::kNone) {
+      DmaGroup& g = dma[only];
+      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
+        g.rate = alone[g.piece].rate;
+        return;
+      }
+    }
+    assign_new_rates(only);
   };
 
   for (uint32_t i : initial_compute_) {

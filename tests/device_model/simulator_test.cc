@@ -264,6 +264,32 @@ TEST(KernelSimTest, AMatmulReleasesAccumulationAtItsIntervalOthersAtItsResult) {
               kTol);
 }
 
+// A profile built in code may give a matmul a latency below its issue
+// interval (a negative overhead; the loader refuses one): its result then
+// comes before its streaming, and its dependents, matmuls too, are
+// released at its result (KernelSim keeps such a matmul's edges apart,
+// marked done per run).
+TEST(KernelSimTest, AMatmulThatCompletesBeforeItStreamsReleasesAtItsResult) {
+  Kernel k;
+  const uint32_t m1 = AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512);
+  const uint32_t m2 =
+      AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512, {m1});
+  const uint32_t v1 =
+      AddCompute(k, Engine::kVector, CostRule::kStream, 1000, {m1});
+  DeviceProfile p = Profile();
+  p.engines[static_cast<size_t>(Engine::kTensor)].static_overhead_cycles = -100;
+  FairShareHbmPolicy policy;
+  const KernelSim sim(k, p, policy);
+  const InstructionTiming& mm = sim.Timing(m1);
+  ASSERT_GT(mm.latency_us, 0);
+  ASSERT_LT(mm.latency_us, mm.interval_us);
+  const double sync = p.cost.dependency_sync_us;
+  const KernelRun r = RunKernel(k, p);
+  EXPECT_NEAR(r.rec.Of(v1).start_us, mm.latency_us + sync, kTol);
+  EXPECT_NEAR(r.rec.Of(m2).start_us,
+              std::max(mm.latency_us + sync, mm.interval_us), kTol);
+}
+
 // An engine is active for an instruction's whole latency only when an
 // instruction of its own engine reads the result (the architecture guide's
 // static overhead of dependent back-to-back instructions); otherwise, for
