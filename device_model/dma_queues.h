@@ -43,6 +43,16 @@ class DmaQueues {
   // lo .. lo + count - 1 (piece c on engine lo + c), each behind what its
   // engine holds.
   void Push(uint32_t lo, uint32_t count, uint32_t piece, uint32_t owner) {
+    if (count <= 64) {
+      // One run (every transfer on up to 64 engines): its bits worked out
+      // once, in a register, rather than read back from the run (a store
+      // of the bits may alias queued_ as far as the compiler knows).
+      const uint64_t bits = Mask(count);
+      runs_.push_back({bits, lo, piece, owner});
+      SetBits(nonempty_, lo, bits);
+      queued_ += count;
+      return;
+    }
     while (count > 0) {
       const uint32_t n = std::min<uint32_t>(count, 64);
       runs_.push_back(
