@@ -1003,7 +1003,9 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       }
     }
   }
-  scratch.st_dirty = false;
+  // An unsplit matmul's streaming may count a dependent after its kReady
+  // zeroed it: then the next run on this thread zeroes all first.
+  scratch.st_dirty = any_unsplit_;
   return makespan;
 }
 

@@ -290,6 +290,46 @@ TEST(KernelSimTest, AMatmulThatCompletesBeforeItStreamsReleasesAtItsResult) {
               std::max(mm.latency_us + sync, mm.interval_us), kTol);
 }
 
+// A run leaves the per-instruction state it used zeroed for the next run on
+// its thread, except after a kernel with such a matmul (whose streaming
+// counts a dependent once more after it is ready): a kernel run after it
+// on the thread must run as it does alone.
+TEST(KernelSimTest, AKernelRunsAloneAfterAnUnsplitMatmulsKernel) {
+  // m2 waits for m1 and x: made ready by m1's result, then counted again
+  // by m1's streaming, it ends the run with a count of 1 of 2.
+  Kernel unsplit;
+  const uint32_t x = AddCompute(unsplit, Engine::kVector, CostRule::kStream, 8);
+  const uint32_t m1 =
+      AddCompute(unsplit, Engine::kTensor, CostRule::kMatmul, 4096);
+  AddCompute(unsplit, Engine::kTensor, CostRule::kMatmul, 4096, {m1, x});
+  DeviceProfile up = Profile();
+  up.engines[static_cast<size_t>(Engine::kTensor)].static_overhead_cycles =
+      -2000;
+  {
+    // The second matmul is ready (the first's result and the hand-off)
+    // before the first has streamed, which counts it once more.
+    FairShareHbmPolicy policy;
+    const KernelSim sim(unsplit, up, policy);
+    const InstructionTiming& mm = sim.Timing(m1);
+    ASSERT_GT(mm.latency_us, 0);
+    ASSERT_GT(mm.interval_us, mm.latency_us + up.cost.dependency_sync_us);
+  }
+  Kernel chain;
+  uint32_t last = AddCompute(chain, Engine::kVector, CostRule::kStream, 1000);
+  for (int i = 0; i < 4; ++i) {
+    last = AddCompute(chain, Engine::kVector, CostRule::kStream, 1000, {last});
+  }
+  const DeviceProfile p = Profile();
+  const KernelRun alone = RunKernel(chain, p);
+  RunKernel(unsplit, up);
+  const KernelRun after = RunKernel(chain, p);
+  EXPECT_EQ(after.end, alone.end);
+  ASSERT_EQ(after.rec.spans.size(), alone.rec.spans.size());
+  for (size_t i = 0; i < alone.rec.spans.size(); ++i) {
+    EXPECT_EQ(after.rec.spans[i].start_us, alone.rec.spans[i].start_us);
+  }
+}
+
 // An engine is active for an instruction's whole latency only when an
 // instruction of its own engine reads the result (the architecture guide's
 // static overhead of dependent back-to-back instructions); otherwise, for
