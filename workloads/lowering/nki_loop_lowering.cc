@@ -116,15 +116,16 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
                          trips >= 2 && has_prefetch && has_compute;
   // The iterations still read: iteration i waits for i - distance and
   // reads i - 1, so older ones are dropped as lowering moves on (all of
-  // them at once took 30 MB at 100k tiles, more than the program). A
-  // deque keeps the addresses of those it holds.
-  std::deque<Iteration> live;
+  // them at once took 30 MB at 100k tiles, more than the program). Each
+  // is held by pointer, so that its address stays, and recycled when
+  // dropped (NewIteration, Recycle).
+  std::deque<std::unique_ptr<Iteration>> live;
   int64_t first_live = 0;  // the index of live.front()
   auto at = [&](int64_t i) -> Iteration& {
-    return live[static_cast<size_t>(i - first_live)];
+    return *live[static_cast<size_t>(i - first_live)];
   };
   auto begin = [&](int64_t i) {
-    Iteration& it = live.emplace_back();
+    Iteration& it = *live.emplace_back(NewIteration());
     it.index = i;
     it.all.reserve(loop.body.size());  // an instruction per op, at least
     it.tile = std::min(step, extent - i * step);
@@ -166,6 +167,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   // Iterations are released in order, the oldest first.
   auto release = [&](int64_t i) {
     if (i < 0 || i >= trips - distance || i != first_live) return;
+    Recycle(std::move(live.front()));
     live.pop_front();
     ++first_live;
   };
@@ -202,10 +204,11 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     Append(out.done, a);
   }
   if (trips > 0) {
-    out.tile = live.back().result;
-    for (const std::string& id : loop.results) {
-      auto m = live.back().made.find(id);
-      if (m != live.back().made.end()) {
+    const Iteration& last = *live.back();
+    out.tile = last.result;
+    for (const std::string& name : loop.results) {
+      const TileId id = ids_.Of(name);
+      if (auto m = last.made.find(id); m != last.made.end()) {
         out.results.emplace_back(id, m->second);
       }
     }
@@ -214,9 +217,9 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     // A block keeps every iteration (its distance is its trips), so none
     // has been released.
     out.slots = std::make_shared<BlockSlots>();
-    for (Iteration& it : live) {
-      out.slots->made.push_back(it.all);
-      out.slots->sub.push_back(std::move(it.sub));
+    for (const std::unique_ptr<Iteration>& it : live) {
+      out.slots->made.push_back(it->all);
+      out.slots->sub.push_back(std::move(it->sub));
     }
     out.slots->readers.resize(live.size());
   }
@@ -230,6 +233,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
                  last.end() - static_cast<std::ptrdiff_t>(distance));
     }
   }
+  for (std::unique_ptr<Iteration>& it : live) Recycle(std::move(it));
   chain_.pop_back();
   keep_all_.pop_back();
   result_index_.pop_back();

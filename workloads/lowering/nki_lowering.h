@@ -6,7 +6,9 @@
 #define TRNBENCH_WORKLOADS_LOWERING_NKI_LOWERING_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,19 +53,25 @@ struct BlockSlots {
   std::vector<std::optional<uint32_t>> saves;
 };
 
-// A tile as lowered: the instructions that make it, and what its readers
-// need to know of it (a matmul's contraction depth and input dtype).
-struct LoweredTile {
-  Deps deps;
-  int64_t partitions = 0;  // 0: not a tile (a nested loop's id)
-  int64_t free = 0;
-  DType dtype = DType::kFp32;
-  bool psum = false;
-  std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
-  // A reduction's: the id of the op or block loop whose instructions made
-  // it, whose buffers its readers hold too (the spec's string; null when
-  // not a reduction).
-  const std::string* made_by = nullptr;
+// An id of the spec's tiles (an op's, a loop result's, a spilled tile's)
+// as a number. Lowering looks ids up on every op of every iteration; the
+// strings' hashing and comparison were a fifth of it (issue 42), so each
+// distinct string is numbered once (IdTable) and the maps below compare
+// numbers.
+using TileId = uint32_t;
+inline constexpr TileId kNoTile = std::numeric_limits<TileId>::max();
+
+// The numbers of id strings, handed out in the order first seen; the same
+// string always has the same number ("" too, like any other string).
+class IdTable {
+ public:
+  TileId Of(const std::string& id) {
+    return ids_.try_emplace(id, static_cast<TileId>(ids_.size())).first->second;
+  }
+  size_t size() const { return ids_.size(); }
+
+ private:
+  absl::flat_hash_map<std::string, TileId> ids_;
 };
 
 // The tiles (or readers, ...) of one iteration by id. An iteration holds
@@ -76,10 +84,10 @@ template <typename T>
 class IdMap {
  public:
   struct Entry {
-    std::string first;
+    TileId first;
     T second;
   };
-  Entry* find(const std::string& id) {
+  Entry* find(TileId id) {
     if (index_ != nullptr) {
       auto at = index_->find(id);
       return at == index_->end() ? nullptr : &entries_[at->second];
@@ -89,30 +97,51 @@ class IdMap {
     }
     return nullptr;
   }
-  const Entry* find(const std::string& id) const {
+  const Entry* find(TileId id) const {
     return const_cast<IdMap*>(this)->find(id);
   }
   Entry* end() const { return nullptr; }
-  T& operator[](const std::string& id) {
+  T& operator[](TileId id) {
     if (Entry* e = find(id)) return e->second;
-    entries_.push_back({id, T{}});
+    entries_.emplace_back().first = id;
     if (index_ != nullptr) {
       index_->emplace(id, entries_.size() - 1);
     } else if (entries_.size() > kScanMax) {
-      index_ = std::make_unique<absl::flat_hash_map<std::string, size_t>>();
+      index_ = std::make_unique<absl::flat_hash_map<TileId, size_t>>();
       for (size_t i = 0; i < entries_.size(); ++i) {
         index_->emplace(entries_[i].first, i);
       }
     }
     return entries_.back().second;
   }
+  size_t size() const { return entries_.size(); }
+  // Empties it, keeping the entries' room (a recycled iteration's maps,
+  // Iteration::Reset).
+  void clear() {
+    entries_.erase(entries_.begin(), entries_.end());
+    index_.reset();
+  }
 
  private:
   static constexpr size_t kScanMax = 16;
-  // The first few inline: an iteration's maps are made and dropped once
-  // per iteration, a heap block each was a large share of lowering.
+  // The first few inline: an iteration's maps are filled once per
+  // iteration, a heap block each was a large share of lowering.
   absl::InlinedVector<Entry, 4> entries_;
-  std::unique_ptr<absl::flat_hash_map<std::string, size_t>> index_;
+  std::unique_ptr<absl::flat_hash_map<TileId, size_t>> index_;
+};
+
+// A tile as lowered: the instructions that make it, and what its readers
+// need to know of it (a matmul's contraction depth and input dtype).
+struct LoweredTile {
+  Deps deps;
+  int64_t partitions = 0;  // 0: not a tile (a nested loop's id)
+  int64_t free = 0;
+  DType dtype = DType::kFp32;
+  bool psum = false;
+  std::shared_ptr<BlockSlots> slots;  // a block's id: its slots
+  // A reduction's: the id of the op or block loop whose instructions made
+  // it, whose buffers its readers hold too (kNoTile when not a reduction).
+  TileId made_by = kNoTile;
 };
 
 // One use of the buffer of a tile held to a fixed number of buffers
@@ -163,6 +192,33 @@ struct Iteration {
   // id of a tile of it held to a fixed number of buffers, that tile's use.
   int64_t run = 0;
   IdMap<std::shared_ptr<FixedUse>> fixed;
+
+  // Back to a new iteration's state, keeping its lists' room: iterations
+  // are recycled (NkiLowering::spare_), a heap block per iteration and its
+  // lists' growth were a tenth of lowering (issue 42). Every field above.
+  void Reset() {
+    index = 0;
+    tile = 0;
+    gate.erase(gate.begin(), gate.end());
+    all.erase(all.begin(), all.end());
+    made.clear();
+    // Swapped with a new one: assigning a temporary trips gcc's
+    // maybe-uninitialized warning at -O1.
+    LoweredTile none;
+    std::swap(result, none);
+    prev = nullptr;
+    entry = nullptr;
+    copies = 0;
+    keeps_slots = false;
+    refill = nullptr;
+    sub.reset();
+    reuse = nullptr;
+    track_readers = false;
+    readers.clear();
+    spill_saves.clear();
+    run = 0;
+    fixed.clear();
+  }
 };
 
 // How an op is priced (NkiLowering::CostOf), from its op name.
@@ -210,6 +266,17 @@ struct OpFacts {
   const SpillDecision* spill_after = nullptr;
   const SpillDecision* slot_spill = nullptr;
   const HoistDecision* hoist = nullptr;  // a load kept over a loop
+  // The op's ids as numbers (IdTable): its own, its inputs', those of
+  // after, mask and indirect (kNoTile when absent), and its carried tiles'
+  // with, for each, the frame (index in chain_) whose body makes it (-1:
+  // none does).
+  TileId id = kNoTile;
+  std::vector<TileId> inputs;
+  std::vector<TileId> after;
+  TileId mask = kNoTile;
+  TileId indirect = kNoTile;
+  std::vector<TileId> carry;
+  std::vector<int> carry_frame;
 };
 
 struct LoweredLoop {
@@ -221,7 +288,7 @@ struct LoweredLoop {
   LoweredTile tile;
   // Its results (NkiLoop::results): each id's tile as the last iteration
   // made it.
-  std::vector<std::pair<std::string, LoweredTile>> results;
+  std::vector<std::pair<TileId, LoweredTile>> results;
 };
 
 // Whether some op of the nest reads a block by slot ("block[k]").
@@ -265,7 +332,7 @@ class NkiLowering {
  private:
   int64_t MinInstructions(size_t pos);
 
-  ComputeCost CostOf(const NkiOp& op, CostKind kind, int64_t tile_p,
+  ComputeCost CostOf(const NkiOp& op, const OpFacts& facts, int64_t tile_p,
                      int64_t tile_f, DType dtype) const;
 
   // The op's facts, worked out when `loop` (its body) is chain_.back().
@@ -277,8 +344,7 @@ class NkiLowering {
 
   // The tile `id` of the nearest body around that made it, and the
   // iteration that made it; {nullptr, nullptr} if none did.
-  std::pair<const LoweredTile*, Iteration*> FindWithFrame(
-      const std::string& id) const {
+  std::pair<const LoweredTile*, Iteration*> FindWithFrame(TileId id) const {
     for (size_t f = frames_.size(); f-- > 0;) {
       auto it = frames_[f]->made.find(id);
       if (it != frames_[f]->made.end()) return {&it->second, frames_[f]};
@@ -286,9 +352,7 @@ class NkiLowering {
     return {nullptr, nullptr};
   }
 
-  const LoweredTile* Find(const std::string& id) const {
-    return FindWithFrame(id).first;
-  }
+  const LoweredTile* Find(TileId id) const { return FindWithFrame(id).first; }
 
   // An op's free size in this iteration: a tile whose free size is the
   // step of an enclosing loop over a free dim (dim >= 1) follows that
@@ -349,13 +413,28 @@ class NkiLowering {
   void KeepHoisted(const NkiOp& op, const HoistDecision& h,
                    const LoweredTile& made);
 
-  static void WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
-                                     Deps& deps);
+  static void WaitForPreviousReaders(const NkiOp& op, TileId id,
+                                     const Iteration& it, Deps& deps);
 
   void WaitForPreviousUse(const NkiOp& op, const Iteration& it, size_t idx,
                           Deps& deps) const;
 
-  absl::Status EmitReduction(const NkiOp& op, Iteration& it, size_t idx);
+  absl::Status EmitReduction(const NkiOp& op, const OpFacts& facts,
+                             Iteration& it, size_t idx);
+
+  // An iteration in its new state: a spare one if any.
+  std::unique_ptr<Iteration> NewIteration() {
+    if (spare_.empty()) return std::make_unique<Iteration>();
+    std::unique_ptr<Iteration> it = std::move(spare_.back());
+    spare_.pop_back();
+    return it;
+  }
+  // Keeps a released iteration for NewIteration, reset now so that what
+  // it shares (slots, fixed uses) is let go of when it would have been.
+  void Recycle(std::unique_ptr<Iteration> it) {
+    it->Reset();
+    spare_.push_back(std::move(it));
+  }
 
   const WorkloadSpec& spec_;
   const int64_t partitions_;
@@ -422,6 +501,10 @@ class NkiLowering {
   // nested loop holds a reference to its entry's while deeper ones are
   // added).
   std::deque<Deps> deps_scratch_;
+  // The spec's ids as numbers.
+  IdTable ids_;
+  // Iterations released by Loop, reset (Recycle), for NewIteration.
+  std::vector<std::unique_ptr<Iteration>> spare_;
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,

@@ -126,6 +126,22 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   if (auto h = hoisted_.find(op.json_path); h != hoisted_.end()) {
     f.hoist = h->second;
   }
+  f.id = ids_.Of(op.id);
+  for (const std::string& in : op.inputs) f.inputs.push_back(ids_.Of(in));
+  for (const std::string& a : op.after) f.after.push_back(ids_.Of(a));
+  if (!op.mask.empty()) f.mask = ids_.Of(op.mask);
+  if (!op.indirect.empty()) f.indirect = ids_.Of(op.indirect);
+  for (const std::string& c : op.carry) {
+    f.carry.push_back(ids_.Of(c));
+    int frame = -1;
+    for (size_t f_at = chain_.size(); f_at-- > 0;) {
+      if (DefinesId(*chain_[f_at], c)) {
+        frame = static_cast<int>(f_at);
+        break;
+      }
+    }
+    f.carry_frame.push_back(frame);
+  }
   return f;
 }
 
@@ -137,8 +153,9 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   // save.
   if (facts.reload_before != nullptr) {
     for (const SpillDecision* s : *facts.reload_before) {
-      auto save = it.spill_saves.find(s->id);
-      auto tile = it.made.find(s->id);
+      const TileId id = ids_.Of(s->id);
+      auto save = it.spill_saves.find(id);
+      auto tile = it.made.find(id);
       if (save == it.spill_saves.end() || tile == it.made.end()) continue;
       tile->second.deps = {builder_.Dma(
           "dma_spill_reload", s->id, SpillShape(*s), {save->second},
@@ -146,38 +163,38 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       it.all.push_back(tile->second.deps.front());
     }
   }
-  if (facts.is_reduction) return EmitReduction(op, it, idx);
+  if (facts.is_reduction) return EmitReduction(op, facts, it, idx);
   // What it waits for: a list kept per loop depth (a nested loop's op
   // runs while this one's list is its entry), cleared rather than made, so
   // that its room stays from one op to the next: lowering runs this on
   // every op of every iteration.
   while (deps_scratch_.size() < chain_.size()) deps_scratch_.emplace_back();
   Deps& deps = deps_scratch_[chain_.size() - 1];
-  deps.clear();
+  deps.erase(deps.begin(), deps.end());  // clear() would free its room
   bool local = false;
   // Slots this op reads one by one: it becomes one of their readers.
   absl::InlinedVector<std::pair<BlockSlots*, size_t>, 4> slot_reads;
   // The tiles it reads, by the iteration that made them.
-  absl::InlinedVector<std::pair<Iteration*, const std::string*>, 8> tile_reads;
+  absl::InlinedVector<std::pair<Iteration*, TileId>, 8> tile_reads;
   // The reload buffers of spilled slots it reads: it is their reader.
   absl::InlinedVector<std::shared_ptr<Deps>, 2> reload_readers;
-  auto need = [&](const std::string& id,
-                  const std::vector<std::string>& slot_vars = {}) {
+  static const std::vector<std::string> kWhole;
+  auto need = [&](TileId id, const std::vector<std::string>& slot_vars) {
     const LoweredTile* t = nullptr;
     auto m = it.made.find(id);
     if (m != it.made.end()) {
       local = true;
       t = &m->second;
-      tile_reads.emplace_back(&it, &id);
+      tile_reads.emplace_back(&it, id);
     } else {
       Iteration* frame = nullptr;
       std::tie(t, frame) = FindWithFrame(id);
-      if (t != nullptr) tile_reads.emplace_back(frame, &id);
+      if (t != nullptr) tile_reads.emplace_back(frame, id);
     }
     if (t == nullptr) return;
     // A reduction's reader also holds the tiles of what made it: that
     // op's next iteration in the same buffers writes both outputs.
-    if (t->made_by != nullptr) {
+    if (t->made_by != kNoTile) {
       tile_reads.emplace_back(tile_reads.back().first, t->made_by);
     }
     // One level of the block per slot variable, as deep as the
@@ -223,35 +240,31 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     Append(deps, *d);
     if (reader.first != nullptr) slot_reads.push_back(reader);
   };
-  static const std::vector<std::string> kWhole;
   // Where the first input's producers end and the other inputs' do: an
   // inserted transpose of the first input waits for all but the others.
   size_t first_end = 0;
   for (size_t k = 0; k < op.inputs.size(); ++k) {
-    need(op.inputs[k], k < op.input_slots.size() ? op.input_slots[k] : kWhole);
+    need(facts.inputs[k],
+         k < op.input_slots.size() ? op.input_slots[k] : kWhole);
     if (k == 0) first_end = deps.size();
   }
   const size_t inputs_end = deps.size();
-  for (const auto& id : op.after) need(id);
-  if (!op.mask.empty()) need(op.mask);
-  if (!op.indirect.empty()) need(op.indirect);
+  for (const TileId id : facts.after) need(id, kWhole);
+  if (facts.mask != kNoTile) need(facts.mask, kWhole);
+  if (facts.indirect != kNoTile) need(facts.indirect, kWhole);
   // A carried tile is the previous iteration's, of the loop whose body
   // makes it (this op's, or one around it); the first iteration reads
   // what the loop was entered with, which the op names in its inputs.
-  for (size_t k = 0; k < op.carry.size(); ++k) {
-    const std::string& id = op.carry[k];
-    Iteration* prev = nullptr;
-    for (size_t f = chain_.size(); f-- > 0;) {
-      if (DefinesId(*chain_[f], id)) {
-        prev = frames_[f]->prev;
-        break;
-      }
-    }
+  for (size_t k = 0; k < facts.carry.size(); ++k) {
+    const TileId id = facts.carry[k];
+    const int frame = facts.carry_frame[k];
+    if (frame < 0) continue;
+    Iteration* prev = frames_[static_cast<size_t>(frame)]->prev;
     if (prev == nullptr) continue;
     auto m = prev->made.find(id);
     if (m == prev->made.end()) continue;
-    tile_reads.emplace_back(prev, &id);
-    if (m->second.made_by != nullptr) {
+    tile_reads.emplace_back(prev, id);
+    if (m->second.made_by != kNoTile) {
       tile_reads.emplace_back(prev, m->second.made_by);
     }
     const Deps* d = &m->second.deps;
@@ -299,10 +312,10 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     // iterations before: it waits for that tile's readers (or, unread,
     // its writer), not for that whole iteration.
     if (!op.id.empty() && !tiles.rotates) {
-      auto r = it.reuse->readers.find(op.id);
+      auto r = it.reuse->readers.find(facts.id);
       if (r != it.reuse->readers.end()) {
         Append(deps, r->second);
-      } else if (auto w = it.reuse->made.find(op.id);
+      } else if (auto w = it.reuse->made.find(facts.id);
                  w != it.reuse->made.end()) {
         Append(deps, w->second.deps);
       }
@@ -321,7 +334,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
                               : nullptr;
   Deps wait;
   if (op.FixedBuffers() > 0) {
-    WaitForPreviousReaders(op, it, wait);
+    WaitForPreviousReaders(op, facts.id, it, wait);
     WaitForPreviousUse(op, it, idx, wait);
   }
   if (inherited != nullptr) {
@@ -423,12 +436,12 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     const int64_t tile_f = PartialFree(tile.free);
     DType cost_dtype = tile.dtype;
     int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
-    ComputeCost cost = CostOf(op, facts.cost, tile_p, tile_f, tile.dtype);
+    ComputeCost cost = CostOf(op, facts, tile_p, tile_f, tile.dtype);
     if (facts.is_matmul) {
       // The PE array runs at the rate of its inputs' dtype (PSUM
       // accumulates in fp32 whatever they are), and contracts over the
       // stationary input's partitions.
-      const LoweredTile* stationary = Find(op.inputs.front());
+      const LoweredTile* stationary = Find(facts.inputs.front());
       // A stationary read by a slice (`x_tiles[:, k * 128:(k + 1) *
       // 128]` of a [128, 2048] tile) is that slice, for the contraction
       // depth and for a transpose the compiler inserts.
@@ -468,12 +481,12 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     made.psum = facts.psum;
   }
   for (const auto& [frame, id] : tile_reads) {
-    if (auto f = frame->fixed.find(*id); f != frame->fixed.end()) {
+    if (auto f = frame->fixed.find(id); f != frame->fixed.end()) {
       Deps& r = f->second->readers;
       Append(r, made.deps);
     }
     if (!frame->track_readers) continue;
-    Deps& r = frame->readers[*id];
+    Deps& r = frame->readers[id];
     Append(r, made.deps);
   }
   for (const auto& [slots, j] : slot_reads) {
@@ -488,7 +501,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     const uint32_t save =
         builder_.Dma("dma_spill_save", op.id, SpillShape(*facts.spill_after),
                      made.deps, op.source_line, iter);
-    it.spill_saves[op.id] = save;
+    it.spill_saves[facts.id] = save;
     it.all.push_back(save);
   }
   if (static_cast<int>(idx) == result_index_.back()) {
@@ -502,14 +515,14 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
     use->writer = made.deps;
     use->slots = made.slots;
     use->run = it.run;
-    it.fixed[op.id] = use;
+    it.fixed[facts.id] = use;
     std::deque<std::shared_ptr<FixedUse>>& uses = fixed_uses_[&op];
     uses.push_back(std::move(use));
     while (static_cast<int64_t>(uses.size()) > op.FixedBuffers()) {
       uses.pop_front();
     }
   }
-  if (!op.id.empty()) it.made[op.id] = std::move(made);
+  if (!op.id.empty()) it.made[facts.id] = std::move(made);
   return CheckSize(spec_, builder_.size());
 }
 
@@ -520,8 +533,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
 // in flight; with one, each iteration already waits for the whole one
 // before. With n at least the loop's depth the tile rotates as every
 // other (Iteration::reuse), so nothing is added.
-void NkiLowering::WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
-                                         Deps& deps) {
+void NkiLowering::WaitForPreviousReaders(const NkiOp& op, TileId id,
+                                         const Iteration& it, Deps& deps) {
   if (!it.track_readers || op.FixedBuffers() >= it.copies) return;
   const Iteration* back = it.prev;
   for (int64_t k = 1; back != nullptr && k < op.FixedBuffers(); ++k) {
@@ -529,8 +542,8 @@ void NkiLowering::WaitForPreviousReaders(const NkiOp& op, const Iteration& it,
   }
   if (back == nullptr) return;
   const Iteration& p = *back;
-  auto w = p.made.find(op.id);
-  if (auto r = p.readers.find(op.id); r != p.readers.end()) {
+  auto w = p.made.find(id);
+  if (auto r = p.readers.find(id); r != p.readers.end()) {
     Append(deps, r->second);
   } else if (w != p.made.end()) {
     Append(deps, w->second.deps);
@@ -578,14 +591,14 @@ void NkiLowering::WaitForPreviousUse(const NkiOp& op, const Iteration& it,
 // them a block loop made) is no instruction: it stands for what the op
 // or the loop's iterations made, with the same dependencies and slots,
 // in its own [partitions, 1] shape.
-absl::Status NkiLowering::EmitReduction(const NkiOp& op, Iteration& it,
-                                        size_t idx) {
-  const LoweredTile* of = Find(op.inputs.front());
+absl::Status NkiLowering::EmitReduction(const NkiOp& op, const OpFacts& facts,
+                                        Iteration& it, size_t idx) {
+  const LoweredTile* of = Find(facts.inputs.front());
   if (of == nullptr) return absl::OkStatus();  // a loop that never ran
   LoweredTile made;
   made.deps = of->deps;
   made.slots = of->slots;
-  made.made_by = &op.inputs.front();
+  made.made_by = facts.inputs.front();
   const NkiTile tile = ResolveNkiTileInChain(spec_, chain_, op, partitions_);
   made.partitions = tile.partitions;
   made.free = tile.free;
@@ -595,20 +608,21 @@ absl::Status NkiLowering::EmitReduction(const NkiOp& op, Iteration& it,
     it.result.free = made.free;
     it.result.dtype = made.dtype;
   }
-  it.made[op.id] = std::move(made);
+  it.made[facts.id] = std::move(made);
   return absl::OkStatus();
 }
 
 // The published cost rule of a compute op and the N it is applied to:
 // reductions and statistics by their input, elementwise ops by their
 // tile, TensorE by its moving (or transposed) tile.
-ComputeCost NkiLowering::CostOf(const NkiOp& op, CostKind kind, int64_t tile_p,
-                                int64_t tile_f, DType dtype) const {
+ComputeCost NkiLowering::CostOf(const NkiOp& op, const OpFacts& facts,
+                                int64_t tile_p, int64_t tile_f,
+                                DType dtype) const {
   ComputeCost c;
   c.work = tile_f;
   const LoweredTile* in0 = nullptr;
   bool narrow = IsNarrow(dtype);
-  for (const auto& id : op.inputs) {
+  for (const TileId id : facts.inputs) {
     const LoweredTile* t = Find(id);
     if (t == nullptr || t->partitions == 0) continue;
     if (in0 == nullptr) in0 = t;
@@ -623,7 +637,7 @@ ComputeCost NkiLowering::CostOf(const NkiOp& op, CostKind kind, int64_t tile_p,
     in_p = op.slices.front()[0];
     in_f = op.slices.front()[1];
   }
-  switch (kind) {
+  switch (facts.cost) {
     case CostKind::kStream2:
       c.rule = CostRule::kStream2;
       break;

@@ -1,0 +1,104 @@
+// Lowering's id numbering and per-iteration maps (workloads/lowering/
+// nki_lowering.h): IdTable gives each string one number, IdMap keeps its
+// entries in insertion order and finds them the same way whether it scans
+// (few entries) or goes through its hash index (many), and clear() empties
+// it for a recycled iteration.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "workloads/lowering/nki_lowering.h"
+
+namespace trn::lowering_internal {
+namespace {
+
+TEST(IdTableTest, NumbersEachStringOnceInFirstSeenOrder) {
+  IdTable ids;
+  EXPECT_EQ(ids.Of("in_tile"), 0u);
+  EXPECT_EQ(ids.Of("mask"), 1u);
+  EXPECT_EQ(ids.Of("in_tile"), 0u);
+  EXPECT_EQ(ids.Of(""), 2u);  // the empty string is a string like others
+  EXPECT_EQ(ids.Of("mask"), 1u);
+  EXPECT_EQ(ids.size(), 3u);
+}
+
+TEST(IdMapTest, FindsWhatWasInsertedByScanAndByIndex) {
+  // Past the scan limit the map builds its index; every entry stays
+  // reachable and keeps its value on both sides of that switch.
+  IdMap<int> m;
+  for (TileId id = 0; id < 40; ++id) {
+    EXPECT_EQ(m.find(id * 3), m.end());
+    m[id * 3] = static_cast<int>(id) + 100;
+    for (TileId k = 0; k <= id; ++k) {
+      auto* e = m.find(k * 3);
+      ASSERT_NE(e, m.end()) << "id " << k * 3 << " after " << id;
+      EXPECT_EQ(e->first, k * 3);
+      EXPECT_EQ(e->second, static_cast<int>(k) + 100);
+    }
+    EXPECT_EQ(m.find(id * 3 + 1), m.end());
+  }
+  EXPECT_EQ(m.size(), 40u);
+  // operator[] on a present id returns that entry, adds nothing.
+  m[9] += 1;
+  EXPECT_EQ(m.find(9)->second, 104);
+  EXPECT_EQ(m.size(), 40u);
+}
+
+TEST(IdMapTest, ClearEmptiesItForReuse) {
+  IdMap<Deps> m;
+  for (TileId id = 0; id < 20; ++id) m[id].push_back(id);
+  m.clear();
+  EXPECT_EQ(m.size(), 0u);
+  for (TileId id = 0; id < 20; ++id) EXPECT_EQ(m.find(id), m.end());
+  // Filled again after clear, below the scan limit: no stale index.
+  m[7].push_back(70);
+  m[3].push_back(30);
+  ASSERT_NE(m.find(7), m.end());
+  EXPECT_EQ(m.find(7)->second, Deps({70}));
+  EXPECT_EQ(m.find(3)->second, Deps({30}));
+  EXPECT_EQ(m.find(0), m.end());
+  EXPECT_EQ(m.size(), 2u);
+}
+
+TEST(IterationTest, ResetGivesANewIterationsState) {
+  Iteration it;
+  it.index = 5;
+  it.tile = 64;
+  it.gate = {1, 2};
+  it.all = {3, 4, 5, 6, 7, 8};
+  it.made[2].deps = {9};
+  it.result.partitions = 128;
+  it.copies = 2;
+  it.keeps_slots = true;
+  it.sub = std::make_shared<BlockSlots>();
+  it.track_readers = true;
+  it.readers[2] = {10};
+  it.spill_saves[4] = 11;
+  it.run = 3;
+  it.fixed[2] = std::make_shared<FixedUse>();
+  Iteration other;
+  it.prev = &other;
+  it.reuse = &other;
+  it.Reset();
+  const Iteration fresh;
+  EXPECT_EQ(it.index, fresh.index);
+  EXPECT_EQ(it.tile, fresh.tile);
+  EXPECT_TRUE(it.gate.empty());
+  EXPECT_TRUE(it.all.empty());
+  EXPECT_EQ(it.made.size(), 0u);
+  EXPECT_EQ(it.result.partitions, 0);
+  EXPECT_EQ(it.prev, nullptr);
+  EXPECT_EQ(it.entry, nullptr);
+  EXPECT_EQ(it.copies, 0);
+  EXPECT_FALSE(it.keeps_slots);
+  EXPECT_EQ(it.refill, nullptr);
+  EXPECT_EQ(it.sub, nullptr);
+  EXPECT_EQ(it.reuse, nullptr);
+  EXPECT_FALSE(it.track_readers);
+  EXPECT_EQ(it.readers.size(), 0u);
+  EXPECT_EQ(it.spill_saves.size(), 0u);
+  EXPECT_EQ(it.run, 0);
+  EXPECT_EQ(it.fixed.size(), 0u);
+}
+
+}  // namespace
+}  // namespace trn::lowering_internal
