@@ -6,13 +6,15 @@
 
 namespace trn::lowering_internal {
 
-absl::Status CheckSize(const WorkloadSpec& spec, size_t n) {
-  if (static_cast<int64_t>(n) > kMaxInstructions) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(spec.file, ": the program lowers to more than ",
-                     kMaxInstructions, " instructions; use a smaller shape"));
-  }
-  return absl::OkStatus();
+void AppendMany(Deps& to, const Deps& from) {
+  to.reserve(to.size() + from.size());
+  for (const uint32_t id : from) to.push_back(id);
+}
+
+absl::Status TooManyInstructions(const WorkloadSpec& spec) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(spec.file, ": the program lowers to more than ",
+                   kMaxInstructions, " instructions; use a smaller shape"));
 }
 
 }  // namespace trn::lowering_internal

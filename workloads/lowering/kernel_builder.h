@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
+#include "workloads/lowering/lowering.h"
 #include "workloads/spec/spec.h"
 
 namespace trn::lowering_internal {
@@ -25,9 +26,18 @@ using Deps = absl::InlinedVector<uint32_t, 4>;
 // Appends `from` to `to`: room made once, then the ids one by one
 // (InlinedVector's range insert, and a resize that zeroes before the copy,
 // cost several times these few ids' copy).
+void AppendMany(Deps& to, const Deps& from);
+
+// Most lists appended are empty or one instruction (what one op made):
+// those inline, since a call and the reserve's bookkeeping cost more than
+// the copy (lowering appends some four lists per op; issue 42).
 inline void Append(Deps& to, const Deps& from) {
-  to.reserve(to.size() + from.size());
-  for (const uint32_t id : from) to.push_back(id);
+  if (from.empty()) return;
+  if (from.size() == 1) {
+    to.push_back(from.front());
+    return;
+  }
+  AppendMany(to, from);
 }
 
 // What a DMA transfer moves: `partitions` SBUF partitions (at most the
@@ -153,7 +163,16 @@ class KernelBuilder {
   int64_t partitions_;
 };
 
-absl::Status CheckSize(const WorkloadSpec& spec, size_t n);
+absl::Status TooManyInstructions(const WorkloadSpec& spec);
+
+// Refuses a program of more than kMaxInstructions. Checked after every op,
+// so the test is inline and the message built only when it fails.
+inline absl::Status CheckSize(const WorkloadSpec& spec, size_t n) {
+  if (static_cast<int64_t>(n) > kMaxInstructions) {
+    return TooManyInstructions(spec);
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace trn::lowering_internal
 

@@ -171,11 +171,15 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     live.pop_front();
     ++first_live;
   };
+  // The body's ops' facts, found once per run of the loop rather than
+  // once per op and iteration (each on its first emission, as before).
+  absl::InlinedVector<OpFacts*, 8> facts(loop.body.size(), nullptr);
   auto run = [&](int64_t i, int stage) -> absl::Status {
     frames_.push_back(&at(i));
     for (size_t idx : order) {
       if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
-      TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx));
+      if (facts[idx] == nullptr) facts[idx] = &FactsOf(loop, loop.body[idx]);
+      TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx, *facts[idx]));
     }
     frames_.pop_back();
     return absl::OkStatus();

@@ -277,6 +277,13 @@ struct OpFacts {
   TileId indirect = kNoTile;
   std::vector<TileId> carry;
   std::vector<int> carry_frame;
+  // A DMA's last block and what it made of it (DmaShapeOf, FoldBlock, the
+  // op's flags): the same in every iteration but a partial tile's, so
+  // worked out again only when the block changes.
+  bool has_last = false;
+  std::vector<int64_t> last_block;
+  DmaShape last_shape;
+  NkiTile last_tile;
 };
 
 struct LoweredLoop {
@@ -405,7 +412,9 @@ class NkiLowering {
                        [&](const NkiOp& op) { return op.id == id; });
   }
 
-  absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx);
+  // Lowers op `idx` of `loop` in `it`; `facts` are its (FactsOf).
+  absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx,
+                    OpFacts& facts);
 
   // A hoisted load's tile when this run of its loop made it already, else
   // nullptr; and the record of one just made.
@@ -497,10 +506,10 @@ class NkiLowering {
   // By op (nodes: a reference stays valid while others are added).
   std::unordered_map<const NkiOp*, OpFacts> facts_;
   std::vector<int64_t> block_;  // Emit's DMA block, reused
-  // Emit's list of what its op waits for, by loop depth (a deque: a
-  // nested loop holds a reference to its entry's while deeper ones are
-  // added).
-  std::deque<Deps> deps_scratch_;
+  // Emit's list of what its op waits for, by loop depth (each on the
+  // heap: a nested loop holds a reference to its entry's while deeper ones
+  // are added).
+  std::vector<std::unique_ptr<Deps>> deps_scratch_;
   // The spec's ids as numbers.
   IdTable ids_;
   // Iterations released by Loop, reset (Recycle), for NewIteration.

@@ -145,9 +145,9 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   return f;
 }
 
-absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
+absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
+                               OpFacts& facts) {
   const NkiOp& op = loop.body[idx];
-  OpFacts& facts = FactsOf(loop, op);
   // The spilled tiles this op is the first reader of come back from HBM
   // first: its reads of them wait for the reload, the reload for the
   // save.
@@ -168,8 +168,10 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   // runs while this one's list is its entry), cleared rather than made, so
   // that its room stays from one op to the next: lowering runs this on
   // every op of every iteration.
-  while (deps_scratch_.size() < chain_.size()) deps_scratch_.emplace_back();
-  Deps& deps = deps_scratch_[chain_.size() - 1];
+  while (deps_scratch_.size() < chain_.size()) {
+    deps_scratch_.push_back(std::make_unique<Deps>());
+  }
+  Deps& deps = *deps_scratch_[chain_.size() - 1];
   deps.erase(deps.begin(), deps.end());  // clear() would free its room
   bool local = false;
   // Slots this op reads one by one: it becomes one of their readers.
@@ -381,11 +383,22 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
   } else if (facts.is_dma) {
     const TensorDecl& t = *facts.tensor;
     std::vector<int64_t>& block = block_;
-    block = facts.block;
+    block.resize(facts.block.size());
     for (size_t d = 0; d < block.size(); ++d) {
-      if (facts.block_frame[d] >= 0) {
-        block[d] = frames_[static_cast<size_t>(facts.block_frame[d])]->tile;
-      }
+      const int frame = facts.block_frame[d];
+      block[d] = frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
+                            : facts.block[d];
+    }
+    if (!facts.has_last || block != facts.last_block) {
+      facts.has_last = true;
+      facts.last_block = block;
+      DmaShape& shape = facts.last_shape;
+      shape = DmaShapeOf(t, block);
+      shape.transpose = op.transpose;
+      shape.indirect = !op.indirect.empty();
+      shape.hbm_to_hbm = op.op == "hbm_copy";
+      facts.last_tile =
+          FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
     }
     if (!facts.interned) {
       const std::string& label =
@@ -394,14 +407,10 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       facts.label = builder_.Intern(label);
       facts.interned = true;
     }
-    DmaShape shape = DmaShapeOf(t, block);
-    shape.transpose = op.transpose;
-    shape.indirect = !op.indirect.empty();
-    shape.hbm_to_hbm = op.op == "hbm_copy";
-    made.deps = {builder_.Dma(facts.opcode, facts.label, shape, deps,
-                              op.source_line, iter)};
-    const NkiTile tile =
-        FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
+    made.deps.push_back(builder_.Dma(facts.opcode, facts.label,
+                                     facts.last_shape, deps, op.source_line,
+                                     iter));
+    const NkiTile& tile = facts.last_tile;
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
     made.dtype = tile.dtype;
@@ -423,8 +432,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       facts.label = builder_.Intern(op.id);
       facts.interned = true;
     }
-    made.deps = {builder_.Dma(facts.opcode, facts.label, shape, deps,
-                              op.source_line, iter)};
+    made.deps.push_back(builder_.Dma(facts.opcode, facts.label, shape, deps,
+                                     op.source_line, iter));
     made.partitions = tile.partitions;
     made.free = tile.free;
     made.dtype = tile.dtype;
@@ -472,9 +481,9 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx) {
       facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
       facts.interned = true;
     }
-    made.deps = {builder_.Compute(*op.engine, facts.opcode, facts.label,
-                                  cost_dtype, tile_p, cost, deps, flops,
-                                  op.source_line, iter)};
+    made.deps.push_back(builder_.Compute(*op.engine, facts.opcode, facts.label,
+                                         cost_dtype, tile_p, cost, deps, flops,
+                                         op.source_line, iter));
     made.partitions = tile_p;
     made.free = tile_f;
     made.dtype = tile.dtype;
