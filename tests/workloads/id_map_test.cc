@@ -63,7 +63,12 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   Iteration it;
   it.index = 5;
   it.tile = 64;
-  it.gate = {1, 2};
+  const Deps entry = {1, 2};
+  it.gate = &entry;
+  it.OwnGate().push_back(12);
+  // Added to, the gate is its own copy: what it pointed at is unchanged.
+  EXPECT_EQ(*it.gate, Deps({1, 2, 12}));
+  EXPECT_EQ(entry, Deps({1, 2}));
   it.all = {3, 4, 5, 6, 7, 8};
   it.made[2].deps = {9};
   it.result.partitions = 128;
@@ -82,7 +87,8 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   const Iteration fresh;
   EXPECT_EQ(it.index, fresh.index);
   EXPECT_EQ(it.tile, fresh.tile);
-  EXPECT_TRUE(it.gate.empty());
+  EXPECT_EQ(it.gate, nullptr);
+  EXPECT_TRUE(it.own_gate.empty());
   EXPECT_TRUE(it.all.empty());
   EXPECT_EQ(it.made.size(), 0u);
   EXPECT_EQ(it.result.partitions, 0);

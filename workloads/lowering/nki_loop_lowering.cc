@@ -139,25 +139,25 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     // tracks each tile, not whole iterations).
     it.track_readers = !keep_all && loop.buffers >= 2;
     if (i >= distance) {
-      it.gate = at(i - distance).all;
+      it.gate = &at(i - distance).all;
       if (it.track_readers) {
         it.reuse = &at(i - distance);
       }
     } else {
-      it.gate = entry;
+      it.gate = &entry;
       // Its buffers rotate over every run of the loop: the first
       // iterations of this run reuse those of the last runs.
       const std::vector<Deps>& last = rotation_[&loop];
       const int64_t back = distance - i;
       if (rotates && static_cast<int64_t>(last.size()) >= back) {
         const Deps& d = last[last.size() - static_cast<size_t>(back)];
-        Append(it.gate, d);
+        Append(it.OwnGate(), d);
       }
     }
     it.keeps_slots = want_slots;
     if (refill != nullptr && i < static_cast<int64_t>(refill->readers.size())) {
       const Deps& g = refill->readers[static_cast<size_t>(i)];
-      Append(it.gate, g);
+      Append(it.OwnGate(), g);
       it.refill = refill->sub[static_cast<size_t>(i)].get();
     }
     it.prev = i > 0 ? &at(i - 1) : nullptr;

@@ -164,8 +164,13 @@ DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block);
 struct Iteration {
   int64_t index = 0;
   int64_t tile = 0;  // extent along the loop's dim in this iteration
-  Deps gate;         // what its ops with no producer in the body wait for
-  Deps all;          // its instructions (nested loops: their completion)
+  // What its ops with no producer in the body wait for: the instructions
+  // of the iteration whose buffers it reuses, or what the loop was entered
+  // with, read in place (both outlive it unchanged; a copy per iteration
+  // was a twentieth of lowering), or `own_gate` when more is added.
+  const Deps* gate = nullptr;
+  Deps own_gate;
+  Deps all;  // its instructions (nested loops: their completion)
   IdMap<LoweredTile> made;
   LoweredTile result;           // shape of the tile the loop's id stands for
   Iteration* prev = nullptr;    // for tiles carried from it
@@ -193,13 +198,23 @@ struct Iteration {
   int64_t run = 0;
   IdMap<std::shared_ptr<FixedUse>> fixed;
 
+  // `gate` made its own, to be added to.
+  Deps& OwnGate() {
+    if (gate != &own_gate) {
+      own_gate = *gate;
+      gate = &own_gate;
+    }
+    return own_gate;
+  }
+
   // Back to a new iteration's state, keeping its lists' room: iterations
   // are recycled (NkiLowering::spare_), a heap block per iteration and its
   // lists' growth were a tenth of lowering (issue 42). Every field above.
   void Reset() {
     index = 0;
     tile = 0;
-    gate.erase(gate.begin(), gate.end());
+    gate = nullptr;
+    own_gate.erase(own_gate.begin(), own_gate.end());
     all.erase(all.begin(), all.end());
     made.clear();
     // Swapped with a new one: assigning a temporary trips gcc's

@@ -326,7 +326,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       Append(deps, *it.entry);
     }
   } else if (!local && !tiles.rotates) {
-    Append(deps, it.gate);
+    Append(deps, *it.gate);
   }
   // The result op of a loop whose tile is one buffer waits for that
   // buffer's previous readers; a loop in the result position passes the
