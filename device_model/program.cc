@@ -40,10 +40,16 @@ void InstructionList::Append(const Instruction& in) {
   form.iteration = -1;
   form.deps_begin = 0;
   form.deps_end = 0;
-  auto [it, added] =
-      form_ids_.try_emplace(form, static_cast<uint32_t>(forms_.size()));
-  if (added) forms_.push_back(form);
-  entries_.push_back({it->second, in.iteration, in.deps_begin});
+  uint32_t& recent = recent_[(in.opcode * 31u + in.label * 7u +
+                              static_cast<uint32_t>(in.source_line)) %
+                             kRecent];
+  if (recent == kNoForm || !(forms_[recent] == form)) {
+    auto [it, added] =
+        form_ids_.try_emplace(form, static_cast<uint32_t>(forms_.size()));
+    if (added) forms_.push_back(form);
+    recent = it->second;
+  }
+  entries_.push_back({recent, in.iteration, in.deps_begin});
   deps_end_ = in.deps_end;
 }
 
@@ -51,6 +57,7 @@ void InstructionList::Release() {
   std::vector<Entry>().swap(entries_);
   std::vector<Instruction>().swap(forms_);
   decltype(form_ids_)().swap(form_ids_);
+  recent_ = Empty();
   deps_end_ = 0;
 }
 

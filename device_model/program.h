@@ -3,6 +3,7 @@
 #ifndef TRNBENCH_DEVICE_MODEL_PROGRAM_H_
 #define TRNBENCH_DEVICE_MODEL_PROGRAM_H_
 
+#include <array>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -149,6 +150,18 @@ class InstructionList {
     size_t operator()(const Instruction& in) const;
   };
   std::unordered_map<Instruction, uint32_t, FormHash> form_ids_;
+  // The form last appended per (opcode, label, line) slot, tried before
+  // the hash table: a loop body appends the same few forms in turn, and
+  // comparing one form cost a fraction of hashing and probing (issue 42).
+  // kNoForm: none yet.
+  static constexpr uint32_t kNoForm = 0xffffffffu;
+  static constexpr size_t kRecent = 64;
+  std::array<uint32_t, kRecent> recent_ = Empty();
+  static constexpr std::array<uint32_t, kRecent> Empty() {
+    std::array<uint32_t, kRecent> a{};
+    a.fill(kNoForm);
+    return a;
+  }
   uint32_t deps_end_ = 0;  // the last instruction's deps_end
 };
 

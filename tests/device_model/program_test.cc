@@ -105,5 +105,31 @@ TEST(InstructionListTest, AlikeInstructionsShareAFormAndKeepTheirOwnDeps) {
   EXPECT_EQ(i, 101u);
 }
 
+TEST(InstructionListTest, FormsAlternatingInOneSlotStayApart) {
+  // Two loads of the same opcode, label and line (one slot of the list's
+  // recent forms) but different sizes, in turn, then a third size: each
+  // keeps its own form, numbered in first-seen order, and every
+  // instruction reads back its own size, whether its form was found among
+  // the recent ones or in the table.
+  Kernel k;
+  const int64_t sizes[] = {262144, 1024, 262144, 1024, 4096, 262144, 4096};
+  for (int i = 0; i < 7; ++i) {
+    Instruction in = Load(k, sizes[i]);
+    in.iteration = i;
+    k.Add(in, {});
+  }
+  EXPECT_EQ(k.instrs.forms(), 3u);
+  for (uint32_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(k.instrs[i].work, sizes[i]) << i;
+    EXPECT_EQ(k.instrs[i].iteration, static_cast<int32_t>(i));
+  }
+  // Released and refilled: nothing recent survives the release.
+  k.instrs.Release();
+  k.deps.clear();
+  k.Add(Load(k, 1024), {});
+  EXPECT_EQ(k.instrs.forms(), 1u);
+  EXPECT_EQ(k.instrs[0].work, 1024);
+}
+
 }  // namespace
 }  // namespace trn
