@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import unittest
 
-from frontend_test_util import KERNELS, find, trace
+from frontend_test_util import KERNELS, find, ops, trace
 from test_corpus_constructs import Runs
 
 KERNEL = os.path.join(KERNELS, "access_patterns.py")
@@ -232,6 +232,26 @@ class OnChipPatterns(Runs):
         self.assertEqual(flat["inputs"], [load["id"]])
         self.assertNotIn("slices", flat)
         self.check_runs(spec)
+
+    def test_expand_dims_is_a_view_of_the_same_tile(self) -> None:
+        spec = traced("tile_expand_dims", "x=128x64:float32")
+        load, = find(spec, op="load")
+        red, = find(spec, op="tensor_reduce")
+        copy, = find(spec, op="tensor_copy")
+        self.assertEqual(red["inputs"], [load["id"]])
+        self.assertEqual(copy["inputs"], [load["id"]])
+        # Both views move the tile's 128 x 64 elements, and neither is an
+        # op of its own: load, reduce, copy, store.
+        self.assertEqual((red["tile"], copy["tile"]), ([128, 64], [128, 64]))
+        self.assertNotIn("slices", copy)
+        self.assertEqual([op.get("op") for chain, op in ops(spec) if chain],
+                         ["load", "tensor_reduce", "tensor_copy", "store"])
+        self.check_runs(spec)
+
+    def test_expand_dims_at_the_partition_dim_is_refused(self) -> None:
+        self.assertIn("not the partition dim (0)",
+                      refusal("tile_expand_dims_partition",
+                              "x=128x64:float32"))
 
     def test_a_reshape_across_partitions_is_refused(self) -> None:
         self.assertIn("the partition dim stays (128)",

@@ -45,6 +45,7 @@ _RENAMES: Dict[Tuple[str, str], Dict[str, str]] = {
     ("language", "empty_like"): {"x": "a"},
     ("language", "broadcast_to"): {"x": "src", "dtype": None},
     ("language", "copy"): {"x": "src"},
+    ("language", "expand_dims"): {"x": "data"},
     ("language", "device_print"): {"print_prefix": None, "tensor": None},
     ("language", "shared_constant"): {},
 }

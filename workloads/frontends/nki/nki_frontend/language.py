@@ -776,6 +776,15 @@ def broadcast_to(src: object, shape: Sequence[int],
     return core.Broadcast(core._unlist(x), shape)  # type: ignore[arg-type]
 
 
+def expand_dims(data: object, axis: object) -> "_tiles.ApView":
+    """`nl.expand_dims(data, axis)`: a view of the tile with a dim of size
+    1 at each axis (core.expand_dims_tile)."""
+    x = core._unlist(data)
+    if not isinstance(x, (_tiles.Tile, _tiles.TileView)):
+        raise err("nl.expand_dims takes a tile (of SBUF or PSUM)")
+    return _tiles.expand_dims_tile(x, axis, "nl.expand_dims")
+
+
 def _grid_axis(api: str, axis: object) -> int:
     t = tracer.active()
     if not t.grid:
@@ -1105,9 +1114,6 @@ atomic_rmw = refused("nl.atomic_rmw", "a read-modify-write DMA into HBM, "
                      "which the spec format's store cannot state")
 all_reduce = refused("nl.all_reduce", "collectives reach beyond one "
                      "NeuronCore; trnbench models one")
-expand_dims = refused("nl.expand_dims", "a reshaped view of a tile: the "
-                      "front end's tiles keep their allocation's shape (not "
-                      "yet)")
 
 
 class _NotOneCore:
@@ -1192,6 +1198,9 @@ for _name, _text in {
         "program_ndim": "the grid's axes",
         "device_print": "nothing (no values exist)",
         "reciprocal": "`reciprocal`",
+        "expand_dims": "a view of the tile with dims of size 1 added, as "
+                       "its reshape (also the tile method "
+                       "`x.expand_dims`); the partition dim stays",
         "broadcast_to": "`\"broadcasts\"` on the op that reads it (also the "
                         "tile method `x.broadcast_to`); a free-dim broadcast "
                         "needs no key",

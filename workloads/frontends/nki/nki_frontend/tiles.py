@@ -272,6 +272,9 @@ class Tile:
     def reshape(self, shape: Sequence[int]) -> "ApView":
         return reshape_tile(self, shape)
 
+    def expand_dims(self, axis: object) -> "ApView":
+        return expand_dims_tile(self, axis)
+
     def view(self, dtype: object) -> "ApView":
         """The tile's bytes as `dtype` (NkiTensor.view: the last dim scaled
         by the ratio of the widths)."""
@@ -390,6 +393,9 @@ class TileView(_TileArithmetic):
     def reshape(self, shape: Sequence[int]) -> "ApView":
         return reshape_tile(self, shape)
 
+    def expand_dims(self, axis: object) -> "ApView":
+        return expand_dims_tile(self, axis)
+
 
 class ApView(TileView):
     """`tile.ap(pattern, offset, dtype=)` (the access-pattern deep dive): a
@@ -477,6 +483,37 @@ class ApView(TileView):
 
     def reshape(self, shape: Sequence[int]) -> "ApView":
         return reshape_tile(self, shape)
+
+
+def expand_dims_tile(x: "Union[Tile, TileView]", axis: object,
+                     api: str = ".expand_dims") -> ApView:
+    """`nl.expand_dims(x, axis)` / `x.expand_dims(axis)` (the language
+    reference: "a tile with view of input data with the number of
+    dimensions increased", as numpy.expand_dims): a dim of size 1 at each
+    `axis` of the expanded shape. A size-1 dim moves no element, so it is
+    the reshape to that shape; the partition dim (0) stays where it is,
+    as the reference requires of the new axes ("must be free dimensions,
+    not partition dimension (0)")."""
+    shape = list(tile_shape(x))
+    axes = [axis] if not isinstance(axis, (list, tuple)) else list(axis)
+    rank = len(shape) + len(axes)
+    placed = []
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise err(f"{api}(axis={axis!r}): an axis is an int or a "
+                      "tuple of ints")
+        if not -rank <= a < rank:
+            raise err(f"{api}(axis={axis!r}) of a tile of shape {shape}: "
+                      f"the expanded tile has {rank} dims")
+        placed.append(a % rank)
+    if len(set(placed)) != len(placed):
+        raise err(f"{api}(axis={axis!r}): an axis is given twice")
+    if 0 in placed:
+        raise err(f"{api}(axis={axis!r}) of a tile of shape {shape}: a new "
+                  "axis must be a free dim, not the partition dim (0)")
+    out = iter(shape)
+    dims = [1 if d in placed else next(out) for d in range(rank)]
+    return reshape_tile(x, dims)
 
 
 def reshape_tile(x: "Union[Tile, TileView]", shape: Sequence[int]
