@@ -58,6 +58,17 @@ class DmaQueues {
   void Push(uint32_t lo, uint32_t count, uint32_t piece, uint32_t owner,
             uint32_t queue = 0) {
     if (queue >= waiting_runs_.size()) waiting_runs_.resize(queue + 1, 0);
+    if (count <= 64) {
+      // One run (every transfer on up to 64 engines): its bits worked out
+      // once, in a register, rather than read back from the run (a store
+      // of the bits may alias queued_ as far as the compiler knows).
+      const uint64_t bits = Mask(count);
+      runs_.push_back({bits, lo, piece, owner, queue});
+      if (waiting_runs_[queue]++ == 0) ++active_queues_;
+      SetBits(nonempty_, lo, bits);
+      queued_ += count;
+      return;
+    }
     while (count > 0) {
       const uint32_t n = std::min<uint32_t>(count, 64);
       runs_.push_back({n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo,

@@ -49,12 +49,10 @@ class EventQueue {
 
   void Push(double time, uint64_t payload) {
     ++pushes_;
-    if (heap_) return HeapPush(time, payload);
     const size_t live = size_ - head_;
-    if (live >= kSortedMax) {
-      ToHeap();
-      return HeapPush(time, payload);
-    }
+    // The heap and the switch to it out of line: the sorted form's path
+    // then saves no registers (callgrind: 10 fewer instructions a push).
+    if (heap_ || live >= kSortedMax) return PushToHeap(time, payload);
     // Earlier than every event: into the slot before the first, if any.
     // (At the same time as the first it is later: it was pushed after.)
     if (head_ > 0 && (live == 0 || time < time_[head_])) {
@@ -66,14 +64,19 @@ class EventQueue {
     // Otherwise from the back, moving the later events up a slot. Pop
     // keeps head_ below kSortedMax and this form holds at most kSortedMax
     // events, so size_ stays below 2 * kSortedMax.
+    // In locals: a payload (uint64_t) written may alias a member as far as
+    // the compiler knows, which made it reload head_ every step.
+    const size_t head = head_;
+    double* const times = time_.data();
+    uint64_t* const payloads = payload_.data();
     size_t hole = size_++;
-    while (hole > head_ && time < time_[hole - 1]) {
-      time_[hole] = time_[hole - 1];
-      payload_[hole] = payload_[hole - 1];
+    while (hole > head && time < times[hole - 1]) {
+      times[hole] = times[hole - 1];
+      payloads[hole] = payloads[hole - 1];
       --hole;
     }
-    time_[hole] = time;
-    payload_[hole] = payload;
+    times[hole] = time;
+    payloads[hole] = payload;
   }
 
   // Removes and returns the earliest event; the queue must not be empty.
@@ -132,6 +135,11 @@ class EventQueue {
     Compact();
     for (size_t i = 0; i < size_; ++i) seq_[i] = i;
     heap_ = true;
+  }
+
+  __attribute__((noinline)) void PushToHeap(double time, uint64_t payload) {
+    if (!heap_) ToHeap();
+    HeapPush(time, payload);
   }
 
   // Moves a hole up rather than swapping. The event is later than every

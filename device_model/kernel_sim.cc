@@ -20,6 +20,7 @@
 #include "device_model/dma_queues.h"
 #include "device_model/event_queue.h"
 #include "device_model/metrics_accumulator.h"
+#include "device_model/ready_queue.h"
 #include "device_model/timeline.h"
 
 namespace trn {
@@ -183,6 +184,8 @@ struct HugePageAllocator {
 // every part before use, so nothing carries over from the last.
 struct RunScratch {
   std::vector<State, HugePageAllocator<State>> st;
+  // A run began and has not ended: st may hold its values.
+  bool st_dirty = false;
   std::vector<char, HugePageAllocator<char>> edge_done;
   std::vector<Alone> alone;
   EventQueue heap;
@@ -197,8 +200,8 @@ struct RunScratch {
   std::vector<uint32_t> last;
   std::vector<LastPiece> ends;
   // Per compute engine: its instructions whose dependencies are all
-  // visible and that have not started, a min-heap of program indices.
-  std::array<std::vector<uint32_t>, kNumEngines> ready;
+  // visible and that have not started (ready_queue.h).
+  std::array<ReadyQueue, kNumEngines> ready;
 };
 
 }  // namespace
@@ -327,6 +330,36 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       if (keep[d]) rdeps_[fill[kernel.deps[d]]++] = static_cast<uint32_t>(i);
     }
   }
+  // A matmul streams at its issue interval and completes at its latency,
+  // both from its start: when the interval is not the later, its
+  // streaming is handled first (an earlier time, or the same time and
+  // pushed first or handled first in one kIssueEnd), so by its
+  // completion its edges to matmuls are all released, in every run.
+  rdeps_mid_.resize(n);
+  std::vector<uint32_t> later;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t b = rdeps_begin_[i];
+    const uint32_t e = rdeps_begin_[i + 1];
+    rdeps_mid_[i] = b;
+    if (!hot_[i].matmul) continue;
+    const InstructionTiming& tm = timings_[shape_of_[i]];
+    if (!(tm.interval_us <= tm.latency_us)) {
+      hot_[i].unsplit = true;
+      any_unsplit_ = true;
+      continue;
+    }
+    later.clear();
+    uint32_t m = b;
+    for (uint32_t r = b; r < e; ++r) {
+      if (hot_[rdeps_[r]].matmul) {
+        rdeps_[m++] = rdeps_[r];
+      } else {
+        later.push_back(rdeps_[r]);
+      }
+    }
+    rdeps_mid_[i] = m;
+    std::copy(later.begin(), later.end(), rdeps_.begin() + m);
+  }
 }
 
 std::vector<char> KernelSim::TimingEdges(
@@ -442,9 +475,19 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   if (n == 0) return t0_us;
 
   RunScratch& scratch = ThreadScratch();
-  // All zero as it starts.
+  // All zero as it starts. A run that ends puts back the zeros of every
+  // field it read before writing (below, kReady and kDmaDone), so the next
+  // run on this thread finds them without a pass over the state (2.4 MB
+  // per run of the tiled matmul, written again and again). Not after a run
+  // that did not end (a listener that threw), nor with an unsplit matmul,
+  // whose edges may count a dependent after it is ready.
   auto& st = scratch.st;
-  st.assign(n, State{});
+  if (scratch.st_dirty || any_unsplit_) {
+    st.assign(n, State{});
+  } else if (st.size() < n) {
+    st.resize(n);
+  }
+  scratch.st_dirty = true;
   // Transfer i's latency is the run's draw dma_draw_[i]: the draws belong
   // to transfers in program order, whatever order events are handled in,
   // and each is made when its transfer needs it (drawing them all up front
@@ -452,7 +495,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   const uint64_t draw0 = rng.counter();
   rng.Skip(dma_count_);
   auto& edge_done = scratch.edge_done;
-  edge_done.assign(rdeps_.size(), 0);
+  if (any_unsplit_) edge_done.assign(rdeps_.size(), 0);
 
   EventQueue& heap = scratch.heap;
   heap.Clear();
@@ -465,9 +508,8 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // are visible, the first in program order (list scheduling, as
   // neuronx-cc's scheduler reorders independent instructions; see
   // kernel_sim.h).
-  std::array<std::vector<uint32_t>, kNumEngines>& ready = scratch.ready;
+  std::array<ReadyQueue, kNumEngines>& ready = scratch.ready;
   for (auto& r : ready) r.clear();
-  const auto later = std::greater<uint32_t>();
   std::array<double, kNumEngines> lane_free{};
   // VectorE and GpSimdE cannot access SBUF in parallel, so the compiler
   // serializes their instructions (NKI architecture guide, NeuronCore-v2,
@@ -538,9 +580,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
            ready[other].front() > ready[e].front();
   };
   auto start = [&](size_t e) __attribute__((noinline)) {
-    std::pop_heap(ready[e].begin(), ready[e].end(), later);
-    const uint32_t i = ready[e].back();
-    ready[e].pop_back();
+    const uint32_t i = ready[e].pop();
     if (open[e] != kNone) close_span(e, t);
     st[i].start = t;
     open[e] = i;
@@ -650,11 +690,26 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       c += m;
     }
   };
+  // The edges of an unsplit matmul (kernel_sim.h), each marked done as
+  // released: out of line, as no profile loaded has one.
+  auto resolve_unsplit = [&](uint32_t i, bool streamed)
+      __attribute__((noinline)) {
+    for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
+      const uint32_t d = rdeps_[r];
+      if (edge_done[r] || (streamed && !hot_[d].matmul)) continue;
+      if (streamed) edge_done[r] = 1;
+      const double at = streamed ? t : t + sync;
+      st[d].ready_at = std::max(st[d].ready_at, at);
+      if (++st[d].resolved == hot_[d].deps) {
+        push(st[d].ready_at, d, EvKind::kReady);
+      }
+    }
+  };
   auto resolve = [&](uint32_t i) {
     ++done;
     makespan = std::max(makespan, t);
-    for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
-      if (edge_done[r]) continue;
+    if (hot_[i].unsplit) return resolve_unsplit(i, false);
+    for (uint32_t r = rdeps_mid_[i]; r < rdeps_begin_[i + 1]; ++r) {
       const uint32_t d = rdeps_[r];
       st[d].ready_at = std::max(st[d].ready_at, t + sync);
       if (++st[d].resolved == hot_[d].deps) {
@@ -666,10 +721,9 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // accumulation happens in PSUM, so a matmul waits for the previous one's
   // operands to stream, not for its result.
   auto release_accumulation = [&](uint32_t i) {
-    for (uint32_t r = rdeps_begin_[i]; r < rdeps_begin_[i + 1]; ++r) {
+    if (hot_[i].unsplit) return resolve_unsplit(i, true);
+    for (uint32_t r = rdeps_begin_[i]; r < rdeps_mid_[i]; ++r) {
       const uint32_t d = rdeps_[r];
-      if (!hot_[d].matmul) continue;
-      edge_done[r] = 1;
       st[d].ready_at = std::max(st[d].ready_at, t);
       if (++st[d].resolved == hot_[d].deps) {
         push(st[d].ready_at, d, EvKind::kReady);
@@ -799,15 +853,10 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   };
   std::vector<Alone>& alone = scratch.alone;
   alone.assign(pieces_.size(), Alone{});
-  auto assign_rates = [&] {
-    const uint32_t only = dma.Only();
-    if (only != DmaGroups::kNone) {
-      DmaGroup& g = dma[only];
-      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
-        g.rate = alone[g.piece].rate;
-        return;
-      }
-    }
+  // Rates the bandwidth policy works out: out of line, as most steps of
+  // a tiled kernel reuse a rate (below), so the loop's own code stays
+  // small.
+  auto assign_new_rates = [&](uint32_t only) __attribute__((noinline)) {
     gather();
     if (!policy_->Assign(flows, hbm)) {
       // The members of a group would not all get one rate: every piece
@@ -831,9 +880,20 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       alone[dma[only].piece] = {dma[only].count, flows[0].rate};
     }
   };
+  auto assign_rates = [&] {
+    const uint32_t only = dma.Only();
+    if (only != DmaGroups::kNone) {
+      DmaGroup& g = dma[only];
+      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
+        g.rate = alone[g.piece].rate;
+        return;
+      }
+    }
+    assign_new_rates(only);
+  };
 
   for (uint32_t i : initial_compute_) {
-    ready[hot_[i].unit].push_back(i);  // ascending: already a min-heap
+    ready[hot_[i].unit].push(i);
   }
   for (size_t e = 0; e < kNumEngines; ++e) try_start(e);
   for (uint32_t i : initial_dma_) push(t, i, EvKind::kReady);
@@ -907,11 +967,13 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
           try_start(ev.what);
           break;
         case EvKind::kReady: {
+          // Read no more this run: zero again for the next (see st).
+          st[ev.what].resolved = 0;
+          st[ev.what].ready_at = 0;
           const uint8_t unit = hot_[ev.what].unit;
           if (unit != kDmaUnit) {
             const bool waiting = !ready[unit].empty();
-            ready[unit].push_back(ev.what);
-            std::push_heap(ready[unit].begin(), ready[unit].end(), later);
+            ready[unit].push(ev.what);
             if (can_start(unit)) {
               start(unit);
             } else if (!waiting) {
@@ -935,12 +997,14 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
         case EvKind::kDmaDone: {
           out.DmaDone({&k, ev.what, st[ev.what].start, st[ev.what].dma_end, t,
                        dispatch});
+          st[ev.what].dma_end = 0;
           resolve(ev.what);
           break;
         }
       }
     }
   }
+  scratch.st_dirty = false;
   return makespan;
 }
 

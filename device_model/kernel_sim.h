@@ -100,6 +100,11 @@ class KernelSim {
     // compute: an instruction of its own engine reads its result, so the
     // engine drains its pipeline for it (its whole latency is active).
     bool drain = false;
+    // A matmul that may complete before it has streamed (its latency below
+    // its issue interval): its edges to matmuls are marked done per run as
+    // they are released (RunScratch::edge_done), and its dependents keep
+    // their order. Every other instruction's are split once (rdeps_mid_).
+    bool unsplit = false;
   };
   std::vector<Hot> hot_;
   // DMA instructions without dependencies, in program order: ready at once.
@@ -112,6 +117,14 @@ class KernelSim {
   std::vector<InstructionTiming> timings_;
   std::vector<uint32_t> rdeps_begin_;
   std::vector<uint32_t> rdeps_;
+  // Per instruction i (not unsplit): its dependents at [rdeps_begin_[i],
+  // rdeps_mid_[i]) are the matmuls a matmul i releases when it has
+  // streamed, which it always does before it completes; those at
+  // [rdeps_mid_[i], rdeps_begin_[i + 1]) wait for its completion. Each
+  // part keeps the dependents' order, so each pushes in the same order.
+  // Worked out once here rather than checked per edge and run.
+  std::vector<uint32_t> rdeps_mid_;
+  bool any_unsplit_ = false;
   // Transfers of one shape split the same way, and a kernel has few shapes
   // (every load of a tile loop is alike): each DMA instruction names its
   // shape, whose pieces are stored once. Storing pieces per instruction

@@ -95,8 +95,12 @@ class MetricsAccumulator : public SimListener {
       // No engine is busy without compute_count_ counting it: most steps of
       // a DMA-bound run skip the scan.
       if (compute_count_ > 0) {
+        // Without a branch per engine, which way each went was data
+        // (callgrind --branch-sim: 8% of a compute-bound run's
+        // mispredictions). Adding +0.0 leaves a sum unchanged: each starts
+        // at +0.0 and only grows.
         for (size_t e = 0; e < kNumEngines; ++e) {
-          if (engine_count_[e] > 0) busy_[e] += dt;
+          busy_[e] += engine_count_[e] > 0 ? dt : 0.0;
         }
       }
       if (dma_count_ > 0) {

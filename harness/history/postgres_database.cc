@@ -1,4 +1,8 @@
-// The PostgreSQL backend, for a team's shared history (libpqxx 6).
+// The PostgreSQL backend, for a team's shared history (libpqxx 6). Built as
+// a module of its own (libtrnbench_postgres.so) that postgres_loader.cc
+// loads when a history URL names a server: libpqxx and libpq bring some
+// twenty libraries (TLS, Kerberos, LDAP) whose loading and relocation cost
+// every trnbench start about 15 ms, used or not (issue 42).
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -125,7 +129,7 @@ class PostgresDatabase : public SqlDatabase {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgres(
+absl::StatusOr<std::unique_ptr<SqlDatabase>> ConnectPostgres(
     const std::string& url) {
   const std::string label = RedactUrl(url);
   try {
@@ -146,3 +150,17 @@ absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgres(
 }
 
 }  // namespace trn::history
+
+// The module's entry points, looked up by name (postgres_loader.cc). C
+// names, C++ types: the module is built with the program, from the same
+// sources, and says which version of this interface it has.
+extern "C" __attribute__((visibility("default"))) int
+TrnbenchPostgresModuleVersion() {
+  return trn::history::kPostgresModuleVersion;
+}
+
+extern "C" __attribute__((visibility("default"))) void TrnbenchConnectPostgres(
+    const std::string& url,
+    absl::StatusOr<std::unique_ptr<trn::history::SqlDatabase>>& out) {
+  out = trn::history::ConnectPostgres(url);
+}

@@ -60,8 +60,24 @@ class SqlDatabase {
 enum class SqliteMode { kReadOnly, kReadWrite };
 absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqlite(
     const std::string& path, SqliteMode mode = SqliteMode::kReadWrite);
+// A connection to the PostgreSQL server at `url`, through the module
+// libtrnbench_postgres.so (postgres_loader.cc), which is loaded on first
+// use: from beside the running program, else from where the build put it.
+// FailedPrecondition when no module loads; Unavailable when the server
+// cannot be reached.
 absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgres(
     const std::string& url);
+// The same through the module at `module_path`.
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresWith(
+    const std::string& module_path, const std::string& url);
+// The module's side (postgres_database.cc): a connection, in the module.
+absl::StatusOr<std::unique_ptr<SqlDatabase>> ConnectPostgres(
+    const std::string& url);
+// The version of the program-module interface; a module of another version
+// is not used.
+inline constexpr int kPostgresModuleVersion = 1;
+// The module's file name.
+inline constexpr char kPostgresModuleName[] = "libtrnbench_postgres.so";
 
 // A URL's password replaced by "***", for messages.
 std::string RedactUrl(std::string_view url);

@@ -231,6 +231,65 @@ TEST(KernelSimTest, DependentInstructionWaitsForLatencyAndHandOff) {
   EXPECT_NEAR(r.end, 1.7, kTol);
 }
 
+// A matmul releases the matmuls that accumulate after it once it has
+// streamed its operands (its issue interval) and its other dependents at its
+// result (latency plus the hand-off), whatever order its dependents come in
+// (KernelSim sorts them into the two kinds once, when it is built).
+TEST(KernelSimTest, AMatmulReleasesAccumulationAtItsIntervalOthersAtItsResult) {
+  Kernel k;
+  const uint32_t m1 = AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512);
+  const uint32_t v1 =
+      AddCompute(k, Engine::kVector, CostRule::kStream, 1000, {m1});
+  const uint32_t m2 =
+      AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512, {m1});
+  const uint32_t s1 =
+      AddCompute(k, Engine::kScalar, CostRule::kStream, 1000, {m1});
+  const uint32_t m3 =
+      AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512, {m2});
+  const uint32_t v2 =
+      AddCompute(k, Engine::kVector, CostRule::kStream, 1000, {m3});
+  const DeviceProfile p = Profile();
+  FairShareHbmPolicy policy;
+  const KernelSim sim(k, p, policy);
+  const InstructionTiming& mm = sim.Timing(m1);
+  ASSERT_LT(mm.interval_us, mm.latency_us);
+  const double sync = p.cost.dependency_sync_us;
+  ASSERT_GT(sync, 0);
+  const KernelRun r = RunKernel(k, p);
+  EXPECT_NEAR(r.rec.Of(m2).start_us, mm.interval_us, kTol);
+  EXPECT_NEAR(r.rec.Of(m3).start_us, 2 * mm.interval_us, kTol);
+  EXPECT_NEAR(r.rec.Of(v1).start_us, mm.latency_us + sync, kTol);
+  EXPECT_NEAR(r.rec.Of(s1).start_us, mm.latency_us + sync, kTol);
+  EXPECT_NEAR(r.rec.Of(v2).start_us, 2 * mm.interval_us + mm.latency_us + sync,
+              kTol);
+}
+
+// A profile built in code may give a matmul a latency below its issue
+// interval (a negative overhead; the loader refuses one): its result then
+// comes before its streaming, and its dependents, matmuls too, are
+// released at its result (KernelSim keeps such a matmul's edges apart,
+// marked done per run).
+TEST(KernelSimTest, AMatmulThatCompletesBeforeItStreamsReleasesAtItsResult) {
+  Kernel k;
+  const uint32_t m1 = AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512);
+  const uint32_t m2 =
+      AddCompute(k, Engine::kTensor, CostRule::kMatmul, 512, {m1});
+  const uint32_t v1 =
+      AddCompute(k, Engine::kVector, CostRule::kStream, 1000, {m1});
+  DeviceProfile p = Profile();
+  p.engines[static_cast<size_t>(Engine::kTensor)].static_overhead_cycles = -100;
+  FairShareHbmPolicy policy;
+  const KernelSim sim(k, p, policy);
+  const InstructionTiming& mm = sim.Timing(m1);
+  ASSERT_GT(mm.latency_us, 0);
+  ASSERT_LT(mm.latency_us, mm.interval_us);
+  const double sync = p.cost.dependency_sync_us;
+  const KernelRun r = RunKernel(k, p);
+  EXPECT_NEAR(r.rec.Of(v1).start_us, mm.latency_us + sync, kTol);
+  EXPECT_NEAR(r.rec.Of(m2).start_us,
+              std::max(mm.latency_us + sync, mm.interval_us), kTol);
+}
+
 // An engine is active for an instruction's whole latency only when an
 // instruction of its own engine reads the result (the architecture guide's
 // static overhead of dependent back-to-back instructions); otherwise, for

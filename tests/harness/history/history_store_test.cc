@@ -391,6 +391,28 @@ TEST(HistoryStore, UnreachableServerIsUnavailable) {
               ::testing::Not(HasSubstr("secret")));
 }
 
+TEST(HistoryStore, AMissingPostgresModuleIsAFailedPrecondition) {
+  auto db = OpenPostgresWith("/nonexistent/libtrnbench_postgres.so",
+                             "postgresql://nobody:secret@127.0.0.1:1/none");
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(db.status().message(),
+              HasSubstr("/nonexistent/libtrnbench_postgres.so"));
+  EXPECT_THAT(db.status().message(), HasSubstr("nobody:***@127.0.0.1"));
+  EXPECT_THAT(std::string(db.status().message()),
+              ::testing::Not(HasSubstr("secret")));
+}
+
+TEST(HistoryStore, ALibraryThatIsNotTheModuleIsRefused) {
+  // A shared library without the module's entry points: libz, which the
+  // program links anyway.
+  auto db = OpenPostgresWith("libz.so.1", "postgresql://nobody@127.0.0.1:1/x");
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(db.status().message(),
+              HasSubstr("not the PostgreSQL history module"));
+}
+
 TEST(RunRecord, NightsAreRealDays) {
   EXPECT_TRUE(IsNight("2026-11-30"));
   EXPECT_TRUE(IsNight("2024-02-29"));
