@@ -1,11 +1,19 @@
-// The DMA engines' queues: each engine serves the pieces queued on it in
-// the order they were queued. A transfer that must wait queues a piece on
-// each of its engines, and in a tile loop every transfer waits behind the
-// one before on all sixteen: kept piece by piece, queueing and taking them
-// cost most of a run. So the queues are one list of runs in queueing order,
-// a run being alike pieces of one transfer on adjacent engines; an engine's
-// queue is the runs that hold a piece for it, in that order, which is the
-// order it would have served its own queue in.
+// The DMA engines' queues. A transfer goes to a queue (in the model, its
+// DMA statement's: kernel_sim.cc) and is dealt in pieces over engines; on
+// each engine a queue's pieces are served in the order they were queued,
+// and the queues with pieces waiting are served round robin (the NKI DMA
+// overview: "DMA queues ... served round robin"; model 12 took the
+// queues but kept one in-order list per engine). A transfer that must wait
+// queues a piece on each of its engines, and in a tile loop every transfer
+// waits behind the one before on all sixteen: kept piece by piece,
+// queueing and taking them cost most of a run. So the queues are one list
+// of runs in queueing order, a run being alike pieces of one transfer on
+// adjacent engines; an engine's pieces of one queue are the runs of that
+// queue that hold a piece for it, in that order. While one queue has
+// pieces waiting (a tile loop's stream) the engines take the earliest run,
+// as before; with more, each engine takes the earliest run of the first
+// queue after the one it served last, in queue order, that has a piece for
+// it.
 #ifndef TRNBENCH_DEVICE_MODEL_DMA_QUEUES_H_
 #define TRNBENCH_DEVICE_MODEL_DMA_QUEUES_H_
 
@@ -14,6 +22,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -23,9 +32,13 @@ class DmaQueues {
  public:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-  explicit DmaQueues(size_t engines) : nonempty_((engines + 63) / 64, 0) {}
+  explicit DmaQueues(size_t engines)
+      : nonempty_((engines + 63) / 64, 0), last_(engines, kNone) {}
   // Empty queues on `engines` engines, as constructed, keeping the storage.
   void Reset(size_t engines) {
+    last_.assign(engines, kNone);
+    waiting_runs_.clear();
+    active_queues_ = 0;
     runs_.clear();
     first_ = 0;
     nonempty_.assign((engines + 63) / 64, 0);
@@ -39,30 +52,40 @@ class DmaQueues {
     return (nonempty_[e / 64] >> (e % 64) & 1) == 0;
   }
 
-  // Queues pieces piece .. piece + count - 1 of transfer `owner` on engines
-  // lo .. lo + count - 1 (piece c on engine lo + c), each behind what its
-  // engine holds.
-  void Push(uint32_t lo, uint32_t count, uint32_t piece, uint32_t owner) {
+  // Queues pieces piece .. piece + count - 1 of transfer `owner`, of queue
+  // `queue`, on engines lo .. lo + count - 1 (piece c on engine lo + c),
+  // each behind what its engine holds of that queue.
+  void Push(uint32_t lo, uint32_t count, uint32_t piece, uint32_t owner,
+            uint32_t queue = 0) {
+    if (queue >= waiting_runs_.size()) waiting_runs_.resize(queue + 1, 0);
     if (count <= 64) {
       // One run (every transfer on up to 64 engines): its bits worked out
       // once, in a register, rather than read back from the run (a store
       // of the bits may alias queued_ as far as the compiler knows).
       const uint64_t bits = Mask(count);
-      runs_.push_back({bits, lo, piece, owner});
+      runs_.push_back({bits, lo, piece, owner, queue});
+      if (waiting_runs_[queue]++ == 0) ++active_queues_;
       SetBits(nonempty_, lo, bits);
       queued_ += count;
       return;
     }
     while (count > 0) {
       const uint32_t n = std::min<uint32_t>(count, 64);
-      runs_.push_back(
-          {n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo, piece, owner});
+      runs_.push_back({n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo,
+                       piece, owner, queue});
+      if (waiting_runs_[queue]++ == 0) ++active_queues_;
       SetBits(nonempty_, lo, runs_.back().waiting);
       queued_ += n;
       lo += n;
       piece += n;
       count -= n;
     }
+  }
+
+  // Engines lo .. lo + count - 1, idle with nothing waiting, started a
+  // piece of `queue` without queueing it: the queue they served last.
+  void Served(uint32_t lo, uint32_t count, uint32_t queue) {
+    std::fill_n(last_.begin() + lo, count, queue);
   }
 
   // Engines lo .. lo + count - 1 take the head of their queues, in engine
@@ -84,7 +107,136 @@ class DmaQueues {
     uint32_t lo;
     uint32_t piece;  // the piece of engine lo
     uint32_t owner;
+    uint32_t queue;
   };
+
+  // A run has no piece left waiting: one fewer of its queue's.
+  void Drained(const Run& run) {
+    if (--waiting_runs_[run.queue] == 0) --active_queues_;
+  }
+
+  // Where queue q comes in the round robin of an engine that served
+  // `last` (kNone: none yet): the queues after it in queue order, then
+  // the ones before, it last.
+  static uint32_t Turn(uint32_t q, uint32_t last) {
+    if (last == kNone) return q;
+    return q > last ? q - last - 1 : q + (kNone - last);
+  }
+
+  // With engines a .. a + m - 1 in lockstep (each served the same queue
+  // last), the earliest run of the first queue in their turn that has runs
+  // waiting, when it holds a piece for every one of them and no other:
+  // each takes its piece of it. kNoRun otherwise (the general round robin
+  // decides).
+  size_t LockstepRun(uint32_t a, uint32_t m, uint64_t chunk,
+                     uint64_t want) const {
+    const uint32_t* from = last_.data() + a;
+    const uint32_t last = from[0];
+    // All equal: each equals the next (memcmp compares 16 engines in a
+    // few vector steps, a loop took most of a tiled matmul's queue time).
+    if (m > 1 && std::memcmp(from, from + 1, (m - 1) * sizeof(uint32_t)) != 0) {
+      return kNoRun;
+    }
+    const auto n = static_cast<uint32_t>(waiting_runs_.size());
+    uint32_t q = last == kNone || last + 1 >= n ? 0 : last + 1;
+    for (uint32_t k = 0; k < n && waiting_runs_[q] == 0; ++k) {
+      q = q + 1 == n ? 0 : q + 1;
+    }
+    // Most often the earliest run (two statements that alternate).
+    if (first_ < runs_.size() && runs_[first_].queue == q) {
+      return (Overlap(runs_[first_], a) & chunk) == want ? first_ : kNoRun;
+    }
+    for (size_t r = first_; r < runs_.size(); ++r) {
+      const Run& run = runs_[r];
+      if (run.queue != q || (Overlap(run, a) & chunk) == 0) continue;
+      return (Overlap(run, a) & chunk) == want ? r : kNoRun;
+    }
+    return kNoRun;
+  }
+
+  // The round robin of PopChunk with more than one queue waiting: engine
+  // a + c takes the earliest run of the queue whose turn comes first.
+  // Out of line: PopChunk's tile-loop path stays small enough to inline.
+  template <typename Fn>
+  [[gnu::noinline]] void PopChunkRoundRobin(uint32_t a, uint32_t m,
+                                            uint64_t chunk, Fn& fn) {
+    const uint64_t want = Bits(nonempty_, a) & chunk;
+    std::array<size_t, 64> pick;
+    // Engines in lockstep: the first queue in their turn has one run with
+    // a piece for each engine that wants one (a transfer queued on all
+    // sixteen, taken by a group of some of them).
+    if (const size_t r = LockstepRun(a, m, chunk, want); r != kNoRun) {
+      for (uint32_t c = 0; c < m; ++c) {
+        pick[c] = (want >> c & 1) != 0 ? r : kNoRun;
+      }
+      Take(a, m, chunk, pick, fn);
+      return;
+    }
+    std::array<uint32_t, 64> turn;
+    std::fill_n(pick.begin(), m, kNoRun);
+    // An engine stops looking once it has the queue next in its turn, or
+    // has seen every queue that waits (queue ids below 64 tracked; others
+    // look to the end of the list).
+    std::array<uint64_t, 64> seen;
+    std::fill_n(seen.begin(), m, uint64_t{0});
+    uint64_t open = want;
+    for (size_t r = first_; open != 0 && r < runs_.size(); ++r) {
+      const Run& run = runs_[r];
+      uint64_t o = Overlap(run, a) & open;
+      while (o != 0) {
+        const auto c = static_cast<uint32_t>(std::countr_zero(o));
+        o &= o - 1;
+        const uint64_t bit = run.queue < 64 ? uint64_t{1} << run.queue : 0;
+        if ((seen[c] & bit) != 0) continue;  // a later run of a seen queue
+        seen[c] |= bit;
+        const uint32_t t = Turn(run.queue, last_[a + c]);
+        if (pick[c] == kNoRun || t < turn[c]) {
+          pick[c] = r;
+          turn[c] = t;
+        }
+        if (t == 0 || (bit != 0 && static_cast<size_t>(std::popcount(
+                                       seen[c])) == active_queues_)) {
+          open &= ~(uint64_t{1} << c);
+        }
+      }
+    }
+    Take(a, m, chunk, pick, fn);
+  }
+
+  // Engine a + c takes its piece of run pick[c] (kNoRun: it has none
+  // waiting), and PopHeads' stretches are reported.
+  template <typename Fn>
+  void Take(uint32_t a, uint32_t m, uint64_t chunk,
+            const std::array<size_t, 64>& pick, Fn& fn) {
+    for (uint32_t c = 0; c < m; ++c) {
+      if (pick[c] == kNoRun) continue;
+      Run& run = runs_[pick[c]];
+      const uint32_t e = a + c;
+      run.waiting &= ~(uint64_t{1} << (e - run.lo));
+      if (run.waiting == 0) Drained(run);
+      last_[e] = run.queue;
+      --queued_;
+    }
+    uint64_t more = 0;  // engines with a piece still waiting
+    for (size_t r = first_; r < runs_.size() && more != chunk; ++r) {
+      more |= Overlap(runs_[r], a) & chunk;
+    }
+    ClearBits(nonempty_, a, chunk & ~more);
+    // In engine order: stretches of engines that took consecutive pieces
+    // of one run, and of engines with nothing waiting.
+    for (uint32_t c = 0; c < m;) {
+      uint32_t n = 1;
+      while (c + n < m && pick[c + n] == pick[c]) ++n;
+      if (pick[c] == kNoRun) {
+        fn(a + c, n, kNone, kNone);
+      } else {
+        const Run& run = runs_[pick[c]];
+        fn(a + c, n, run.piece + (a + c - run.lo), run.owner);
+      }
+      c += n;
+    }
+    Compact();
+  }
 
   // The run's waiting engines among [a, a + 64), as bits from a.
   static uint64_t Overlap(const Run& r, uint32_t a) {
@@ -97,17 +249,31 @@ class DmaQueues {
     const uint64_t chunk = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
     // A tile loop's case: the earliest run holds a piece for every engine
     // of the chunk and for no other, so it is the head of each of their
-    // queues, and the engines take it whole, as one stretch. What follows
-    // does the general steps for that case alone (about half the
-    // instructions, callgrind).
-    if (first_ < runs_.size() && runs_[first_].lo == a &&
-        runs_[first_].waiting == chunk) {
-      Run& run = runs_[first_];
+    // queues, and the engines take it whole, as one stretch; with other
+    // queues waiting, when its queue's turn comes first on each of them
+    // (two statements that alternate). What follows does the general
+    // steps for that case alone (about half the instructions, callgrind).
+    size_t head = first_;
+    if (active_queues_ > 1) {
+      // Engines in lockstep (the same queue served last) whose queue next
+      // in turn has a run of pieces for each of them take it whole.
+      head = LockstepRun(a, m, chunk, chunk);
+      if (head == kNoRun || runs_[head].lo != a ||
+          runs_[head].waiting != chunk) {
+        PopChunkRoundRobin(a, m, chunk, fn);
+        return;
+      }
+    }
+    if (head < runs_.size() && runs_[head].lo == a &&
+        runs_[head].waiting == chunk) {
+      Run& run = runs_[head];
       run.waiting = 0;
+      Drained(run);
+      std::fill_n(last_.begin() + a, m, run.queue);
       queued_ -= m;
-      uint64_t more = 0;  // engines a later run holds a piece for
-      for (size_t r = first_ + 1; r < runs_.size() && more != chunk; ++r) {
-        more |= Overlap(runs_[r], a) & chunk;
+      uint64_t more = 0;  // engines another run holds a piece for
+      for (size_t r = first_; r < runs_.size() && more != chunk; ++r) {
+        if (r != head) more |= Overlap(runs_[r], a) & chunk;
       }
       ClearBits(nonempty_, a, chunk & ~more);
       fn(a, m, run.piece, run.owner);
@@ -134,6 +300,7 @@ class DmaQueues {
       // Back in the run's own bits.
       run.waiting &=
           ~(run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo));
+      if (run.waiting == 0) Drained(run);
       taken |= take;
       while (take != 0) {
         const auto c = static_cast<uint32_t>(std::countr_zero(take));
@@ -172,6 +339,7 @@ class DmaQueues {
       if (until > c) fn(a + c, until - c, kNone, kNone);
       if (i == stretches) break;
       const Run& run = runs_[found[i].run];
+      std::fill_n(last_.begin() + a + found[i].c, found[i].n, run.queue);
       fn(a + found[i].c, found[i].n, run.piece + (a + found[i].c - run.lo),
          run.owner);
       c = found[i].c + found[i].n;
@@ -225,6 +393,10 @@ class DmaQueues {
   size_t first_ = 0;                // runs before it are consumed
   std::vector<uint64_t> nonempty_;  // engines with pieces waiting, as bits
   size_t queued_ = 0;
+  static constexpr size_t kNoRun = std::numeric_limits<size_t>::max();
+  std::vector<uint32_t> last_;          // the queue each engine served last
+  std::vector<uint32_t> waiting_runs_;  // per queue, runs with pieces waiting
+  size_t active_queues_ = 0;            // queues with pieces waiting
 };
 
 }  // namespace trn

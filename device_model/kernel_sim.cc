@@ -763,12 +763,13 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       const uint32_t alike = run_[p];
       uint32_t m = static_cast<uint32_t>(dma.IdleRun(eng, alike));
       if (m > 0) {
+        queues.Served(eng, m, queue_of_[i]);
         begin_pieces(eng, m, p, i);
         p += m;
         continue;
       }
       m = static_cast<uint32_t>(dma.BusyRun(eng, alike));
-      queues.Push(eng, m, p, i);
+      queues.Push(eng, m, p, i, queue_of_[i]);
       p += m;
     }
   };

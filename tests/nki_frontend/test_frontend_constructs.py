@@ -645,6 +645,32 @@ class NestedFission(unittest.TestCase):
                       "wrote", err)
 
 
+class PartialWrites(unittest.TestCase):
+    """A tile written in parts in one body and read whole: the reader names
+    the last writer, which waits for the version it partly writes over
+    (`after`), so the read comes after every part."""
+
+    KERNEL = os.path.join(KERNELS, "partial_writes.py")
+
+    def test_the_second_half_waits_for_the_first(self) -> None:
+        spec = trace(f"{self.KERNEL}::halves", "x=128x256:float32")
+        mul, add = find(spec, op="tensor_tensor")
+        store, = find(spec, op="store")
+        self.assertEqual(add.get("after"), [mul["id"]])
+        self.assertNotIn("after", mul)
+        self.assertEqual(store["inputs"], [add["id"]])
+
+    def test_a_part_over_a_memset_waits_for_it(self) -> None:
+        spec = trace(f"{self.KERNEL}::part_over_zeros", "x=128x256:float32")
+        memset, = find(spec, op="memset")
+        act, = find(spec, op="activation")
+        self.assertEqual(act.get("after"), [memset["id"]])
+
+    def test_a_whole_write_needs_no_wait(self) -> None:
+        spec = trace(f"{self.KERNEL}::whole_twice", "x=128x256:float32")
+        self.assertFalse([op for _, op in ops(spec) if "after" in op])
+
+
 class Refusals(unittest.TestCase):
     """One line naming FILE:LINE, exit 2, nothing written."""
 

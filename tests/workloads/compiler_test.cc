@@ -813,6 +813,46 @@ TEST(SpillTest, ABlockReadBySlotSpillsItsLastSlotsAndReloadsEachRead) {
   EXPECT_EQ(from_reload, 26);
 }
 
+TEST(CompilerTest, ABlockFilledOverTwoLoopsHoldsEachSlotOnce) {
+  // blk[k][j]: 4 x 2 slots of [128, 1024] fp32 (4 KiB per partition each),
+  // filled by the k loop (the block's id) and the j loop without an id in
+  // its result position (one level of the block). The slot a load writes
+  // is one of the block's 8, held once (the NKI block dimension migration
+  // guide: a block's logical tiles are its physical tiles); counted both
+  // as the block's and as the j loop's own tile, the peak was a 9th slot
+  // higher.
+  Json j = Json::parse(R"({
+    "schema_version": 1, "name": "two_level_block", "family": "block",
+    "description": "test", "mode": "nki",
+    "tensors": [
+      {"name": "x", "shape": [512, 2048], "dtype": "fp32"},
+      {"name": "y", "shape": [128, 2048], "dtype": "fp32"}
+    ],
+    "kernel": {"source_file": "blocks.py", "loops": [{
+      "var": "n", "range": "affine", "tensor": "y", "tile_partitions": 128,
+      "body": [
+        {"id": "blk", "op": "loop", "var": "k", "range": "affine",
+         "tensor": "x", "tile_partitions": 128, "line": 1, "body": [
+          {"op": "loop", "var": "j", "range": "affine", "tensor": "x",
+           "dim": 1, "step": 1024, "line": 2, "body": [
+            {"id": "t", "op": "load", "tensor": "x", "index": ["k", "j"],
+             "tile": [128, 1024], "line": 3}]}]},
+        {"op": "loop", "var": "k2", "range": "affine", "tensor": "x",
+         "tile_partitions": 128, "line": 4, "body": [
+          {"op": "loop", "var": "j2", "range": "affine", "tensor": "x",
+           "dim": 1, "step": 1024, "line": 5, "body": [
+            {"id": "e", "op": "tensor_reduce", "inputs": ["blk[k2][j2]"],
+             "tile": [128, 1], "line": 6}]}]}]}]}
+  })");
+  auto spec = Parse(j);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_TRUE(spec->compiled.spills.empty());
+  // The block's 8 slots and the reductions in flight (4 B each): never a
+  // 9th slot.
+  EXPECT_GE(spec->compiled.sbuf.used, 8 * 4096);
+  EXPECT_LT(spec->compiled.sbuf.used, 9 * 4096);
+}
+
 TEST(SpillTest, ABlockAlsoReadWholeIsNotSpilledBySlot) {
   // The memset waits for `blk` whole: its slots cannot go one by one, and
   // nothing else can be spilled at the peak.

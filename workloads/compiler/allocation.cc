@@ -145,11 +145,18 @@ class Allocator {
     // An accumulator whose result is made in a loop without an id nested in
     // it (a matmul accumulating over both loops): that loop's result is
     // this loop's one tile, which the body around holds, not a tile of the
-    // nested loop's iterations.
+    // nested loop's iterations. Likewise a block whose slot is filled by a
+    // loop without an id in its result position (`v[i][j]` filled over i
+    // and j; BlockLevels): that loop is one level of the block, whose
+    // slots the body around holds (the block's size counts every level);
+    // its result op writes one of those slots, not a tile of its own (the
+    // NKI block dimension migration guide: a block's logical tiles are
+    // its physical tiles, each allocated once). Counted in both places
+    // before, the slot being written was held twice.
     const bool result_nested =
         result >= 0 && loop.body[static_cast<size_t>(result)].op == "loop" &&
         loop.body[static_cast<size_t>(result)].id.empty() &&
-        AccumulatesInPsum(loop);
+        (AccumulatesInPsum(loop) || tiles.keep_all);
     // Live range of each op's tile, in positions of `order`.
     std::vector<size_t> def(n), last(n);
     std::vector<Point> size(n);

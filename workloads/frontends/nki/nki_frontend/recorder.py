@@ -315,6 +315,16 @@ def write(dst: Tile, dims: List[ir.DimAccess], value: object,
         op.role = op.role if op.role == "acc" else "tile"
         op.one_buffer = getattr(arr, "one_buffer", False)
         op.tile_buffers = arr.tile_buffers
+        prev = arr.current
+        if (isinstance(prev, ir.Op) and prev is not op and prev.loop is t.loop
+                and tile_of(view_tile(arr, dims)) != arr.tile()):
+            # A write of part of the tile (RoPE's `out[64:128, :] = ...`
+            # after `out[0:64, :] = ...`, or a part after a memset): the
+            # rest of the tile is what the version before wrote, yet a
+            # reader of the whole tile names this op alone, so this op
+            # waits for that version (and orders the two writes, as the
+            # hardware must).
+            op.after.append(ir.Ref(prev, []))
         set_version(arr, op, op.const_dims)  # type: ignore[attr-defined]
         return
     if kind == "set" and arr.current is not None and any(
