@@ -17,7 +17,7 @@ namespace trn {
 
 inline constexpr int kResultsSchemaVersion = 1;
 // Bumped whenever a change to the timing model can move any figure.
-inline constexpr std::string_view kModelVersion = "14";
+inline constexpr std::string_view kModelVersion = "15";
 
 // Like torch.profiler.schedule: `wait` runs are skipped, `warmup` runs are
 // simulated and discarded, `repeat` runs are recorded.
