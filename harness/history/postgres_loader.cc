@@ -71,12 +71,7 @@ std::string DefaultModulePath() {
     std::filesystem::path beside = self.parent_path() / kPostgresModuleName;
     if (std::filesystem::exists(beside, ec)) return beside.string();
   }
-#ifdef TRNBENCH_POSTGRES_MODULE
-  return TRNBENCH_POSTGRES_MODULE;
-#else
-  return ec ? std::string(kPostgresModuleName)
-            : (self.parent_path() / kPostgresModuleName).string();
-#endif
+  return TRNBENCH_POSTGRES_MODULE;  // harness/history/CMakeLists.txt
 }
 
 absl::StatusOr<std::unique_ptr<SqlDatabase>> ConnectThrough(
