@@ -358,7 +358,7 @@ absl::StatusOr<ValidationResult> RunValidation(
     if (!walk_error.ok()) break;
   }
 
-  const int jobs = DefaultJobs();
+  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
   const int outer = static_cast<int>(
       std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(1, jobs))));
   const int inner = outer > 1 ? std::max(1, jobs / outer) : jobs;
@@ -372,6 +372,7 @@ absl::StatusOr<ValidationResult> RunValidation(
       tasks.size(), outer,
       [&](size_t, size_t k) -> absl::StatusOr<Prepared> {
         const Task& t = tasks[k];
+        const HeldSlot slot(options.slots);
         Prepared p;
         // In the order a serial walk meets the errors: the spec, the
         // schedule (RunWorkload), the program.
@@ -431,6 +432,7 @@ absl::StatusOr<ValidationResult> RunValidation(
         Outcome out;
         out.task = order[j];
         const Task& t = tasks[out.task];
+        const HeldSlot slot(options.slots);
         Prepared& p = prepared[out.task];
         if (!p.status.ok()) {
           out.measured = p.status;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <semaphore>
 #include <set>
 #include <sstream>
 #include <string>
@@ -473,6 +474,42 @@ TEST(ValidationTest, RowsAndTheFirstErrorAreTheSerialWalksForAnyJobs) {
   // The larger kernel is the longer run: the order above is not the
   // suite's.
   EXPECT_GT(rows[0]->rows[1].model, rows[0]->rows[0].model);
+}
+
+// With slots, each preparation and run holds one while it works: beside a
+// holder of one of two slots (validate's front end process) the suite
+// still completes, with the rows it gives without slots, and every slot it
+// took is given back. Options::jobs overrides DefaultJobs().
+TEST(ValidationTest, RunsHoldSlotsAndGiveThemBack) {
+  const std::string fig = Fig("ncl_us", 1, R"("tolerance": 1)");
+  const std::vector<WorkloadSpec> suite = {Kernel("s", {fig}, 256),
+                                           Kernel("b", {fig}, 4096),
+                                           Kernel("m", {fig}, 1024)};
+  SetDefaultJobs(1);
+  const absl::StatusOr<ValidationResult> plain =
+      RunValidation(suite, Profiles(), Fast());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (const int slot_count : {1, 2}) {
+    std::counting_semaphore<> slots(slot_count);
+    // A holder beside the runs: one slot left to them when there are two.
+    const bool beside = slot_count == 2;
+    if (beside) slots.acquire();
+    ValidationOptions options = Fast();
+    options.jobs = 2;
+    options.slots = &slots;
+    const absl::StatusOr<ValidationResult> r =
+        RunValidation(suite, Profiles(), options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->rows.size(), plain->rows.size());
+    for (size_t i = 0; i < r->rows.size(); ++i) {
+      EXPECT_EQ(r->rows[i].workload, plain->rows[i].workload);
+      EXPECT_EQ(r->rows[i].model, plain->rows[i].model);
+    }
+    // Every slot the runs took is free again, and no more.
+    EXPECT_TRUE(slots.try_acquire());
+    EXPECT_FALSE(slots.try_acquire());
+    if (beside) slots.release();
+  }
 }
 
 TEST(ValidationTest, RefusesSuitesItCannotJudge) {

@@ -7,6 +7,7 @@
 #include <future>
 #include <map>
 #include <ostream>
+#include <semaphore>
 #include <set>
 #include <string>
 #include <utility>
@@ -221,8 +222,9 @@ absl::Status AddFromSource(const Options& o,
 // are traced and run: one front end batch (one Python start-up; each job a
 // Python child writing a file of its own) then the kernels' runs, on a
 // thread of their own beside the suite's (issue 42) when --jobs allows two
-// threads, before the tracing on one. It is not called when this returns
-// an error first.
+// threads, before the tracing on one. Beside, the tracing and each
+// kernel's runs hold one of `options.slots` (when set) as the suite's runs
+// do. It is not called when this returns an error first.
 absl::StatusOr<ValidationResult> RunTraining(
     const Options& o, const ProfileSet& profiles,
     const ValidationOptions& options, std::vector<std::string>& gaps,
@@ -291,6 +293,8 @@ absl::StatusOr<ValidationResult> RunTraining(
     spec->published = k.published;
     ValidationOptions one = options;
     one.known_gaps = own[i];
+    // Beside the suite's runs, each kernel's runs hold one slot: one thread.
+    if (one.slots != nullptr) one.jobs = 1;
     results[i] = RunValidation({*spec}, profiles, one);
   };
   if (present) {
@@ -302,8 +306,13 @@ absl::StatusOr<ValidationResult> RunTraining(
     // are gathered below in kernel order.
     TracedKernels traced;
     auto trace_and_run = [&] {
-      const std::vector<absl::StatusOr<std::string>> paths =
-          traced.TraceReferences(dir, refs, 1);
+      std::vector<absl::StatusOr<std::string>> paths;
+      {
+        // The front end's process keeps a core busy: it holds a slot, so
+        // one thread fewer of the suite's runs goes beside it.
+        const HeldSlot slot(options.slots);
+        paths = traced.TraceReferences(dir, refs, 1);
+      }
       for (size_t i = 0; i < kernels.size(); ++i) run_kernel(i, paths[i]);
     };
     if (DefaultJobs() >= 2) {
@@ -391,11 +400,16 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   ProfileSet profiles;
   if (auto s = LoadSuite(o, suite, profiles); !s.ok()) return Fail(err, s);
   // The suite's runs go beside the training kernels' tracing; the
-  // training's error, if any, is still the one reported first.
+  // training's error, if any, is still the one reported first. Beside,
+  // every run and the front end's process share --jobs slots, so that the
+  // busy threads are never more than --jobs (issue 42).
   absl::StatusOr<ValidationResult> result = absl::InternalError("not run");
+  std::counting_semaphore<> slots(std::max(1, DefaultJobs()));
+  if (DefaultJobs() >= 2) validation.slots = &slots;
   auto training =
       RunTraining(o, profiles, validation, validation.known_gaps,
                   [&] { result = RunValidation(suite, profiles, validation); });
+  validation.slots = nullptr;
   if (!training.ok()) return Fail(err, training.status());
   if (!result.ok()) return Fail(err, result.status());
   if (o.Given("sources")) {
