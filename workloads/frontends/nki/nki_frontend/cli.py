@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import inspect
 import itertools
@@ -259,7 +260,10 @@ DEFAULT_TIME_LIMIT_S = 60.0
 MEMORY_LIMIT_BYTES = 8 << 30
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+@functools.lru_cache(maxsize=None)
+def parser() -> argparse.ArgumentParser:
+    """The command line's parser, built once per process (parsing does not
+    change it)."""
     p = _Parser(prog="python3 -m nki_frontend",
                 description="Trace an NKI kernel into a trnbench workload "
                 "spec.")
@@ -279,7 +283,21 @@ def main(argv: Optional[List[str]] = None) -> int:
                    f"$TRNBENCH_TRACE_SECONDS, else {DEFAULT_TIME_LIMIT_S:g})")
     p.add_argument("--timing", action="store_true",
                    help="print the trace time to stderr")
-    ns = p.parse_args(argv)
+    return p
+
+
+def warm_up() -> None:
+    """Does once what every trace's process does the first time: the
+    parser (building one imports `locale` and compiles argparse's and
+    gettext's regular expressions) and OpenSSL's SHA-256 (the kernel file's
+    hash). nki_frontend.batch calls it before it forks: ~20 ms of each
+    child's ~60 ms (issue 42)."""
+    parser()
+    hashlib.sha256(b"")
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ns = parser().parse_args(argv)
     try:
         import numpy  # noqa: F401 (kernels import it; say so up front)
     except ImportError:
