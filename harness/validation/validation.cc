@@ -372,7 +372,6 @@ absl::StatusOr<ValidationResult> RunValidation(
       tasks.size(), outer,
       [&](size_t, size_t k) -> absl::StatusOr<Prepared> {
         const Task& t = tasks[k];
-        const HeldSlot slot(options.slots);
         Prepared p;
         // In the order a serial walk meets the errors: the spec, the
         // schedule (RunWorkload), the program.
@@ -465,7 +464,11 @@ absl::StatusOr<ValidationResult> RunValidation(
       [&](size_t, Outcome o) -> absl::Status {
         measured[o.task] = std::move(o.measured);
         return absl::OkStatus();
-      }));
+      },
+      // Every outcome is kept until scoring anyway, so the window costs no
+      // memory; a bounded one would stop the other threads behind a run
+      // waiting for its slot.
+      tasks.size()));
 
   // The figures in suite order, as a serial walk meets them: a run's error
   // comes after the figures of the runs before it.

@@ -476,7 +476,7 @@ TEST(ValidationTest, RowsAndTheFirstErrorAreTheSerialWalksForAnyJobs) {
   EXPECT_GT(rows[0]->rows[1].model, rows[0]->rows[0].model);
 }
 
-// With slots, each preparation and run holds one while it works: beside a
+// With slots, each run holds one while it works: beside a
 // holder of one of two slots (validate's front end process) the suite
 // still completes, with the rows it gives without slots, and every slot it
 // took is given back. Options::jobs overrides DefaultJobs().
