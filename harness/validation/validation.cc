@@ -363,13 +363,17 @@ absl::StatusOr<ValidationResult> RunValidation(
       std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(1, jobs))));
   const int inner = outer > 1 ? std::max(1, jobs / outer) : jobs;
 
-  // First every run's spec and program, on `outer` threads: what each run
-  // will cost (its program's instructions) is known only once lowered. A
-  // task's error is kept as its outcome and met again below, in order.
+  // First every run's spec and program, on `outer` threads (one fewer
+  // with slots: their holder beside, validate's front end process, keeps
+  // a core for longer than these take): what each run will cost (its
+  // program's instructions) is known only once lowered. A task's error is
+  // kept as its outcome and met again below, in order.
+  const int prepare_jobs =
+      options.slots != nullptr && outer > 1 ? outer - 1 : outer;
   std::vector<Prepared> prepared(tasks.size());
   int64_t kept_instructions = 0;
   TRN_RETURN_IF_ERROR(OrderedParallelMap<Prepared>(
-      tasks.size(), outer,
+      tasks.size(), prepare_jobs,
       [&](size_t, size_t k) -> absl::StatusOr<Prepared> {
         const Task& t = tasks[k];
         Prepared p;

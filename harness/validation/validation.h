@@ -33,12 +33,13 @@ struct ValidationOptions {
   std::vector<std::string> known_gaps;
   // Threads for the runs; 0: DefaultJobs().
   int jobs = 0;
-  // When set, each run holds one of these slots while it works (HeldSlot;
-  // the preparations, ~5% of the work, do not wait for one). Work beside the
-  // validation that holds slots too (validate's front end process) then keeps
-  // the busy threads at the slots' number rather than one above it: two threads
-  // and a Python process time-sliced on two cores cost ~10% more CPU than the
-  // same work side by side (issue 42). Changes no result, only when runs start.
+  // When set, each run holds one of these slots while it works (HeldSlot).
+  // Work beside the validation that holds slots too (validate's front end
+  // process) then keeps the busy threads at the slots' number rather than
+  // one above it: two threads and a Python process time-sliced on two
+  // cores cost ~10% more CPU than the same work side by side (issue 42).
+  // The preparations (~5% of the work, first) take none but go on one
+  // thread fewer. Changes no result, only when runs start.
   std::counting_semaphore<>* slots = nullptr;
 };
 

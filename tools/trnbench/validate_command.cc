@@ -223,12 +223,14 @@ absl::Status AddFromSource(const Options& o,
 // Python child writing a file of its own) then the kernels' runs, on a
 // thread of their own beside the suite's (issue 42) when --jobs allows two
 // threads, before the tracing on one. Beside, the tracing and each
-// kernel's runs hold one of `options.slots` (when set) as the suite's runs
-// do. It is not called when this returns an error first.
+// kernel's runs hold one of --jobs slots, which `beside` is given for the
+// suite's runs (ValidationOptions::slots; null when nothing goes beside
+// them), so that no more than --jobs threads and processes are busy. It is
+// not called when this returns an error first.
 absl::StatusOr<ValidationResult> RunTraining(
     const Options& o, const ProfileSet& profiles,
     const ValidationOptions& options, std::vector<std::string>& gaps,
-    const std::function<void()>& beside) {
+    const std::function<void(std::counting_semaphore<>*)>& beside) {
   const std::string suite_dir =
       o.specs_dir.empty() ? SourceDir() + "/workloads/validation" : o.specs_dir;
   TRN_ASSIGN_OR_RETURN(std::vector<TrainingKernel> kernels,
@@ -239,7 +241,7 @@ absl::StatusOr<ValidationResult> RunTraining(
   out.repeat = options.repeat;
   out.device = options.device;
   if (kernels.empty()) {
-    beside();
+    beside(nullptr);
     out.passed = true;  // no training figure, none missed
     return out;
   }
@@ -278,6 +280,9 @@ absl::StatusOr<ValidationResult> RunTraining(
   // outcome, not the command's error.
   std::vector<absl::StatusOr<ValidationResult>> results(
       kernels.size(), absl::InternalError("not run"));
+  // Shared with the suite's runs when the kernels go beside them.
+  std::counting_semaphore<> slots(std::max(1, DefaultJobs()));
+  const bool side_by_side = present && DefaultJobs() >= 2;
   auto run_kernel = [&](size_t i, const absl::StatusOr<std::string>& path) {
     const TrainingKernel& k = kernels[i];
     absl::StatusOr<WorkloadSpec> spec =
@@ -293,8 +298,12 @@ absl::StatusOr<ValidationResult> RunTraining(
     spec->published = k.published;
     ValidationOptions one = options;
     one.known_gaps = own[i];
-    // Beside the suite's runs, each kernel's runs hold one slot: one thread.
-    if (one.slots != nullptr) one.jobs = 1;
+    if (side_by_side) {
+      // Beside the suite's runs, each kernel's runs hold one slot: one
+      // thread.
+      one.slots = &slots;
+      one.jobs = 1;
+    }
     results[i] = RunValidation({*spec}, profiles, one);
   };
   if (present) {
@@ -310,21 +319,21 @@ absl::StatusOr<ValidationResult> RunTraining(
       {
         // The front end's process keeps a core busy: it holds a slot, so
         // one thread fewer of the suite's runs goes beside it.
-        const HeldSlot slot(options.slots);
+        const HeldSlot slot(side_by_side ? &slots : nullptr);
         paths = traced.TraceReferences(dir, refs, 1);
       }
       for (size_t i = 0; i < kernels.size(); ++i) run_kernel(i, paths[i]);
     };
-    if (DefaultJobs() >= 2) {
+    if (side_by_side) {
       auto pending = std::async(std::launch::async, trace_and_run);
-      beside();
+      beside(&slots);
       pending.get();
     } else {
       trace_and_run();
-      beside();
+      beside(nullptr);
     }
   } else {
-    beside();
+    beside(nullptr);
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
     const TrainingKernel& k = kernels[i];
@@ -404,12 +413,13 @@ int RunValidate(const Options& o, std::ostream& out, std::ostream& err) {
   // every run and the front end's process share --jobs slots, so that the
   // busy threads are never more than --jobs (issue 42).
   absl::StatusOr<ValidationResult> result = absl::InternalError("not run");
-  std::counting_semaphore<> slots(std::max(1, DefaultJobs()));
-  if (DefaultJobs() >= 2) validation.slots = &slots;
-  auto training =
-      RunTraining(o, profiles, validation, validation.known_gaps,
-                  [&] { result = RunValidation(suite, profiles, validation); });
-  validation.slots = nullptr;
+  auto training = RunTraining(
+      o, profiles, validation, validation.known_gaps,
+      [&](std::counting_semaphore<>* slots) {
+        ValidationOptions suite_options = validation;  // its gaps taken
+        suite_options.slots = slots;
+        result = RunValidation(suite, profiles, suite_options);
+      });
   if (!training.ok()) return Fail(err, training.status());
   if (!result.ok()) return Fail(err, result.status());
   if (o.Given("sources")) {
