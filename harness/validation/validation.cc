@@ -1,6 +1,7 @@
 #include "harness/validation/validation.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <map>
@@ -429,13 +430,17 @@ absl::StatusOr<ValidationResult> RunValidation(
     absl::StatusOr<Measured> measured = absl::UnknownError("not run");
   };
   std::vector<std::optional<absl::StatusOr<Measured>>> measured(tasks.size());
+  // Each call takes the next run in `order` once it holds its slot, not
+  // the j-th: a thread that waited for a slot (the front end's) would
+  // otherwise start the largest run last.
+  std::atomic<size_t> next_run{0};
   TRN_RETURN_IF_ERROR(OrderedParallelMap<Outcome>(
       tasks.size(), outer,
-      [&](size_t, size_t j) -> absl::StatusOr<Outcome> {
-        Outcome out;
-        out.task = order[j];
-        const Task& t = tasks[out.task];
+      [&](size_t, size_t) -> absl::StatusOr<Outcome> {
         const HeldSlot slot(options.slots);
+        Outcome out;
+        out.task = order[next_run.fetch_add(1)];
+        const Task& t = tasks[out.task];
         Prepared& p = prepared[out.task];
         if (!p.status.ok()) {
           out.measured = p.status;
