@@ -633,11 +633,29 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // - 1 of transfer `owner`.
   // While a group's engines take their next pieces: its queue.
   uint32_t ending_queue = kNone;
+  // While a group's engines take their next pieces: its slot, not yet
+  // ended (finish). When the next pieces start on exactly its engines as
+  // one group, the slot is begun again in place (DmaGroups::Restart),
+  // which is what ending it and beginning them would leave; otherwise it
+  // is ended first.
+  uint32_t restarting = kNone;
+  auto begin_group = [&](uint32_t lo, uint32_t count, uint32_t owner,
+                         uint32_t p, double work, double from) {
+    if (restarting != kNone) {
+      const uint32_t s = restarting;
+      restarting = kNone;
+      if (dma.Restart(s, lo, count, owner, p, pieces_[p].bytes, work, from)) {
+        return;
+      }
+      dma.End(s);
+    }
+    dma.Begin(lo, count, owner, p, pieces_[p].bytes, work, from);
+  };
   auto begin_pieces = [&](uint32_t lo, uint32_t count, uint32_t p,
                           uint32_t owner) {
     rates_dirty = true;
     if (gap <= 0) {
-      dma.Begin(lo, count, owner, p, pieces_[p].bytes, pieces_[p].work, t);
+      begin_group(lo, count, owner, p, pieces_[p].work, t);
       out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
                          t);
       return;
@@ -652,9 +670,9 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     const uint32_t q = queue_of_[owner];
     // The whole group starts after one wait.
     auto start_all = [&](double wait) {
-      dma.Begin(lo, count, owner, p, pieces_[p].bytes,
-                wait > 0 ? pieces_[p].work + wait * cap : pieces_[p].work,
-                t + wait);
+      begin_group(lo, count, owner, p,
+                  wait > 0 ? pieces_[p].work + wait * cap : pieces_[p].work,
+                  t + wait);
       out.BusyStartGroup(DmaLane(static_cast<int>(lo)), static_cast<int>(count),
                          t);
     };
@@ -678,6 +696,10 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
         0) {
       start_all(wait_of(lo));
       return;
+    }
+    if (restarting != kNone) {
+      dma.End(restarting);
+      restarting = kNone;
     }
     for (uint32_t c = 0; c < count;) {
       const double wait = wait_of(lo + c);
@@ -777,7 +799,6 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // next piece of its queue.
   auto finish = [&](uint32_t s) {
     const DmaGroup g = dma[s];  // a copy: starting pieces may reuse the slot
-    dma.End(s);
     // Engines that go idle note what they served last (an engine that
     // takes a next piece at once is seen through ending_queue instead, and
     // notes it when it goes idle: filling the note for every piece that
@@ -799,6 +820,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
                   g.bytes,
                   dispatch};
     if (queues.Queued() == 0) {
+      dma.End(s);
       out.BusyGroup(span, static_cast<int>(g.count));
       went_idle(g.lo, g.count);
     } else {
@@ -809,9 +831,21 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       // once: engine by engine, each would have joined the group its left
       // neighbour had just begun (DmaGroups::Begin). The metrics do not
       // depend on how the ends and starts of one instant interleave.
+      // The group ends before any of its engines starts a piece (or, when
+      // they start one group on exactly its engines, is begun again in
+      // place: begin_group).
+      bool group_ended = false;
       queues.PopHeads(
           g.lo, g.count,
           [&](uint32_t e, uint32_t count, uint32_t piece, uint32_t owner) {
+            if (!group_ended) {
+              group_ended = true;
+              if (piece != DmaQueues::kNone && e == g.lo && count == g.count) {
+                restarting = s;
+              } else {
+                dma.End(s);
+              }
+            }
             span.lane = DmaLane(static_cast<int>(e));
             if (group_shares_) {
               out.BusyGroup(span, static_cast<int>(count));
