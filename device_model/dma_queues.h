@@ -85,7 +85,7 @@ class DmaQueues {
   // Engines lo .. lo + count - 1, idle with nothing waiting, started a
   // piece of `queue` without queueing it: the queue they served last.
   void Served(uint32_t lo, uint32_t count, uint32_t queue) {
-    std::fill_n(last_.begin() + lo, count, queue);
+    Fill(last_.data() + lo, count, queue);
   }
 
   // Engines lo .. lo + count - 1 take the head of their queues, in engine
@@ -269,7 +269,7 @@ class DmaQueues {
       Run& run = runs_[head];
       run.waiting = 0;
       Drained(run);
-      std::fill_n(last_.begin() + a, m, run.queue);
+      Fill(last_.data() + a, m, run.queue);
       queued_ -= m;
       uint64_t more = 0;  // engines another run holds a piece for
       for (size_t r = first_; r < runs_.size() && more != chunk; ++r) {
@@ -339,12 +339,26 @@ class DmaQueues {
       if (until > c) fn(a + c, until - c, kNone, kNone);
       if (i == stretches) break;
       const Run& run = runs_[found[i].run];
-      std::fill_n(last_.begin() + a + found[i].c, found[i].n, run.queue);
+      Fill(last_.data() + a + found[i].c, found[i].n, run.queue);
       fn(a + found[i].c, found[i].n, run.piece + (a + found[i].c - run.lo),
          run.owner);
       c = found[i].c + found[i].n;
     }
     Compact();
+  }
+
+  // Sets n values from p on to v, four a step: g++ -O2 does not vectorise
+  // std::fill_n of a count it does not know, and a store and a loop step
+  // per engine were 3.6% of a tiled matmul's run (callgrind), where the
+  // engines take their next pieces and note the queue they served.
+  static void Fill(uint32_t* p, size_t n, uint32_t v) {
+    const uint64_t two = uint64_t{v} << 32 | v;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      std::memcpy(p + i, &two, sizeof(two));
+      std::memcpy(p + i + 2, &two, sizeof(two));
+    }
+    for (; i < n; ++i) p[i] = v;
   }
 
   static uint64_t Mask(uint32_t n) {
