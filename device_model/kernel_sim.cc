@@ -134,11 +134,12 @@ struct LastPiece {
   double end = 0;
 };
 
-// The rate of a group moving alone, by its piece and count: most
+// The rate of a group moving alone, by its piece, count and work: most
 // transfers of a tiled kernel move alone, alike, so the policy (whose
-// rates depend only on its flows) is asked once per shape.
+// rates depend only on its flows) is asked once per shape (and queue gap).
 struct Alone {
   uint32_t count = 0;
+  double work = 0;  // per share, any queue gap's wait included
   double rate = 0;
 };
 
@@ -922,16 +923,20 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     for (size_t f = 0; f < flows.size(); ++f) {
       dma[flow_group[f]].rate = flows[f].rate;
     }
-    if (only != DmaGroups::kNone && flows.size() == 1 &&
-        dma[only].work == pieces_[dma[only].piece].work) {
-      alone[dma[only].piece] = {dma[only].count, flows[0].rate};
+    if (only != DmaGroups::kNone && flows.size() == 1) {
+      alone[dma[only].piece] = {dma[only].count, dma[only].work, flows[0].rate};
     }
   };
   auto assign_rates = [&] {
     const uint32_t only = dma.Only();
     if (only != DmaGroups::kNone) {
       DmaGroup& g = dma[only];
-      if (alone[g.piece].count == g.count && g.work == pieces_[g.piece].work) {
+      // The same flow as the one cached (its weight follows from the piece
+      // and the work), so the same rate. The work keyed too: a group that
+      // starts after a queue gap carries the wait in its work, and that
+      // wait, (t + gap) - t, is one value over long stretches of t (a
+      // binade), so the hoisted matmul's transfers hit the cache as well.
+      if (alone[g.piece].count == g.count && alone[g.piece].work == g.work) {
         g.rate = alone[g.piece].rate;
         return;
       }
