@@ -371,7 +371,7 @@ class DmaQueues {
   }
 
   // Engines lo .. lo + n - 1 served queue v last.
-  void Note(size_t lo, size_t n, uint32_t v) {
+  [[gnu::always_inline]] void Note(size_t lo, size_t n, uint32_t v) {
     if (n == last_.size()) {
       lockstep_ = true;
     } else if (lockstep_ && last_[lo == 0 ? n : 0] != v) {
