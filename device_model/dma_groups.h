@@ -97,8 +97,10 @@ class DmaGroups {
   // what End(slot) and Begin would have left in it (Begin takes the slot
   // End freed last), and the busy engines and every other slot are as
   // they were.
-  bool Restart(uint32_t slot, uint32_t lo, uint32_t count, uint32_t owner,
-               uint32_t piece, int64_t bytes, double work, double t) {
+  [[gnu::always_inline]] bool Restart(uint32_t slot, uint32_t lo,
+                                      uint32_t count, uint32_t owner,
+                                      uint32_t piece, int64_t bytes,
+                                      double work, double t) {
     DmaGroup& g = groups_[slot];
     if (g.lo != lo || g.count != count) return false;
     if (merge_ && lo > 0 && !Idle(lo - 1)) {
