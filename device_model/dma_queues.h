@@ -422,8 +422,9 @@ class DmaQueues {
 
   // Drops the consumed runs at the front; a list that never empties drops
   // its consumed half (amortised O(1)), so it holds what waits, not every
-  // run the simulation has queued.
-  void Compact() {
+  // run the simulation has queued. Inline: a call of its own after every
+  // chunk of heads taken cost the tiled matmul 1.3% (callgrind).
+  [[gnu::always_inline]] void Compact() {
     while (first_ < runs_.size() && runs_[first_].waiting == 0) ++first_;
     if (first_ == runs_.size()) {
       runs_.clear();
