@@ -89,6 +89,30 @@ class DmaGroups {
   // otherwise they form a new group. Returns the group's slot.
   uint32_t Begin(uint32_t lo, uint32_t count, uint32_t owner, uint32_t piece,
                  int64_t bytes, double work, double t);
+  // Begin(lo, count, ...) on the engines of the group in `slot` as they
+  // become idle, without the idling: the group's shares ended and its
+  // engines start the next ones as one group. Returns false, changing
+  // nothing, when those are not exactly its engines or they would join the
+  // group to their left (then End and Begin). Otherwise the slot holds
+  // what End(slot) and Begin would have left in it (Begin takes the slot
+  // End freed last), and the busy engines and every other slot are as
+  // they were.
+  [[gnu::always_inline]] bool Restart(uint32_t slot, uint32_t lo,
+                                      uint32_t count, uint32_t owner,
+                                      uint32_t piece, int64_t bytes,
+                                      double work, double t) {
+    DmaGroup& g = groups_[slot];
+    if (g.lo != lo || g.count != count) return false;
+    if (merge_ && lo > 0 && !Idle(lo - 1)) {
+      const DmaGroup& left = groups_[slot_of_[lo - 1]];
+      if (left.owner == owner && left.bytes == bytes && left.work == work &&
+          left.start == t && left.remaining == work) {
+        return false;
+      }
+    }
+    g = {lo, count, owner, piece, bytes, work, t, work, 0};
+    return true;
+  }
   // The group's engines become idle.
   void End(uint32_t slot) {
     Mark(groups_[slot].lo, groups_[slot].count, false);

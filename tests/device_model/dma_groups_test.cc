@@ -57,6 +57,59 @@ TEST(DmaGroupsTest, WithoutMergingEveryShareIsAlone) {
   EXPECT_EQ(Visit(g), (std::vector<uint32_t>{0, 1}));
 }
 
+// Restart leaves what End and Begin would: the same slot, state, busy
+// engines and visiting order; it refuses other engines and a start that
+// Begin would merge into the group on the left.
+TEST(DmaGroupsTest, RestartIsEndThenBegin) {
+  auto state = [](DmaGroups& g) {
+    std::vector<std::vector<double>> out;
+    g.ForEach([&](uint32_t s) {
+      const DmaGroup& x = g[s];
+      out.push_back({static_cast<double>(s), static_cast<double>(x.lo),
+                     static_cast<double>(x.count), static_cast<double>(x.owner),
+                     static_cast<double>(x.piece), static_cast<double>(x.bytes),
+                     x.work, x.start, x.remaining, x.rate});
+    });
+    return out;
+  };
+  for (const bool merge : {true, false}) {
+    DmaGroups a(70, merge);
+    DmaGroups b(70, merge);
+    for (DmaGroups* g : {&a, &b}) {
+      g->Begin(0, 3, 1, 0, 100, 100.0, 0.0);
+      g->Begin(3, 5, 2, 0, 100, 100.0, 0.0);
+      g->Begin(60, 8, 3, 0, 50, 50.0, 0.0);  // across two words
+    }
+    // The group on engines 3..7 starts transfer 9's shares, then the one
+    // on 60..67 does.
+    for (const uint32_t lo : {3u, 60u}) {
+      uint32_t slot = DmaGroups::kNone;
+      a.ForEach([&](uint32_t s) {
+        if (a[s].lo == lo) slot = s;
+      });
+      ASSERT_NE(slot, DmaGroups::kNone);
+      const uint32_t count = a[slot].count;
+      ASSERT_TRUE(a.Restart(slot, lo, count, 9, 2, 70, 80.0, 1.5));
+      b.End(slot);
+      EXPECT_EQ(b.Begin(lo, count, 9, 2, 70, 80.0, 1.5), slot);
+      EXPECT_EQ(state(a), state(b));
+      for (size_t e = 0; e < 70; ++e) EXPECT_EQ(a.Idle(e), b.Idle(e)) << e;
+    }
+    uint32_t slot = DmaGroups::kNone;
+    a.ForEach([&](uint32_t s) {
+      if (a[s].lo == 3) slot = s;
+    });
+    // Not exactly its engines.
+    EXPECT_FALSE(a.Restart(slot, 3, 2, 9, 2, 70, 80.0, 1.5));
+    EXPECT_FALSE(a.Restart(slot, 4, 4, 9, 2, 70, 80.0, 1.5));
+    // Engines 0..2 start transfer 5 at 2.0; 3..7, starting the same shares
+    // at the same time, would join them when merging.
+    a.End(0);
+    a.Begin(0, 3, 5, 1, 30, 30.0, 2.0);
+    EXPECT_EQ(a.Restart(slot, 3, 5, 5, 1, 30, 30.0, 2.0), !merge);
+  }
+}
+
 // IdleRun and BusyRun against engine-by-engine counts, across words.
 TEST(DmaGroupsTest, IdleAndBusyRunsCountEngineByEngine) {
   CounterRng rng(5);

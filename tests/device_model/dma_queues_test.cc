@@ -69,63 +69,82 @@ TEST(DmaQueuesTest, EachEngineServesItsOwnQueueInOrder) {
 // Several queues: on each engine a queue's pieces come in the order they
 // were queued, and the queues with pieces waiting take turns, the first
 // after the one the engine served last (the NKI DMA overview's round
-// robin), against a reference kept per engine and queue.
+// robin), against a reference kept per engine and queue. `whole`: most
+// pushes and pops on every engine (a tile loop's, engines in lockstep),
+// and engines that start a piece without queueing it (Served).
 TEST(DmaQueuesTest, QueuesWithPiecesWaitingAreServedRoundRobin) {
   constexpr uint32_t kNoQueue = DmaQueues::kNone;
-  for (uint32_t queues : {2u, 3u, 7u, 70u}) {
-    constexpr size_t engines = 16;
-    CounterRng rng(queues);
-    DmaQueues q(engines);
-    // model[e][queue]: the pieces waiting on engine e of that queue.
-    std::vector<std::vector<std::deque<Piece>>> model(
-        engines, std::vector<std::deque<Piece>>(queues));
-    std::vector<uint32_t> last(engines, kNoQueue);
-    size_t model_queued = 0;
-    uint32_t owner = 0;
-    for (int step = 0; step < 20000; ++step) {
-      const auto lo = static_cast<uint32_t>(rng.NextBelow(engines));
-      const auto count = 1 + static_cast<uint32_t>(rng.NextBelow(engines - lo));
-      if (rng.NextBelow(2) == 0) {
-        const auto piece = static_cast<uint32_t>(rng.NextBelow(1000));
-        const auto queue = static_cast<uint32_t>(rng.NextBelow(queues));
-        q.Push(lo, count, piece, ++owner, queue);
-        for (uint32_t c = 0; c < count; ++c) {
-          model[lo + c][queue].push_back({piece + c, owner});
+  for (const bool whole : {false, true})
+    for (uint32_t queues : {2u, 3u, 7u, 70u}) {
+      constexpr size_t engines = 16;
+      CounterRng rng(queues + (whole ? 100 : 0));
+      DmaQueues q(engines);
+      // model[e][queue]: the pieces waiting on engine e of that queue.
+      std::vector<std::vector<std::deque<Piece>>> model(
+          engines, std::vector<std::deque<Piece>>(queues));
+      std::vector<uint32_t> last(engines, kNoQueue);
+      size_t model_queued = 0;
+      uint32_t owner = 0;
+      for (int step = 0; step < 20000; ++step) {
+        auto lo = static_cast<uint32_t>(rng.NextBelow(engines));
+        auto count = 1 + static_cast<uint32_t>(rng.NextBelow(engines - lo));
+        if (whole && rng.NextBelow(4) != 0) {
+          lo = 0;
+          count = engines;
         }
-        model_queued += count;
-        continue;
+        if (whole && rng.NextBelow(8) == 0) {
+          // Idle engines with nothing waiting start a piece of a queue.
+          bool idle = true;
+          for (uint32_t c = 0; c < count; ++c) idle = idle && q.Empty(lo + c);
+          if (idle) {
+            const auto queue = static_cast<uint32_t>(rng.NextBelow(queues));
+            q.Served(lo, count, queue);
+            for (uint32_t c = 0; c < count; ++c) last[lo + c] = queue;
+          }
+          continue;
+        }
+        if (rng.NextBelow(whole ? 3 : 2) == 0) {
+          const auto piece = static_cast<uint32_t>(rng.NextBelow(1000));
+          const auto queue = static_cast<uint32_t>(rng.NextBelow(queues));
+          q.Push(lo, count, piece, ++owner, queue);
+          for (uint32_t c = 0; c < count; ++c) {
+            model[lo + c][queue].push_back({piece + c, owner});
+          }
+          model_queued += count;
+          continue;
+        }
+        uint32_t next = lo;
+        q.PopHeads(
+            lo, count,
+            [&](uint32_t e, uint32_t n, uint32_t piece, uint32_t who) {
+              ASSERT_EQ(e, next);
+              next += n;
+              for (uint32_t c = 0; c < n; ++c) {
+                auto& m = model[e + c];
+                // The reference's turn: the queues after the last served, then
+                // from the first.
+                uint32_t want = kNoQueue;
+                const uint32_t from =
+                    last[e + c] == kNoQueue ? 0 : last[e + c] + 1;
+                for (uint32_t k = 0; k < queues && want == kNoQueue; ++k) {
+                  const uint32_t qq = (from + k) % queues;
+                  if (!m[qq].empty()) want = qq;
+                }
+                if (piece == DmaQueues::kNone) {
+                  ASSERT_EQ(want, kNoQueue) << e + c;
+                  continue;
+                }
+                ASSERT_NE(want, kNoQueue) << e + c;
+                EXPECT_EQ(m[want].front(), (Piece{piece + c, who})) << e + c;
+                m[want].pop_front();
+                last[e + c] = want;
+                --model_queued;
+              }
+            });
+        ASSERT_EQ(next, lo + count);
+        ASSERT_EQ(q.Queued(), model_queued);
       }
-      uint32_t next = lo;
-      q.PopHeads(
-          lo, count, [&](uint32_t e, uint32_t n, uint32_t piece, uint32_t who) {
-            ASSERT_EQ(e, next);
-            next += n;
-            for (uint32_t c = 0; c < n; ++c) {
-              auto& m = model[e + c];
-              // The reference's turn: the queues after the last served, then
-              // from the first.
-              uint32_t want = kNoQueue;
-              const uint32_t from =
-                  last[e + c] == kNoQueue ? 0 : last[e + c] + 1;
-              for (uint32_t k = 0; k < queues && want == kNoQueue; ++k) {
-                const uint32_t qq = (from + k) % queues;
-                if (!m[qq].empty()) want = qq;
-              }
-              if (piece == DmaQueues::kNone) {
-                ASSERT_EQ(want, kNoQueue) << e + c;
-                continue;
-              }
-              ASSERT_NE(want, kNoQueue) << e + c;
-              EXPECT_EQ(m[want].front(), (Piece{piece + c, who})) << e + c;
-              m[want].pop_front();
-              last[e + c] = want;
-              --model_queued;
-            }
-          });
-      ASSERT_EQ(next, lo + count);
-      ASSERT_EQ(q.Queued(), model_queued);
     }
-  }
 }
 
 // Alike pieces queued together on every engine come back as one stretch.
