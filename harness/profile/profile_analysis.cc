@@ -283,18 +283,10 @@ absl::StatusOr<WorkloadProfile> ProfileWorkload(const WorkloadSpec& spec,
   }
   const bool run_what_if = what_if.has_value() && what_if->w.feasible;
   const size_t n = run_what_if ? 2 : 1;
-  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
-  const int outer =
-      static_cast<int>(std::min<size_t>(n, static_cast<size_t>(jobs)));
-  RunOptions each = options;
-  each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  const JobSplit split = SplitJobs(options.jobs, n);
+  const int outer = split.outer;
   std::mutex progress;
-  if (outer > 1 && options.on_run) {
-    each.on_run = [&] {
-      std::lock_guard<std::mutex> lock(progress);
-      options.on_run();
-    };
-  }
+  const RunOptions each = OptionsForEach(options, split, progress);
   WorkloadResult variant_result;
   const MetricResult* m = nullptr;
   // Item 0 is the workload, item 1 the what-if's variant (its runs count
@@ -360,18 +352,10 @@ absl::StatusOr<std::vector<WorkloadProfile>> ProfileWorkloads(
     const RunOptions& options) {
   // As RunAll: workloads on up to `jobs` threads, what jobs are left over
   // to each workload's runs; profiles taken in the specs' order.
-  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
-  const int outer = static_cast<int>(
-      std::min<size_t>(specs.size(), static_cast<size_t>(std::max(1, jobs))));
-  RunOptions each = options;
-  each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  const JobSplit split = SplitJobs(options.jobs, specs.size());
+  const int outer = split.outer;
   std::mutex progress;
-  if (outer > 1 && options.on_run) {
-    each.on_run = [&] {
-      std::lock_guard<std::mutex> lock(progress);
-      options.on_run();
-    };
-  }
+  const RunOptions each = OptionsForEach(options, split, progress);
   std::vector<WorkloadProfile> out;
   out.reserve(specs.size());
   TRN_RETURN_IF_ERROR(OrderedParallelMap<WorkloadProfile>(

@@ -118,6 +118,29 @@ absl::Status CheckSchedule(const Schedule& s) {
 void SetDefaultJobs(int jobs) { default_jobs.store(std::max(1, jobs)); }
 int DefaultJobs() { return default_jobs.load(); }
 
+JobSplit SplitJobs(int jobs, size_t items) {
+  JobSplit split;
+  split.jobs = jobs > 0 ? jobs : DefaultJobs();
+  split.outer = static_cast<int>(
+      std::min<size_t>(items, static_cast<size_t>(split.jobs)));
+  split.inner =
+      split.outer > 1 ? std::max(1, split.jobs / split.outer) : split.jobs;
+  return split;
+}
+
+RunOptions OptionsForEach(const RunOptions& options, const JobSplit& split,
+                          std::mutex& progress) {
+  RunOptions each = options;
+  each.jobs = split.inner;
+  if (split.outer > 1 && options.on_run) {
+    each.on_run = [&progress, on_run = options.on_run] {
+      std::lock_guard<std::mutex> lock(progress);
+      on_run();
+    };
+  }
+  return each;
+}
+
 absl::StatusOr<WorkloadResult> RunWorkload(const WorkloadSpec& spec,
                                            const DeviceProfile& profile,
                                            const RunOptions& options) {
@@ -298,9 +321,8 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
   // and simulator: memory grows with the jobs, not with the workloads), and
   // what jobs are left over go to each workload's repeats. Results are
   // taken in the specs' order.
-  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
-  const int outer = static_cast<int>(
-      std::min<size_t>(specs.size(), static_cast<size_t>(std::max(1, jobs))));
+  const JobSplit split = SplitJobs(options.jobs, specs.size());
+  const int outer = split.outer;
 
   // Every spec is lowered before any runs, so that a command whose runs
   // would pass kMaxSimulatedInstructions in all is refused before it has
@@ -337,15 +359,8 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
 
   if (options.on_planned) options.on_planned(total);
 
-  RunOptions each = options;
-  each.jobs = outer > 1 ? std::max(1, jobs / outer) : jobs;
   std::mutex progress;
-  if (outer > 1 && options.on_run) {
-    each.on_run = [&] {
-      std::lock_guard<std::mutex> lock(progress);
-      options.on_run();
-    };
-  }
+  const RunOptions each = OptionsForEach(options, split, progress);
   run.workloads.reserve(specs.size());
   TRN_RETURN_IF_ERROR(OrderedParallelMap<WorkloadResult>(
       specs.size(), outer,

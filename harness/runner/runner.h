@@ -3,8 +3,10 @@
 #ifndef TRNBENCH_HARNESS_RUNNER_RUNNER_H_
 #define TRNBENCH_HARNESS_RUNNER_RUNNER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -110,6 +112,23 @@ struct RunOptions {
   // that a long run can say how long before it starts.
   std::function<void(int64_t simulated)> on_planned;
 };
+
+// How a command's `jobs` threads (0: DefaultJobs()) are shared between
+// `items` run at once and each item's repeats: `outer` items at once, and
+// what is left over, `inner`, to each one's runs.
+struct JobSplit {
+  int jobs = 1;
+  int outer = 1;
+  int inner = 1;
+};
+JobSplit SplitJobs(int jobs, size_t items);
+
+// `options` for each of `split.outer` items run at once: `split.inner`
+// jobs, and `on_run` called one call at a time under `progress`, so that a
+// progress display need not be thread-safe. `progress` must outlive the
+// runs.
+RunOptions OptionsForEach(const RunOptions& options, const JobSplit& split,
+                          std::mutex& progress);
 
 // Simulated instructions a second on one core: NKI programs run at some 15
 // million (BM_SimulateAndMeasureExp), an eager program's instructions cost

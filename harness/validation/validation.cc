@@ -359,10 +359,9 @@ absl::StatusOr<ValidationResult> RunValidation(
     if (!walk_error.ok()) break;
   }
 
-  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
-  const int outer = static_cast<int>(
-      std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(1, jobs))));
-  const int inner = outer > 1 ? std::max(1, jobs / outer) : jobs;
+  const JobSplit split = SplitJobs(options.jobs, tasks.size());
+  const int outer = split.outer;
+  const int inner = split.inner;
 
   // First every run's spec and program, on `outer` threads (one fewer
   // with slots: their holder beside, validate's front end process, keeps
