@@ -232,10 +232,17 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // instruction back from the program rebuilds all of it (InstructionList),
   // and TimingEdges reads one per dependency.
   std::vector<uint32_t> dep_begin(n + 1, 0);
+  // About the longest edge in program order (of each instruction's first
+  // and last dependency; TimingEdges sizes its window by it).
+  size_t span = 0;
   for (size_t i = 0; i < n; ++i) {
     const Instruction& in = kernel.instrs[i];
     dep_begin[i] = in.deps_begin;
     dep_begin[i + 1] = in.deps_end;
+    if (in.deps_begin != in.deps_end) {
+      span = std::max<size_t>(span, i - std::min(kernel.deps[in.deps_begin],
+                                                 kernel.deps[in.deps_end - 1]));
+    }
     hot_[i] = {in.deps_end - in.deps_begin,
                in.kind == InstrKind::kCompute ? static_cast<uint8_t>(in.engine)
                                               : kDmaUnit,
@@ -296,9 +303,9 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   for (const InstructionTiming& tm : timings_) {
     forward_ = forward_ && tm.interval_us >= 0 && tm.latency_us >= 0;
   }
-  const std::vector<char> keep = options.skip_implied_edges
-                                     ? TimingEdges(kernel, profile, dep_begin)
-                                     : std::vector<char>(kernel.deps.size(), 1);
+  const std::vector<char> keep =
+      options.skip_implied_edges ? TimingEdges(kernel, profile, dep_begin, span)
+                                 : std::vector<char>(kernel.deps.size(), 1);
   for (size_t i = 0; i < n; ++i) {
     uint32_t kept = 0;
     for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
@@ -363,9 +370,163 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   }
 }
 
-std::vector<char> KernelSim::TimingEdges(
-    const Kernel& kernel, const DeviceProfile& profile,
-    const std::vector<uint32_t>& dep_begin) const {
+namespace {
+
+// The widest window of program order WindowClosure is used with, in 64-bit
+// words (4096 instructions, 512 bytes a step); a kernel with a longer edge
+// gets half of it (more gains little: callgrind, the fully optimized matmul
+// kept 106k edges at 2048 and 105k at 4096, for 117 M instructions of
+// Simulator::Create against 132 M).
+constexpr size_t kMaxWindowWords = 64;
+constexpr size_t kFarWindowWords = 32;
+// Up to this width, the bits of c's own dependencies are gathered apart and
+// ORed in at the end; above it, set one by one.
+constexpr size_t kOwnWords = 8;
+
+// For each instruction c (in program order, which is topological): R(c),
+// the instructions among the kWords * 64 before it that reach c through a
+// path whose first edge is not released early, as bits (bit k: c - 1 - k).
+// R(c) is the union over c's dependencies b of R(b), plus b itself when
+// b -> c is not released early; R(b) in c's frame is R(b) shifted by c - b,
+// a word-wide shift and OR per word, and only the last kWords * 64
+// instructions' R are kept (a ring). Built in one forward pass. An edge
+// a -> c not released early is cleared in `keep` when a is in the union of
+// R(b) over c's dependencies: a reaches another dependency of c (a is never
+// in R(a)). A set bit is always a real path (a window only leaves paths
+// out), and a path from a to b stays between them in program order, so
+// every path no longer than the window is found. Instructions with an edge
+// longer than the window (not released early; they have two dependencies
+// or more) are added to `far`.
+template <size_t kWords, typename Early>
+void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
+                   Early early, std::vector<char>& keep,
+                   std::vector<uint32_t>& far) {
+  constexpr size_t kWindow = 64 * kWords;
+  using Bits = std::array<uint64_t, kWords>;
+  // Each entry kWords zero words, then R: R shifted by whole words reads
+  // into the zeros, so every shift is the same kWords steps.
+  std::vector<uint64_t> ring(kWindow * 2 * kWords, 0);
+  auto entry = [&ring](size_t i) {
+    return &ring[(i % kWindow) * 2 * kWords + kWords];
+  };
+  const uint32_t* deps = kernel.deps.data();
+  const size_t n = kernel.instrs.size();
+  auto has = [](const uint64_t* u, size_t s) {
+    return ((u[(s - 1) / 64] >> ((s - 1) % 64)) & 1) != 0;
+  };
+  // R(b) moved into the frame of an instruction s later: written to u (the
+  // first) or ORed into it.
+  auto add = [&entry](uint64_t* __restrict u, uint32_t b, size_t s,
+                      bool first) {
+    const uint64_t* __restrict r = entry(b) - s / 64;
+    const unsigned sh = s % 64;
+    if constexpr (kWords == 1) {
+      u[0] |= r[0] << sh;  // s < 64
+    } else if (first && sh == 0) {
+      for (size_t x = 0; x < kWords; ++x) u[x] = r[x];
+    } else if (first) {
+      for (size_t x = 0; x < kWords; ++x) {
+        u[x] = r[x] << sh | r[x - 1] >> (64 - sh);
+      }
+    } else if (sh == 0) {
+      for (size_t x = 0; x < kWords; ++x) u[x] |= r[x];
+    } else {
+      for (size_t x = 0; x < kWords; ++x) {
+        u[x] |= r[x] << sh | r[x - 1] >> (64 - sh);
+      }
+    }
+  };
+  for (size_t c = 0; c < n; ++c) {
+    const uint32_t* first = deps + dep_begin[c];
+    const uint32_t* last = deps + dep_begin[c + 1];
+    if constexpr (kWords == 1) {
+      // One word: two plain passes cost less than the ordered one below.
+      uint64_t u = 0;
+      for (const uint32_t* p = first; p < last; ++p) {
+        const size_t s = c - *p;
+        if (s < kWindow) u |= entry(*p)[0] << s;
+      }
+      uint64_t own = 0;
+      bool is_far = false;
+      for (const uint32_t* p = first; p < last; ++p) {
+        const size_t s = c - *p;
+        if (early(*p, c)) continue;
+        if (s > kWindow) {
+          is_far = true;
+          continue;
+        }
+        const uint64_t bit = uint64_t{1} << (s - 1);
+        own |= bit;
+        if ((u & bit) != 0) keep[p - deps] = 0;
+      }
+      if (is_far && last - first >= 2) far.push_back(static_cast<uint32_t>(c));
+      entry(c)[0] = u | own;
+      continue;
+    }
+    Bits bits;  // set by the first add (or zeroed)
+    uint64_t* u = bits.data();
+    Bits own{};
+    bool empty = true;
+    bool is_far = false;
+    bool sorted = true;
+    uint32_t prev = kNone;
+    // Nearest first (lowering lists an instruction's dependencies in one
+    // order or the other): a dependency b already in u (it reaches
+    // another) is left out, and R(b) is in u already (whatever reaches b
+    // reaches that one), so it is not added again.
+    const bool forward = first < last && first[0] > last[-1];
+    const ptrdiff_t step = forward ? 1 : -1;
+    const uint32_t* p = forward ? first : last - 1;
+    for (const uint32_t* end = forward ? last : first - 1; p != end;
+         p += step) {
+      const uint32_t b = *p;
+      sorted = sorted && b <= prev;
+      prev = b;
+      const size_t s = c - b;
+      if constexpr (kWords <= kOwnWords) {
+        if (s <= kWindow && !early(b, c)) {
+          own[(s - 1) / 64] |= uint64_t{1} << ((s - 1) % 64);
+        }
+      }
+      if (s > kWindow) {
+        is_far = is_far || !early(b, c);
+      } else if (!empty && has(u, s)) {
+        if (!early(b, c)) keep[p - deps] = 0;
+      } else if (s < kWindow) {  // at kWindow every bit is shifted out
+        add(u, b, s, empty);
+        empty = false;
+      }
+    }
+    if (empty) std::fill_n(u, kWords, 0);
+    // In neither order, a dependency may be reached by one added after it.
+    if (!sorted) {
+      for (p = first; p < last; ++p) {
+        const size_t s = c - *p;
+        if (s <= kWindow && has(u, s) && !early(*p, c)) keep[p - deps] = 0;
+      }
+    }
+    if (is_far && last - first >= 2) far.push_back(static_cast<uint32_t>(c));
+    uint64_t* r = entry(c);
+    if constexpr (kWords <= kOwnWords) {
+      for (size_t x = 0; x < kWords; ++x) r[x] = u[x] | own[x];
+    } else {
+      for (p = first; p < last; ++p) {
+        const size_t s = c - *p;
+        if (s <= kWindow && !early(*p, c)) {
+          u[(s - 1) / 64] |= uint64_t{1} << ((s - 1) % 64);
+        }
+      }
+      std::copy(bits.begin(), bits.end(), r);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
+                                         const DeviceProfile& profile,
+                                         const std::vector<uint32_t>& dep_begin,
+                                         size_t span) const {
   std::vector<char> keep(kernel.deps.size(), 1);
   // The argument below needs time to run forward: no negative hand-off,
   // issue interval or latency (a profile may set anything).
@@ -377,36 +538,82 @@ std::vector<char> KernelSim::TimingEdges(
   // An edge a -> c is released early (at a's streaming, without the
   // hand-off) only between two matmuls (release_accumulation in Run);
   // every other edge when a completes.
-  auto early = [&](uint32_t a, size_t c) {
+  const auto early = [this](uint32_t a, size_t c) {
     return hot_[a].matmul && hot_[c].matmul;
   };
   // Edge a -> c, not released early, is left out when another dependency
-  // b of c waits for a through an edge not released early: b is resolved
-  // only after a has completed and b has started, so b's edge to c is
-  // handled after a's (in event order) and raises c's ready time at least
-  // as far (t_a + sync <= b's start <= b's release, plus sync if normal).
-  // a's edge is then never the last to arrive nor the one that sets c's
+  // b of c waits for a through a path a -> x -> ... -> b whose first edge
+  // is not released early (the others may be): x is ready only after a
+  // has completed, at t_a + sync or later, and starts no earlier; every
+  // instruction after it on the path starts no earlier than the one
+  // before released it, which is no earlier than that one started (times
+  // run forward). So b starts at t_a + sync or later, and releases its
+  // edge to c no earlier than it starts, in an event handled after a's
+  // completion (each step of the path is caused by the one before). b's
+  // edge then raises c's ready time at least as far as a's (b's release,
+  // plus sync unless released early, against t_a + sync), and is handled
+  // later: a's edge is never the last to arrive nor the one that sets c's
   // ready time, so c is pushed at the same time with the same ready time,
-  // and every event after is the same, to the bit. Chains compose: if b is
-  // left out for b', b' waits for b. (An early edge a -> c is kept even so:
-  // it would be implied too while a matmul's latency is at least its issue
+  // and every event after is the same, to the bit. Edges left out compose:
+  // if b is left out for b', b' arrives later still, and the last
+  // dependency of c in program order is never left out (nothing it waits
+  // for comes after it). (An early edge a -> c is kept even so: it would
+  // be implied too while a matmul's latency is at least its issue
   // interval, but nothing needs that to hold.)
   // The lowered program's edges repeat one another a great deal: 47-61% of
   // them are implied in the matmul and Mamba validation kernels (issue 25's
   // note), and the loop pays for every edge it handles.
-  std::vector<uint32_t> mark(kernel.instrs.size(), kNone);
-  for (size_t c = 0; c < kernel.instrs.size(); ++c) {
-    if (dep_begin[c + 1] - dep_begin[c] < 2) continue;
+  //
+  // Which instructions reach which is kept as bits over a window of program
+  // order (WindowClosure), as wide as the longest edge up to 4096
+  // instructions. An edge longer than the window is checked for the
+  // one-step path only (some other dependency b of c waits for a through
+  // an edge not released early), as before. Searching paths of every
+  // length through the dependency lists instead cost Simulator::Create
+  // 15x more on the fully optimized matmul; paths of three steps, 1.8x
+  // (bench/README.md, sim42c).
+  const size_t n = kernel.instrs.size();
+  size_t words = 1;
+  while (words < kMaxWindowWords && words * 64 < span) words *= 2;
+  if (words * 64 < span) words = kFarWindowWords;
+  std::vector<uint32_t> far;
+  switch (words) {
+    case 1:
+      WindowClosure<1>(kernel, dep_begin, early, keep, far);
+      break;
+    case 2:
+      WindowClosure<2>(kernel, dep_begin, early, keep, far);
+      break;
+    case 4:
+      WindowClosure<4>(kernel, dep_begin, early, keep, far);
+      break;
+    case 8:
+      WindowClosure<8>(kernel, dep_begin, early, keep, far);
+      break;
+    case 16:
+      WindowClosure<16>(kernel, dep_begin, early, keep, far);
+      break;
+    case 32:
+      WindowClosure<32>(kernel, dep_begin, early, keep, far);
+      break;
+    default:
+      WindowClosure<kMaxWindowWords>(kernel, dep_begin, early, keep, far);
+  }
+  // The instructions with an edge longer than the window: the one-step
+  // check for those edges.
+  std::vector<uint32_t> mark(far.empty() ? 0 : n, kNone);
+  const size_t window = words * 64;
+  for (const uint32_t c : far) {
     for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
       const uint32_t b = kernel.deps[d];
       for (uint32_t e = dep_begin[b]; e < dep_begin[b + 1]; ++e) {
         const uint32_t a = kernel.deps[e];
-        if (!early(a, b)) mark[a] = static_cast<uint32_t>(c);
+        if (!early(a, b)) mark[a] = c;
       }
     }
     for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
       const uint32_t a = kernel.deps[d];
-      if (mark[a] == c && !early(a, c)) keep[d] = 0;
+      if (c - a > window && mark[a] == c && !early(a, c)) keep[d] = 0;
     }
   }
   return keep;

@@ -82,10 +82,12 @@ class KernelSim {
   // Per dependency edge of the kernel: whether it can decide when its
   // instruction starts (edges another edge implies cannot; see the
   // definition). Needs hot_ and timings_; `dep_begin` has instruction i's
-  // dependencies at [dep_begin[i], dep_begin[i + 1]) of kernel.deps.
+  // dependencies at [dep_begin[i], dep_begin[i + 1]) of kernel.deps, and
+  // `span` is about the longest edge (in instructions of program order).
   std::vector<char> TimingEdges(const Kernel& kernel,
                                 const DeviceProfile& profile,
-                                const std::vector<uint32_t>& dep_begin) const;
+                                const std::vector<uint32_t>& dep_begin,
+                                size_t span) const;
 
   const Kernel* kernel_;
   const DeviceProfile* profile_;

@@ -67,23 +67,40 @@ class CallLog : public SimListener {
   }
 };
 
+// How a kernel lists each instruction's dependencies.
+enum class DepOrder { kAscending, kDescending, kShuffled };
+
 // Each instruction waits for up to six earlier ones, most of them recent,
 // so one dependency often waits for another (the pattern left out); a
 // third of the compute instructions are matmuls on the tensor engine, so
 // matmul-to-matmul edges (released when the operands have streamed) mix
-// with the others.
-Kernel DenseKernel(uint64_t key, int n) {
+// with the others. With `reach` above 6, one dependency in eight is up to
+// `reach` instructions back: the implied-edge search's window of program
+// order is sized by the longest edge, and edges longer than its widest
+// window (4096) are checked another way.
+Kernel DenseKernel(uint64_t key, int n, uint64_t reach = 6,
+                   DepOrder order = DepOrder::kAscending) {
   CounterRng rng(key);
+  // Its own draws, so every order lists the same kernel.
+  CounterRng shuffle(key + 1000003);
   Kernel k;
   for (int i = 0; i < n; ++i) {
     std::vector<uint32_t> deps;
     const uint64_t want = i > 0 ? rng.NextBelow(7) : 0;
     for (uint64_t d = 0; d < want; ++d) {
-      const uint64_t back = 1 + rng.NextBelow(std::min<uint64_t>(i, 6));
+      const uint64_t far = reach > 6 && rng.NextBelow(8) == 0 ? reach : 6;
+      const uint64_t back = 1 + rng.NextBelow(std::min<uint64_t>(i, far));
       deps.push_back(static_cast<uint32_t>(i - back));
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    if (order == DepOrder::kDescending) {
+      std::reverse(deps.begin(), deps.end());
+    } else if (order == DepOrder::kShuffled) {
+      for (size_t j = deps.size(); j > 1; --j) {
+        std::swap(deps[j - 1], deps[shuffle.NextBelow(j)]);
+      }
+    }
     Instruction in;
     in.label = k.Intern("tile");
     const uint64_t what = rng.NextBelow(3);
@@ -115,6 +132,23 @@ Kernel DenseKernel(uint64_t key, int n) {
     k.Add(in, deps);
   }
   return k;
+}
+
+// Every listener call of a run of `k` with implied edges left out and of
+// one with every edge, compared in order and to the bit.
+void ExpectSameCalls(const Kernel& k, const DeviceProfile& p, uint64_t key,
+                     double t0) {
+  FairShareHbmPolicy policy;
+  const KernelSim fast(k, p, policy);
+  const KernelSim full(k, p, policy, {.skip_implied_edges = false});
+  CallLog a, b;
+  CounterRng ra(key), rb(key);
+  EXPECT_EQ(std::bit_cast<uint64_t>(fast.Run(ra, t0, 0, a)),
+            std::bit_cast<uint64_t>(full.Run(rb, t0, 0, b)));
+  ASSERT_EQ(a.calls.size(), b.calls.size());
+  for (size_t c = 0; c < a.calls.size(); ++c) {
+    ASSERT_EQ(a.calls[c], b.calls[c]) << "call " << c;
+  }
 }
 
 TEST(ImpliedEdgesTest, LeavingThemOutChangesNoCall) {
@@ -163,6 +197,112 @@ TEST(ImpliedEdgesTest, DenseKernelsHaveImpliedEdges) {
   const KernelSim full(k, p, policy, {.skip_implied_edges = false});
   EXPECT_LT(fast.TimingEdgeCount(), full.TimingEdgeCount() * 3 / 4);
   EXPECT_EQ(full.TimingEdgeCount(), k.deps.size());
+}
+
+}  // namespace
+}  // namespace trn
+
+namespace trn {
+namespace {
+
+// Dependencies listed in either order or none, and edges as long as the
+// window (a few words of bits), longer than the widest window (those
+// checked for the one-step path only) and in between.
+TEST(ImpliedEdgesTest, LongEdgesAndAnyOrderChangeNoCall) {
+  const std::vector<DeviceProfile> profiles = {
+      TestProfileWith({}),
+      TestProfileWith({{"dependency_sync_us", 0}}),
+      TestProfileWith({{"tensor_pipeline_latency_cycles", 0},
+                       {"static_overhead_cycles", 0}}),
+  };
+  const std::vector<std::pair<uint64_t, int>> shapes = {
+      {60, 400}, {200, 700}, {3000, 3400}, {6000, 6600}};
+  size_t compared = 0;
+  for (size_t p = 0; p < profiles.size(); ++p) {
+    for (const auto& [reach, n] : shapes) {
+      for (DepOrder order :
+           {DepOrder::kAscending, DepOrder::kDescending, DepOrder::kShuffled}) {
+        const uint64_t key = reach * 10 + p * 3 + static_cast<uint64_t>(order);
+        SCOPED_TRACE(::testing::Message()
+                     << "profile " << p << " reach " << reach << " order "
+                     << static_cast<int>(order));
+        const Kernel k = DenseKernel(key, n, reach, order);
+        ExpectSameCalls(k, profiles[p], key, 4.5e7);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, profiles.size() * 4 * 3);
+}
+
+// The same kernels leave out as many edges whichever order their lists are
+// in, and with long edges still most of the implied ones.
+TEST(ImpliedEdgesTest, OrderDoesNotChangeWhatIsLeftOut) {
+  const DeviceProfile p = TestProfileWith({});
+  FairShareHbmPolicy policy;
+  for (const auto& [reach, n] : std::vector<std::pair<uint64_t, int>>{
+           {6, 300}, {200, 700}, {3000, 3400}}) {
+    SCOPED_TRACE(::testing::Message() << "reach " << reach);
+    std::vector<size_t> counts;
+    for (DepOrder order :
+         {DepOrder::kAscending, DepOrder::kDescending, DepOrder::kShuffled}) {
+      const Kernel k = DenseKernel(11, n, reach, order);
+      counts.push_back(KernelSim(k, p, policy).TimingEdgeCount());
+      EXPECT_LT(counts.back(), k.deps.size() * 3 / 4);
+    }
+    EXPECT_EQ(counts[0], counts[1]);
+    EXPECT_EQ(counts[0], counts[2]);
+  }
+}
+
+Instruction Op(Kernel& k, Engine engine, CostRule rule) {
+  Instruction in;
+  in.kind = InstrKind::kCompute;
+  in.label = k.Intern("t");
+  in.opcode = k.Intern("op");
+  in.dtype = DType::kBf16;
+  in.engine = engine;
+  in.rule = rule;
+  in.partitions = 128;
+  in.aux = 64;
+  in.work = 512;
+  return in;
+}
+
+// a -> x -> b and c waits for a and b: a's edge to c is implied through
+// two steps (b does not wait for a directly), and left out.
+TEST(ImpliedEdgesTest, TwoStepPathLeavesTheEdgeOut) {
+  Kernel k;
+  const Instruction vec = Op(k, Engine::kVector, CostRule::kStream);
+  const uint32_t a = k.Add(vec, {});
+  const uint32_t x = k.Add(vec, {a});
+  const uint32_t b = k.Add(vec, {x});
+  k.Add(vec, {a, b});
+  const DeviceProfile p = TestProfileWith({});
+  FairShareHbmPolicy policy;
+  EXPECT_EQ(KernelSim(k, p, policy).TimingEdgeCount(), k.deps.size() - 1);
+  ExpectSameCalls(k, p, 1, 0);
+}
+
+// The same shape through matmuls: m1 -> m2 is released early (when m1 has
+// streamed, before it completes), so m2 and b after it may start before
+// m1's edge to c is released, and that edge is kept. An early edge a -> c
+// is kept too, however implied.
+TEST(ImpliedEdgesTest, EarlyFirstStepKeepsTheEdge) {
+  Kernel k;
+  const Instruction mm = Op(k, Engine::kTensor, CostRule::kMatmul);
+  const Instruction vec = Op(k, Engine::kVector, CostRule::kStream);
+  const uint32_t m1 = k.Add(mm, {});
+  const uint32_t m2 = k.Add(mm, {m1});
+  const uint32_t b = k.Add(vec, {m2});
+  k.Add(vec, {m1, b});  // m1 -> c not early, but its path starts early
+  const uint32_t m3 = k.Add(mm, {m1});
+  const uint32_t b2 = k.Add(vec, {m1});
+  k.Add(mm, {m1, m3, b2});  // m1 -> c early, implied through b2: kept
+  const DeviceProfile p = TestProfileWith({});
+  FairShareHbmPolicy policy;
+  EXPECT_EQ(KernelSim(k, p, policy).TimingEdgeCount(), k.deps.size());
+  ExpectSameCalls(k, p, 1, 0);
 }
 
 }  // namespace
