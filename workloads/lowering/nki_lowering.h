@@ -226,18 +226,7 @@ struct Iteration : IterationState {
   // fixed uses, let go of now), by erase, since an InlinedVector's clear()
   // frees its storage. A list added above must be emptied here too
   // (IterationTest.ResetGivesANewIterationsState).
-  void Reset() {
-    // Copied, not moved: gcc at -O1 takes a moved empty InlinedVector's
-    // inline storage for uninitialized (-Werror=uninitialized).
-    const IterationState fresh;
-    static_cast<IterationState&>(*this) = fresh;
-    own_gate.erase(own_gate.begin(), own_gate.end());
-    all.erase(all.begin(), all.end());
-    made.clear();
-    readers.clear();
-    spill_saves.clear();
-    fixed.clear();
-  }
+  void Reset();
 };
 
 // How an op is priced (NkiLowering::CostOf), from its op name.
