@@ -69,7 +69,9 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   // Added to, the gate is its own copy: what it pointed at is unchanged.
   EXPECT_EQ(*it.gate, Deps({1, 2, 12}));
   EXPECT_EQ(entry, Deps({1, 2}));
-  it.all = {3, 4, 5, 6, 7, 8};
+  for (uint32_t i = 0; i < 100; ++i) it.all.push_back(i);
+  const size_t all_room = it.all.capacity();
+  const uint32_t* all_storage = it.all.data();
   it.made[2].deps = {9};
   it.result.partitions = 128;
   it.copies = 2;
@@ -90,6 +92,9 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   EXPECT_EQ(it.gate, nullptr);
   EXPECT_TRUE(it.own_gate.empty());
   EXPECT_TRUE(it.all.empty());
+  // Its room is kept: the same heap block, not a new inline one.
+  EXPECT_EQ(it.all.capacity(), all_room);
+  EXPECT_EQ(it.all.data(), all_storage);
   EXPECT_EQ(it.made.size(), 0u);
   EXPECT_EQ(it.result.partitions, 0);
   EXPECT_EQ(it.prev, nullptr);

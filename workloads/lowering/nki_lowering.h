@@ -160,18 +160,20 @@ struct FixedUse {
 // then made of strided segments), on min(rows, partitions) partitions.
 DmaShape DmaShapeOf(const TensorDecl& t, const std::vector<int64_t>& block);
 
-// One iteration of a loop while it is being lowered.
-struct Iteration {
+struct Iteration;
+
+// What an iteration holds besides its lists. A recycled iteration
+// (Iteration::Reset) is assigned a new one of these, so that a field
+// added here cannot carry one iteration's state into the next.
+struct IterationState {
   int64_t index = 0;
   int64_t tile = 0;  // extent along the loop's dim in this iteration
   // What its ops with no producer in the body wait for: the instructions
   // of the iteration whose buffers it reuses, or what the loop was entered
   // with, read in place (both outlive it unchanged; a copy per iteration
-  // was a twentieth of lowering), or `own_gate` when more is added.
+  // was a twentieth of lowering), or Iteration::own_gate when more is
+  // added.
   const Deps* gate = nullptr;
-  Deps own_gate;
-  Deps all;  // its instructions (nested loops: their completion)
-  IdMap<LoweredTile> made;
   LoweredTile result;           // shape of the tile the loop's id stands for
   Iteration* prev = nullptr;    // for tiles carried from it
   const Deps* entry = nullptr;  // what the loop was entered with
@@ -185,17 +187,27 @@ struct Iteration {
   std::shared_ptr<BlockSlots> sub;
   // A multi-buffered loop's iteration: the one whose buffers it reuses
   // (i - buffers; null for the first iterations of a run, which follow
-  // the coarse rule through `gate`), whether its tiles' readers are
-  // tracked, and, per tile id of this iteration, the instructions that
-  // have read it so far.
+  // the coarse rule through `gate`), and whether its tiles' readers are
+  // tracked (Iteration::readers).
   Iteration* reuse = nullptr;
   bool track_readers = false;
+  // The run of its loop it belongs to (NkiLowering::Loop's count).
+  int64_t run = 0;
+};
+
+// One iteration of a loop while it is being lowered: its state, and its
+// lists, whose storage a recycled iteration keeps.
+struct Iteration : IterationState {
+  Deps own_gate;  // `gate` made its own (OwnGate)
+  Deps all;       // its instructions (nested loops: their completion)
+  IdMap<LoweredTile> made;
+  // When track_readers: per tile id of this iteration, the instructions
+  // that have read it so far.
   IdMap<Deps> readers;
   // Spilled tiles of this iteration: the DMA that saved each to HBM.
   IdMap<uint32_t> spill_saves;
-  // The run of its loop it belongs to (NkiLowering::Loop's count), and, per
-  // id of a tile of it held to a fixed number of buffers, that tile's use.
-  int64_t run = 0;
+  // Per id of a tile of it held to a fixed number of buffers, that tile's
+  // use.
   IdMap<std::shared_ptr<FixedUse>> fixed;
 
   // `gate` made its own, to be added to.
@@ -209,31 +221,12 @@ struct Iteration {
 
   // Back to a new iteration's state, keeping its lists' room: iterations
   // are recycled (NkiLowering::spare_), a heap block per iteration and its
-  // lists' growth were a tenth of lowering (issue 42). Every field above.
-  void Reset() {
-    index = 0;
-    tile = 0;
-    gate = nullptr;
-    own_gate.erase(own_gate.begin(), own_gate.end());
-    all.erase(all.begin(), all.end());
-    made.clear();
-    // Swapped with a new one: assigning a temporary trips gcc's
-    // maybe-uninitialized warning at -O1.
-    LoweredTile none;
-    std::swap(result, none);
-    prev = nullptr;
-    entry = nullptr;
-    copies = 0;
-    keeps_slots = false;
-    refill = nullptr;
-    sub.reset();
-    reuse = nullptr;
-    track_readers = false;
-    readers.clear();
-    spill_saves.clear();
-    run = 0;
-    fixed.clear();
-  }
+  // lists' growth were a tenth of lowering (issue 42). The state by
+  // assignment; each list emptied in place (what they share, slots and
+  // fixed uses, let go of now), by erase, since an InlinedVector's clear()
+  // frees its storage. A list added above must be emptied here too
+  // (IterationTest.ResetGivesANewIterationsState).
+  void Reset();
 };
 
 // How an op is priced (NkiLowering::CostOf), from its op name.
