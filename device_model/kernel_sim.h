@@ -41,6 +41,9 @@ struct SimOptions {
   // Dependencies that another dependency of the same instruction implies
   // left out of the event loop (KernelSim::TimingEdges).
   bool skip_implied_edges = true;
+  // Compute instructions that one completion makes ready at one time
+  // handled as one queue event, in turn (kernel_sim.cc, kReadyRun).
+  bool batch_ready = true;
 };
 
 // A kernel prepared for repeated simulation: everything that does not vary
@@ -69,6 +72,9 @@ class KernelSim {
   // The dependency edges the event loop handles (the kernel's, less those
   // it leaves out).
   size_t TimingEdgeCount() const { return rdeps_.size(); }
+  // Instructions whose completion may make several compute instructions
+  // ready as one event (SimOptions::batch_ready).
+  size_t FanOutCount() const { return fan_out_count_; }
   // DMA instruction `i`'s shares, one per engine it uses.
   std::vector<DmaPiece> Pieces(size_t i) const;
 
@@ -102,11 +108,15 @@ class KernelSim {
     // compute: an instruction of its own engine reads its result, so the
     // engine drains its pipeline for it (its whole latency is active).
     bool drain = false;
-    // A matmul that may complete before it has streamed (its latency below
-    // its issue interval): its edges to matmuls are marked done per run as
-    // they are released (RunScratch::edge_done), and its dependents keep
-    // their order. Every other instruction's are split once (rdeps_mid_).
-    bool unsplit = false;
+    // kUnsplit: a matmul that may complete before it has streamed (its
+    // latency below its issue interval): its edges to matmuls are marked
+    // done per run as they are released (RunScratch::edge_done), and its
+    // dependents keep their order. Every other instruction's are split once
+    // (rdeps_mid_).
+    // kFanOut: its completion may make several compute instructions ready
+    // at once, whose kReady events are then one (kernel_sim.cc, resolve).
+    // Either sends its completion out of the event loop's common path.
+    uint8_t special = 0;
   };
   std::vector<Hot> hot_;
   // DMA instructions without dependencies, in program order: ready at once.
@@ -158,6 +168,7 @@ class KernelSim {
   // then handling an event never pushes one earlier than itself, which
   // handling adjacent events as one (kernel_sim.cc, AfterIssue) needs.
   bool forward_ = false;
+  size_t fan_out_count_ = 0;
 };
 
 }  // namespace trn

@@ -1,0 +1,184 @@
+// The kReady events that one completion pushes at one time are handled as
+// one event (a kReadyRun, kernel_sim.cc). These hold that choice to the
+// model as defined: every listener call, in order and to the bit, on random
+// kernels where each completion makes many instructions ready at once, on
+// every engine (Vector and GpSimd share the SBUF port and stay out of the
+// runs; DMA too) and on profiles where the hand-off or other delays are
+// zero.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "device_model/bandwidth_policy.h"
+#include "device_model/device_profile.h"
+#include "device_model/kernel_sim.h"
+#include "device_model/program.h"
+#include "device_model/sim_events.h"
+#include "gtest/gtest.h"
+#include "support/counter_rng.h"
+#include "tests/device_model/test_profile.h"
+
+namespace trn {
+namespace {
+
+DeviceProfile TestProfileWith(
+    const std::vector<std::pair<std::string, double>>& values) {
+  auto j = testing::TestProfile();
+  for (const auto& [key, value] : values) {
+    j["parameters"][key]["value"] = value;
+  }
+  auto p = ParseDeviceProfile(j.dump(), "test.json");
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *std::move(p) : DeviceProfile{};
+}
+
+// Every call a listener receives, in the order received, times as bits.
+class CallLog : public SimListener {
+ public:
+  using Call = std::tuple<int, uint32_t, uint32_t, int, uint64_t, uint64_t,
+                          uint64_t, int64_t>;
+  void BusyStart(uint32_t lane, double t) override {
+    Add(0, lane, 0, 1, t, 0, 0, 0);
+  }
+  void Busy(const BusySpan& s) override {
+    Add(1, s.lane, s.instr, 1, s.start_us, s.end_us, 0, s.bytes);
+  }
+  void BusyStartGroup(uint32_t lane, int count, double t) override {
+    Add(2, lane, 0, count, t, 0, 0, 0);
+  }
+  void BusyGroup(const BusySpan& s, int count) override {
+    Add(3, s.lane, s.instr, count, s.start_us, s.end_us, 0, s.bytes);
+  }
+  void DmaDone(const DmaCompletion& d) override {
+    Add(4, 0, d.instr, 1, d.issue_us, d.data_end_us, d.end_us, 0);
+  }
+  std::vector<Call> calls;
+
+ private:
+  void Add(int kind, uint32_t lane, uint32_t instr, int count, double a,
+           double b, double c, int64_t bytes) {
+    calls.emplace_back(kind, lane, instr, count, std::bit_cast<uint64_t>(a),
+                       std::bit_cast<uint64_t>(b), std::bit_cast<uint64_t>(c),
+                       bytes);
+  }
+};
+
+// Every `hub`-th instruction is a hub; the others wait for the last hub
+// (and sometimes the one before, or a recent instruction), so each hub's
+// completion makes a stretch of them ready at one time. Instructions go to
+// every engine, a fifth are transfers and a third of the compute ones are
+// matmuls on the tensor engine (whose edges to matmuls are released early).
+Kernel FanOutKernel(uint64_t key, int n, int hub) {
+  CounterRng rng(key);
+  Kernel k;
+  for (int i = 0; i < n; ++i) {
+    std::vector<uint32_t> deps;
+    const int last_hub = i / hub * hub == i ? i - hub : i / hub * hub;
+    if (last_hub >= 0) deps.push_back(static_cast<uint32_t>(last_hub));
+    if (last_hub >= hub && rng.NextBelow(3) == 0) {
+      deps.push_back(static_cast<uint32_t>(last_hub - hub));
+    }
+    if (i > 1 && rng.NextBelow(4) == 0) {
+      const auto back = static_cast<uint32_t>(1 + rng.NextBelow(2));
+      if (i - back != static_cast<uint32_t>(last_hub)) deps.push_back(i - back);
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    Instruction in;
+    in.label = k.Intern("tile");
+    const uint64_t what = rng.NextBelow(15);
+    if (what < 3) {
+      in.kind = InstrKind::kDma;
+      in.opcode = k.Intern("dma");
+      in.partitions = 128;
+      in.aux = 128;
+      in.work = 128 * static_cast<int64_t>(1 + rng.NextBelow(3)) * 1024;
+    } else {
+      in.kind = InstrKind::kCompute;
+      in.opcode = k.Intern("op");
+      in.dtype = DType::kBf16;
+      in.work = 1 + static_cast<int64_t>(rng.NextBelow(20000));
+      in.partitions = 128;
+      if (what < 7) {
+        in.engine = Engine::kTensor;
+        in.rule = CostRule::kMatmul;
+        in.aux = 1 + static_cast<int64_t>(rng.NextBelow(128));
+        in.work = 1 + static_cast<int64_t>(rng.NextBelow(600));
+      } else {
+        in.engine = static_cast<Engine>(rng.NextBelow(kNumEngines));
+        in.rule = CostRule::kStream;
+      }
+    }
+    k.Add(in, deps);
+  }
+  return k;
+}
+
+TEST(ReadyRunsTest, OneEventForManyReadyChangesNoCall) {
+  const std::vector<DeviceProfile> profiles = {
+      TestProfileWith({}),
+      TestProfileWith({{"dependency_sync_us", 0}}),
+      TestProfileWith({{"dependency_sync_us", 0}, {"dma_issue_us", 0.3}}),
+      TestProfileWith({{"tensor_pipeline_latency_cycles", 0},
+                       {"static_overhead_cycles", 0}}),
+  };
+  FairShareHbmPolicy policy;
+  size_t compared = 0;
+  for (size_t p = 0; p < profiles.size(); ++p) {
+    for (int hub : {3, 8, 24}) {
+      for (uint64_t key = 1; key <= 6; ++key) {
+        SCOPED_TRACE(::testing::Message()
+                     << "profile " << p << " hub " << hub << " kernel " << key);
+        const Kernel k = FanOutKernel(key * 100 + p * 10 + hub, 400, hub);
+        const KernelSim runs(k, profiles[p], policy);
+        const KernelSim each(k, profiles[p], policy, {.batch_ready = false});
+        // The rule is exercised: many completions may make runs.
+        EXPECT_GT(runs.FanOutCount(), static_cast<size_t>(400 / hub / 4));
+        EXPECT_EQ(each.FanOutCount(), 0u);
+        for (double t0 : {0.0, 4.5e7}) {
+          CallLog a, b;
+          CounterRng ra(key), rb(key);
+          EXPECT_EQ(std::bit_cast<uint64_t>(runs.Run(ra, t0, 0, a)),
+                    std::bit_cast<uint64_t>(each.Run(rb, t0, 0, b)));
+          ASSERT_EQ(a.calls.size(), b.calls.size());
+          for (size_t c = 0; c < a.calls.size(); ++c) {
+            ASSERT_EQ(a.calls[c], b.calls[c]) << "call " << c;
+          }
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, profiles.size() * 3 * 6 * 2);
+}
+
+// A run after a run on the same thread starts from the state the first
+// left: the marks of a kReadyRun are zeroed as its instructions are
+// handled, so a second run of the same kernel (and of another one) gives
+// the same calls.
+TEST(ReadyRunsTest, RunsAfterRunsAreAlike) {
+  const DeviceProfile p = TestProfileWith({});
+  FairShareHbmPolicy policy;
+  const Kernel k1 = FanOutKernel(5, 300, 8);
+  const Kernel k2 = FanOutKernel(6, 500, 5);
+  const KernelSim s1(k1, p, policy);
+  const KernelSim s2(k2, p, policy);
+  const KernelSim e2(k2, p, policy, {.batch_ready = false});
+  CallLog first, again;
+  CounterRng r1(1), r2(1);
+  s1.Run(r1, 0, 0, first);
+  s1.Run(r2, 0, 0, again);
+  EXPECT_EQ(first.calls, again.calls);
+  CallLog a, b;
+  CounterRng ra(2), rb(2);
+  s2.Run(ra, 0, 0, a);
+  e2.Run(rb, 0, 0, b);
+  EXPECT_EQ(a.calls, b.calls);
+}
+
+}  // namespace
+}  // namespace trn
