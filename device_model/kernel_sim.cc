@@ -386,6 +386,16 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     rdeps_mid_[i] = m;
     std::copy(later.begin(), later.end(), rdeps_.begin() + m);
   }
+  // With every matmul split, the event loop reads `matmul` only to handle
+  // a matmul's streaming (kStream), which releases its dependents at
+  // [rdeps_begin_, rdeps_mid_): one with none there has nothing to handle,
+  // so its issue pushes no kStream (a kIssueEnd fewer where nothing else
+  // is due then, one step fewer in the others).
+  if (!any_unsplit_) {
+    for (size_t i = 0; i < n; ++i) {
+      if (rdeps_mid_[i] == rdeps_begin_[i]) hot_[i].matmul = false;
+    }
+  }
   // Handling a run of kReady events as one needs every event their
   // handling pushes to be no earlier than they are (resolve, in RunWith),
   // and a dependent's count that no streaming changes after it is ready.

@@ -104,7 +104,9 @@ class KernelSim {
   struct Hot {
     uint32_t deps;  // how many it waits for
     uint8_t unit;   // compute: its engine; DMA: kDmaUnit
-    bool matmul;    // compute: priced as a matmul (PSUM accumulation)
+    // compute: priced as a matmul (PSUM accumulation). Once built, without
+    // an unsplit matmul: only those that release matmuls when streamed.
+    bool matmul;
     // compute: an instruction of its own engine reads its result, so the
     // engine drains its pipeline for it (its whole latency is active).
     bool drain = false;
