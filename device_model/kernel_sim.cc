@@ -464,6 +464,9 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
   auto add = [&entry](uint64_t* __restrict u, uint32_t b, size_t s,
                       bool first) {
     const uint64_t* __restrict r = entry(b) - s / 64;
+    // The word below each of r's, one of the zero words when x is 0
+    // (r[x - 1] with an unsigned x would wrap the index: undefined).
+    const uint64_t* __restrict below = r - 1;
     const unsigned sh = s % 64;
     if constexpr (kWords == 1) {
       u[0] |= r[0] << sh;  // s < 64
@@ -471,13 +474,13 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
       for (size_t x = 0; x < kWords; ++x) u[x] = r[x];
     } else if (first) {
       for (size_t x = 0; x < kWords; ++x) {
-        u[x] = r[x] << sh | r[x - 1] >> (64 - sh);
+        u[x] = r[x] << sh | below[x] >> (64 - sh);
       }
     } else if (sh == 0) {
       for (size_t x = 0; x < kWords; ++x) u[x] |= r[x];
     } else {
       for (size_t x = 0; x < kWords; ++x) {
-        u[x] |= r[x] << sh | r[x - 1] >> (64 - sh);
+        u[x] |= r[x] << sh | below[x] >> (64 - sh);
       }
     }
   };
