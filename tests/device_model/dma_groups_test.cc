@@ -17,6 +17,7 @@
 #include "device_model/sim_events.h"
 #include "gtest/gtest.h"
 #include "support/counter_rng.h"
+#include "tests/device_model/sim_test_util.h"
 #include "tests/device_model/test_profile.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
@@ -25,6 +26,8 @@
 
 namespace trn {
 namespace {
+
+using testing::TestProfileWith;
 
 std::vector<uint32_t> Visit(DmaGroups& g) {
   std::vector<uint32_t> los;
@@ -321,17 +324,6 @@ void ExpectSameRun(const Kernel& k, const DeviceProfile& p, double t0,
   for (size_t i = 0; i < mw.size(); ++i) {
     EXPECT_EQ(mw[i].value, ml[i].value) << mw[i].name;
   }
-}
-
-DeviceProfile TestProfileWith(
-    const std::vector<std::pair<std::string, double>>& values) {
-  auto j = testing::TestProfile();
-  for (const auto& [key, value] : values) {
-    j["parameters"][key]["value"] = value;
-  }
-  auto p = ParseDeviceProfile(j.dump(), "test.json");
-  EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? *std::move(p) : DeviceProfile{};
 }
 
 TEST(GroupedSharesTest, SameEventsAndMetricsAsShareByShare) {

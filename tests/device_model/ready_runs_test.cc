@@ -9,7 +9,6 @@
 #include <bit>
 #include <cstdint>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -20,52 +19,14 @@
 #include "device_model/sim_events.h"
 #include "gtest/gtest.h"
 #include "support/counter_rng.h"
+#include "tests/device_model/sim_test_util.h"
 #include "tests/device_model/test_profile.h"
 
 namespace trn {
 namespace {
 
-DeviceProfile TestProfileWith(
-    const std::vector<std::pair<std::string, double>>& values) {
-  auto j = testing::TestProfile();
-  for (const auto& [key, value] : values) {
-    j["parameters"][key]["value"] = value;
-  }
-  auto p = ParseDeviceProfile(j.dump(), "test.json");
-  EXPECT_TRUE(p.ok()) << p.status();
-  return p.ok() ? *std::move(p) : DeviceProfile{};
-}
-
-// Every call a listener receives, in the order received, times as bits.
-class CallLog : public SimListener {
- public:
-  using Call = std::tuple<int, uint32_t, uint32_t, int, uint64_t, uint64_t,
-                          uint64_t, int64_t>;
-  void BusyStart(uint32_t lane, double t) override {
-    Add(0, lane, 0, 1, t, 0, 0, 0);
-  }
-  void Busy(const BusySpan& s) override {
-    Add(1, s.lane, s.instr, 1, s.start_us, s.end_us, 0, s.bytes);
-  }
-  void BusyStartGroup(uint32_t lane, int count, double t) override {
-    Add(2, lane, 0, count, t, 0, 0, 0);
-  }
-  void BusyGroup(const BusySpan& s, int count) override {
-    Add(3, s.lane, s.instr, count, s.start_us, s.end_us, 0, s.bytes);
-  }
-  void DmaDone(const DmaCompletion& d) override {
-    Add(4, 0, d.instr, 1, d.issue_us, d.data_end_us, d.end_us, 0);
-  }
-  std::vector<Call> calls;
-
- private:
-  void Add(int kind, uint32_t lane, uint32_t instr, int count, double a,
-           double b, double c, int64_t bytes) {
-    calls.emplace_back(kind, lane, instr, count, std::bit_cast<uint64_t>(a),
-                       std::bit_cast<uint64_t>(b), std::bit_cast<uint64_t>(c),
-                       bytes);
-  }
-};
+using testing::CallLog;
+using testing::TestProfileWith;
 
 // Every `hub`-th instruction is a hub; the others wait for the last hub
 // (and sometimes the one before, or a recent instruction), so each hub's
