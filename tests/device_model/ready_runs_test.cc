@@ -6,7 +6,6 @@
 // runs; DMA too) and on profiles where the hand-off or other delays are
 // zero.
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -26,6 +25,7 @@ namespace trn {
 namespace {
 
 using testing::CallLog;
+using testing::ExpectSameCalls;
 using testing::TestProfileWith;
 
 // Every `hub`-th instruction is a hub; the others wait for the last hub
@@ -101,14 +101,7 @@ TEST(ReadyRunsTest, OneEventForManyReadyChangesNoCall) {
         EXPECT_GT(runs.FanOutCount(), static_cast<size_t>(400 / hub / 4));
         EXPECT_EQ(each.FanOutCount(), 0u);
         for (double t0 : {0.0, 4.5e7}) {
-          CallLog a, b;
-          CounterRng ra(key), rb(key);
-          EXPECT_EQ(std::bit_cast<uint64_t>(runs.Run(ra, t0, 0, a)),
-                    std::bit_cast<uint64_t>(each.Run(rb, t0, 0, b)));
-          ASSERT_EQ(a.calls.size(), b.calls.size());
-          for (size_t c = 0; c < a.calls.size(); ++c) {
-            ASSERT_EQ(a.calls[c], b.calls[c]) << "call " << c;
-          }
+          ExpectSameCalls(runs, each, key, t0);
           ++compared;
         }
       }

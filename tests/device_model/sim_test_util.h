@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "device_model/device_profile.h"
+#include "device_model/kernel_sim.h"
 #include "device_model/sim_events.h"
 #include "gtest/gtest.h"
+#include "support/counter_rng.h"
 #include "tests/device_model/test_profile.h"
 
 namespace trn::testing {
@@ -62,6 +64,20 @@ class CallLog : public SimListener {
                        bytes);
   }
 };
+
+// Runs of `x` and `y` from the same key and start: the same makespan
+// and every listener call the same, in order and to the bit.
+inline void ExpectSameCalls(const KernelSim& x, const KernelSim& y,
+                            uint64_t key, double t0) {
+  CallLog a, b;
+  CounterRng ra(key), rb(key);
+  EXPECT_EQ(std::bit_cast<uint64_t>(x.Run(ra, t0, 0, a)),
+            std::bit_cast<uint64_t>(y.Run(rb, t0, 0, b)));
+  ASSERT_EQ(a.calls.size(), b.calls.size());
+  for (size_t c = 0; c < a.calls.size(); ++c) {
+    ASSERT_EQ(a.calls[c], b.calls[c]) << "call " << c;
+  }
+}
 
 }  // namespace trn::testing
 
