@@ -33,15 +33,19 @@ class DmaQueues {
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
   explicit DmaQueues(size_t engines)
-      : nonempty_((engines + 63) / 64, 0), last_(engines, kNone) {}
+      : nonempty_((engines + 63) / 64, 0),
+        last_(engines, kNone),
+        whole_mask_(engines <= 64 ? Mask(static_cast<uint32_t>(engines)) : 0) {}
   // Empty queues on `engines` engines, as constructed, keeping the storage.
   void Reset(size_t engines) {
     last_.assign(engines, kNone);
     lockstep_ = true;
-    waiting_runs_.clear();
-    queue_hint_.clear();
+    queues_.clear();
+    active_low_ = 0;
     active_queues_ = 0;
-    runs_.clear();
+    whole_mask_ = engines <= 64 ? Mask(static_cast<uint32_t>(engines)) : 0;
+    whole_ = 0;
+    end_ = 0;
     first_ = 0;
     nonempty_.assign((engines + 63) / 64, 0);
     queued_ = 0;
@@ -59,33 +63,32 @@ class DmaQueues {
   // each behind what its engine holds of that queue.
   void Push(uint32_t lo, uint32_t count, uint32_t piece, uint32_t owner,
             uint32_t queue = 0) {
-    if (queue >= waiting_runs_.size()) {
-      waiting_runs_.resize(queue + 1, 0);
-      queue_hint_.resize(queue + 1, 0);
+    // The rest in a call of its own (a jump, with no registers to save):
+    // Push's one run stays a few loads and stores.
+    if (queue >= queues_.size() || count > 64 || end_ == runs_.size())
+        [[unlikely]] {
+      return PushSlow(lo, count, piece, owner, queue);
     }
-    if (count <= 64) {
-      // One run (every transfer on up to 64 engines): its bits worked out
-      // once, in a register, rather than read back from the run (a store
-      // of the bits may alias queued_ as far as the compiler knows).
-      const uint64_t bits = Mask(count);
-      runs_.push_back({bits, lo, piece, owner, queue});
-      if (waiting_runs_[queue]++ == 0) {
-        ++active_queues_;
-        queue_hint_[queue] = runs_.size() - 1;
-      }
-      SetBits(nonempty_, lo, bits);
-      queued_ += count;
-      return;
-    }
+    // One run (every transfer on up to 64 engines): its bits worked out
+    // once, in a register, rather than read back from the run (a store
+    // of the bits may alias queued_ as far as the compiler knows).
+    const uint64_t bits = Mask(count);
+    Append({bits, lo, piece, owner, queue, 0});
+    SetBits(nonempty_, lo, bits);
+    queued_ += count;
+  }
+
+ private:
+  // Push with a new queue, a full runs_, or more than 64 engines (a run
+  // every 64).
+  [[gnu::noinline]] void PushSlow(uint32_t lo, uint32_t count, uint32_t piece,
+                                  uint32_t owner, uint32_t queue) {
+    if (queue >= queues_.size()) queues_.resize(queue + 1);
     while (count > 0) {
       const uint32_t n = std::min<uint32_t>(count, 64);
-      runs_.push_back({n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1, lo,
-                       piece, owner, queue});
-      if (waiting_runs_[queue]++ == 0) {
-        ++active_queues_;
-        queue_hint_[queue] = runs_.size() - 1;
-      }
-      SetBits(nonempty_, lo, runs_.back().waiting);
+      if (end_ == runs_.size()) GrowRuns();
+      Append({Mask(n), lo, piece, owner, queue, 0});
+      SetBits(nonempty_, lo, Mask(n));
       queued_ += n;
       lo += n;
       piece += n;
@@ -93,6 +96,7 @@ class DmaQueues {
     }
   }
 
+ public:
   // Engines lo .. lo + count - 1, idle with nothing waiting, started a
   // piece of `queue` without queueing it: the queue they served last.
   void Served(uint32_t lo, uint32_t count, uint32_t queue) {
@@ -119,11 +123,87 @@ class DmaQueues {
     uint32_t piece;  // the piece of engine lo
     uint32_t owner;
     uint32_t queue;
+    // The queue's next run is this many runs on (0: none yet). Relative,
+    // so Compact's erase leaves it right.
+    uint32_t next;
+  };
+  // Per queue.
+  struct Queue {
+    uint32_t waiting_runs = 0;  // runs with pieces waiting
+    // While it has some: its earliest run with pieces waiting, and the run
+    // it queued last (both at or after first_: runs before it are taken).
+    uint32_t head = 0;
+    uint32_t tail = 0;
+    uint32_t unused = 0;  // 16 bytes: queues_.size() is a shift
   };
 
-  // A run has no piece left waiting: one fewer of its queue's.
-  void Drained(const Run& run) {
-    if (--waiting_runs_[run.queue] == 0) --active_queues_;
+  // Puts run r at the end of runs_ (which has room) and of its queue's
+  // links.
+  [[gnu::always_inline]] void Append(const Run& r) {
+    const size_t at = end_;
+    runs_[at] = r;
+    end_ = at + 1;
+    if (r.lo == 0 && r.waiting == whole_mask_) ++whole_;
+    Queue& s = queues_[r.queue];
+    if (s.waiting_runs++ == 0) {
+      ++active_queues_;
+      if (r.queue < 64) active_low_ |= uint64_t{1} << r.queue;
+      s.head = static_cast<uint32_t>(at);
+    } else {
+      runs_[s.tail].next = static_cast<uint32_t>(at) - s.tail;
+    }
+    s.tail = static_cast<uint32_t>(at);
+  }
+
+  // Room for more runs. Out of line, and runs_ kept at its size with the
+  // runs in use counted apart (end_): a push_back that g++ did not inline
+  // cost the tiled matmul 1.6% (callgrind).
+  [[gnu::noinline]] void GrowRuns() {
+    runs_.resize(std::max<size_t>(64, 2 * runs_.size()));
+  }
+
+  // Run r is about to lose pieces: it is no longer whole.
+  void Losing(const Run& run) {
+    if (run.lo == 0 && run.waiting == whole_mask_) --whole_;
+  }
+
+  // Run r has no piece left waiting: one fewer of its queue's, whose
+  // earliest run with pieces waiting is a later one if it was r.
+  [[gnu::always_inline]] void Drained(size_t r) {
+    const uint32_t q = runs_[r].queue;
+    Queue& s = queues_[q];
+    if (--s.waiting_runs == 0) {
+      --active_queues_;
+      if (q < 64) active_low_ &= ~(uint64_t{1} << q);
+      return;
+    }
+    if (s.head != r) return;
+    size_t h = r;
+    do {
+      h += runs_[h].next;
+    } while (runs_[h].waiting == 0);
+    s.head = static_cast<uint32_t>(h);
+  }
+
+  // The first queue with pieces waiting in the turn of an engine that
+  // served `last` (at least one queue has pieces waiting). With up to 64
+  // queues, from the bits of the active ones: the search over the queues
+  // was a fifth of LockstepRun (callgrind).
+  [[gnu::always_inline]] uint32_t NextQueue(uint32_t last) const {
+    const auto n = static_cast<uint32_t>(queues_.size());
+    if (n <= 64) {
+      uint64_t bits = active_low_;
+      if (last != kNone && last < 63) {
+        const uint64_t after = bits & (~uint64_t{1} << last);
+        if (after != 0) bits = after;
+      }
+      return static_cast<uint32_t>(std::countr_zero(bits));
+    }
+    uint32_t q = last == kNone || last + 1 >= n ? 0 : last + 1;
+    for (uint32_t k = 0; k < n && queues_[q].waiting_runs == 0; ++k) {
+      q = q + 1 == n ? 0 : q + 1;
+    }
+    return q;
   }
 
   // Where queue q comes in the round robin of an engine that served
@@ -150,30 +230,16 @@ class DmaQueues {
         std::memcmp(from, from + 1, (m - 1) * sizeof(uint32_t)) != 0) {
       return kNoRun;
     }
-    const auto n = static_cast<uint32_t>(waiting_runs_.size());
-    uint32_t q = last == kNone || last + 1 >= n ? 0 : last + 1;
-    for (uint32_t k = 0; k < n && waiting_runs_[q] == 0; ++k) {
-      q = q + 1 == n ? 0 : q + 1;
-    }
-    // Most often the earliest run (two statements that alternate).
-    if (first_ < runs_.size() && runs_[first_].queue == q) {
-      return (Overlap(runs_[first_], a) & chunk) == want ? first_ : kNoRun;
-    }
-    // From the first run of q with pieces waiting that an earlier search
-    // saw (queue_hint_): the search passed q's drained runs and the other
-    // queues' over and over (4% of a hoisted matmul's run, callgrind).
-    bool hinted = false;
-    for (size_t r = std::max(first_, queue_hint_[q]); r < runs_.size(); ++r) {
+    // The queue's runs from its earliest with pieces waiting, along its
+    // links (a search of the list passed the other queues' runs and q's
+    // drained ones: 4% of a hoisted matmul's run, callgrind).
+    for (size_t r = queues_[NextQueue(last)].head;; r += runs_[r].next) {
       const Run& run = runs_[r];
-      if (run.queue != q || run.waiting == 0) continue;
-      if (!hinted) {
-        queue_hint_[q] = r;
-        hinted = true;
+      if (const uint64_t o = Overlap(run, a) & chunk; o != 0) {
+        return o == want ? r : kNoRun;
       }
-      if ((Overlap(run, a) & chunk) == 0) continue;
-      return (Overlap(run, a) & chunk) == want ? r : kNoRun;
+      if (run.next == 0) return kNoRun;
     }
-    return kNoRun;
   }
 
   // The round robin of PopChunk with more than one queue waiting: engine
@@ -202,7 +268,7 @@ class DmaQueues {
     std::array<uint64_t, 64> seen;
     std::fill_n(seen.begin(), m, uint64_t{0});
     uint64_t open = want;
-    for (size_t r = first_; open != 0 && r < runs_.size(); ++r) {
+    for (size_t r = first_; open != 0 && r < end_; ++r) {
       const Run& run = runs_[r];
       uint64_t o = Overlap(run, a) & open;
       while (o != 0) {
@@ -234,14 +300,15 @@ class DmaQueues {
       if (pick[c] == kNoRun) continue;
       Run& run = runs_[pick[c]];
       const uint32_t e = a + c;
+      Losing(run);
       run.waiting &= ~(uint64_t{1} << (e - run.lo));
-      if (run.waiting == 0) Drained(run);
+      if (run.waiting == 0) Drained(pick[c]);
       if (last_[e] != run.queue && last_.size() > 1) lockstep_ = false;
       last_[e] = run.queue;
       --queued_;
     }
     uint64_t more = 0;  // engines with a piece still waiting
-    for (size_t r = first_; r < runs_.size() && more != chunk; ++r) {
+    for (size_t r = first_; r < end_ && more != chunk; ++r) {
       more |= Overlap(runs_[r], a) & chunk;
     }
     ClearBits(nonempty_, a, chunk & ~more);
@@ -276,6 +343,24 @@ class DmaQueues {
     // queues waiting, when its queue's turn comes first on each of them
     // (two statements that alternate). What follows does the general
     // steps for that case alone (about half the instructions, callgrind).
+    // Every waiting piece in a whole run, and the engines in lockstep, as
+    // in a tile loop: all take the earliest run of the queue next in their
+    // turn, and still have pieces waiting if any are.
+    if (a == 0 && chunk == whole_mask_ && lockstep_ && queued_ != 0 &&
+        queued_ == whole_ * m) {
+      const uint32_t q = NextQueue(last_[0]);
+      const size_t r = queues_[q].head;
+      Run& run = runs_[r];
+      --whole_;
+      run.waiting = 0;
+      Drained(r);
+      Fill(last_.data(), m, q);
+      queued_ -= m;
+      if (queued_ == 0) nonempty_[0] = 0;
+      fn(a, m, run.piece, run.owner);
+      Compact();
+      return;
+    }
     size_t head = first_;
     if (active_queues_ > 1) {
       // Engines in lockstep (the same queue served last) whose queue next
@@ -287,15 +372,15 @@ class DmaQueues {
         return;
       }
     }
-    if (head < runs_.size() && runs_[head].lo == a &&
-        runs_[head].waiting == chunk) {
+    if (head < end_ && runs_[head].lo == a && runs_[head].waiting == chunk) {
       Run& run = runs_[head];
+      if (a == 0 && chunk == whole_mask_) --whole_;
       run.waiting = 0;
-      Drained(run);
+      Drained(head);
       Note(a, m, run.queue);
       queued_ -= m;
       uint64_t more = 0;  // engines another run holds a piece for
-      for (size_t r = first_; r < runs_.size() && more != chunk; ++r) {
+      for (size_t r = first_; r < end_ && more != chunk; ++r) {
         if (r != head) more |= Overlap(runs_[r], a) & chunk;
       }
       ClearBits(nonempty_, a, chunk & ~more);
@@ -315,15 +400,16 @@ class DmaQueues {
     std::array<Stretch, 64> found;
     size_t stretches = 0;
     uint64_t taken = 0;
-    for (size_t r = first_; want != 0 && r < runs_.size(); ++r) {
+    for (size_t r = first_; want != 0 && r < end_; ++r) {
       Run& run = runs_[r];
       uint64_t take = Overlap(run, a) & want;
       if (take == 0) continue;
       want &= ~take;
+      Losing(run);
       // Back in the run's own bits.
       run.waiting &=
           ~(run.lo >= a ? take >> (run.lo - a) : take << (a - run.lo));
-      if (run.waiting == 0) Drained(run);
+      if (run.waiting == 0) Drained(r);
       taken |= take;
       while (take != 0) {
         const auto c = static_cast<uint32_t>(std::countr_zero(take));
@@ -339,8 +425,7 @@ class DmaQueues {
     // one it took from holds one for it (in a tile loop, the next run).
     uint64_t eligible = 0;  // engines whose run is before r
     uint64_t more = 0;      // of those, the ones a later run holds one for
-    for (size_t r = stretches > 0 ? found[0].run : runs_.size(), i = 0;
-         r < runs_.size(); ++r) {
+    for (size_t r = stretches > 0 ? found[0].run : end_, i = 0; r < end_; ++r) {
       more |= Overlap(runs_[r], a) & eligible;
       for (; i < stretches && found[i].run == r; ++i) {
         eligible |= Mask(found[i].n) << found[i].c;
@@ -431,31 +516,40 @@ class DmaQueues {
   // run the simulation has queued. Inline: a call of its own after every
   // chunk of heads taken cost the tiled matmul 1.3% (callgrind).
   [[gnu::always_inline]] void Compact() {
-    while (first_ < runs_.size() && runs_[first_].waiting == 0) ++first_;
-    if (first_ == runs_.size()) {
-      runs_.clear();
+    while (first_ < end_ && runs_[first_].waiting == 0) ++first_;
+    if (first_ == end_) {
+      end_ = 0;
       first_ = 0;
-    } else if (first_ >= 4096 && 2 * first_ >= runs_.size()) {
-      runs_.erase(runs_.begin(),
-                  runs_.begin() + static_cast<std::ptrdiff_t>(first_));
-      for (size_t& h : queue_hint_) h = h > first_ ? h - first_ : 0;
+    } else if (first_ >= 4096 && 2 * first_ >= end_) {
+      std::copy(runs_.begin() + static_cast<std::ptrdiff_t>(first_),
+                runs_.begin() + static_cast<std::ptrdiff_t>(end_),
+                runs_.begin());
+      end_ -= first_;
+      for (Queue& s : queues_) {
+        if (s.waiting_runs == 0) continue;
+        s.head -= static_cast<uint32_t>(first_);
+        s.tail -= static_cast<uint32_t>(first_);
+      }
       first_ = 0;
     }
   }
 
-  std::vector<Run> runs_;           // in queueing order
+  std::vector<Run> runs_;  // in queueing order, the first end_ in use
+  size_t end_ = 0;
   size_t first_ = 0;                // runs before it are consumed
   std::vector<uint64_t> nonempty_;  // engines with pieces waiting, as bits
   size_t queued_ = 0;
   static constexpr size_t kNoRun = std::numeric_limits<size_t>::max();
   std::vector<uint32_t> last_;  // the queue each engine served last
   bool lockstep_ = true;        // every engine's last_ is the same
-  // Per queue: no run of the queue before this index has pieces waiting
-  // (runs only lose waiting pieces, and a queue's new runs go at the end).
-  // Where LockstepRun's search for the queue's earliest run starts.
-  mutable std::vector<size_t> queue_hint_;
-  std::vector<uint32_t> waiting_runs_;  // per queue, runs with pieces waiting
-  size_t active_queues_ = 0;            // queues with pieces waiting
+  std::vector<Queue> queues_;
+  uint64_t active_low_ = 0;   // bit q: queue q (below 64) has pieces waiting
+  size_t active_queues_ = 0;  // queues with pieces waiting
+  // A whole run is a run of a piece on every engine, lo 0 (on up to 64
+  // engines; 0 above). While every waiting piece is in one (a tile loop's
+  // transfers), PopChunk knows without a scan which engines have more.
+  uint64_t whole_mask_;
+  size_t whole_ = 0;  // whole runs waiting
 };
 
 }  // namespace trn
