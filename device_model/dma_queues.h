@@ -35,7 +35,8 @@ class DmaQueues {
   explicit DmaQueues(size_t engines)
       : nonempty_((engines + 63) / 64, 0),
         last_(engines, kNone),
-        whole_mask_(engines <= 64 ? Mask(static_cast<uint32_t>(engines)) : 0) {}
+        whole_mask_(engines <= 64 ? Mask(static_cast<uint32_t>(engines)) : 0),
+        whole_engines_(engines <= 64 ? static_cast<uint32_t>(engines) : 0) {}
   // Empty queues on `engines` engines, as constructed, keeping the storage.
   void Reset(size_t engines) {
     last_.assign(engines, kNone);
@@ -44,6 +45,7 @@ class DmaQueues {
     active_low_ = 0;
     active_queues_ = 0;
     whole_mask_ = engines <= 64 ? Mask(static_cast<uint32_t>(engines)) : 0;
+    whole_engines_ = engines <= 64 ? static_cast<uint32_t>(engines) : 0;
     whole_ = 0;
     end_ = 0;
     first_ = 0;
@@ -111,6 +113,26 @@ class DmaQueues {
   // where a run would not be (every 64 engines).
   template <typename Fn>
   void PopHeads(uint32_t lo, uint32_t count, Fn&& fn) {
+    // Every waiting piece in a whole run, and the engines in lockstep, as
+    // in a tile loop: all take the earliest run of the queue next in their
+    // turn, and still have pieces waiting if any are. Before PopChunk's
+    // steps (-2.3% on the tiled matmul against the same in PopChunk,
+    // callgrind).
+    if (lo == 0 && count == whole_engines_ && lockstep_ && queued_ != 0 &&
+        queued_ == whole_ * count) {
+      const uint32_t q = NextQueue(last_[0]);
+      const size_t r = queues_[q].head;
+      Run& run = runs_[r];
+      --whole_;
+      run.waiting = 0;
+      Drained(r);
+      Fill(last_.data(), count, q);
+      queued_ -= count;
+      if (queued_ == 0) nonempty_[0] = 0;
+      fn(0, count, run.piece, run.owner);
+      Compact();
+      return;
+    }
     for (uint32_t a = lo, end = lo + count; a < end; a += 64) {
       PopChunk(a, std::min<uint32_t>(end - a, 64), fn);
     }
@@ -343,24 +365,6 @@ class DmaQueues {
     // queues waiting, when its queue's turn comes first on each of them
     // (two statements that alternate). What follows does the general
     // steps for that case alone (about half the instructions, callgrind).
-    // Every waiting piece in a whole run, and the engines in lockstep, as
-    // in a tile loop: all take the earliest run of the queue next in their
-    // turn, and still have pieces waiting if any are.
-    if (a == 0 && chunk == whole_mask_ && lockstep_ && queued_ != 0 &&
-        queued_ == whole_ * m) {
-      const uint32_t q = NextQueue(last_[0]);
-      const size_t r = queues_[q].head;
-      Run& run = runs_[r];
-      --whole_;
-      run.waiting = 0;
-      Drained(r);
-      Fill(last_.data(), m, q);
-      queued_ -= m;
-      if (queued_ == 0) nonempty_[0] = 0;
-      fn(a, m, run.piece, run.owner);
-      Compact();
-      return;
-    }
     size_t head = first_;
     if (active_queues_ > 1) {
       // Engines in lockstep (the same queue served last) whose queue next
@@ -549,7 +553,8 @@ class DmaQueues {
   // engines; 0 above). While every waiting piece is in one (a tile loop's
   // transfers), PopChunk knows without a scan which engines have more.
   uint64_t whole_mask_;
-  size_t whole_ = 0;  // whole runs waiting
+  uint32_t whole_engines_;  // the engines, up to 64 (0 above)
+  size_t whole_ = 0;        // whole runs waiting
 };
 
 }  // namespace trn
