@@ -601,8 +601,9 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
   // An edge a -> c is released early (at a's streaming, without the
   // hand-off) only between two matmuls (release_accumulation in Run);
   // every other edge when a completes.
-  const auto early = [this](uint32_t a, size_t c) {
-    return hot_[a].matmul && hot_[c].matmul;
+  const Hot* hot = hot_.data();
+  const auto early = [hot](uint32_t a, size_t c) {
+    return hot[a].matmul && hot[c].matmul;
   };
   // Edge a -> c, not released early, is left out when another dependency
   // b of c waits for a through a path a -> x -> ... -> b whose first edge
