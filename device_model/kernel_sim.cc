@@ -516,8 +516,9 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
     auto has = [](const uint64_t* u, size_t k) {
       return ((u[k / 64] >> (k % 64)) & 1) != 0;
     };
-    Bits bits;  // set by the first add (or zeroed)
-    uint64_t* u = bits.data();
+    // Built in c's entry of the ring (what it held, R(c - kWindow), no
+    // dependency of c reads): set by the first add (or zeroed).
+    uint64_t* u = entry(c);
     Bits own{};
     bool empty = true;
     bool is_far = false;
@@ -567,10 +568,8 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
       }
     }
     if (is_far && last - first >= 2) far.push_back(static_cast<uint32_t>(c));
-    uint64_t* r = entry(c);
     if constexpr (kWords <= kOwnWords) {
       MoveWords<kSpan, true>(u, own.data());
-      MoveWords<kSpan, false>(r, u);
     } else {
       for (p = first; p < last; ++p) {
         const size_t s = c - *p;
@@ -579,7 +578,6 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
           u[k / 64] |= uint64_t{1} << (k % 64);
         }
       }
-      std::copy(bits.begin(), bits.end(), r);
     }
   }
 }
