@@ -418,7 +418,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
 namespace {
 
 // The widest window of program order WindowClosure is used with, in 64-bit
-// words (4096 instructions, 512 bytes a step); a kernel with a longer edge
+// words (4096 instructions, 528 bytes a step); a kernel with a longer edge
 // gets half of it (more gains little: callgrind, the fully optimized matmul
 // kept 106k edges at 2048 and 105k at 4096, for 117 M instructions of
 // Simulator::Create against 132 M).
@@ -428,67 +428,66 @@ constexpr size_t kFarWindowWords = 32;
 // ORed in at the end; above it, set one by one.
 constexpr size_t kOwnWords = 8;
 
+// u's first kCount words set to r's (kOr false) or ORed with them,
+// unrolled. Apart, so that the two are known not to overlap (g++ honours
+// __restrict on parameters) and the words are moved in SSE2 pairs; not a
+// loop, which g++ turns into a call to memcpy when it only copies.
+template <size_t kCount, bool kOr>
+inline void MoveWords(uint64_t* __restrict u, const uint64_t* __restrict r) {
+  [&]<size_t... x>(std::index_sequence<x...>) {
+    if constexpr (kOr) {
+      ((u[x] |= r[x]), ...);
+    } else {
+      ((u[x] = r[x]), ...);
+    }
+  }
+  (std::make_index_sequence<kCount>());
+}
+
 // For each instruction c (in program order, which is topological): R(c),
 // the instructions among the kWords * 64 before it that reach c through a
-// path whose first edge is not released early, as bits (bit k: c - 1 - k).
-// R(c) is the union over c's dependencies b of R(b), plus b itself when
-// b -> c is not released early; R(b) in c's frame is R(b) shifted by c - b,
-// a word-wide shift and OR per word, and only the last kWords * 64
-// instructions' R are kept (a ring). Built in one forward pass. An edge
-// a -> c not released early is cleared in `keep` when a is in the union of
-// R(b) over c's dependencies: a reaches another dependency of c (a is never
-// in R(a)). A set bit is always a real path (a window only leaves paths
-// out), and a path from a to b stays between them in program order, so
-// every path no longer than the window is found. Instructions with an edge
-// longer than the window (not released early; they have two dependencies
-// or more) are added to `far`.
+// path whose first edge is not released early, as bits. R(c) is the union
+// over c's dependencies b of R(b), plus b itself when b -> c is not
+// released early, and only the last kWords * 64 instructions' R are kept
+// (a ring). Built in one forward pass. An edge a -> c not released early is
+// cleared in `keep` when a is in the union of R(b) over c's dependencies: a
+// reaches another dependency of c (a is never in R(a)). A set bit is always
+// a real path (a window only leaves paths out), and a path from a to b
+// stays between them in program order, so every path no longer than the
+// window is found. Instructions with an edge longer than the window (not
+// released early; they have two dependencies or more) are added to `far`.
+//
+// The bits are numbered by instruction, not by distance from c: instruction
+// a is bit a + kWindow of the program, and R(c) keeps kWords + 2 of its
+// words from the one that holds c - kWindow (word c / 64) on: up to c - 1,
+// and an even count, for SSE2. R(b) in c's frame is then R(b)'s words from
+// the (c / 64 - b / 64)th on, moved whole: a load and an OR per word, not
+// the two shifts and two ORs that moving it by c - b bits took (callgrind,
+// Simulator::Create of the hoisted matmul 117 -> 106 M instructions,
+// bench/README.md, sim42f). Bits of instructions before c - kWindow in
+// c's lowest word stay as R(b) had them: each a real path, and never read
+// (an edge that long is not looked up in the bits).
 template <size_t kWords, typename Early>
 void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
                    Early early, std::vector<char>& keep,
                    std::vector<uint32_t>& far) {
   constexpr size_t kWindow = 64 * kWords;
-  using Bits = std::array<uint64_t, kWords>;
-  // Each entry kWords zero words, then R: R shifted by whole words reads
-  // into the zeros, so every shift is the same kWords steps.
-  std::vector<uint64_t> ring(kWindow * 2 * kWords, 0);
-  auto entry = [&ring](size_t i) {
-    return &ring[(i % kWindow) * 2 * kWords + kWords];
-  };
+  constexpr size_t kSpan = kWords + 2;
+  using Bits = std::array<uint64_t, kSpan>;
+  // Each entry R's kSpan words, then kWords zero words: R(b) moved by up to
+  // kWords words reads into the zeros, so every move is the same kSpan
+  // words.
+  constexpr size_t kStride = kSpan + kWords;
+  std::vector<uint64_t> ring(kWindow * kStride, 0);
+  auto entry = [&ring](size_t i) { return &ring[(i % kWindow) * kStride]; };
   const uint32_t* deps = kernel.deps.data();
   const size_t n = kernel.instrs.size();
-  auto has = [](const uint64_t* u, size_t s) {
-    return ((u[(s - 1) / 64] >> ((s - 1) % 64)) & 1) != 0;
-  };
-  // R(b) moved into the frame of an instruction s later: written to u (the
-  // first) or ORed into it.
-  auto add = [&entry](uint64_t* __restrict u, uint32_t b, size_t s,
-                      bool first) {
-    const uint64_t* __restrict r = entry(b) - s / 64;
-    // The word below each of r's, one of the zero words when x is 0
-    // (r[x - 1] with an unsigned x would wrap the index: undefined).
-    const uint64_t* __restrict below = r - 1;
-    const unsigned sh = s % 64;
-    if constexpr (kWords == 1) {
-      u[0] |= r[0] << sh;  // s < 64
-    } else if (first && sh == 0) {
-      for (size_t x = 0; x < kWords; ++x) u[x] = r[x];
-    } else if (first) {
-      for (size_t x = 0; x < kWords; ++x) {
-        u[x] = r[x] << sh | below[x] >> (64 - sh);
-      }
-    } else if (sh == 0) {
-      for (size_t x = 0; x < kWords; ++x) u[x] |= r[x];
-    } else {
-      for (size_t x = 0; x < kWords; ++x) {
-        u[x] |= r[x] << sh | below[x] >> (64 - sh);
-      }
-    }
-  };
   for (size_t c = 0; c < n; ++c) {
     const uint32_t* first = deps + dep_begin[c];
     const uint32_t* last = deps + dep_begin[c + 1];
     if constexpr (kWords == 1) {
-      // One word: two plain passes cost less than the ordered one below.
+      // One word, by distance (bit k: c - 1 - k): two plain passes cost
+      // less than the ordered one below.
       uint64_t u = 0;
       for (const uint32_t* p = first; p < last; ++p) {
         const size_t s = c - *p;
@@ -511,8 +510,15 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
       entry(c)[0] = u | own;
       continue;
     }
-    Bits bits;  // set by the first add (or zeroed)
-    uint64_t* u = bits.data();
+    // Instruction a's bit in R(c) and u (for a in c's window).
+    const size_t base = c / 64 * 64;
+    auto bit_of = [base](uint32_t a) { return a + kWindow - base; };
+    auto has = [](const uint64_t* u, size_t k) {
+      return ((u[k / 64] >> (k % 64)) & 1) != 0;
+    };
+    // Built in c's entry of the ring (what it held, R(c - kWindow), no
+    // dependency of c reads): set by the first add (or zeroed).
+    uint64_t* u = entry(c);
     Bits own{};
     bool empty = true;
     bool is_far = false;
@@ -533,38 +539,45 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
       const size_t s = c - b;
       if constexpr (kWords <= kOwnWords) {
         if (s <= kWindow && !early(b, c)) {
-          own[(s - 1) / 64] |= uint64_t{1} << ((s - 1) % 64);
+          const size_t k = bit_of(b);
+          own[k / 64] |= uint64_t{1} << (k % 64);
         }
       }
       if (s > kWindow) {
         is_far = is_far || !early(b, c);
-      } else if (!empty && has(u, s)) {
+      } else if (!empty && has(u, bit_of(b))) {
         if (!early(b, c)) keep[p - deps] = 0;
-      } else if (s < kWindow) {  // at kWindow every bit is shifted out
-        add(u, b, s, empty);
+      } else if (s < kWindow) {  // R(b) then holds no instruction c reads
+        const uint64_t* r = entry(b) + (c / 64 - b / 64);
+        if (empty) {
+          MoveWords<kSpan, false>(u, r);
+        } else {
+          MoveWords<kSpan, true>(u, r);
+        }
         empty = false;
       }
     }
-    if (empty) std::fill_n(u, kWords, 0);
+    if (empty) std::fill_n(u, kSpan, 0);
     // In neither order, a dependency may be reached by one added after it.
     if (!sorted) {
       for (p = first; p < last; ++p) {
         const size_t s = c - *p;
-        if (s <= kWindow && has(u, s) && !early(*p, c)) keep[p - deps] = 0;
+        if (s <= kWindow && has(u, bit_of(*p)) && !early(*p, c)) {
+          keep[p - deps] = 0;
+        }
       }
     }
     if (is_far && last - first >= 2) far.push_back(static_cast<uint32_t>(c));
-    uint64_t* r = entry(c);
     if constexpr (kWords <= kOwnWords) {
-      for (size_t x = 0; x < kWords; ++x) r[x] = u[x] | own[x];
+      MoveWords<kSpan, true>(u, own.data());
     } else {
       for (p = first; p < last; ++p) {
         const size_t s = c - *p;
         if (s <= kWindow && !early(*p, c)) {
-          u[(s - 1) / 64] |= uint64_t{1} << ((s - 1) % 64);
+          const size_t k = bit_of(*p);
+          u[k / 64] |= uint64_t{1} << (k % 64);
         }
       }
-      std::copy(bits.begin(), bits.end(), r);
     }
   }
 }
@@ -586,8 +599,9 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
   // An edge a -> c is released early (at a's streaming, without the
   // hand-off) only between two matmuls (release_accumulation in Run);
   // every other edge when a completes.
-  const auto early = [this](uint32_t a, size_t c) {
-    return hot_[a].matmul && hot_[c].matmul;
+  const Hot* hot = hot_.data();
+  const auto early = [hot](uint32_t a, size_t c) {
+    return hot[a].matmul && hot[c].matmul;
   };
   // Edge a -> c, not released early, is left out when another dependency
   // b of c waits for a through a path a -> x -> ... -> b whose first edge
