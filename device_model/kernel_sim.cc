@@ -1106,7 +1106,11 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     push(t + latency, i, EvKind::kDmaDone);
     st[i].dma_end = t;
   };
-  auto enqueue = [&](uint32_t i) {
+  // Inline by choice, at its two call sites (kReady, kIssued): out of line,
+  // its entry (saved registers, captures reloaded) was ~20 instructions a
+  // transfer (callgrind, one steady run: tiled matmul 95.7 -> 93.7 M,
+  // the other three versions 1-2% fewer too).
+  auto enqueue = [&](uint32_t i) __attribute__((always_inline)) {
     st[i].start = t;
     const uint32_t b = shape_begin_[shape_of_[i]];
     const uint32_t e = shape_begin_[shape_of_[i] + 1];
@@ -1174,9 +1178,14 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       // they start one group on exactly its engines, is begun again in
       // place: begin_group).
       bool group_ended = false;
+      // The callback inline by choice: DmaQueues calls it from two paths
+      // (a whole run taken, and PopChunk's), and g++ then kept it out of
+      // line, ~45 instructions of entry a transfer (callgrind, one steady
+      // run: tiled matmul 97.3 -> 95.7 M, hoist_load 65.1 -> 64.2 M).
       queues.PopHeads(
           g.lo, g.count,
-          [&](uint32_t e, uint32_t count, uint32_t piece, uint32_t owner) {
+          [&](uint32_t e, uint32_t count, uint32_t piece,
+              uint32_t owner) __attribute__((always_inline)) {
             if (!group_ended) {
               group_ended = true;
               if (piece != DmaQueues::kNone && e == g.lo && count == g.count) {
