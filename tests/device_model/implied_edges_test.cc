@@ -24,6 +24,7 @@ namespace trn {
 namespace {
 
 using testing::ExpectSameCalls;
+using testing::SetRandomCompute;
 using testing::TestProfileWith;
 
 // How a kernel lists each instruction's dependencies.
@@ -70,23 +71,7 @@ Kernel DenseKernel(uint64_t key, int n, uint64_t reach = 6,
       in.aux = 128;
       in.work = 128 * static_cast<int64_t>(rng.NextBelow(3)) * 1024;
     } else {
-      in.kind = InstrKind::kCompute;
-      in.opcode = k.Intern("op");
-      in.dtype = DType::kBf16;
-      in.work = 1 + static_cast<int64_t>(rng.NextBelow(20000));
-      if (what == 1) {
-        in.engine = Engine::kTensor;
-        in.rule = CostRule::kMatmul;
-        in.partitions = 128;
-        // Stationary columns lengthen a matmul's latency past its issue
-        // interval by different amounts, so a later matmul released early
-        // may complete before an earlier one.
-        in.aux = 1 + static_cast<int64_t>(rng.NextBelow(128));
-        in.work = 1 + static_cast<int64_t>(rng.NextBelow(600));
-      } else {
-        in.engine = static_cast<Engine>(rng.NextBelow(kNumEngines));
-        in.rule = CostRule::kStream;
-      }
+      SetRandomCompute(k, rng, what == 1, in);
     }
     k.Add(in, deps);
   }

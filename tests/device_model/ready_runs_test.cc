@@ -26,6 +26,7 @@ namespace {
 
 using testing::CallLog;
 using testing::ExpectSameCalls;
+using testing::SetRandomCompute;
 using testing::TestProfileWith;
 
 // Every `hub`-th instruction is a hub; the others wait for the last hub
@@ -59,20 +60,8 @@ Kernel FanOutKernel(uint64_t key, int n, int hub) {
       in.aux = 128;
       in.work = 128 * static_cast<int64_t>(1 + rng.NextBelow(3)) * 1024;
     } else {
-      in.kind = InstrKind::kCompute;
-      in.opcode = k.Intern("op");
-      in.dtype = DType::kBf16;
-      in.work = 1 + static_cast<int64_t>(rng.NextBelow(20000));
+      SetRandomCompute(k, rng, what < 7, in);
       in.partitions = 128;
-      if (what < 7) {
-        in.engine = Engine::kTensor;
-        in.rule = CostRule::kMatmul;
-        in.aux = 1 + static_cast<int64_t>(rng.NextBelow(128));
-        in.work = 1 + static_cast<int64_t>(rng.NextBelow(600));
-      } else {
-        in.engine = static_cast<Engine>(rng.NextBelow(kNumEngines));
-        in.rule = CostRule::kStream;
-      }
     }
     k.Add(in, deps);
   }

@@ -14,6 +14,7 @@
 
 #include "device_model/device_profile.h"
 #include "device_model/kernel_sim.h"
+#include "device_model/program.h"
 #include "device_model/sim_events.h"
 #include "gtest/gtest.h"
 #include "support/counter_rng.h"
@@ -76,6 +77,28 @@ inline void ExpectSameCalls(const KernelSim& x, const KernelSim& y,
   ASSERT_EQ(a.calls.size(), b.calls.size());
   for (size_t c = 0; c < a.calls.size(); ++c) {
     ASSERT_EQ(a.calls[c], b.calls[c]) << "call " << c;
+  }
+}
+
+// A random compute instruction of the exactness tests' kernels: a matmul
+// on the tensor engine (its stationary columns lengthen its latency past its
+// issue interval by different amounts, so a later matmul released early may
+// complete before an earlier one), or a streaming instruction on any engine.
+inline void SetRandomCompute(Kernel& k, CounterRng& rng, bool matmul,
+                             Instruction& in) {
+  in.kind = InstrKind::kCompute;
+  in.opcode = k.Intern("op");
+  in.dtype = DType::kBf16;
+  in.work = 1 + static_cast<int64_t>(rng.NextBelow(20000));
+  if (matmul) {
+    in.engine = Engine::kTensor;
+    in.rule = CostRule::kMatmul;
+    in.partitions = 128;
+    in.aux = 1 + static_cast<int64_t>(rng.NextBelow(128));
+    in.work = 1 + static_cast<int64_t>(rng.NextBelow(600));
+  } else {
+    in.engine = static_cast<Engine>(rng.NextBelow(kNumEngines));
+    in.rule = CostRule::kStream;
   }
 }
 
