@@ -20,11 +20,21 @@
 
 namespace trn {
 
-// Bytes apart that two workers' hot state should be, so that no cache line
-// is written by one while the other uses it (false sharing): two 64-byte
-// lines, since x86 cores also fetch a line's neighbour (the adjacent-line
-// prefetcher). Give each worker's state alignas(kNoFalseSharing).
-inline constexpr size_t kNoFalseSharing = 128;
+// The alignment that keeps two workers' hot state apart, so that no cache
+// line is written by one while the other uses it (false sharing): a 4 KB
+// page. Not a line or a 128-byte pair: besides the spatial prefetcher
+// (which completes a line's 128-byte pair), Intel's L2 streamer follows
+// ascending and descending runs of accesses and fetches lines ahead of
+// them anywhere in the same 4 KB page, and no further (Intel 64 and IA-32
+// Architectures Optimization Reference Manual, "Data Prefetching"). With
+// two metrics accumulators 128-byte aligned side by side, the second
+// worker's accesses to its own state pulled the first's last line (its
+// byte count, added to on every DMA span) away from it: 13% of the first
+// worker's CPU samples fell on that one add, and at --jobs 2 the runs of
+// exp_tiled 1280000x512 took about a fifth more CPU than at --jobs 1
+// (perf record -e cpu-clock, samples per thread; issue 42). Give each
+// worker's state alignas(kNoFalseSharing): it then fills pages of its own.
+inline constexpr size_t kNoFalseSharing = 4096;
 
 // The machine's cores, at least 1: the default of `--jobs`.
 inline int HardwareJobs() {

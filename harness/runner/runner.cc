@@ -202,12 +202,13 @@ absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
     std::vector<OpRow> rows;
   };
   const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
-  // Each worker's accumulator on cache lines of its own. Side by side in
-  // one vector, the end of one (its sweep state, written on every event)
-  // and the start of the next (its vtable pointer, read on every listener
-  // call) shared a line, which then moved between the two cores on nearly
-  // every event of both runs: at --jobs 2 each run cost about twice the CPU
-  // time and the runs no less wall time than at --jobs 1 (issue 42).
+  // Each worker's accumulator on pages of its own (kNoFalseSharing). Side
+  // by side in one vector, the end of one (its sweep state, written on
+  // every event) and the start of the next (its vtable pointer, read on
+  // every listener call) shared a line, which then moved between the two
+  // cores on nearly every event of both runs: at --jobs 2 each run cost
+  // about twice the CPU time and the runs no less wall time than at --jobs
+  // 1. A line apart, the prefetchers still moved it (issue 42).
   struct alignas(kNoFalseSharing) WorkerAccumulator {
     MetricsAccumulator acc;
   };
