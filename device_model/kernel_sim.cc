@@ -253,68 +253,90 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // About the longest edge in program order (of each instruction's first
   // and last dependency; TimingEdges sizes its window by it).
   size_t span = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const Instruction& in = kernel.instrs[i];
-    dep_begin[i] = in.deps_begin;
-    dep_begin[i + 1] = in.deps_end;
-    if (in.deps_begin != in.deps_end) {
-      span = std::max<size_t>(span, i - std::min(kernel.deps[in.deps_begin],
-                                                 kernel.deps[in.deps_end - 1]));
+  // Per form of the kernel (InstructionList::FormOf): its timing (compute)
+  // or shape (DMA), and its queue (DMA), worked out when the form first
+  // appears; kUnseen until then. Ids are given in the order keys first
+  // appear in program order, as when every instruction was looked up.
+  constexpr uint32_t kUnseen = 0xffffffffu;
+  std::vector<uint32_t> form_shape(kernel.instrs.forms(), kUnseen);
+  std::vector<uint32_t> form_queue(kernel.instrs.forms(), kUnseen);
+  // A DMA form's shape: how SplitTransfer splits it, stored once per
+  // distinct shape.
+  auto shape_id = [&](const Instruction& in) {
+    const Shape key{in.partitions, in.work,       in.aux,
+                    in.transpose,  in.hbm_to_hbm, in.contiguous_rows,
+                    in.on_chip};
+    auto [it, added] =
+        shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
+    if (added) {
+      const size_t first = pieces_.size();
+      SplitTransfer(in, profile, pieces_);
+      shape_begin_.push_back(static_cast<uint32_t>(pieces_.size()));
+      // From the last piece back: how many alike shares on adjacent
+      // engines each piece heads.
+      run_.resize(pieces_.size(), 1);
+      for (size_t p = first; p < pieces_.size(); ++p) {
+        const DmaPiece& pc = pieces_[p];
+        // An HBM copy reads and writes HBM: twice its bytes; an SBUF
+        // copy none.
+        const double hbm_bytes =
+            static_cast<double>(pc.bytes) * (in.hbm_to_hbm ? 2
+                                             : in.on_chip  ? 0
+                                                           : 1);
+        hbm_weight_.push_back(pc.work > 0 ? hbm_bytes / pc.work : 0);
+      }
+      for (size_t p = pieces_.size(); p-- > first + 1;) {
+        const DmaPiece& a = pieces_[p - 1];
+        const DmaPiece& b = pieces_[p];
+        if (group_shares_ && b.engine == a.engine + 1 && b.bytes == a.bytes &&
+            b.work == a.work) {
+          run_[p - 1] = run_[p] + 1;
+        }
+      }
     }
-    hot_[i] = {in.deps_end - in.deps_begin,
+    return it->second;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t f = kernel.instrs.FormOf(i);
+    const Instruction& in = kernel.instrs.Form(f);
+    const uint32_t deps_begin = kernel.instrs.DepsBegin(i);
+    const uint32_t deps_end = kernel.instrs.DepsEnd(i);
+    dep_begin[i] = deps_begin;
+    dep_begin[i + 1] = deps_end;
+    if (deps_begin != deps_end) {
+      span = std::max<size_t>(span, i - std::min(kernel.deps[deps_begin],
+                                                 kernel.deps[deps_end - 1]));
+    }
+    hot_[i] = {deps_end - deps_begin,
                in.kind == InstrKind::kCompute ? static_cast<uint8_t>(in.engine)
                                               : kDmaUnit,
                in.kind == InstrKind::kCompute && in.rule == CostRule::kMatmul};
-    if (in.kind == InstrKind::kDma && in.deps_begin == in.deps_end) {
+    if (in.kind == InstrKind::kDma && deps_begin == deps_end) {
       initial_dma_.push_back(static_cast<uint32_t>(i));
     }
     if (in.kind == InstrKind::kCompute) {
-      const InstructionTiming tm = ComputeTiming(in, profile);
-      auto [it, added] =
-          timing_ids.try_emplace({std::bit_cast<uint64_t>(tm.interval_us),
-                                  std::bit_cast<uint64_t>(tm.latency_us),
-                                  std::bit_cast<uint64_t>(tm.active_us)},
-                                 static_cast<uint32_t>(timings_.size()));
-      if (added) timings_.push_back(tm);
-      shape_of_[i] = it->second;
+      if (form_shape[f] == kUnseen) {
+        const InstructionTiming tm = ComputeTiming(in, profile);
+        auto [it, added] =
+            timing_ids.try_emplace({std::bit_cast<uint64_t>(tm.interval_us),
+                                    std::bit_cast<uint64_t>(tm.latency_us),
+                                    std::bit_cast<uint64_t>(tm.active_us)},
+                                   static_cast<uint32_t>(timings_.size()));
+        if (added) timings_.push_back(tm);
+        form_shape[f] = it->second;
+      }
+      shape_of_[i] = form_shape[f];
     } else {
       dma_draw_[i] = ++dma_count_;
-      queue_of_[i] = queues
-                         .try_emplace({in.opcode, in.label, in.source_line},
-                                      static_cast<uint32_t>(queues.size()))
-                         .first->second;
-      const Shape key{in.partitions, in.work,       in.aux,
-                      in.transpose,  in.hbm_to_hbm, in.contiguous_rows,
-                      in.on_chip};
-      auto [it, added] =
-          shapes.try_emplace(key, static_cast<uint32_t>(shapes.size()));
-      if (added) {
-        const size_t first = pieces_.size();
-        SplitTransfer(in, profile, pieces_);
-        shape_begin_.push_back(static_cast<uint32_t>(pieces_.size()));
-        // From the last piece back: how many alike shares on adjacent
-        // engines each piece heads.
-        run_.resize(pieces_.size(), 1);
-        for (size_t p = first; p < pieces_.size(); ++p) {
-          const DmaPiece& pc = pieces_[p];
-          // An HBM copy reads and writes HBM: twice its bytes; an SBUF
-          // copy none.
-          const double hbm_bytes =
-              static_cast<double>(pc.bytes) * (in.hbm_to_hbm ? 2
-                                               : in.on_chip  ? 0
-                                                             : 1);
-          hbm_weight_.push_back(pc.work > 0 ? hbm_bytes / pc.work : 0);
-        }
-        for (size_t p = pieces_.size(); p-- > first + 1;) {
-          const DmaPiece& a = pieces_[p - 1];
-          const DmaPiece& b = pieces_[p];
-          if (group_shares_ && b.engine == a.engine + 1 && b.bytes == a.bytes &&
-              b.work == a.work) {
-            run_[p - 1] = run_[p] + 1;
-          }
-        }
+      if (form_queue[f] == kUnseen) {
+        form_queue[f] = queues
+                            .try_emplace({in.opcode, in.label, in.source_line},
+                                         static_cast<uint32_t>(queues.size()))
+                            .first->second;
       }
-      shape_of_[i] = it->second;
+      queue_of_[i] = form_queue[f];
+      if (form_shape[f] == kUnseen) form_shape[f] = shape_id(in);
+      shape_of_[i] = form_shape[f];
     }
   }
   forward_ = profile.cost.dependency_sync_us >= 0;

@@ -73,8 +73,7 @@ Instruction InstructionList::operator[](size_t i) const {
   Instruction in = forms_[e.form];
   in.iteration = e.iteration;
   in.deps_begin = e.deps_begin;
-  in.deps_end =
-      i + 1 < entries_.size() ? entries_[i + 1].deps_begin : deps_end_;
+  in.deps_end = DepsEnd(i);
   return in;
 }
 

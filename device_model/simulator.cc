@@ -1,5 +1,7 @@
 #include "device_model/simulator.h"
 
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "device_model/timeline_recorder.h"
@@ -35,15 +37,21 @@ absl::StatusOr<Simulator> Simulator::Create(const Program& program,
   Simulator sim(program, profile);
   for (size_t d = 0; d < program.dispatches.size(); ++d) {
     const Kernel& k = program.dispatches[d].kernel;
+    // A form's fields checked where it first appears (InstructionList::
+    // FormOf): the same first error as checking every instruction.
+    std::vector<char> checked(k.instrs.forms(), 0);
     for (size_t i = 0; i < k.instrs.size(); ++i) {
-      const Instruction& in = k.instrs[i];
-      for (uint32_t j = in.deps_begin; j < in.deps_end; ++j) {
+      for (uint32_t j = k.instrs.DepsBegin(i); j < k.instrs.DepsEnd(i); ++j) {
         if (k.deps[j] >= i) {
           return absl::InternalError(
               absl::StrCat(program.name, ": kernel ", k.name, " instruction ",
                            i, " depends on a later instruction ", k.deps[j]));
         }
       }
+      const uint32_t f = k.instrs.FormOf(i);
+      if (checked[f]) continue;
+      checked[f] = 1;
+      const Instruction& in = k.instrs.Form(f);
       if (in.kind == InstrKind::kDma && (in.work < 0 || in.aux < 0)) {
         return absl::InternalError(absl::StrCat(
             program.name, ": DMA instruction ", i, " has negative bytes"));

@@ -131,5 +131,35 @@ TEST(InstructionListTest, FormsAlternatingInOneSlotStayApart) {
   EXPECT_EQ(k.instrs[0].work, 1024);
 }
 
+TEST(InstructionListTest, FormsAndDepsReadWithoutRebuilding) {
+  // What KernelSim and Simulator::Create read per instruction without
+  // rebuilding it: its form (numbered in first-seen order, equal to the
+  // instruction less its iteration and dependencies) and its dependency
+  // range, the last instruction's included.
+  Kernel k;
+  const int64_t sizes[] = {262144, 1024, 262144, 4096};
+  for (int i = 0; i < 4; ++i) {
+    Instruction in = Load(k, sizes[i]);
+    in.iteration = 10 + i;
+    std::vector<uint32_t> deps;
+    for (int d = 0; d < i; ++d) deps.push_back(static_cast<uint32_t>(d));
+    k.Add(in, deps);
+  }
+  const uint32_t want_form[] = {0, 1, 0, 2};
+  for (uint32_t i = 0; i < 4; ++i) {
+    const Instruction whole = k.instrs[i];
+    EXPECT_EQ(k.instrs.FormOf(i), want_form[i]) << i;
+    Instruction form = whole;
+    form.iteration = -1;
+    form.deps_begin = 0;
+    form.deps_end = 0;
+    EXPECT_EQ(k.instrs.Form(k.instrs.FormOf(i)), form) << i;
+    EXPECT_EQ(k.instrs.DepsBegin(i), whole.deps_begin) << i;
+    EXPECT_EQ(k.instrs.DepsEnd(i), whole.deps_end) << i;
+    EXPECT_EQ(k.instrs.DepsEnd(i) - k.instrs.DepsBegin(i), i) << i;
+  }
+  EXPECT_EQ(k.instrs.DepsEnd(3), k.deps.size());
+}
+
 }  // namespace
 }  // namespace trn

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "device_model/bandwidth_policy.h"
 #include "device_model/device_profile.h"
 #include "device_model/instruction_cost.h"
@@ -644,6 +645,59 @@ Program NkiProgram() {
   }
   p.dispatches.push_back(std::move(d));
   return p;
+}
+
+// A program the lowering could not have made is a bug (internal), named by
+// its first bad instruction: Simulator::Create checks a form's fields where
+// it first appears, which finds the one a check of every instruction would.
+TEST(SimulatorTest, CreateNamesTheFirstInstructionABrokenProgramBreaksAt) {
+  const DeviceProfile prof = Profile();
+  auto create_error = [&](void (*build)(Kernel&)) {
+    Program p;
+    p.name = "broken";
+    Dispatch d;
+    d.kernel.name = "k";
+    build(d.kernel);
+    p.dispatches.push_back(std::move(d));
+    auto sim = Simulator::Create(p, prof);
+    return sim.ok() ? absl::OkStatus() : sim.status();
+  };
+  absl::Status s = create_error([](Kernel& k) {
+    AddDma(k, 128, 1000);
+    AddDma(k, 128, 1000, {2});  // a dependency on a later instruction
+    AddDma(k, 128, 1000);
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("instruction 1 depends on a later instruction 2"),
+            std::string::npos)
+      << s;
+  // Negative bytes in a form first used by instruction 2 (0 and 1 share a
+  // good form).
+  s = create_error([](Kernel& k) {
+    AddDma(k, 128, 1000);
+    AddDma(k, 128, 1000, {0});
+    AddDma(k, 128, 1000, {1}, [](Instruction& in) { in.work = -1; });
+    AddDma(k, 128, 1000, {1}, [](Instruction& in) { in.work = -1; });
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("DMA instruction 2 has negative bytes"),
+            std::string::npos)
+      << s;
+  s = create_error([](Kernel& k) {
+    AddCompute(k, Engine::kVector, CostRule::kStream2, 100);
+    AddCompute(k, Engine::kVector, CostRule::kStream2, 100);
+    Instruction in = Compute(Engine::kVector, CostRule::kStream2, 100);
+    in.opcode = 99;  // no such string
+    k.Add(in, {1});
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(s.message().find("instruction 2 names a missing string"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(create_error([](Kernel& k) {
+                AddDma(k, 128, 1000);
+                AddDma(k, 128, 1000, {0});
+              }).ok());
 }
 
 TEST(SimulatorTest, AccumulatedMetricsEqualThoseOfTheRecordedTimeline) {
