@@ -100,29 +100,54 @@ class DmaQueues {
   // where a run would not be (every 64 engines).
   template <typename Fn>
   void PopHeads(uint32_t lo, uint32_t count, Fn&& fn) {
-    // Every waiting piece in a whole run, and the engines in lockstep, as
-    // in a tile loop: all take the earliest run of the queue next in their
-    // turn, and still have pieces waiting if any are. Before PopChunk's
-    // steps (-2.3% on the tiled matmul against the same in PopChunk,
-    // callgrind).
-    if (lo == 0 && count == whole_engines_ && lockstep_ && queued_ != 0 &&
-        queued_ == whole_ * count) {
-      const uint32_t q = NextQueue(last_[0]);
-      const size_t r = queues_[q].head;
-      Run& run = runs_[r];
-      --whole_;
-      run.waiting = 0;
-      Drained(r);
-      FillInline(last_.data(), count, q);
-      queued_ -= count;
-      if (queued_ == 0) nonempty_[0] = 0;
-      fn(0, count, run.piece, run.owner);
-      Compact();
+    uint32_t piece;
+    uint32_t owner;
+    if (PopWhole(lo, count, piece, owner)) {
+      fn(lo, count, piece, owner);
       return;
     }
+    PopHeadsInChunks(lo, count, fn);
+  }
+  // PopHeads where PopWhole returned false.
+  template <typename Fn>
+  void PopHeadsInChunks(uint32_t lo, uint32_t count, Fn&& fn) {
     for (uint32_t a = lo, end = lo + count; a < end; a += 64) {
       PopChunk(a, std::min<uint32_t>(end - a, 64), fn);
     }
+  }
+
+  // PopHeads' tile-loop case, without a callback: when engines lo .. lo +
+  // count - 1 are all the engines (lo 0, up to 64), in lockstep, and every
+  // waiting piece is in a whole run, they all take the earliest run of the
+  // queue next in their turn (pieces piece .. of transfer `owner`) and
+  // still have pieces waiting if any are: returns true. Otherwise returns
+  // false and changes nothing (PopHeads then). A caller that handles this
+  // case itself builds no callback object for it: the run loop's callback
+  // captures a dozen of its variables, stored for every transfer that
+  // ended (callgrind, tiled matmul: ~5% of a run).
+  [[gnu::always_inline]] bool PopWhole(uint32_t lo, uint32_t count,
+                                       uint32_t& piece, uint32_t& owner) {
+    // Before PopChunk's steps (-2.3% on the tiled matmul against the same
+    // in PopChunk, callgrind).
+    if (lo != 0 || count != whole_engines_ || !lockstep_ || queued_ == 0 ||
+        queued_ != whole_ * count) {
+      return false;
+    }
+    const uint32_t q = NextQueue(last_[0]);
+    const size_t r = queues_[q].head;
+    Run& run = runs_[r];
+    --whole_;
+    run.waiting = 0;
+    Drained(r);
+    FillInline(last_.data(), count, q);
+    queued_ -= count;
+    if (queued_ == 0) nonempty_[0] = 0;
+    piece = run.piece;
+    owner = run.owner;
+    // Before the caller starts the pieces rather than after (as PopChunk
+    // does): only taken runs are dropped, which nothing outside sees.
+    Compact();
+    return true;
   }
 
  private:

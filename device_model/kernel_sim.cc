@@ -1160,9 +1160,23 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       p += m;
     }
   };
+  // Engines e .. e + count - 1 deliver their spans of `span`'s transfer.
+  auto spans_end = [&](BusySpan & span, uint32_t e, uint32_t count)
+      __attribute__((always_inline)) {
+    span.lane = DmaLane(static_cast<int>(e));
+    if (group_shares_) {
+      out.BusyGroup(span, static_cast<int>(count));
+    } else {
+      for (uint32_t c = 0; c < count; ++c) {
+        span.lane = DmaLane(static_cast<int>(e + c));
+        out.Busy(span);
+      }
+    }
+  };
   // Group `s`'s pieces end now: each engine delivers its span and takes the
-  // next piece of its queue.
-  auto finish = [&](uint32_t s) {
+  // next piece of its queue, but for finish's case (a whole run taken).
+  // Out of line: its callback and what it captures are built only here.
+  auto finish_general = [&](uint32_t s) __attribute__((noinline)) {
     const DmaGroup g = dma[s];  // a copy: starting pieces may reuse the slot
     // Engines that go idle note what they served last (an engine that
     // takes a next piece at once is seen through ending_queue instead, and
@@ -1188,55 +1202,77 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       dma.End(s);
       out.BusyGroup(span, static_cast<int>(g.count));
       went_idle(g.lo, g.count);
-    } else {
-      // Each engine's span ends and its engine takes the head of its queue,
-      // in engine order, as the engines free one by one. A stretch of
-      // engines whose heads are alike pieces of one transfer (a tile loop's
-      // transfers queue behind one another on every engine) starts them at
-      // once: engine by engine, each would have joined the group its left
-      // neighbour had just begun (DmaGroups::Begin). The metrics do not
-      // depend on how the ends and starts of one instant interleave.
-      // The group ends before any of its engines starts a piece (or, when
-      // they start one group on exactly its engines, is begun again in
-      // place: begin_group).
-      bool group_ended = false;
-      // The callback inline by choice: DmaQueues calls it from two paths
-      // (a whole run taken, and PopChunk's), and g++ then kept it out of
-      // line, ~45 instructions of entry a transfer (callgrind, one steady
-      // run: tiled matmul 97.3 -> 95.7 M, hoist_load 65.1 -> 64.2 M).
-      queues.PopHeads(
-          g.lo, g.count,
-          [&](uint32_t e, uint32_t count, uint32_t piece,
-              uint32_t owner) __attribute__((always_inline)) {
-            if (!group_ended) {
-              group_ended = true;
-              if (piece != DmaQueues::kNone && e == g.lo && count == g.count) {
-                restarting = s;
-              } else {
-                dma.End(s);
-              }
-            }
-            span.lane = DmaLane(static_cast<int>(e));
-            if (group_shares_) {
-              out.BusyGroup(span, static_cast<int>(count));
-            } else {
-              for (uint32_t c = 0; c < count; ++c) {
-                span.lane = DmaLane(static_cast<int>(e + c));
-                out.Busy(span);
-              }
-            }
-            if (piece != DmaQueues::kNone) {
-              ending_queue = gap > 0 ? queue_of_[g.owner] : kNone;
-              begin_pieces(e, count, piece, owner);
-              ending_queue = kNone;
-            } else {
-              went_idle(e, count);
-            }
-          });
+      return;
     }
-    st[g.owner].pieces_left -= g.count;
-    if (st[g.owner].pieces_left == 0) {
-      data_moved(g.owner);
+    // Each engine's span ends and its engine takes the head of its queue,
+    // in engine order, as the engines free one by one. A stretch of
+    // engines whose heads are alike pieces of one transfer (a tile loop's
+    // transfers queue behind one another on every engine) starts them at
+    // once: engine by engine, each would have joined the group its left
+    // neighbour had just begun (DmaGroups::Begin). The metrics do not
+    // depend on how the ends and starts of one instant interleave.
+    // The group ends before any of its engines starts a piece (or, when
+    // they start one group on exactly its engines, is begun again in
+    // place: begin_group).
+    bool group_ended = false;
+    // The callback inline by choice: DmaQueues calls it from several
+    // paths, and g++ then kept it out of line, ~45 instructions of entry
+    // a transfer (callgrind, one steady run: tiled matmul 97.3 -> 95.7 M,
+    // hoist_load 65.1 -> 64.2 M).
+    queues.PopHeadsInChunks(
+        g.lo, g.count,
+        [&](uint32_t e, uint32_t count, uint32_t piece,
+            uint32_t owner) __attribute__((always_inline)) {
+          if (!group_ended) {
+            group_ended = true;
+            if (piece != DmaQueues::kNone && e == g.lo && count == g.count) {
+              restarting = s;
+            } else {
+              dma.End(s);
+            }
+          }
+          spans_end(span, e, count);
+          if (piece != DmaQueues::kNone) {
+            ending_queue = gap > 0 ? queue_of_[g.owner] : kNone;
+            begin_pieces(e, count, piece, owner);
+            ending_queue = kNone;
+          } else {
+            went_idle(e, count);
+          }
+        });
+  };
+  // Group `s`'s pieces end now. A tile loop's case inline: every piece
+  // waiting is in a whole run (DmaQueues::PopWhole), so all the engines
+  // take the next one, as one group on exactly the group's engines: what
+  // finish_general's callback does for it, without the callback, its
+  // captures (a dozen variables stored for every transfer that ended)
+  // and the copy of the group.
+  auto finish = [&](uint32_t s) {
+    const DmaGroup& g = dma[s];
+    const uint32_t owner = g.owner;
+    const uint32_t count = g.count;
+    uint32_t next_piece;
+    uint32_t next_owner;
+    if (queues.PopWhole(g.lo, count, next_piece, next_owner)) {
+      const uint32_t lo = g.lo;
+      BusySpan span{DmaLane(static_cast<int>(lo)),
+                    &k,
+                    owner,
+                    g.start,
+                    t,
+                    g.bytes,
+                    dispatch};
+      restarting = s;
+      spans_end(span, lo, count);
+      ending_queue = gap > 0 ? queue_of_[owner] : kNone;
+      begin_pieces(lo, count, next_piece, next_owner);
+      ending_queue = kNone;
+    } else {
+      finish_general(s);
+    }
+    st[owner].pieces_left -= count;
+    if (st[owner].pieces_left == 0) {
+      data_moved(owner);
     }
   };
 

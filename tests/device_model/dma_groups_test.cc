@@ -423,5 +423,42 @@ TEST(GroupedSharesTest, TiledTransfersOnTrn1) {
   ExpectSameRun(k, *trn1, 3.0e8, 4);
 }
 
+// A tile loop's transfers queued behind one another on all sixteen engines,
+// from one, two or three DMA statements in turn (the NKI matmul
+// tutorial's): every engine takes the next run whole as its piece ends
+// (DmaQueues::PopWhole, the simulator's finish without its callback), with
+// and without model 12's gap, which the engines that go on at once wait out
+// from the end of their last piece (ending_queue). Share by share, no run
+// is whole.
+TEST(GroupedSharesTest, QueuedTileLoopsOnTrn1) {
+  auto trn1 = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
+                                "/device_model/profiles/trn1.json");
+  ASSERT_TRUE(trn1.ok()) << trn1.status();
+  DeviceProfile no_gap = *trn1;
+  no_gap.dma_queue_gap_us = 0;
+  for (int statements : {1, 2, 3}) {
+    Kernel k;
+    uint32_t last_load = 0;
+    for (int tile = 0; tile < 40; ++tile) {
+      Instruction load;
+      load.kind = InstrKind::kDma;
+      load.opcode = k.Intern("dma_load");
+      load.label = k.Intern("tile");
+      load.partitions = 128;
+      load.aux = 128;
+      load.work = 128 * (tile % 5 == 4 ? 512 : 2048);
+      load.source_line = tile % statements;
+      // All ready at once, but every tenth after the one before: the
+      // queues drain and fill again.
+      last_load = tile % 10 == 9 ? k.Add(load, std::vector<uint32_t>{last_load})
+                                 : k.Add(load, {});
+    }
+    SCOPED_TRACE(::testing::Message() << statements << " statements");
+    ExpectSameRun(k, *trn1, 0.0, 5);
+    ExpectSameRun(k, *trn1, 3.0e8, 6);
+    ExpectSameRun(k, no_gap, 0.0, 7);
+  }
+}
+
 }  // namespace
 }  // namespace trn

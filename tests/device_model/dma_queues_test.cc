@@ -75,6 +75,9 @@ struct Mix {
   bool served;  // engines with nothing waiting may start a piece unqueued
   uint32_t push_percent;  // the rest pop
   int steps = 20000;
+  // Pops as the simulator's finish does: PopWhole, then PopHeadsInChunks
+  // where it declines. Counts the pops PopWhole took.
+  size_t* whole_pops = nullptr;
 };
 
 // Random pushes and pops (and Served) on `mix.queues` queues: on each
@@ -127,31 +130,45 @@ void RoundRobinAgainstReference(const Mix& mix) {
       continue;
     }
     uint32_t next = lo;
-    q.PopHeads(
-        lo, count, [&](uint32_t e, uint32_t n, uint32_t piece, uint32_t who) {
-          ASSERT_EQ(e, next);
-          next += n;
-          for (uint32_t c = 0; c < n; ++c) {
-            auto& m = model[e + c];
-            // The reference's turn: the queues after the last
-            // served, then from the first.
-            uint32_t want = kNoQueue;
-            const uint32_t from = last[e + c] == kNoQueue ? 0 : last[e + c] + 1;
-            for (uint32_t k = 0; k < queues && want == kNoQueue; ++k) {
-              const uint32_t qq = (from + k) % queues;
-              if (!m[qq].empty()) want = qq;
-            }
-            if (piece == DmaQueues::kNone) {
-              ASSERT_EQ(want, kNoQueue) << e + c;
-              continue;
-            }
-            ASSERT_NE(want, kNoQueue) << e + c;
-            ASSERT_EQ(m[want].front(), (Piece{piece + c, who})) << e + c;
-            m[want].pop_front();
-            last[e + c] = want;
-            --model_queued;
-          }
-        });
+    auto check = [&](uint32_t e, uint32_t n, uint32_t piece, uint32_t who) {
+      ASSERT_EQ(e, next);
+      next += n;
+      for (uint32_t c = 0; c < n; ++c) {
+        auto& m = model[e + c];
+        // The reference's turn: the queues after the last
+        // served, then from the first.
+        uint32_t want = kNoQueue;
+        const uint32_t from = last[e + c] == kNoQueue ? 0 : last[e + c] + 1;
+        for (uint32_t k = 0; k < queues && want == kNoQueue; ++k) {
+          const uint32_t qq = (from + k) % queues;
+          if (!m[qq].empty()) want = qq;
+        }
+        if (piece == DmaQueues::kNone) {
+          ASSERT_EQ(want, kNoQueue) << e + c;
+          continue;
+        }
+        ASSERT_NE(want, kNoQueue) << e + c;
+        ASSERT_EQ(m[want].front(), (Piece{piece + c, who})) << e + c;
+        m[want].pop_front();
+        last[e + c] = want;
+        --model_queued;
+      }
+    };
+    if (mix.whole_pops == nullptr) {
+      q.PopHeads(lo, count, check);
+    } else {
+      uint32_t piece = 0;
+      uint32_t who = 0;
+      const size_t queued = q.Queued();
+      if (q.PopWhole(lo, count, piece, who)) {
+        ++*mix.whole_pops;
+        check(lo, count, piece, who);
+      } else {
+        // Declined: nothing taken.
+        ASSERT_EQ(q.Queued(), queued);
+        q.PopHeadsInChunks(lo, count, check);
+      }
+    }
     ASSERT_EQ(next, lo + count);
     ASSERT_EQ(q.Queued(), model_queued);
     for (size_t e = 0; e < engines; ++e) {
@@ -198,6 +215,36 @@ TEST(DmaQueuesTest, TileLoopsAreServedRoundRobin) {
                                       .served = true,
                                       .push_percent = push_percent});
           if (testing::Test::HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// The simulator's pop (kernel_sim.cc, finish): PopWhole where every
+// waiting piece is in a run on every engine and the engines are in
+// lockstep, PopHeadsInChunks where it declines, against the same reference;
+// PopWhole takes most pops of a tile loop (and none above 64 engines).
+TEST(DmaQueuesTest, PopWholeThenChunksIsPopHeads) {
+  uint64_t seed = 2000;
+  for (size_t engines : {size_t{16}, size_t{5}, size_t{64}, size_t{70}}) {
+    for (uint32_t queues : {1u, 2u, 3u, 65u}) {
+      for (uint32_t whole_in_32 : {32u, 31u, 8u}) {
+        size_t whole_pops = 0;
+        RoundRobinAgainstReference({.engines = engines,
+                                    .queues = queues,
+                                    .seed = ++seed,
+                                    .whole_in_32 = whole_in_32,
+                                    .served = true,
+                                    .push_percent = 50,
+                                    .steps = 5000,
+                                    .whole_pops = &whole_pops});
+        if (testing::Test::HasFatalFailure()) return;
+        if (engines > 64) {
+          EXPECT_EQ(whole_pops, 0u) << engines << " engines";
+        } else if (whole_in_32 == 32) {
+          EXPECT_GT(whole_pops, 500u)
+              << engines << " engines, " << queues << " queues";
         }
       }
     }
