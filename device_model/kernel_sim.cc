@@ -1345,6 +1345,15 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     assign_new_rates(only);
   };
 
+  // Simulator::Create checks that program order is topological, so a stuck
+  // run is a bug in the model, not bad input.
+  auto stuck = [&]() __attribute__((noinline, noreturn)) {
+    std::fprintf(stderr,
+                 "trnbench: internal error: kernel %s stuck at %zu/%zu\n",
+                 k.name.c_str(), done, n);
+    std::abort();
+  };
+
   for (uint32_t i : initial_compute_) {
     ready[hot_[i].unit].push(i);
   }
@@ -1356,47 +1365,66 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       rates_dirty = false;
     }
     double next = heap.Empty() ? kInf : heap.TopTime();
-    uint32_t first_flow = kNone;  // the first engine of the first to end
-    if (!dma.None()) {
-      dma.ForEach([&](uint32_t s) {
-        const DmaGroup& g = dma[s];
-        if (g.rate <= 0) return;
+    if (const uint32_t one = dma.Only(); one != DmaGroups::kNone) {
+      // One group moving (most steps of a DMA-bound kernel): the two passes
+      // below for it alone, without their walks over the engines.
+      DmaGroup& g = dma[one];
+      bool first = false;  // g's end is next
+      if (g.rate > 0) {
         const double tf = t + g.remaining / g.rate;
         if (tf < next) {
           next = tf;
-          first_flow = g.lo;
+          first = true;
         }
-      });
-    }
-    if (next == kInf) {
-      // Simulator::Create checks that program order is topological, so a
-      // stuck run is a bug in the model, not bad input.
-      std::fprintf(stderr,
-                   "trnbench: internal error: kernel %s stuck at %zu/%zu\n",
-                   k.name.c_str(), done, n);
-      std::abort();
-    }
-    const double dt = next - t;
-    t = next;
-    // Moves every share on, and finishes those done, in engine order; a
-    // tolerance absorbs rounding. One pass: finishing a share touches only
-    // its own engine. The share that set `next` ends exactly; the others of
-    // its group end with it unless rounding left them work, and then they
-    // go on as a group of their own.
-    if (!dma.None()) {
-      dma.ForEach([&](uint32_t s) {
-        const DmaGroup& g = dma[s];
-        const double moved = g.remaining - g.rate * dt;
-        const bool ends = moved <= 1e-6;
-        if (g.lo == first_flow && !ends && g.count > 1) {
-          dma[dma.SplitFirst(s)].remaining = moved;
-        } else if (g.lo != first_flow && !ends) {
-          dma[s].remaining = moved;
-          return;
-        }
+      }
+      if (next == kInf) stuck();
+      const double dt = next - t;
+      t = next;
+      const double moved = g.remaining - g.rate * dt;
+      const bool ends = moved <= 1e-6;
+      if (!ends && !first) {
+        g.remaining = moved;
+      } else {
+        if (!ends && g.count > 1) dma[dma.SplitFirst(one)].remaining = moved;
         rates_dirty = true;
-        finish(s);
-      });
+        finish(one);
+      }
+    } else {
+      uint32_t first_flow = kNone;  // the first engine of the first to end
+      if (!dma.None()) {
+        dma.ForEach([&](uint32_t s) {
+          const DmaGroup& g = dma[s];
+          if (g.rate <= 0) return;
+          const double tf = t + g.remaining / g.rate;
+          if (tf < next) {
+            next = tf;
+            first_flow = g.lo;
+          }
+        });
+      }
+      if (next == kInf) stuck();
+      const double dt = next - t;
+      t = next;
+      // Moves every share on, and finishes those done, in engine order; a
+      // tolerance absorbs rounding. One pass: finishing a share touches only
+      // its own engine. The share that set `next` ends exactly; the others of
+      // its group end with it unless rounding left them work, and then they
+      // go on as a group of their own.
+      if (!dma.None()) {
+        dma.ForEach([&](uint32_t s) {
+          const DmaGroup& g = dma[s];
+          const double moved = g.remaining - g.rate * dt;
+          const bool ends = moved <= 1e-6;
+          if (g.lo == first_flow && !ends && g.count > 1) {
+            dma[dma.SplitFirst(s)].remaining = moved;
+          } else if (g.lo != first_flow && !ends) {
+            dma[s].remaining = moved;
+            return;
+          }
+          rates_dirty = true;
+          finish(s);
+        });
+      }
     }
     while (!heap.Empty() && heap.TopTime() <= t) {
       const QueuedEvent popped = heap.Pop();
