@@ -125,22 +125,15 @@ void BM_Jobs(benchmark::State& state) {
   state.counters["speedup"] =
       one_job_wall_per_run > 0 ? one_job_wall_per_run / wall_per_run : 0.0;
 }
-BENCHMARK(BM_Jobs<RunSet::kMatmuls>)
-    ->Name("BM_Jobs")
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(4)
-    ->Iterations(3)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+// Both sets at 1, 2 and 4 jobs, three iterations each, wall time.
+void JobsCases(benchmark::internal::Benchmark* b) {
+  b->Arg(1)->Arg(2)->Arg(4)->Iterations(3)->UseRealTime()->Unit(
+      benchmark::kMillisecond);
+}
+BENCHMARK(BM_Jobs<RunSet::kMatmuls>)->Name("BM_Jobs")->Apply(JobsCases);
 BENCHMARK(BM_Jobs<RunSet::kExpTiled>)
     ->Name("BM_Jobs/exp_tiled")
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(4)
-    ->Iterations(3)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(JobsCases);
 
 double ThreadCpuSeconds() {
   timespec ts{};
@@ -216,36 +209,28 @@ void BM_TwoAccumulators(benchmark::State& state) {
   state.counters["cpu_ms_per_run"] = cpu / (2.0 * runs) * 1e3;
   state.counters["slower_cpu_ms_per_run"] = slower / runs * 1e3;
 }
+// Every layout's case alike: five iterations, wall time.
+void TwoAccumulatorsCase(benchmark::internal::Benchmark* b) {
+  b->Iterations(5)->UseRealTime()->Unit(benchmark::kMillisecond);
+}
 BENCHMARK(BM_TwoAccumulators<alignof(MetricsAccumulator), kTiledMatmul>)
     ->Name("BM_TwoAccumulators/tiled_matmul/packed")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<128, kTiledMatmul>)
     ->Name("BM_TwoAccumulators/tiled_matmul/lines")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<kNoFalseSharing, kTiledMatmul>)
     ->Name("BM_TwoAccumulators/tiled_matmul/pages")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<alignof(MetricsAccumulator), kExpTiled>)
     ->Name("BM_TwoAccumulators/exp_tiled/packed")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<128, kExpTiled>)
     ->Name("BM_TwoAccumulators/exp_tiled/lines")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<kNoFalseSharing, kExpTiled>)
     ->Name("BM_TwoAccumulators/exp_tiled/pages")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 
 }  // namespace
 }  // namespace trn
