@@ -1365,7 +1365,13 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       rates_dirty = false;
     }
     double next = heap.Empty() ? kInf : heap.TopTime();
-    if (const uint32_t one = dma.Only(); one != DmaGroups::kNone) {
+    if (dma.None()) {
+      // No data moving (most steps of a compute-bound kernel): one test, as
+      // before the one-group form (which cost the fully optimized matmul
+      // 2-3% of CPU time ahead of this test, for 1.3% fewer instructions).
+      if (next == kInf) stuck();
+      t = next;
+    } else if (const uint32_t one = dma.Only(); one != DmaGroups::kNone) {
       // One group moving (most steps of a DMA-bound kernel): the two passes
       // below for it alone, without their walks over the engines.
       DmaGroup& g = dma[one];
@@ -1391,17 +1397,15 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       }
     } else {
       uint32_t first_flow = kNone;  // the first engine of the first to end
-      if (!dma.None()) {
-        dma.ForEach([&](uint32_t s) {
-          const DmaGroup& g = dma[s];
-          if (g.rate <= 0) return;
-          const double tf = t + g.remaining / g.rate;
-          if (tf < next) {
-            next = tf;
-            first_flow = g.lo;
-          }
-        });
-      }
+      dma.ForEach([&](uint32_t s) {
+        const DmaGroup& g = dma[s];
+        if (g.rate <= 0) return;
+        const double tf = t + g.remaining / g.rate;
+        if (tf < next) {
+          next = tf;
+          first_flow = g.lo;
+        }
+      });
       if (next == kInf) stuck();
       const double dt = next - t;
       t = next;
@@ -1410,21 +1414,19 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       // its own engine. The share that set `next` ends exactly; the others of
       // its group end with it unless rounding left them work, and then they
       // go on as a group of their own.
-      if (!dma.None()) {
-        dma.ForEach([&](uint32_t s) {
-          const DmaGroup& g = dma[s];
-          const double moved = g.remaining - g.rate * dt;
-          const bool ends = moved <= 1e-6;
-          if (g.lo == first_flow && !ends && g.count > 1) {
-            dma[dma.SplitFirst(s)].remaining = moved;
-          } else if (g.lo != first_flow && !ends) {
-            dma[s].remaining = moved;
-            return;
-          }
-          rates_dirty = true;
-          finish(s);
-        });
-      }
+      dma.ForEach([&](uint32_t s) {
+        const DmaGroup& g = dma[s];
+        const double moved = g.remaining - g.rate * dt;
+        const bool ends = moved <= 1e-6;
+        if (g.lo == first_flow && !ends && g.count > 1) {
+          dma[dma.SplitFirst(s)].remaining = moved;
+        } else if (g.lo != first_flow && !ends) {
+          dma[s].remaining = moved;
+          return;
+        }
+        rates_dirty = true;
+        finish(s);
+      });
     }
     while (!heap.Empty() && heap.TopTime() <= t) {
       const QueuedEvent popped = heap.Pop();
