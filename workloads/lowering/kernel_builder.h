@@ -152,6 +152,15 @@ class KernelBuilder {
     return k_.Add(in, deps.data(), deps.size());
   }
 
+  // Instruction `id`'s form (InstructionList::FormOf), and a new
+  // instruction of form `form` waiting for `deps` in `iteration`: what
+  // Dma or Compute makes of the same arguments as the instruction that
+  // form was first seen with (Kernel::AddForm).
+  uint32_t FormOf(uint32_t id) const { return k_.instrs.FormOf(id); }
+  uint32_t Again(uint32_t form, const Deps& deps, int iteration) {
+    return k_.AddForm(form, iteration, deps.data(), deps.size());
+  }
+
   // The id of an instruction's opcode or label: the strings are numbered
   // in the order they are first interned.
   uint32_t Intern(const std::string& s) { return k_.Intern(s); }

@@ -194,7 +194,12 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     for (size_t idx : order) {
       if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
       if (facts[idx] == nullptr) facts[idx] = &FactsOf(loop, loop.body[idx]);
-      TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx, *facts[idx]));
+      OpFacts& f = *facts[idx];
+      if (options_.shortcuts && f.simple) {
+        TRN_RETURN_IF_ERROR(EmitSimple(loop, at(i), idx, f));
+      } else {
+        TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx, f));
+      }
     }
     frames_.pop_back();
     return absl::OkStatus();

@@ -88,12 +88,13 @@ class IdMap {
     T second;
   };
   Entry* find(TileId id) {
-    if (index_ != nullptr) {
+    if (index_ != nullptr) [[unlikely]] {
       auto at = index_->find(id);
       return at == index_->end() ? nullptr : &entries_[at->second];
     }
-    for (Entry& e : entries_) {
-      if (e.first == id) return &e;
+    for (Entry *e = entries_.data(), *end = e + entries_.size(); e != end;
+         ++e) {
+      if (e->first == id) return e;
     }
     return nullptr;
   }
@@ -118,15 +119,18 @@ class IdMap {
   // Empties it, keeping the entries' room (a recycled iteration's maps,
   // Iteration::Reset).
   void clear() {
-    entries_.erase(entries_.begin(), entries_.end());
-    index_.reset();
+    entries_.clear();
+    if (index_ != nullptr) [[unlikely]]
+      index_.reset();
   }
 
  private:
   static constexpr size_t kScanMax = 16;
-  // The first few inline: an iteration's maps are filled once per
-  // iteration, a heap block each was a large share of lowering.
-  absl::InlinedVector<Entry, 4> entries_;
+  // A vector, not an InlinedVector: an iteration's maps are filled once
+  // per iteration, but iterations are recycled (Iteration::Reset), so the
+  // room stays, and a std::vector's scan and append do not decode where
+  // its entries are on every access (a fifth of the maps' cost; issue 42).
+  std::vector<Entry> entries_;
   std::unique_ptr<absl::flat_hash_map<TileId, size_t>> index_;
 };
 
@@ -259,6 +263,10 @@ struct OpFacts {
   bool data_movement_only = false;
   bool psum = false;
   bool walks_partition_tiles = false;  // op.tile empty, loop walks them
+  // Lowered by EmitSimple (with the shortcuts on): not a loop or a
+  // reduction, no reload before it or spill after it, not hoisted, no
+  // slot or carried reads, no transpose inserted before it.
+  bool simple = false;
   CostKind cost = CostKind::kElementwise;
   NkiTile tile;  // ResolveNkiTileInChain: compute ops, sbuf_copy
   // DMA: the tensor, and per dim of the block either a fixed extent
@@ -292,6 +300,25 @@ struct OpFacts {
   std::vector<int64_t> last_block;
   DmaShape last_shape;
   NkiTile last_tile;
+  // The form of the op's last instruction (has_form), and for a compute op
+  // what its fields were made of besides the op's constants (engine,
+  // opcode, label, line): an instruction made of the same is appended by
+  // its form (KernelBuilder::Again), not built and looked up again. A
+  // DMA's form follows last_shape; an SBUF copy's never changes.
+  bool has_form = false;
+  uint32_t form = 0;
+  DType form_dtype = DType::kFp32;
+  int64_t form_partitions = 0;
+  int64_t form_flops = 0;
+  ComputeCost form_cost;
+};
+
+// How NKI lowering goes about it; the program is the same either way.
+struct NkiLoweringOptions {
+  // The shortcuts (OpFacts::form, ...); off, every instruction is built
+  // and its form looked up whole: the reference the tests hold the
+  // shortcuts to (LoweringShortcutsTest).
+  bool shortcuts = true;
 };
 
 struct LoweredLoop {
@@ -316,8 +343,9 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops);
 class NkiLowering {
  public:
   NkiLowering(const WorkloadSpec& spec, const DeviceProfile& profile,
-              Kernel& kernel)
+              Kernel& kernel, NkiLoweringOptions options = {})
       : spec_(spec),
+        options_(options),
         partitions_(profile.memory.partitions),
         builder_(kernel, profile) {
     for (const NkiOp* op : BlocksReadBySlot(spec.kernel->loops)) {
@@ -347,8 +375,10 @@ class NkiLowering {
  private:
   int64_t MinInstructions(size_t pos);
 
+  // `inputs`, if given, are the op's inputs' tiles (Find of each).
   ComputeCost CostOf(const NkiOp& op, const OpFacts& facts, int64_t tile_p,
-                     int64_t tile_f, DType dtype) const;
+                     int64_t tile_f, DType dtype,
+                     const LoweredTile* const* inputs = nullptr) const;
 
   // The op's facts, worked out when `loop` (its body) is chain_.back().
   OpFacts& FactsOf(const NkiLoop& loop, const NkiOp& op);
@@ -420,6 +450,15 @@ class NkiLowering {
                        [&](const NkiOp& op) { return op.id == id; });
   }
 
+  uint32_t DmaOf(OpFacts& facts, const DmaShape& shape, const Deps& deps,
+                 const NkiOp& op, int iter);
+
+  // Emit for an op OpFacts::simple takes, and its reads.
+  absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,
+                          OpFacts& facts);
+  const LoweredTile* ReadWhole(Iteration& it, TileId id, Deps& deps,
+                               bool& local);
+
   // Lowers op `idx` of `loop` in `it`; `facts` are its (FactsOf).
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx,
                     OpFacts& facts);
@@ -454,6 +493,7 @@ class NkiLowering {
   }
 
   const WorkloadSpec& spec_;
+  const NkiLoweringOptions options_;
   const int64_t partitions_;
   KernelBuilder builder_;
   LoopChain chain_;
@@ -518,6 +558,10 @@ class NkiLowering {
   // heap: a nested loop holds a reference to its entry's while deeper ones
   // are added).
   std::vector<std::unique_ptr<Deps>> deps_scratch_;
+  // EmitSimple's tiles read (by the iteration that made them) and its
+  // inputs' tiles, kept for their room.
+  std::vector<std::pair<Iteration*, TileId>> reads_;
+  std::vector<const LoweredTile*> read_inputs_;
   // The spec's ids as numbers.
   IdTable ids_;
   // Iterations released by Loop, reset (Recycle), for NewIteration.
@@ -525,7 +569,12 @@ class NkiLowering {
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
-                                 const DeviceProfile& profile);
+                                 const DeviceProfile& profile,
+                                 NkiLoweringOptions options = {});
+
+// Where two programs differ, field by field (every instruction, its form's
+// number and dependencies, the strings); "" when they do not.
+std::string ProgramDifference(const Program& a, const Program& b);
 
 }  // namespace trn::lowering_internal
 
