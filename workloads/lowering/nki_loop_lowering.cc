@@ -1,5 +1,7 @@
 // An NKI loop as lowered: its runs and iterations in program order, the
 // buffers that rotate between them, block slots and their spills.
+#include <array>
+
 #include "workloads/lowering/nki_lowering.h"
 
 namespace trn::lowering_internal {
@@ -189,16 +191,24 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   // The body's ops' facts, found once per run of the loop rather than
   // once per op and iteration (each on its first emission, as before).
   absl::InlinedVector<OpFacts*, 8> facts(loop.body.size(), nullptr);
+  // The ops a run of an iteration emits, in body order: all of them
+  // (stage -1), the prefetch stage's (0), the compute stage's (1); picked
+  // once here rather than tested per op and iteration.
+  std::array<std::vector<size_t>, 3> staged;
+  for (size_t idx : order) {
+    staged[0].push_back(idx);
+    staged[prefetch[idx] ? 1 : 2].push_back(idx);
+  }
   auto run = [&](int64_t i, int stage) -> absl::Status {
-    frames_.push_back(&at(i));
-    for (size_t idx : order) {
-      if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
+    Iteration& cur = at(i);  // held by pointer: its address stays
+    frames_.push_back(&cur);
+    for (size_t idx : staged[static_cast<size_t>(stage + 1)]) {
       if (facts[idx] == nullptr) facts[idx] = &FactsOf(loop, loop.body[idx]);
       OpFacts& f = *facts[idx];
       if (options_.shortcuts && f.simple) {
-        TRN_RETURN_IF_ERROR(EmitSimple(loop, at(i), idx, f));
+        TRN_RETURN_IF_ERROR(EmitSimple(loop, cur, idx, f));
       } else {
-        TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx, f));
+        TRN_RETURN_IF_ERROR(Emit(loop, cur, idx, f));
       }
     }
     frames_.pop_back();

@@ -136,6 +136,8 @@ class IdMap {
 
 // A tile as lowered: the instructions that make it, and what its readers
 // need to know of it (a matmul's contraction depth and input dtype).
+// EmitSimple sets each field in place: a field added here is set there
+// too.
 struct LoweredTile {
   Deps deps;
   int64_t partitions = 0;  // 0: not a tile (a nested loop's id)

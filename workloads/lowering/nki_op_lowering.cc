@@ -619,7 +619,11 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     Append(deps, *result_wait_.back());
   }
   const int iter = static_cast<int>(it.index);
-  LoweredTile made;
+  // What it makes: one instruction, and the tile's shape.
+  uint32_t instr = 0;
+  int64_t made_p = 0;
+  int64_t made_f = 0;
+  DType made_dtype = DType::kFp32;
   if (facts.is_dma) {
     const TensorDecl& t = *facts.tensor;
     std::vector<int64_t>& block = block_;
@@ -648,11 +652,11 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
       facts.label = builder_.Intern(label);
       facts.interned = true;
     }
-    made.deps.push_back(DmaOf(facts, facts.last_shape, deps, op, iter));
+    instr = DmaOf(facts, facts.last_shape, deps, op, iter);
     const NkiTile& tile = facts.last_tile;
-    made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
-    made.free = op.tile.empty() ? tile.free : op.tile[1];
-    made.dtype = tile.dtype;
+    made_p = op.tile.empty() ? tile.partitions : op.tile[0];
+    made_f = op.tile.empty() ? tile.free : op.tile[1];
+    made_dtype = tile.dtype;
   } else if (facts.is_sbuf_copy) {
     const NkiTile& tile = facts.tile;
     DmaShape shape;
@@ -667,10 +671,10 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
       facts.label = builder_.Intern(op.id);
       facts.interned = true;
     }
-    made.deps.push_back(DmaOf(facts, shape, deps, op, iter));
-    made.partitions = tile.partitions;
-    made.free = tile.free;
-    made.dtype = tile.dtype;
+    instr = DmaOf(facts, shape, deps, op, iter);
+    made_p = tile.partitions;
+    made_f = tile.free;
+    made_dtype = tile.dtype;
   } else {
     const NkiTile& tile = facts.tile;
     const int64_t tile_p =
@@ -681,19 +685,17 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     const ComputeCost cost =
         CostOf(op, facts, tile_p, tile_f, tile.dtype, read_inputs_.data());
     if (facts.is_matmul) {
+      // Emit's stationary, its partitions a slice's when sliced.
       const LoweredTile* stationary = read_inputs_.front();
-      LoweredTile sliced;
-      if (stationary != nullptr && !op.slices.empty() &&
-          op.slices.front().size() == 2) {
-        sliced = *stationary;
-        sliced.partitions = op.slices.front()[0];
-        sliced.free = op.slices.front()[1];
-        stationary = &sliced;
-      }
       int64_t depth = partitions_;
-      if (stationary != nullptr && stationary->partitions > 0) {
-        cost_dtype = stationary->dtype;
-        depth = std::min<int64_t>(partitions_, stationary->partitions);
+      if (stationary != nullptr) {
+        const int64_t p = !op.slices.empty() && op.slices.front().size() == 2
+                              ? op.slices.front()[0]
+                              : stationary->partitions;
+        if (p > 0) {
+          cost_dtype = stationary->dtype;
+          depth = std::min<int64_t>(partitions_, p);
+        }
       }
       flops = 2 * depth * tile_p * tile_f;
     }
@@ -704,29 +706,27 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
       facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
       facts.interned = true;
     }
-    uint32_t id;
     if (facts.has_form && facts.form_dtype == cost_dtype &&
         facts.form_partitions == tile_p && facts.form_flops == flops &&
         SameCost(facts.form_cost, cost)) {
-      id = builder_.Again(facts.form, deps, iter);
+      instr = builder_.Again(facts.form, deps, iter);
     } else {
-      id = builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
-                            tile_p, cost, deps, flops, op.source_line, iter);
+      instr =
+          builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
+                           tile_p, cost, deps, flops, op.source_line, iter);
       facts.has_form = true;
-      facts.form = builder_.FormOf(id);
+      facts.form = builder_.FormOf(instr);
       facts.form_dtype = cost_dtype;
       facts.form_partitions = tile_p;
       facts.form_flops = flops;
       facts.form_cost = cost;
     }
-    made.deps.push_back(id);
-    made.partitions = tile_p;
-    made.free = tile_f;
-    made.dtype = tile.dtype;
-    made.psum = facts.psum;
+    made_p = tile_p;
+    made_f = tile_f;
+    made_dtype = tile.dtype;
   }
-  // What it made is one instruction.
-  const uint32_t instr = made.deps.front();
+  // A DMA's tile is not in PSUM (LoweredTile's default).
+  const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
   for (const auto& [frame, id] : reads_) {
     if (auto f = frame->fixed.find(id); f != nullptr) {
       f->second->readers.push_back(instr);
@@ -735,14 +735,14 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   }
   it.all.push_back(instr);
   if (result) {
-    it.result.partitions = made.partitions;
-    it.result.free = made.free;
-    it.result.dtype = made.dtype;
-    it.result.psum = made.psum;
+    it.result.partitions = made_p;
+    it.result.free = made_f;
+    it.result.dtype = made_dtype;
+    it.result.psum = made_psum;
   }
   if (op.FixedBuffers() > 0 && !op.id.empty()) {
     auto use = std::make_shared<FixedUse>();
-    use->writer = made.deps;
+    use->writer = {instr};
     use->run = it.run;
     it.fixed[facts.id] = use;
     std::deque<std::shared_ptr<FixedUse>>& uses = fixed_uses_[&op];
@@ -751,7 +751,20 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
       uses.pop_front();
     }
   }
-  if (!op.id.empty()) it.made[facts.id] = std::move(made);
+  if (!op.id.empty()) {
+    // What `= std::move(made)` does, field by field in place (no slots,
+    // not a reduction's): an op may make an id made before in this
+    // iteration, so each field is set.
+    LoweredTile& m = it.made[facts.id];
+    m.deps.erase(m.deps.begin(), m.deps.end());
+    m.deps.push_back(instr);
+    m.partitions = made_p;
+    m.free = made_f;
+    m.dtype = made_dtype;
+    m.psum = made_psum;
+    m.slots.reset();
+    m.made_by = kNoTile;
+  }
   return CheckSize(spec_, builder_.size());
 }
 
