@@ -1,7 +1,8 @@
 // Does `--jobs` pay? A fixed set of runs (the NKI matmul tutorial's four
 // versions, as the validation suite ships them, 12 recorded runs each on
 // trn1, through RunAll as `trnbench --spec ... --repeat 12 --warmup 0`
-// runs them) on 1, 2 and 4 threads. Counters: wall and CPU time (of the
+// runs them; and, as BM_Jobs/exp_tiled, 48 runs of exp_tiled at
+// 1280000x512) on 1, 2 and 4 threads. Counters: wall and CPU time (of the
 // whole process, every thread) per run, and the speed-up in wall time over
 // the 1-thread case measured just before (speedup is 0 when that case did
 // not run). On 2 idle cores, jobs 2 should show a speed-up near 2 with CPU
@@ -15,15 +16,17 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
 #include "device_model/device_profile.h"
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
 #include "harness/runner/runner.h"
 #include "support/ordered_parallel.h"
-#include "workloads/compiler/compiler.h"
 #include "workloads/loading/shape_override.h"
 #include "workloads/loading/spec_parser.h"
 #include "workloads/lowering/lowering.h"
@@ -49,30 +52,56 @@ double ProcessCpuSeconds() {
          1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-constexpr int64_t kRepeat = 12;
+// A spec of the source tree, at a --shape override if `shape` is not
+// empty. Loading compiles the spec, and so does the override at its point.
+absl::StatusOr<WorkloadSpec> LoadBenchSpec(const std::string& path,
+                                           const char* shape) {
+  auto spec = LoadSpecFile(kSource + path, Trn1().memory);
+  if (!spec.ok() || *shape == '\0') return spec;
+  auto o = ParseShapeOverride(shape);
+  if (!o.ok()) return o.status();
+  auto points = ApplyShapeOverrides({*spec}, {*o}, Trn1().memory);
+  if (!points.ok()) return points.status();
+  if (points->size() != 1) return absl::InternalError("one point expected");
+  return std::move(points->front());
+}
 
-// Wall seconds per run at jobs 1, for the speed-up of the cases after it.
-double one_job_wall_per_run = 0;
+// The fixed sets of runs: the matmul tutorial's four versions, 12 recorded
+// runs each (compute-bound to DMA-bound), and exp_tiled at 1280000x512, 48
+// runs (a DMA span every few events: where the runner's accumulators
+// shared a prefetcher's reach, issue 42; bench/README.md).
+enum class RunSet { kMatmuls, kExpTiled };
 
+template <RunSet kSet>
 void BM_Jobs(benchmark::State& state) {
   const int jobs = static_cast<int>(state.range(0));
   std::vector<WorkloadSpec> specs;
-  for (const char* name :
-       {"nki_matmul_tiled", "nki_matmul_hoist_load", "nki_matmul_block_free",
-        "nki_matmul_fully_optimized"}) {
-    auto spec = LoadSpecFile(
-        kSource + "/workloads/validation/" + name + ".json", Trn1().memory);
-    if (!spec.ok() || !CompileSpec(*spec, Trn1().memory).ok()) {
-      state.SkipWithError("spec");
+  std::vector<std::pair<std::string, const char*>> files;
+  if (kSet == RunSet::kMatmuls) {
+    for (const char* name :
+         {"nki_matmul_tiled", "nki_matmul_hoist_load", "nki_matmul_block_free",
+          "nki_matmul_fully_optimized"}) {
+      files.emplace_back(std::string("/workloads/validation/") + name + ".json",
+                         "");
+    }
+  } else {
+    files.emplace_back("/workloads/specs/exp_tiled.json",
+                       "in_tensor,out_tensor=1280000x512");
+  }
+  for (const auto& [path, shape] : files) {
+    auto spec = LoadBenchSpec(path, shape);
+    if (!spec.ok()) {
+      state.SkipWithError(std::string(spec.status().message()).c_str());
       return;
     }
     specs.push_back(*std::move(spec));
   }
+  const int64_t repeat = kSet == RunSet::kMatmuls ? 12 : 48;
   RunOptions opts;
-  opts.schedule.repeat = kRepeat;
+  opts.schedule.repeat = repeat;
   opts.schedule.warmup = 0;
   opts.jobs = jobs;
-  const double runs = static_cast<double>(specs.size() * kRepeat);
+  const double runs = static_cast<double>(specs.size()) * repeat;
   double wall = 0;
   double cpu = 0;
   for (auto _ : state) {
@@ -85,6 +114,8 @@ void BM_Jobs(benchmark::State& state) {
     if (!r.ok()) state.SkipWithError("run");
     benchmark::DoNotOptimize(r);
   }
+  // Wall seconds per run at jobs 1, for the speed-up of the cases after it.
+  static double one_job_wall_per_run = 0;
   const double iters = static_cast<double>(state.iterations());
   const double wall_per_run = wall / iters / runs;
   if (jobs == 1) one_job_wall_per_run = wall_per_run;
@@ -94,8 +125,15 @@ void BM_Jobs(benchmark::State& state) {
   state.counters["speedup"] =
       one_job_wall_per_run > 0 ? one_job_wall_per_run / wall_per_run : 0.0;
 }
-BENCHMARK(BM_Jobs)->Arg(1)->Arg(2)->Arg(4)->Iterations(3)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
+// Both sets at 1, 2 and 4 jobs, three iterations each, wall time.
+void JobsCases(benchmark::internal::Benchmark* b) {
+  b->Arg(1)->Arg(2)->Arg(4)->Iterations(3)->UseRealTime()->Unit(
+      benchmark::kMillisecond);
+}
+BENCHMARK(BM_Jobs<RunSet::kMatmuls>)->Name("BM_Jobs")->Apply(JobsCases);
+BENCHMARK(BM_Jobs<RunSet::kExpTiled>)
+    ->Name("BM_Jobs/exp_tiled")
+    ->Apply(JobsCases);
 
 double ThreadCpuSeconds() {
   timespec ts{};
@@ -128,21 +166,7 @@ constexpr TwoAccumulatorsKernel kExpTiled{"/workloads/specs/exp_tiled.json",
 
 template <size_t kAlign, const TwoAccumulatorsKernel& kKernel>
 void BM_TwoAccumulators(benchmark::State& state) {
-  auto spec = LoadSpecFile(kSource + kKernel.spec, Trn1().memory);
-  if (spec.ok() && *kKernel.shape != '\0') {
-    auto o = ParseShapeOverride(kKernel.shape);
-    if (!o.ok()) {
-      state.SkipWithError("shape");
-      return;
-    }
-    auto points = ApplyShapeOverrides({*spec}, {*o}, Trn1().memory);
-    if (!points.ok() || points->size() != 1) {
-      state.SkipWithError("shape");
-      return;
-    }
-    spec = std::move(points->front());
-  }
-  // Loading compiles the spec, and so does the override at its point.
+  auto spec = LoadBenchSpec(kKernel.spec, kKernel.shape);
   if (!spec.ok()) {
     state.SkipWithError(std::string(spec.status().message()).c_str());
     return;
@@ -185,36 +209,28 @@ void BM_TwoAccumulators(benchmark::State& state) {
   state.counters["cpu_ms_per_run"] = cpu / (2.0 * runs) * 1e3;
   state.counters["slower_cpu_ms_per_run"] = slower / runs * 1e3;
 }
+// Every layout's case alike: five iterations, wall time.
+void TwoAccumulatorsCase(benchmark::internal::Benchmark* b) {
+  b->Iterations(5)->UseRealTime()->Unit(benchmark::kMillisecond);
+}
 BENCHMARK(BM_TwoAccumulators<alignof(MetricsAccumulator), kTiledMatmul>)
     ->Name("BM_TwoAccumulators/tiled_matmul/packed")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<128, kTiledMatmul>)
     ->Name("BM_TwoAccumulators/tiled_matmul/lines")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<kNoFalseSharing, kTiledMatmul>)
     ->Name("BM_TwoAccumulators/tiled_matmul/pages")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<alignof(MetricsAccumulator), kExpTiled>)
     ->Name("BM_TwoAccumulators/exp_tiled/packed")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<128, kExpTiled>)
     ->Name("BM_TwoAccumulators/exp_tiled/lines")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 BENCHMARK(BM_TwoAccumulators<kNoFalseSharing, kExpTiled>)
     ->Name("BM_TwoAccumulators/exp_tiled/pages")
-    ->Iterations(5)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+    ->Apply(TwoAccumulatorsCase);
 
 }  // namespace
 }  // namespace trn
