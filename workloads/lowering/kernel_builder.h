@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
