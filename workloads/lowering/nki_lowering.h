@@ -6,6 +6,7 @@
 #define TRNBENCH_WORKLOADS_LOWERING_NKI_LOWERING_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -555,6 +556,22 @@ class NkiLowering {
   }
   // By op (nodes: a reference stays valid while others are added).
   std::unordered_map<const NkiOp*, OpFacts> facts_;
+  // What Loop works out of a loop's body alone, once per loop rather than
+  // once per run (a nested loop runs once per iteration around it: the
+  // tiled matmul's inner loops run ~1,000 times, each time sorting the
+  // body and allocating a dozen lists; issue 42, lower42c): the ops a run
+  // of an iteration emits, in body order, all of them (stage -1), the
+  // prefetch stage's (0) and the compute stage's (1); whether either stage
+  // is empty; and the body ops' facts, each found on its first emission.
+  struct LoopPlan {
+    std::array<std::vector<size_t>, 3> staged;
+    bool has_prefetch = false;
+    bool has_compute = false;
+    std::vector<OpFacts*> facts;
+  };
+  LoopPlan& PlanOf(const NkiLoop& loop);
+  // By loop (nodes: a nested loop's plan is added while its loop's is held).
+  std::unordered_map<const NkiLoop*, LoopPlan> plans_;
   std::vector<int64_t> block_;  // Emit's DMA block, reused
   // Emit's list of what its op waits for, by loop depth (each on the
   // heap: a nested loop holds a reference to its entry's while deeper ones
