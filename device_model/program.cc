@@ -15,7 +15,7 @@ uint32_t Kernel::Intern(const std::string& s) {
 
 uint32_t Kernel::Add(Instruction instr, const uint32_t* dep_ids, size_t n) {
   instr.deps_begin = static_cast<uint32_t>(deps.size());
-  deps.insert(deps.end(), dep_ids, dep_ids + n);
+  AppendDeps(dep_ids, n);
   instr.deps_end = static_cast<uint32_t>(deps.size());
   instrs.Append(instr);
   return static_cast<uint32_t>(instrs.size() - 1);

@@ -147,6 +147,13 @@ class InstructionList {
   friend struct Kernel;
   // Appends `in` (its iteration and [deps_begin, deps_end) included).
   void Append(const Instruction& in);
+  // Appends an instruction of form `form` (< forms()): what Append does
+  // for an instruction equal to Form(form) but for these three.
+  void AppendForm(uint32_t form, int32_t iteration, uint32_t deps_begin,
+                  uint32_t deps_end) {
+    entries_.push_back({form, iteration, deps_begin});
+    deps_end_ = deps_end;
+  }
 
   struct Entry {
     uint32_t form;
@@ -195,9 +202,29 @@ struct Kernel {
   }
   // The same from `n` ids at `dep_ids` (lowering keeps short lists inline).
   uint32_t Add(Instruction instr, const uint32_t* dep_ids, size_t n);
+  // Appends an instruction equal to instrs.Form(form) but for its
+  // iteration and dependencies: the program is what Add of that
+  // instruction makes. A loop body's op appends the same form on every
+  // iteration; building the Instruction and finding its form again was a
+  // fifth of lowering (issue 42). form < instrs.forms().
+  uint32_t AddForm(uint32_t form, int32_t iteration, const uint32_t* dep_ids,
+                   size_t n) {
+    const auto begin = static_cast<uint32_t>(deps.size());
+    AppendDeps(dep_ids, n);
+    instrs.AppendForm(form, iteration, begin,
+                      static_cast<uint32_t>(deps.size()));
+    return static_cast<uint32_t>(instrs.size() - 1);
+  }
   // Frees the instructions and their dependencies; name, source file and
   // strings stay.
   void ReleaseInstructions();
+
+ private:
+  // One by one: an instruction has a few (lowering reserves the room), and
+  // vector's range insert cost 55 instructions an append (issue 42).
+  void AppendDeps(const uint32_t* dep_ids, size_t n) {
+    for (size_t i = 0; i < n; ++i) deps.push_back(dep_ids[i]);
+  }
 };
 
 // A copy from host memory that must land before the dispatch runs, such as

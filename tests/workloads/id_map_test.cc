@@ -111,5 +111,56 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   EXPECT_EQ(it.fixed.size(), 0u);
 }
 
+TEST(DepsTest, GrowsPastItsInlineRoomAndCopiesAndMovesEitherWay) {
+  Deps d = {1, 2, 3};
+  EXPECT_EQ(d.size(), 3u);
+  EXPECT_EQ(d.capacity(), 4u);                       // inline
+  for (uint32_t i = 4; i <= 9; ++i) d.push_back(i);  // onto the heap
+  ASSERT_EQ(d.size(), 9u);
+  for (uint32_t i = 0; i < 9; ++i) EXPECT_EQ(d[i], i + 1);
+  EXPECT_EQ(d.front(), 1u);
+  EXPECT_EQ(d.back(), 9u);
+  const Deps copy = d;
+  EXPECT_EQ(copy, d);
+  Deps moved = std::move(d);  // takes the heap block
+  EXPECT_EQ(moved, copy);
+  EXPECT_TRUE(d.empty());  // NOLINT(bugprone-use-after-move): left empty
+  d.push_back(7);          // and usable, inline again
+  EXPECT_EQ(d, Deps({7}));
+  Deps small = {5, 6};
+  Deps into = {1, 2, 3, 4, 5, 6};
+  into = std::move(small);  // an inline list over a heap one
+  EXPECT_EQ(into, Deps({5, 6}));
+  into = copy;
+  EXPECT_EQ(into, copy);
+  into = {8};
+  EXPECT_EQ(into, Deps({8}));
+  EXPECT_NE(into, Deps({8, 8}));
+}
+
+TEST(DepsTest, EraseKeepsTheRoomAndAppendsAreInOrder) {
+  Deps d;
+  for (uint32_t i = 0; i < 20; ++i) d.push_back(i);
+  const size_t room = d.capacity();
+  d.erase(d.begin() + 5, d.end());
+  EXPECT_EQ(d, Deps({0, 1, 2, 3, 4}));
+  d.erase(d.begin(), d.end());
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(d.capacity(), room);
+  Deps a = {1, 2};
+  const Deps b = {3, 4, 5};
+  Append(a, b);  // past the inline room
+  Append(a, Deps{});
+  Append(a, Deps{6});
+  EXPECT_EQ(a, Deps({1, 2, 3, 4, 5, 6}));
+  Append(a, a);  // a list onto itself, growing
+  EXPECT_EQ(a, Deps({1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
+  const Deps part(a.begin() + 1, a.begin() + 3);
+  EXPECT_EQ(part, Deps({2, 3}));
+  Deps c = part;
+  c.insert(c.end(), b.begin(), b.end());
+  EXPECT_EQ(c, Deps({2, 3, 3, 4, 5}));
+}
+
 }  // namespace
 }  // namespace trn::lowering_internal

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "device_model/device_profile.h"
 #include "device_model/program.h"
@@ -20,12 +20,130 @@ namespace trn::lowering_internal {
 
 // What an instruction waits for: a few ids, most often one or two, kept
 // inline (a heap list per op and per tile read was most of lowering's
-// allocations; issue 42).
-using Deps = absl::InlinedVector<uint32_t, 4>;
+// allocations; issue 42). Not an absl::InlinedVector: that one keeps
+// whether its ids are inline in a bit of its size, so each size(), data()
+// and push_back decoded it, a fifth of lowering once the rest was cut
+// (issue 42, lower42c); this one's data() always points at its ids.
+class Deps {
+ public:
+  using value_type = uint32_t;
+  using size_type = size_t;
+  using iterator = uint32_t*;
+  using const_iterator = const uint32_t*;
+  using reference = uint32_t&;
+  using const_reference = const uint32_t&;
 
-// Appends `from` to `to`: room made once, then the ids one by one
-// (InlinedVector's range insert, and a resize that zeroes before the copy,
-// cost several times these few ids' copy).
+  Deps() = default;
+  Deps(std::initializer_list<uint32_t> ids) { Add(ids.begin(), ids.size()); }
+  Deps(const uint32_t* first, const uint32_t* last) {
+    Add(first, static_cast<size_t>(last - first));
+  }
+  Deps(const Deps& o) { Add(o.data_, o.size_); }
+  Deps(Deps&& o) noexcept { Take(o); }
+  Deps& operator=(const Deps& o) {
+    if (this != &o) {
+      size_ = 0;
+      Add(o.data_, o.size_);
+    }
+    return *this;
+  }
+  Deps& operator=(Deps&& o) noexcept {
+    if (this != &o) {
+      Free();
+      Take(o);
+    }
+    return *this;
+  }
+  Deps& operator=(std::initializer_list<uint32_t> ids) {
+    size_ = 0;
+    Add(ids.begin(), ids.size());
+    return *this;
+  }
+  ~Deps() { Free(); }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  size_t capacity() const { return capacity_; }
+  uint32_t* data() { return data_; }
+  const uint32_t* data() const { return data_; }
+  uint32_t* begin() { return data_; }
+  uint32_t* end() { return data_ + size_; }
+  const uint32_t* begin() const { return data_; }
+  const uint32_t* end() const { return data_ + size_; }
+  uint32_t& front() { return data_[0]; }
+  uint32_t front() const { return data_[0]; }
+  uint32_t& back() { return data_[size_ - 1]; }
+  uint32_t back() const { return data_[size_ - 1]; }
+  uint32_t& operator[](size_t i) { return data_[i]; }
+  uint32_t operator[](size_t i) const { return data_[i]; }
+
+  void push_back(uint32_t id) {
+    if (size_ == capacity_) [[unlikely]] {
+      Grow(size_ + 1);
+    }
+    data_[size_++] = id;
+  }
+  void reserve(size_t n) {
+    if (n > capacity_) Grow(n);
+  }
+  // [first, last) must be [begin(), end()) or a tail of it; the room stays.
+  void erase(const uint32_t* first, const uint32_t* last) {
+    const auto at = static_cast<size_t>(first - data_);
+    const auto n = static_cast<size_t>(last - first);
+    std::copy(last, static_cast<const uint32_t*>(end()), data_ + at);
+    size_ -= static_cast<uint32_t>(n);
+  }
+  // Appends [first, last) (not from this list); `at` must be end().
+  void insert(const uint32_t* at, const uint32_t* first, const uint32_t* last) {
+    (void)at;
+    Add(first, static_cast<size_t>(last - first));
+  }
+  void clear() { size_ = 0; }
+  // Appends n ids from `ids` (not from this list).
+  void Add(const uint32_t* ids, size_t n) {
+    if (size_ + n > capacity_) [[unlikely]] {
+      GrowAndAdd(ids, n);
+      return;
+    }
+    std::copy(ids, ids + n, data_ + size_);
+    size_ += static_cast<uint32_t>(n);
+  }
+
+  friend bool operator==(const Deps& a, const Deps& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  static constexpr uint32_t kInline = 4;
+  // Room for at least n, at least doubled; and the same with n ids
+  // appended (which may be this list's own).
+  void Grow(size_t n) { GrowAndAdd(nullptr, n - size_); }
+  void GrowAndAdd(const uint32_t* ids, size_t n);
+  void Free() {
+    if (data_ != inline_) delete[] data_;
+  }
+  // Takes o's ids, leaving it empty and inline.
+  void Take(Deps& o) {
+    size_ = o.size_;
+    if (o.data_ == o.inline_) {
+      data_ = inline_;
+      capacity_ = kInline;
+      std::copy(o.inline_, o.inline_ + o.size_, inline_);
+    } else {
+      data_ = o.data_;
+      capacity_ = o.capacity_;
+      o.data_ = o.inline_;
+      o.capacity_ = kInline;
+    }
+    o.size_ = 0;
+  }
+  uint32_t* data_ = inline_;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInline;
+  uint32_t inline_[kInline] = {};
+};
+
+// Appends `from` to `to`: room made once, then the ids copied.
 void AppendMany(Deps& to, const Deps& from);
 
 // Most lists appended are empty or one instruction (what one op made):
@@ -150,6 +268,15 @@ class KernelBuilder {
     in.source_line = line;
     in.iteration = iteration;
     return k_.Add(in, deps.data(), deps.size());
+  }
+
+  // Instruction `id`'s form (InstructionList::FormOf), and a new
+  // instruction of form `form` waiting for `deps` in `iteration`: what
+  // Dma or Compute makes of the same arguments as the instruction that
+  // form was first seen with (Kernel::AddForm).
+  uint32_t FormOf(uint32_t id) const { return k_.instrs.FormOf(id); }
+  uint32_t Again(uint32_t form, const Deps& deps, int iteration) {
+    return k_.AddForm(form, iteration, deps.data(), deps.size());
   }
 
   // The id of an instruction's opcode or label: the strings are numbered

@@ -1,5 +1,7 @@
 // An NKI loop as lowered: its runs and iterations in program order, the
 // buffers that rotate between them, block slots and their spills.
+#include <array>
+
 #include "workloads/lowering/nki_lowering.h"
 
 namespace trn::lowering_internal {
@@ -60,6 +62,24 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
   return false;
 }
 
+NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
+  auto [at, added] = plans_.try_emplace(&loop);
+  LoopPlan& plan = at->second;
+  if (!added) return plan;
+  const auto preds = BodyPreds(loop);
+  const std::vector<char> prefetch = PrefetchStage(loop, preds);
+  plan.has_prefetch =
+      std::find(prefetch.begin(), prefetch.end(), 1) != prefetch.end();
+  plan.has_compute =
+      std::find(prefetch.begin(), prefetch.end(), 0) != prefetch.end();
+  for (size_t idx : BodyOrder(preds)) {
+    plan.staged[0].push_back(idx);
+    plan.staged[prefetch[idx] ? 1 : 2].push_back(idx);
+  }
+  plan.facts.assign(loop.body.size(), nullptr);
+  return plan;
+}
+
 // `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
 // is the earlier run of this block whose slots it refills: iteration i
 // also waits for the readers of its slot i. `want_slots` asks for each
@@ -104,13 +124,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   // bad_alloc abort), also when it is nested.
   TRN_RETURN_IF_ERROR(CheckSize(
       spec_, builder_.size() + static_cast<size_t>(trips) * loop.body.size()));
-  const auto preds = BodyPreds(loop);
-  const std::vector<size_t> order = BodyOrder(preds);
-  std::vector<char> prefetch = PrefetchStage(loop, preds);
-  const bool has_prefetch =
-      std::find(prefetch.begin(), prefetch.end(), 1) != prefetch.end();
-  const bool has_compute =
-      std::find(prefetch.begin(), prefetch.end(), 0) != prefetch.end();
+  LoopPlan& plan = PlanOf(loop);
   // Buffer rotation: with B tile sets, iteration i reuses the buffers of
   // iteration i - B and so waits for it to finish. A sequential range
   // (model 8) orders only what its iterations carry from one to the next,
@@ -128,7 +142,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   bool no_reorder = false;
   for (const NkiLoop* l : chain_) no_reorder = no_reorder || l->no_reorder;
   const bool pipelined = !keep_all && !no_reorder && loop.buffers >= 2 &&
-                         trips >= 2 && has_prefetch && has_compute;
+                         trips >= 2 && plan.has_prefetch && plan.has_compute;
   // The iterations still read: iteration i waits for i - distance and
   // reads i - 1, so older ones are dropped as lowering moves on (all of
   // them at once took 30 MB at 100k tiles, more than the program). Each
@@ -186,15 +200,19 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     live.pop_front();
     ++first_live;
   };
-  // The body's ops' facts, found once per run of the loop rather than
-  // once per op and iteration (each on its first emission, as before).
-  absl::InlinedVector<OpFacts*, 8> facts(loop.body.size(), nullptr);
+  std::vector<OpFacts*>& facts = plan.facts;
+  const std::array<std::vector<size_t>, 3>& staged = plan.staged;
   auto run = [&](int64_t i, int stage) -> absl::Status {
-    frames_.push_back(&at(i));
-    for (size_t idx : order) {
-      if (stage >= 0 && prefetch[idx] != (stage == 0)) continue;
+    Iteration& cur = at(i);  // held by pointer: its address stays
+    frames_.push_back(&cur);
+    for (size_t idx : staged[static_cast<size_t>(stage + 1)]) {
       if (facts[idx] == nullptr) facts[idx] = &FactsOf(loop, loop.body[idx]);
-      TRN_RETURN_IF_ERROR(Emit(loop, at(i), idx, *facts[idx]));
+      OpFacts& f = *facts[idx];
+      if (options_.shortcuts && f.simple) {
+        TRN_RETURN_IF_ERROR(EmitSimple(loop, cur, idx, f));
+      } else {
+        TRN_RETURN_IF_ERROR(Emit(loop, cur, idx, f));
+      }
     }
     frames_.pop_back();
     return absl::OkStatus();

@@ -6,6 +6,7 @@
 #define TRNBENCH_WORKLOADS_LOWERING_NKI_LOWERING_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -88,12 +89,13 @@ class IdMap {
     T second;
   };
   Entry* find(TileId id) {
-    if (index_ != nullptr) {
+    if (index_ != nullptr) [[unlikely]] {
       auto at = index_->find(id);
       return at == index_->end() ? nullptr : &entries_[at->second];
     }
-    for (Entry& e : entries_) {
-      if (e.first == id) return &e;
+    for (Entry *e = entries_.data(), *end = e + entries_.size(); e != end;
+         ++e) {
+      if (e->first == id) return e;
     }
     return nullptr;
   }
@@ -118,20 +120,25 @@ class IdMap {
   // Empties it, keeping the entries' room (a recycled iteration's maps,
   // Iteration::Reset).
   void clear() {
-    entries_.erase(entries_.begin(), entries_.end());
-    index_.reset();
+    entries_.clear();
+    if (index_ != nullptr) [[unlikely]]
+      index_.reset();
   }
 
  private:
   static constexpr size_t kScanMax = 16;
-  // The first few inline: an iteration's maps are filled once per
-  // iteration, a heap block each was a large share of lowering.
-  absl::InlinedVector<Entry, 4> entries_;
+  // A vector, not an InlinedVector: an iteration's maps are filled once
+  // per iteration, but iterations are recycled (Iteration::Reset), so the
+  // room stays, and a std::vector's scan and append do not decode where
+  // its entries are on every access (a fifth of the maps' cost; issue 42).
+  std::vector<Entry> entries_;
   std::unique_ptr<absl::flat_hash_map<TileId, size_t>> index_;
 };
 
 // A tile as lowered: the instructions that make it, and what its readers
 // need to know of it (a matmul's contraction depth and input dtype).
+// EmitSimple sets each field in place: a field added here is set there
+// too.
 struct LoweredTile {
   Deps deps;
   int64_t partitions = 0;  // 0: not a tile (a nested loop's id)
@@ -259,6 +266,10 @@ struct OpFacts {
   bool data_movement_only = false;
   bool psum = false;
   bool walks_partition_tiles = false;  // op.tile empty, loop walks them
+  // Lowered by EmitSimple (with the shortcuts on): not a loop or a
+  // reduction, no reload before it or spill after it, not hoisted, no
+  // slot or carried reads, no transpose inserted before it.
+  bool simple = false;
   CostKind cost = CostKind::kElementwise;
   NkiTile tile;  // ResolveNkiTileInChain: compute ops, sbuf_copy
   // DMA: the tensor, and per dim of the block either a fixed extent
@@ -292,6 +303,25 @@ struct OpFacts {
   std::vector<int64_t> last_block;
   DmaShape last_shape;
   NkiTile last_tile;
+  // The form of the op's last instruction (has_form), and for a compute op
+  // what its fields were made of besides the op's constants (engine,
+  // opcode, label, line): an instruction made of the same is appended by
+  // its form (KernelBuilder::Again), not built and looked up again. A
+  // DMA's form follows last_shape; an SBUF copy's never changes.
+  bool has_form = false;
+  uint32_t form = 0;
+  DType form_dtype = DType::kFp32;
+  int64_t form_partitions = 0;
+  int64_t form_flops = 0;
+  ComputeCost form_cost;
+};
+
+// How NKI lowering goes about it; the program is the same either way.
+struct NkiLoweringOptions {
+  // The shortcuts (OpFacts::form, ...); off, every instruction is built
+  // and its form looked up whole: the reference the tests hold the
+  // shortcuts to (LoweringShortcutsTest).
+  bool shortcuts = true;
 };
 
 struct LoweredLoop {
@@ -316,8 +346,9 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops);
 class NkiLowering {
  public:
   NkiLowering(const WorkloadSpec& spec, const DeviceProfile& profile,
-              Kernel& kernel)
+              Kernel& kernel, NkiLoweringOptions options = {})
       : spec_(spec),
+        options_(options),
         partitions_(profile.memory.partitions),
         builder_(kernel, profile) {
     for (const NkiOp* op : BlocksReadBySlot(spec.kernel->loops)) {
@@ -347,8 +378,10 @@ class NkiLowering {
  private:
   int64_t MinInstructions(size_t pos);
 
+  // `inputs`, if given, are the op's inputs' tiles (Find of each).
   ComputeCost CostOf(const NkiOp& op, const OpFacts& facts, int64_t tile_p,
-                     int64_t tile_f, DType dtype) const;
+                     int64_t tile_f, DType dtype,
+                     const LoweredTile* const* inputs = nullptr) const;
 
   // The op's facts, worked out when `loop` (its body) is chain_.back().
   OpFacts& FactsOf(const NkiLoop& loop, const NkiOp& op);
@@ -420,6 +453,15 @@ class NkiLowering {
                        [&](const NkiOp& op) { return op.id == id; });
   }
 
+  uint32_t DmaOf(OpFacts& facts, const DmaShape& shape, const Deps& deps,
+                 const NkiOp& op, int iter);
+
+  // Emit for an op OpFacts::simple takes, and its reads.
+  absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,
+                          OpFacts& facts);
+  const LoweredTile* ReadWhole(Iteration& it, TileId id, Deps& deps,
+                               bool& local);
+
   // Lowers op `idx` of `loop` in `it`; `facts` are its (FactsOf).
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx,
                     OpFacts& facts);
@@ -454,6 +496,7 @@ class NkiLowering {
   }
 
   const WorkloadSpec& spec_;
+  const NkiLoweringOptions options_;
   const int64_t partitions_;
   KernelBuilder builder_;
   LoopChain chain_;
@@ -513,11 +556,31 @@ class NkiLowering {
   }
   // By op (nodes: a reference stays valid while others are added).
   std::unordered_map<const NkiOp*, OpFacts> facts_;
+  // What Loop works out of a loop's body alone, once per loop rather than
+  // once per run (a nested loop runs once per iteration around it: the
+  // tiled matmul's inner loops run ~1,000 times, each time sorting the
+  // body and allocating a dozen lists; issue 42, lower42c): the ops a run
+  // of an iteration emits, in body order, all of them (stage -1), the
+  // prefetch stage's (0) and the compute stage's (1); whether either stage
+  // is empty; and the body ops' facts, each found on its first emission.
+  struct LoopPlan {
+    std::array<std::vector<size_t>, 3> staged;
+    bool has_prefetch = false;
+    bool has_compute = false;
+    std::vector<OpFacts*> facts;
+  };
+  LoopPlan& PlanOf(const NkiLoop& loop);
+  // By loop (nodes: a nested loop's plan is added while its loop's is held).
+  std::unordered_map<const NkiLoop*, LoopPlan> plans_;
   std::vector<int64_t> block_;  // Emit's DMA block, reused
   // Emit's list of what its op waits for, by loop depth (each on the
   // heap: a nested loop holds a reference to its entry's while deeper ones
   // are added).
   std::vector<std::unique_ptr<Deps>> deps_scratch_;
+  // EmitSimple's tiles read (by the iteration that made them) and its
+  // inputs' tiles, kept for their room.
+  std::vector<std::pair<Iteration*, TileId>> reads_;
+  std::vector<const LoweredTile*> read_inputs_;
   // The spec's ids as numbers.
   IdTable ids_;
   // Iterations released by Loop, reset (Recycle), for NewIteration.
@@ -525,7 +588,12 @@ class NkiLowering {
 };
 
 absl::StatusOr<Program> LowerNki(const WorkloadSpec& spec,
-                                 const DeviceProfile& profile);
+                                 const DeviceProfile& profile,
+                                 NkiLoweringOptions options = {});
+
+// Where two programs differ, field by field (every instruction, its form's
+// number and dependencies, the strings); "" when they do not.
+std::string ProgramDifference(const Program& a, const Program& b);
 
 }  // namespace trn::lowering_internal
 

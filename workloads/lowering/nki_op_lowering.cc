@@ -126,6 +126,13 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   if (auto h = hoisted_.find(op.json_path); h != hoisted_.end()) {
     f.hoist = h->second;
   }
+  f.simple = !f.is_loop && !f.is_reduction && f.reload_before == nullptr &&
+             f.spill_after == nullptr && f.slot_spill == nullptr &&
+             f.hoist == nullptr && op.carry.empty() && !op.insert_transpose &&
+             std::all_of(op.input_slots.begin(), op.input_slots.end(),
+                         [](const std::vector<std::string>& vars) {
+                           return vars.empty();
+                         });
   f.id = ids_.Of(op.id);
   for (const std::string& in : op.inputs) f.inputs.push_back(ids_.Of(in));
   for (const std::string& a : op.after) f.after.push_back(ids_.Of(a));
@@ -143,6 +150,27 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
     f.carry_frame.push_back(frame);
   }
   return f;
+}
+
+// Every field of a ComputeCost (KernelBuilder::Compute reads them all).
+static bool SameCost(const ComputeCost& a, const ComputeCost& b) {
+  return a.rule == b.rule && a.work == b.work && a.aux == b.aux &&
+         a.psum_operand == b.psum_operand && a.narrow_dtype == b.narrow_dtype;
+}
+
+// A DMA of `facts`' op moving `shape`: by the op's last form while that
+// is the shape it was made of (a DMA op's shape changes only with its
+// block, OpFacts::has_form is cleared then; an SBUF copy's never does).
+uint32_t NkiLowering::DmaOf(OpFacts& facts, const DmaShape& shape,
+                            const Deps& deps, const NkiOp& op, int iter) {
+  if (options_.shortcuts && facts.has_form) {
+    return builder_.Again(facts.form, deps, iter);
+  }
+  const uint32_t id = builder_.Dma(facts.opcode, facts.label, shape, deps,
+                                   op.source_line, iter);
+  facts.has_form = true;
+  facts.form = builder_.FormOf(id);
+  return id;
 }
 
 absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
@@ -391,6 +419,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
     }
     if (!facts.has_last || block != facts.last_block) {
       facts.has_last = true;
+      facts.has_form = false;
       facts.last_block = block;
       DmaShape& shape = facts.last_shape;
       shape = DmaShapeOf(t, block);
@@ -407,9 +436,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       facts.label = builder_.Intern(label);
       facts.interned = true;
     }
-    made.deps.push_back(builder_.Dma(facts.opcode, facts.label,
-                                     facts.last_shape, deps, op.source_line,
-                                     iter));
+    made.deps.push_back(DmaOf(facts, facts.last_shape, deps, op, iter));
     const NkiTile& tile = facts.last_tile;
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
@@ -432,8 +459,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       facts.label = builder_.Intern(op.id);
       facts.interned = true;
     }
-    made.deps.push_back(builder_.Dma(facts.opcode, facts.label, shape, deps,
-                                     op.source_line, iter));
+    made.deps.push_back(DmaOf(facts, shape, deps, op, iter));
     made.partitions = tile.partitions;
     made.free = tile.free;
     made.dtype = tile.dtype;
@@ -481,9 +507,22 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
       facts.interned = true;
     }
-    made.deps.push_back(builder_.Compute(*op.engine, facts.opcode, facts.label,
-                                         cost_dtype, tile_p, cost, deps, flops,
-                                         op.source_line, iter));
+    uint32_t id;
+    if (options_.shortcuts && facts.has_form &&
+        facts.form_dtype == cost_dtype && facts.form_partitions == tile_p &&
+        facts.form_flops == flops && SameCost(facts.form_cost, cost)) {
+      id = builder_.Again(facts.form, deps, iter);
+    } else {
+      id = builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
+                            tile_p, cost, deps, flops, op.source_line, iter);
+      facts.has_form = true;
+      facts.form = builder_.FormOf(id);
+      facts.form_dtype = cost_dtype;
+      facts.form_partitions = tile_p;
+      facts.form_flops = flops;
+      facts.form_cost = cost;
+    }
+    made.deps.push_back(id);
     made.partitions = tile_p;
     made.free = tile_f;
     made.dtype = tile.dtype;
@@ -533,6 +572,220 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   }
   if (!op.id.empty()) it.made[facts.id] = std::move(made);
   return CheckSize(spec_, builder_.size());
+}
+
+// Emit's short path, for an op OpFacts::simple takes: what Emit does for
+// it, step for step in the same order, without the steps such an op never
+// takes (reloads, slots, carried tiles, nested loops, hoisted loads, an
+// inserted transpose, a spill) and with its inputs looked up once for its
+// dependencies and its cost. Emit with NkiLoweringOptions::shortcuts off
+// is the reference it is held to (LoweringShortcutsTest).
+absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
+                                     size_t idx, OpFacts& facts) {
+  const NkiOp& op = loop.body[idx];
+  while (deps_scratch_.size() < chain_.size()) {
+    deps_scratch_.push_back(std::make_unique<Deps>());
+  }
+  Deps& deps = *deps_scratch_[chain_.size() - 1];
+  deps.erase(deps.begin(), deps.end());
+  reads_.clear();
+  read_inputs_.clear();
+  bool local = false;
+  for (const TileId id : facts.inputs) {
+    read_inputs_.push_back(ReadWhole(it, id, deps, local));
+  }
+  for (const TileId id : facts.after) ReadWhole(it, id, deps, local);
+  if (facts.mask != kNoTile) ReadWhole(it, facts.mask, deps, local);
+  if (facts.indirect != kNoTile) ReadWhole(it, facts.indirect, deps, local);
+  if (it.reuse != nullptr) {
+    if (!op.id.empty()) {
+      if (auto r = it.reuse->readers.find(facts.id); r != nullptr) {
+        Append(deps, r->second);
+      } else if (auto w = it.reuse->made.find(facts.id); w != nullptr) {
+        Append(deps, w->second.deps);
+      }
+    }
+    if (!local) Append(deps, *it.entry);
+  } else if (!local) {
+    Append(deps, *it.gate);
+  }
+  // Emit's `wait`, appended as it is made (it is all appended to deps).
+  if (op.FixedBuffers() > 0) {
+    WaitForPreviousReaders(op, facts.id, it, deps);
+    WaitForPreviousUse(op, it, idx, deps);
+  }
+  const bool result = static_cast<int>(idx) == result_index_.back();
+  if (result && result_wait_.back() != nullptr) {
+    Append(deps, *result_wait_.back());
+  }
+  const int iter = static_cast<int>(it.index);
+  // What it makes: one instruction, and the tile's shape.
+  uint32_t instr = 0;
+  int64_t made_p = 0;
+  int64_t made_f = 0;
+  DType made_dtype = DType::kFp32;
+  if (facts.is_dma) {
+    const TensorDecl& t = *facts.tensor;
+    std::vector<int64_t>& block = block_;
+    block.resize(facts.block.size());
+    for (size_t d = 0; d < block.size(); ++d) {
+      const int frame = facts.block_frame[d];
+      block[d] = frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
+                            : facts.block[d];
+    }
+    if (!facts.has_last || block != facts.last_block) {
+      facts.has_last = true;
+      facts.has_form = false;
+      facts.last_block = block;
+      DmaShape& shape = facts.last_shape;
+      shape = DmaShapeOf(t, block);
+      shape.transpose = op.transpose;
+      shape.indirect = !op.indirect.empty();
+      shape.hbm_to_hbm = op.op == "hbm_copy";
+      facts.last_tile =
+          FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
+    }
+    if (!facts.interned) {
+      const std::string& label =
+          op.op == "store" ? op.inputs.front() : op.tensor;
+      facts.opcode = builder_.Intern(absl::StrCat("dma_", op.op));
+      facts.label = builder_.Intern(label);
+      facts.interned = true;
+    }
+    instr = DmaOf(facts, facts.last_shape, deps, op, iter);
+    const NkiTile& tile = facts.last_tile;
+    made_p = op.tile.empty() ? tile.partitions : op.tile[0];
+    made_f = op.tile.empty() ? tile.free : op.tile[1];
+    made_dtype = tile.dtype;
+  } else if (facts.is_sbuf_copy) {
+    const NkiTile& tile = facts.tile;
+    DmaShape shape;
+    shape.partitions = tile.partitions;
+    shape.runs = tile.partitions;
+    shape.bytes = tile.partitions * tile.free * DTypeBytes(tile.dtype);
+    shape.transpose = op.transpose;
+    shape.indirect = !op.indirect.empty();
+    shape.on_chip = true;
+    if (!facts.interned) {
+      facts.opcode = builder_.Intern("dma_sbuf_copy");
+      facts.label = builder_.Intern(op.id);
+      facts.interned = true;
+    }
+    instr = DmaOf(facts, shape, deps, op, iter);
+    made_p = tile.partitions;
+    made_f = tile.free;
+    made_dtype = tile.dtype;
+  } else {
+    const NkiTile& tile = facts.tile;
+    const int64_t tile_p =
+        facts.walks_partition_tiles ? it.tile : tile.partitions;
+    const int64_t tile_f = PartialFree(tile.free);
+    DType cost_dtype = tile.dtype;
+    int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
+    const ComputeCost cost =
+        CostOf(op, facts, tile_p, tile_f, tile.dtype, read_inputs_.data());
+    if (facts.is_matmul) {
+      // Emit's stationary, its partitions a slice's when sliced.
+      const LoweredTile* stationary = read_inputs_.front();
+      int64_t depth = partitions_;
+      if (stationary != nullptr) {
+        const int64_t p = !op.slices.empty() && op.slices.front().size() == 2
+                              ? op.slices.front()[0]
+                              : stationary->partitions;
+        if (p > 0) {
+          cost_dtype = stationary->dtype;
+          depth = std::min<int64_t>(partitions_, p);
+        }
+      }
+      flops = 2 * depth * tile_p * tile_f;
+    }
+    if (!facts.interned) {
+      std::string opcode = op.op;
+      if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
+      facts.opcode = builder_.Intern(opcode);
+      facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
+      facts.interned = true;
+    }
+    if (facts.has_form && facts.form_dtype == cost_dtype &&
+        facts.form_partitions == tile_p && facts.form_flops == flops &&
+        SameCost(facts.form_cost, cost)) {
+      instr = builder_.Again(facts.form, deps, iter);
+    } else {
+      instr =
+          builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
+                           tile_p, cost, deps, flops, op.source_line, iter);
+      facts.has_form = true;
+      facts.form = builder_.FormOf(instr);
+      facts.form_dtype = cost_dtype;
+      facts.form_partitions = tile_p;
+      facts.form_flops = flops;
+      facts.form_cost = cost;
+    }
+    made_p = tile_p;
+    made_f = tile_f;
+    made_dtype = tile.dtype;
+  }
+  // A DMA's tile is not in PSUM (LoweredTile's default).
+  const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
+  for (const auto& [frame, id] : reads_) {
+    if (auto f = frame->fixed.find(id); f != nullptr) {
+      f->second->readers.push_back(instr);
+    }
+    if (frame->track_readers) frame->readers[id].push_back(instr);
+  }
+  it.all.push_back(instr);
+  if (result) {
+    it.result.partitions = made_p;
+    it.result.free = made_f;
+    it.result.dtype = made_dtype;
+    it.result.psum = made_psum;
+  }
+  if (op.FixedBuffers() > 0 && !op.id.empty()) {
+    auto use = std::make_shared<FixedUse>();
+    use->writer = {instr};
+    use->run = it.run;
+    it.fixed[facts.id] = use;
+    std::deque<std::shared_ptr<FixedUse>>& uses = fixed_uses_[&op];
+    uses.push_back(std::move(use));
+    while (static_cast<int64_t>(uses.size()) > op.FixedBuffers()) {
+      uses.pop_front();
+    }
+  }
+  if (!op.id.empty()) {
+    // What `= std::move(made)` does, field by field in place (no slots,
+    // not a reduction's): an op may make an id made before in this
+    // iteration, so each field is set.
+    LoweredTile& m = it.made[facts.id];
+    m.deps.erase(m.deps.begin(), m.deps.end());
+    m.deps.push_back(instr);
+    m.partitions = made_p;
+    m.free = made_f;
+    m.dtype = made_dtype;
+    m.psum = made_psum;
+    m.slots.reset();
+    m.made_by = kNoTile;
+  }
+  return CheckSize(spec_, builder_.size());
+}
+
+// A tile of `id` read whole by EmitSimple's op in `it`: from `it` (then
+// `local`) or the nearest body around that made it, as Emit's reads find
+// it. Its instructions go to `deps`, the read to reads_. nullptr: none.
+const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id, Deps& deps,
+                                          bool& local) {
+  const LoweredTile* t = nullptr;
+  Iteration* frame = &it;
+  if (auto m = it.made.find(id); m != nullptr) {
+    local = true;
+    t = &m->second;
+  } else {
+    std::tie(t, frame) = FindWithFrame(id);
+    if (t == nullptr) return nullptr;
+  }
+  reads_.emplace_back(frame, id);
+  if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
+  Append(deps, t->deps);
+  return t;
 }
 
 // A tile held to n buffers across the iterations (one_buffer: 1,
@@ -625,14 +878,15 @@ absl::Status NkiLowering::EmitReduction(const NkiOp& op, const OpFacts& facts,
 // reductions and statistics by their input, elementwise ops by their
 // tile, TensorE by its moving (or transposed) tile.
 ComputeCost NkiLowering::CostOf(const NkiOp& op, const OpFacts& facts,
-                                int64_t tile_p, int64_t tile_f,
-                                DType dtype) const {
+                                int64_t tile_p, int64_t tile_f, DType dtype,
+                                const LoweredTile* const* inputs) const {
   ComputeCost c;
   c.work = tile_f;
   const LoweredTile* in0 = nullptr;
   bool narrow = IsNarrow(dtype);
-  for (const TileId id : facts.inputs) {
-    const LoweredTile* t = Find(id);
+  for (size_t k = 0; k < facts.inputs.size(); ++k) {
+    const LoweredTile* t =
+        inputs != nullptr ? inputs[k] : Find(facts.inputs[k]);
     if (t == nullptr || t->partitions == 0) continue;
     if (in0 == nullptr) in0 = t;
     c.psum_operand = c.psum_operand || t->psum;
