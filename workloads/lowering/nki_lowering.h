@@ -455,6 +455,14 @@ class NkiLowering {
 
   uint32_t DmaOf(OpFacts& facts, const DmaShape& shape, const Deps& deps,
                  const NkiOp& op, int iter);
+  // The instruction of a transfer, an SBUF copy or a compute op, for Emit
+  // and EmitSimple alike (nki_op_lowering.cc).
+  uint32_t HbmDma(const NkiOp& op, OpFacts& facts, const Deps& deps, int iter);
+  uint32_t SbufCopy(const NkiOp& op, OpFacts& facts, const Deps& deps,
+                    int iter);
+  uint32_t ComputeOp(const NkiOp& op, OpFacts& facts, DType cost_dtype,
+                     int64_t tile_p, const ComputeCost& cost, int64_t flops,
+                     const Deps& deps, int iter);
 
   // Emit for an op OpFacts::simple takes, and its reads.
   absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,

@@ -173,6 +173,92 @@ uint32_t NkiLowering::DmaOf(OpFacts& facts, const DmaShape& shape,
   return id;
 }
 
+// An HBM transfer of `facts`' op (load, store, HBM copy): its block in
+// the frames around it, its shape worked out again when the block changed,
+// its names interned once. Emit and EmitSimple alike.
+uint32_t NkiLowering::HbmDma(const NkiOp& op, OpFacts& facts, const Deps& deps,
+                             int iter) {
+  const TensorDecl& t = *facts.tensor;
+  std::vector<int64_t>& block = block_;
+  block.resize(facts.block.size());
+  for (size_t d = 0; d < block.size(); ++d) {
+    const int frame = facts.block_frame[d];
+    block[d] =
+        frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile : facts.block[d];
+  }
+  if (!facts.has_last || block != facts.last_block) {
+    facts.has_last = true;
+    facts.has_form = false;
+    facts.last_block = block;
+    DmaShape& shape = facts.last_shape;
+    shape = DmaShapeOf(t, block);
+    shape.transpose = op.transpose;
+    shape.indirect = !op.indirect.empty();
+    shape.hbm_to_hbm = op.op == "hbm_copy";
+    facts.last_tile = FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
+  }
+  if (!facts.interned) {
+    const std::string& label = op.op == "store" ? op.inputs.front() : op.tensor;
+    facts.opcode = builder_.Intern(absl::StrCat("dma_", op.op));
+    facts.label = builder_.Intern(label);
+    facts.interned = true;
+  }
+  return DmaOf(facts, facts.last_shape, deps, op, iter);
+}
+
+// A DMA from one SBUF tile to another: the tile's partitions dealt to the
+// DMA engines as a load's are, one descriptor per partition (an SBUF
+// partition is not contiguous with the next), nothing from HBM.
+uint32_t NkiLowering::SbufCopy(const NkiOp& op, OpFacts& facts,
+                               const Deps& deps, int iter) {
+  const NkiTile& tile = facts.tile;
+  DmaShape shape;
+  shape.partitions = tile.partitions;
+  shape.runs = tile.partitions;
+  shape.bytes = tile.partitions * tile.free * DTypeBytes(tile.dtype);
+  shape.transpose = op.transpose;
+  shape.indirect = !op.indirect.empty();
+  shape.on_chip = true;
+  if (!facts.interned) {
+    facts.opcode = builder_.Intern("dma_sbuf_copy");
+    facts.label = builder_.Intern(op.id);
+    facts.interned = true;
+  }
+  return DmaOf(facts, shape, deps, op, iter);
+}
+
+// A compute op's instruction: its names interned once, and its last form
+// again (with the shortcuts) while dtype, partitions, cost and FLOPs are
+// those it was made of.
+uint32_t NkiLowering::ComputeOp(const NkiOp& op, OpFacts& facts,
+                                DType cost_dtype, int64_t tile_p,
+                                const ComputeCost& cost, int64_t flops,
+                                const Deps& deps, int iter) {
+  if (!facts.interned) {
+    std::string opcode = op.op;
+    if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
+    facts.opcode = builder_.Intern(opcode);
+    facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
+    facts.interned = true;
+  }
+  uint32_t id;
+  if (options_.shortcuts && facts.has_form && facts.form_dtype == cost_dtype &&
+      facts.form_partitions == tile_p && facts.form_flops == flops &&
+      SameCost(facts.form_cost, cost)) {
+    id = builder_.Again(facts.form, deps, iter);
+  } else {
+    id = builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
+                          tile_p, cost, deps, flops, op.source_line, iter);
+    facts.has_form = true;
+    facts.form = builder_.FormOf(id);
+    facts.form_dtype = cost_dtype;
+    facts.form_partitions = tile_p;
+    facts.form_flops = flops;
+    facts.form_cost = cost;
+  }
+  return id;
+}
+
 absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
                                OpFacts& facts) {
   const NkiOp& op = loop.body[idx];
@@ -409,57 +495,16 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
     // read the tile kept in SBUF, no DMA.
     made = *kept;
   } else if (facts.is_dma) {
-    const TensorDecl& t = *facts.tensor;
-    std::vector<int64_t>& block = block_;
-    block.resize(facts.block.size());
-    for (size_t d = 0; d < block.size(); ++d) {
-      const int frame = facts.block_frame[d];
-      block[d] = frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
-                            : facts.block[d];
-    }
-    if (!facts.has_last || block != facts.last_block) {
-      facts.has_last = true;
-      facts.has_form = false;
-      facts.last_block = block;
-      DmaShape& shape = facts.last_shape;
-      shape = DmaShapeOf(t, block);
-      shape.transpose = op.transpose;
-      shape.indirect = !op.indirect.empty();
-      shape.hbm_to_hbm = op.op == "hbm_copy";
-      facts.last_tile =
-          FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
-    }
-    if (!facts.interned) {
-      const std::string& label =
-          op.op == "store" ? op.inputs.front() : op.tensor;
-      facts.opcode = builder_.Intern(absl::StrCat("dma_", op.op));
-      facts.label = builder_.Intern(label);
-      facts.interned = true;
-    }
-    made.deps.push_back(DmaOf(facts, facts.last_shape, deps, op, iter));
+    made.deps.push_back(HbmDma(op, facts, deps, iter));
     const NkiTile& tile = facts.last_tile;
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
     made.dtype = tile.dtype;
     if (facts.hoist) KeepHoisted(op, *facts.hoist, made);
   } else if (facts.is_sbuf_copy) {
-    // A DMA from one SBUF tile to another: the tile's partitions dealt to
-    // the DMA engines as a load's are, one descriptor per partition (an
-    // SBUF partition is not contiguous with the next), nothing from HBM.
+    // A DMA from one SBUF tile to another (SbufCopy).
     const NkiTile& tile = facts.tile;
-    DmaShape shape;
-    shape.partitions = tile.partitions;
-    shape.runs = tile.partitions;
-    shape.bytes = tile.partitions * tile.free * DTypeBytes(tile.dtype);
-    shape.transpose = op.transpose;
-    shape.indirect = !op.indirect.empty();
-    shape.on_chip = true;
-    if (!facts.interned) {
-      facts.opcode = builder_.Intern("dma_sbuf_copy");
-      facts.label = builder_.Intern(op.id);
-      facts.interned = true;
-    }
-    made.deps.push_back(DmaOf(facts, shape, deps, op, iter));
+    made.deps.push_back(SbufCopy(op, facts, deps, iter));
     made.partitions = tile.partitions;
     made.free = tile.free;
     made.dtype = tile.dtype;
@@ -500,29 +545,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       }
       flops = 2 * depth * tile_p * tile_f;
     }
-    if (!facts.interned) {
-      std::string opcode = op.op;
-      if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
-      facts.opcode = builder_.Intern(opcode);
-      facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
-      facts.interned = true;
-    }
-    uint32_t id;
-    if (options_.shortcuts && facts.has_form &&
-        facts.form_dtype == cost_dtype && facts.form_partitions == tile_p &&
-        facts.form_flops == flops && SameCost(facts.form_cost, cost)) {
-      id = builder_.Again(facts.form, deps, iter);
-    } else {
-      id = builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
-                            tile_p, cost, deps, flops, op.source_line, iter);
-      facts.has_form = true;
-      facts.form = builder_.FormOf(id);
-      facts.form_dtype = cost_dtype;
-      facts.form_partitions = tile_p;
-      facts.form_flops = flops;
-      facts.form_cost = cost;
-    }
-    made.deps.push_back(id);
+    made.deps.push_back(
+        ComputeOp(op, facts, cost_dtype, tile_p, cost, flops, deps, iter));
     made.partitions = tile_p;
     made.free = tile_f;
     made.dtype = tile.dtype;
@@ -625,53 +649,14 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   int64_t made_f = 0;
   DType made_dtype = DType::kFp32;
   if (facts.is_dma) {
-    const TensorDecl& t = *facts.tensor;
-    std::vector<int64_t>& block = block_;
-    block.resize(facts.block.size());
-    for (size_t d = 0; d < block.size(); ++d) {
-      const int frame = facts.block_frame[d];
-      block[d] = frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
-                            : facts.block[d];
-    }
-    if (!facts.has_last || block != facts.last_block) {
-      facts.has_last = true;
-      facts.has_form = false;
-      facts.last_block = block;
-      DmaShape& shape = facts.last_shape;
-      shape = DmaShapeOf(t, block);
-      shape.transpose = op.transpose;
-      shape.indirect = !op.indirect.empty();
-      shape.hbm_to_hbm = op.op == "hbm_copy";
-      facts.last_tile =
-          FoldBlock(block, op.dtype.value_or(t.dtype), partitions_);
-    }
-    if (!facts.interned) {
-      const std::string& label =
-          op.op == "store" ? op.inputs.front() : op.tensor;
-      facts.opcode = builder_.Intern(absl::StrCat("dma_", op.op));
-      facts.label = builder_.Intern(label);
-      facts.interned = true;
-    }
-    instr = DmaOf(facts, facts.last_shape, deps, op, iter);
+    instr = HbmDma(op, facts, deps, iter);
     const NkiTile& tile = facts.last_tile;
     made_p = op.tile.empty() ? tile.partitions : op.tile[0];
     made_f = op.tile.empty() ? tile.free : op.tile[1];
     made_dtype = tile.dtype;
   } else if (facts.is_sbuf_copy) {
     const NkiTile& tile = facts.tile;
-    DmaShape shape;
-    shape.partitions = tile.partitions;
-    shape.runs = tile.partitions;
-    shape.bytes = tile.partitions * tile.free * DTypeBytes(tile.dtype);
-    shape.transpose = op.transpose;
-    shape.indirect = !op.indirect.empty();
-    shape.on_chip = true;
-    if (!facts.interned) {
-      facts.opcode = builder_.Intern("dma_sbuf_copy");
-      facts.label = builder_.Intern(op.id);
-      facts.interned = true;
-    }
-    instr = DmaOf(facts, shape, deps, op, iter);
+    instr = SbufCopy(op, facts, deps, iter);
     made_p = tile.partitions;
     made_f = tile.free;
     made_dtype = tile.dtype;
@@ -699,28 +684,7 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
       }
       flops = 2 * depth * tile_p * tile_f;
     }
-    if (!facts.interned) {
-      std::string opcode = op.op;
-      if (!op.func.empty()) absl::StrAppend(&opcode, ".", op.func);
-      facts.opcode = builder_.Intern(opcode);
-      facts.label = builder_.Intern(op.id.empty() ? op.op : op.id);
-      facts.interned = true;
-    }
-    if (facts.has_form && facts.form_dtype == cost_dtype &&
-        facts.form_partitions == tile_p && facts.form_flops == flops &&
-        SameCost(facts.form_cost, cost)) {
-      instr = builder_.Again(facts.form, deps, iter);
-    } else {
-      instr =
-          builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
-                           tile_p, cost, deps, flops, op.source_line, iter);
-      facts.has_form = true;
-      facts.form = builder_.FormOf(instr);
-      facts.form_dtype = cost_dtype;
-      facts.form_partitions = tile_p;
-      facts.form_flops = flops;
-      facts.form_cost = cost;
-    }
+    instr = ComputeOp(op, facts, cost_dtype, tile_p, cost, flops, deps, iter);
     made_p = tile_p;
     made_f = tile_f;
     made_dtype = tile.dtype;
