@@ -79,6 +79,44 @@ class EventQueue {
     payloads[hole] = payload;
   }
 
+  // Push(time, payload) then Push(later, later_payload), for `later` no
+  // earlier than `time`: one call, and one walk from the back for both
+  // (a compute instruction's issue end and completion).
+  void PushPair(double time, uint64_t payload, double later,
+                uint64_t later_payload) {
+    const size_t live = size_ - head_;
+    if (heap_ || live + 2 > kSortedMax || !(time <= later)) {
+      Push(time, payload);
+      Push(later, later_payload);
+      return;
+    }
+    pushes_ += 2;
+    // As in Push: the later event goes after every event of its time or
+    // earlier, then the first likewise below it, so each is later than
+    // the events of its time queued before (and the first before the
+    // second). head_ < kSortedMax and live + 2 <= kSortedMax keep size_
+    // below 2 * kSortedMax.
+    const size_t head = head_;
+    double* const times = time_.data();
+    uint64_t* const payloads = payload_.data();
+    size_t k = size_;
+    size_ += 2;
+    while (k > head && later < times[k - 1]) {
+      times[k + 1] = times[k - 1];
+      payloads[k + 1] = payloads[k - 1];
+      --k;
+    }
+    times[k + 1] = later;
+    payloads[k + 1] = later_payload;
+    while (k > head && time < times[k - 1]) {
+      times[k] = times[k - 1];
+      payloads[k] = payloads[k - 1];
+      --k;
+    }
+    times[k] = time;
+    payloads[k] = payload;
+  }
+
   // Removes and returns the earliest event; the queue must not be empty.
   QueuedEvent Pop() {
     if (heap_) return HeapPop();

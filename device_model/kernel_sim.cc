@@ -794,9 +794,12 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
 
   EventQueue& heap = scratch.heap;
   heap.Clear();
+  auto payload = [](uint32_t what, EvKind kind, uint8_t flags = 0) {
+    return what | uint64_t{static_cast<uint8_t>(kind)} << 32 |
+           uint64_t{flags} << 40;
+  };
   auto push = [&](double time, uint32_t what, EvKind kind, uint8_t flags = 0) {
-    heap.Push(time, what | uint64_t{static_cast<uint8_t>(kind)} << 32 |
-                        uint64_t{flags} << 40);
+    heap.Push(time, payload(what, kind, flags));
   };
 
   // Compute engines. Each issues, of its instructions whose dependencies
@@ -917,8 +920,11 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     } else if (complete == lane_free[e]) {
       push(complete, i, EvKind::kIssueEnd, after | kCompleteToo);
     } else {
-      push(lane_free[e], i, EvKind::kIssueEnd, after);
-      push(complete, i, EvKind::kComplete);
+      // Most starts of a compute-bound kernel (the fully optimized
+      // matmul's 33k of 37k): one call and one walk for both (callgrind,
+      // one steady run: 25.4 -> 24.1 M).
+      heap.PushPair(lane_free[e], payload(i, EvKind::kIssueEnd, after),
+                    complete, payload(i, EvKind::kComplete));
     }
   };
   auto try_start = [&](size_t e) {

@@ -25,9 +25,11 @@ struct RefEv {
 };
 
 // Interleaved pushes and pops at sizes 0 to about `max_sizes`; `times`
-// distinct times (few: most orders are decided by seq).
+// distinct times (few: most orders are decided by seq). `pairs`: half the
+// pushes are two events pushed as one (PushPair), the second mostly no
+// earlier than the first, sometimes earlier (which PushPair hands to Push).
 void PopsAsAStandardHeap(uint64_t key, uint64_t max_sizes, uint64_t times,
-                         int steps) {
+                         int steps, bool pairs = false) {
   CounterRng rng(key);
   for (int round = 0; round < 200; ++round) {
     EventQueue q;
@@ -45,7 +47,18 @@ void PopsAsAStandardHeap(uint64_t key, uint64_t max_sizes, uint64_t times,
     for (int step = 0; step < steps; ++step) {
       const bool push =
           ref.empty() || (ref.size() < max_size && rng.NextBelow(2) == 0);
-      if (push) {
+      if (push && pairs && rng.NextBelow(2) == 0) {
+        const RefEv e{static_cast<double>(rng.NextBelow(times)), seq++,
+                      rng.NextU64()};
+        const double later =
+            rng.NextBelow(8) == 0
+                ? e.time - 1
+                : e.time + static_cast<double>(rng.NextBelow(times / 2 + 1));
+        const RefEv f{later, seq++, rng.NextU64()};
+        q.PushPair(e.time, e.payload, f.time, f.payload);
+        ref.push(e);
+        ref.push(f);
+      } else if (push) {
         const RefEv e{static_cast<double>(rng.NextBelow(times)), seq++,
                       rng.NextU64()};
         q.Push(e.time, e.payload);
@@ -66,6 +79,15 @@ TEST(EventQueueTest, PopsInTheOrderOfAStandardHeap) {
 // Sizes past what the queue keeps sorted: it turns into a heap and back.
 TEST(EventQueueTest, LargeQueuesPopInTheSameOrder) {
   PopsAsAStandardHeap(7, 300, 64, 3000);
+}
+
+// Two events pushed as one (a compute instruction's issue end and its
+// completion) pop as two pushes would, sorted (the pair's own walk), at
+// the edge of the sorted form (two pushes) and as a heap.
+TEST(EventQueueTest, PairsPopAsTwoPushes) {
+  PopsAsAStandardHeap(5, 40, 8, 500, true);
+  PopsAsAStandardHeap(6, 8, 3, 200, true);
+  PopsAsAStandardHeap(8, 300, 64, 3000, true);
 }
 
 // A queue that stays small but never empties, for many events: what it has
