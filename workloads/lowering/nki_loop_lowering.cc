@@ -62,6 +62,31 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
   return false;
 }
 
+const NkiLowering::SlotTerms& NkiLowering::ParseSlotTerms(
+    const std::string& text) {
+  parsed_terms_.reset();
+  const std::vector<SlotTerm> terms = ParseSlotIndex(text);
+  if (terms.empty()) return parsed_terms_;
+  std::vector<std::pair<size_t, int64_t>> out;
+  for (const SlotTerm& t : terms) {
+    const int at = FindLoopVar(chain_, t.var);
+    if (at < 0) return parsed_terms_;
+    out.emplace_back(static_cast<size_t>(at), t.scale);
+  }
+  parsed_terms_ = std::move(out);
+  return parsed_terms_;
+}
+
+const NkiLowering::SlotTerms& NkiLowering::SlotTermsOf(
+    const std::string& text) {
+  auto& by_text = slot_terms_[chain_.empty() ? nullptr : chain_.back()];
+  auto it = by_text.find(text);
+  if (it == by_text.end()) {
+    it = by_text.emplace(text, ParseSlotTerms(text)).first;
+  }
+  return it->second;
+}
+
 NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
   auto [at, added] = plans_.try_emplace(&loop);
   LoopPlan& plan = at->second;

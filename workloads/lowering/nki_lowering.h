@@ -435,17 +435,28 @@ class NkiLowering {
   // The slot a slot index picks in the iterations being lowered: "k" the
   // index of k's iteration, "kb*4+ki" that sum; nullopt when a variable is
   // not a loop around (the validator refuses it).
-  std::optional<size_t> SlotOf(const std::string& text) const {
+  std::optional<size_t> SlotOf(const std::string& text) {
+    const SlotTerms& terms =
+        options_.shortcuts ? SlotTermsOf(text) : ParseSlotTerms(text);
+    if (!terms) return std::nullopt;
     int64_t slot = 0;
-    const std::vector<SlotTerm> terms = ParseSlotIndex(text);
-    if (terms.empty()) return std::nullopt;
-    for (const SlotTerm& t : terms) {
-      const int at = FindLoopVar(chain_, t.var);
-      if (at < 0) return std::nullopt;
-      slot += t.scale * frames_[static_cast<size_t>(at)]->index;
+    for (const auto& [frame, scale] : *terms) {
+      slot += scale * frames_[frame]->index;
     }
     return static_cast<size_t>(slot);
   }
+  // A slot index's terms, each as the frame of its loop in chain_ and its
+  // scale; nullopt when it does not parse or names a variable that is not a
+  // loop around. Both return a reference valid until the next call of
+  // either.
+  using SlotTerms = std::optional<std::vector<std::pair<size_t, int64_t>>>;
+  const SlotTerms& ParseSlotTerms(const std::string& text);
+  // The same, worked out once per index text and innermost loop (which
+  // fixes chain_, a path from the outermost loop): parsing the text and
+  // finding its loops by name on every read of a slot was a tenth of the
+  // fully optimized matmul's lowering (issue 42, lower42d). With the
+  // shortcuts off, every read parses (the reference).
+  const SlotTerms& SlotTermsOf(const std::string& text);
 
   // Whether an op of the loop's own body defines `id`.
   static bool DefinesId(const NkiLoop& loop, const std::string& id) {
@@ -564,6 +575,11 @@ class NkiLowering {
   }
   // By op (nodes: a reference stays valid while others are added).
   std::unordered_map<const NkiOp*, OpFacts> facts_;
+  // SlotTermsOf's, by innermost loop (nullptr: none) and index text.
+  absl::flat_hash_map<const NkiLoop*,
+                      absl::flat_hash_map<std::string, SlotTerms>>
+      slot_terms_;
+  SlotTerms parsed_terms_;  // ParseSlotTerms's last
   // What Loop works out of a loop's body alone, once per loop rather than
   // once per run (a nested loop runs once per iteration around it: the
   // tiled matmul's inner loops run ~1,000 times, each time sorting the
