@@ -62,29 +62,16 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
   return false;
 }
 
-const NkiLowering::SlotTerms& NkiLowering::ParseSlotTerms(
-    const std::string& text) {
-  parsed_terms_.reset();
+SlotTerms NkiLowering::ParseSlotTerms(const std::string& text) const {
   const std::vector<SlotTerm> terms = ParseSlotIndex(text);
-  if (terms.empty()) return parsed_terms_;
+  if (terms.empty()) return std::nullopt;
   std::vector<std::pair<size_t, int64_t>> out;
   for (const SlotTerm& t : terms) {
     const int at = FindLoopVar(chain_, t.var);
-    if (at < 0) return parsed_terms_;
+    if (at < 0) return std::nullopt;
     out.emplace_back(static_cast<size_t>(at), t.scale);
   }
-  parsed_terms_ = std::move(out);
-  return parsed_terms_;
-}
-
-const NkiLowering::SlotTerms& NkiLowering::SlotTermsOf(
-    const std::string& text) {
-  auto& by_text = slot_terms_[chain_.empty() ? nullptr : chain_.back()];
-  auto it = by_text.find(text);
-  if (it == by_text.end()) {
-    it = by_text.emplace(text, ParseSlotTerms(text)).first;
-  }
-  return it->second;
+  return out;
 }
 
 NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
