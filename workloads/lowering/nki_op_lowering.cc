@@ -305,6 +305,12 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   // Input k's tile, read slot by slot as op.input_slots[k] says (kWhole:
   // whole).
   constexpr size_t kWhole = std::numeric_limits<size_t>::max();
+  // Each input's tile as need finds it, for CostOf and a matmul's
+  // stationary input: the same lookups again cost a tenth of the fully
+  // optimized matmul's lowering (issue 42, lower42d). Nothing adds to a
+  // made map between (an addition may move its entries).
+  absl::InlinedVector<const LoweredTile*, 4> input_tiles(facts.inputs.size(),
+                                                         nullptr);
   auto need = [&](TileId id, size_t k) {
     const size_t slot_vars =
         k < op.input_slots.size() ? op.input_slots[k].size() : 0;
@@ -320,6 +326,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       if (t != nullptr) tile_reads.emplace_back(frame, id);
     }
     if (t == nullptr) return;
+    if (k != kWhole) input_tiles[k] = t;
     // A reduction's reader also holds the tiles of what made it: that
     // op's next iteration in the same buffers writes both outputs.
     if (t->made_by != kNoTile) {
@@ -527,12 +534,15 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
     const int64_t tile_f = PartialFree(tile.free);
     DType cost_dtype = tile.dtype;
     int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
-    ComputeCost cost = CostOf(op, facts, tile_p, tile_f, tile.dtype);
+    const bool found = options_.shortcuts;  // input_tiles, not Find
+    ComputeCost cost = CostOf(op, facts, tile_p, tile_f, tile.dtype,
+                              found ? input_tiles.data() : nullptr);
     if (facts.is_matmul) {
       // The PE array runs at the rate of its inputs' dtype (PSUM
       // accumulates in fp32 whatever they are), and contracts over the
       // stationary input's partitions.
-      const LoweredTile* stationary = Find(facts.inputs.front());
+      const LoweredTile* stationary =
+          found ? input_tiles.front() : Find(facts.inputs.front());
       // A stationary read by a slice (`x_tiles[:, k * 128:(k + 1) *
       // 128]` of a [128, 2048] tile) is that slice, for the contraction
       // depth and for a transpose the compiler inserts.
