@@ -12,58 +12,25 @@
 #include <time.h>
 
 #include <cstdint>
-#include <string>
-#include <utility>
 
-#include "absl/status/statusor.h"
+#include "bench/bench_support.h"
 #include "benchmark/benchmark.h"
-#include "device_model/device_profile.h"
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
-#include "workloads/loading/shape_override.h"
-#include "workloads/loading/spec_parser.h"
 #include "workloads/lowering/lowering.h"
 
 namespace trn {
 namespace {
 
-const std::string kSource = TRNBENCH_SOURCE_DIR;
-
-const DeviceProfile& Trn1() {
-  static const DeviceProfile* p = [] {
-    auto r = LoadDeviceProfile(kSource + "/device_model/profiles/trn1.json");
-    if (!r.ok()) std::abort();
-    return new DeviceProfile(*std::move(r));
-  }();
-  return *p;
-}
-
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-// A spec of the source tree, at a --shape override when `shape` is not
-// empty, as `trnbench --spec PATH --shape SHAPE` loads it.
-absl::StatusOr<WorkloadSpec> LoadSpec(const char* path, const char* shape) {
-  auto spec = LoadSpecFile(kSource + path, Trn1().memory);
-  if (!spec.ok() || *shape == '\0') return spec;
-  auto o = ParseShapeOverride(shape);
-  if (!o.ok()) return o.status();
-  auto points = ApplyShapeOverrides({*spec}, {*o}, Trn1().memory);
-  if (!points.ok()) return points.status();
-  if (points->size() != 1) return absl::InternalError("one point expected");
-  return std::move(points->front());
-}
+using bench::LoadBenchSpec;
+using bench::Trn1;
 
 // Each iteration lowers the spec, creates its simulator and simulates one
 // run (steady: the thread's scratch is sized by the first iteration, which
 // the benchmark's warm-up pays), timing the three apart.
 void BM_SerialPart(benchmark::State& state, const char* path,
                    const char* shape) {
-  auto spec = LoadSpec(path, shape);
+  auto spec = LoadBenchSpec(path, shape);
   if (!spec.ok()) {
     state.SkipWithError(spec.status().ToString().c_str());
     return;
@@ -74,22 +41,22 @@ void BM_SerialPart(benchmark::State& state, const char* path,
   int64_t instructions = 0;
   uint64_t index = 0;
   for (auto _ : state) {
-    const double t0 = ThreadCpuSeconds();
+    const double t0 = bench::CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
     auto program = Lower(*spec, Trn1());
-    const double t1 = ThreadCpuSeconds();
+    const double t1 = bench::CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
     if (!program.ok()) {
       state.SkipWithError(program.status().ToString().c_str());
       return;
     }
     auto sim = Simulator::Create(*program, Trn1());
-    const double t2 = ThreadCpuSeconds();
+    const double t2 = bench::CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
     if (!sim.ok()) {
       state.SkipWithError(sim.status().ToString().c_str());
       return;
     }
     MetricsAccumulator acc;
     sim->Run(1, index++, acc);
-    const double t3 = ThreadCpuSeconds();
+    const double t3 = bench::CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
     benchmark::DoNotOptimize(acc.Metrics());
     lower_s += t1 - t0;
     create_s += t2 - t1;
