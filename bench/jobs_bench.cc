@@ -20,51 +20,20 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
+#include "bench/bench_support.h"
 #include "benchmark/benchmark.h"
 #include "device_model/device_profile.h"
 #include "device_model/metrics_accumulator.h"
 #include "device_model/simulator.h"
 #include "harness/runner/runner.h"
 #include "support/ordered_parallel.h"
-#include "workloads/loading/shape_override.h"
-#include "workloads/loading/spec_parser.h"
 #include "workloads/lowering/lowering.h"
 
 namespace trn {
 namespace {
 
-const std::string kSource = TRNBENCH_SOURCE_DIR;
-
-const DeviceProfile& Trn1() {
-  static const DeviceProfile* p = [] {
-    auto r = LoadDeviceProfile(kSource + "/device_model/profiles/trn1.json");
-    if (!r.ok()) std::abort();
-    return new DeviceProfile(*std::move(r));
-  }();
-  return *p;
-}
-
-double ProcessCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-// A spec of the source tree, at a --shape override if `shape` is not
-// empty. Loading compiles the spec, and so does the override at its point.
-absl::StatusOr<WorkloadSpec> LoadBenchSpec(const std::string& path,
-                                           const char* shape) {
-  auto spec = LoadSpecFile(kSource + path, Trn1().memory);
-  if (!spec.ok() || *shape == '\0') return spec;
-  auto o = ParseShapeOverride(shape);
-  if (!o.ok()) return o.status();
-  auto points = ApplyShapeOverrides({*spec}, {*o}, Trn1().memory);
-  if (!points.ok()) return points.status();
-  if (points->size() != 1) return absl::InternalError("one point expected");
-  return std::move(points->front());
-}
+using bench::LoadBenchSpec;
+using bench::Trn1;
 
 // The fixed sets of runs: the matmul tutorial's four versions, 12 recorded
 // runs each (compute-bound to DMA-bound), and exp_tiled at 1280000x512, 48
@@ -105,11 +74,11 @@ void BM_Jobs(benchmark::State& state) {
   double wall = 0;
   double cpu = 0;
   for (auto _ : state) {
-    const double c0 = ProcessCpuSeconds();
+    const double c0 = bench::CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
     const auto t0 = std::chrono::steady_clock::now();
     auto r = RunAll(specs, Trn1(), opts, "bench");
     const auto t1 = std::chrono::steady_clock::now();
-    cpu += ProcessCpuSeconds() - c0;
+    cpu += bench::CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
     wall += std::chrono::duration<double>(t1 - t0).count();
     if (!r.ok()) state.SkipWithError("run");
     benchmark::DoNotOptimize(r);

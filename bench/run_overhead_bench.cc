@@ -10,25 +10,17 @@
 #include <cstdint>
 #include <string>
 
+#include "bench/bench_support.h"
 #include "benchmark/benchmark.h"
 #include "device_model/device_profile.h"
 #include "harness/runner/runner.h"
 #include "workloads/loading/spec_catalog.h"
-#include "workloads/loading/spec_parser.h"
 
 namespace trn {
 namespace {
 
-const std::string kSource = TRNBENCH_SOURCE_DIR;
-
-const DeviceProfile& Trn1() {
-  static const DeviceProfile* p = [] {
-    auto r = LoadDeviceProfile(kSource + "/device_model/profiles/trn1.json");
-    if (!r.ok()) std::abort();
-    return new DeviceProfile(*std::move(r));
-  }();
-  return *p;
-}
+using bench::SourcePath;
+using bench::Trn1;
 
 double SecondsOf(const WorkloadSpec& spec, int64_t runs) {
   RunOptions o;
@@ -44,7 +36,7 @@ double SecondsOf(const WorkloadSpec& spec, int64_t runs) {
 }
 
 void BM_RunOverhead(benchmark::State& state, const char* name) {
-  auto specs = LoadSpecDir(kSource + "/workloads/specs", Trn1().memory);
+  auto specs = LoadSpecDir(SourcePath("/workloads/specs"), Trn1().memory);
   if (!specs.ok()) {
     state.SkipWithError("specs");
     return;

@@ -687,12 +687,21 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
   // check for those edges.
   std::vector<uint32_t> mark(far.empty() ? 0 : n, kNone);
   const size_t window = words * 64;
+  const uint32_t* deps = kernel.deps.data();
   for (const uint32_t c : far) {
     for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
-      const uint32_t b = kernel.deps[d];
-      for (uint32_t e = dep_begin[b]; e < dep_begin[b + 1]; ++e) {
-        const uint32_t a = kernel.deps[e];
-        if (!early(a, b)) mark[a] = c;
+      const uint32_t b = deps[d];
+      const uint32_t* first = deps + dep_begin[b];
+      const uint32_t* last = deps + dep_begin[b + 1];
+      // early(a, b) asks whether both are matmuls: b's side once, not per
+      // edge (this pass was a third of the fully optimized matmul's
+      // Simulator::Create; issue 42, lower42d).
+      if (!hot[b].matmul) {
+        for (const uint32_t* p = first; p < last; ++p) mark[*p] = c;
+      } else {
+        for (const uint32_t* p = first; p < last; ++p) {
+          if (!hot[*p].matmul) mark[*p] = c;
+        }
       }
     }
     for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {

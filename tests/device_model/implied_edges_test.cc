@@ -235,6 +235,31 @@ TEST(ImpliedEdgesTest, EarlyFirstStepKeepsTheEdge) {
   ExpectSameCallsBothWays(k, p, 1, 0);
 }
 
+// An edge longer than the widest window (4096 instructions) gets the
+// one-step check: c waits for a and for b, which waits for a, so a's edge
+// to c is left out, unless a -> b is released early (both matmuls: then
+// b may start before a completes). Each of a and b a matmul or not.
+TEST(ImpliedEdgesTest, LongEdgeImpliedInOneStepUnlessTheStepIsEarly) {
+  const DeviceProfile p = TestProfileWith({});
+  FairShareHbmPolicy policy;
+  for (const bool a_matmul : {false, true}) {
+    for (const bool b_matmul : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << a_matmul << b_matmul);
+      Kernel k;
+      const Instruction mm = Op(k, Engine::kTensor, CostRule::kMatmul);
+      const Instruction vec = Op(k, Engine::kVector, CostRule::kStream);
+      const uint32_t a = k.Add(a_matmul ? mm : vec, {});
+      for (int i = 0; i < 5000; ++i) k.Add(vec, {});
+      const uint32_t b = k.Add(b_matmul ? mm : vec, {a});
+      k.Add(vec, {a, b});
+      const bool early = a_matmul && b_matmul;
+      EXPECT_EQ(KernelSim(k, p, policy).TimingEdgeCount(),
+                k.deps.size() - (early ? 0 : 1));
+      ExpectSameCallsBothWays(k, p, 1, 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trn
 

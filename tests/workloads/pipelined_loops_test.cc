@@ -12,7 +12,9 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/workloads/kernel_queries.h"
+#include "workloads/compiler/compiler.h"
 #include "workloads/loading/spec_parser.h"
+#include "workloads/lowering/nki_lowering.h"
 
 namespace trn {
 namespace {
@@ -258,6 +260,27 @@ TEST(PipelinedLoopsTest, RefusalsNameTheEntry) {
   EXPECT_THAT(Refusal(j),
               HasSubstr("/kernel/loops/0/body/4/inputs/0: unknown tile id "
                         "\"buf_n\""));
+}
+
+// Slot indices read from the terms kept in OpFacts (the shortcuts) make
+// the program that parsing each index at every read makes (the
+// reference): a carried slot, and a block read at a*4+b by a nest.
+TEST(PipelinedLoopsTest, SlotReadsLowerAsTheReferenceDoes) {
+  auto profile = ParseDeviceProfile(testing::TestProfile().dump(), "test");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  for (const Json& j : {BySlot(), SlotSum("a*4+b")}) {
+    auto spec = ParseSpec(j.dump(), "spec.json", MemoryLimits{});
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    ASSERT_TRUE(CompileSpec(*spec, profile->memory).ok());
+    lowering_internal::NkiLoweringOptions reference;
+    reference.shortcuts = false;
+    auto fast = lowering_internal::LowerNki(*spec, *profile);
+    auto slow = lowering_internal::LowerNki(*spec, *profile, reference);
+    ASSERT_TRUE(fast.ok()) << fast.status();
+    ASSERT_TRUE(slow.ok()) << slow.status();
+    EXPECT_GT(fast->InstructionCount(), 0);
+    EXPECT_EQ(lowering_internal::ProgramDifference(*fast, *slow), "");
+  }
 }
 
 }  // namespace

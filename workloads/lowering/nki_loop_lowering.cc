@@ -62,6 +62,18 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
   return false;
 }
 
+SlotTerms NkiLowering::ParseSlotTerms(const std::string& text) const {
+  const std::vector<SlotTerm> terms = ParseSlotIndex(text);
+  if (terms.empty()) return std::nullopt;
+  std::vector<std::pair<size_t, int64_t>> out;
+  for (const SlotTerm& t : terms) {
+    const int at = FindLoopVar(chain_, t.var);
+    if (at < 0) return std::nullopt;
+    out.emplace_back(static_cast<size_t>(at), t.scale);
+  }
+  return out;
+}
+
 NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
   auto [at, added] = plans_.try_emplace(&loop);
   LoopPlan& plan = at->second;

@@ -250,6 +250,11 @@ enum class CostKind : uint8_t {
   kTranspose,
 };
 
+// A slot index's terms, each as the frame of its loop in chain_ and its
+// scale; nullopt when it does not parse or names a variable that is not a
+// loop around (NkiLowering::ParseSlotTerms).
+using SlotTerms = std::optional<std::vector<std::pair<size_t, int64_t>>>;
+
 // What lowering reads of an op on every iteration and that is the same on
 // each: its kind, its tile, its interned opcode and label, the block a DMA
 // moves but for the loop tiles it follows, the compiler stage's spills of
@@ -296,6 +301,12 @@ struct OpFacts {
   TileId indirect = kNoTile;
   std::vector<TileId> carry;
   std::vector<int> carry_frame;
+  // The terms of its slot indices: per input k, one per variable of
+  // op.input_slots[k]; per carried tile k, of op.carry_slots[k]. Parsing
+  // the text and finding its loops by name on every read of a slot was a
+  // tenth of the fully optimized matmul's lowering (issue 42, lower42d).
+  std::vector<std::vector<SlotTerms>> input_slot_terms;
+  std::vector<std::vector<SlotTerms>> carry_slot_terms;
   // A DMA's last block and what it made of it (DmaShapeOf, FoldBlock, the
   // op's flags): the same in every iteration but a partial tile's, so
   // worked out again only when the block changes.
@@ -434,17 +445,30 @@ class NkiLowering {
 
   // The slot a slot index picks in the iterations being lowered: "k" the
   // index of k's iteration, "kb*4+ki" that sum; nullopt when a variable is
-  // not a loop around (the validator refuses it).
-  std::optional<size_t> SlotOf(const std::string& text) const {
+  // not a loop around (the validator refuses it). From its terms
+  // (ParseSlotTerms, kept in OpFacts) or, the reference, from its text.
+  std::optional<size_t> SlotOf(const SlotTerms& terms) const {
+    if (!terms) return std::nullopt;
     int64_t slot = 0;
-    const std::vector<SlotTerm> terms = ParseSlotIndex(text);
-    if (terms.empty()) return std::nullopt;
-    for (const SlotTerm& t : terms) {
-      const int at = FindLoopVar(chain_, t.var);
-      if (at < 0) return std::nullopt;
-      slot += t.scale * frames_[static_cast<size_t>(at)]->index;
+    for (const auto& [frame, scale] : *terms) {
+      slot += scale * frames_[frame]->index;
     }
     return static_cast<size_t>(slot);
+  }
+  std::optional<size_t> SlotOf(const std::string& text) const {
+    return SlotOf(ParseSlotTerms(text));
+  }
+  SlotTerms ParseSlotTerms(const std::string& text) const;
+  // Slot `v` of an op's input `k`, or of its carried tile `k`.
+  std::optional<size_t> InputSlot(const NkiOp& op, const OpFacts& facts,
+                                  size_t k, size_t v) const {
+    return options_.shortcuts ? SlotOf(facts.input_slot_terms[k][v])
+                              : SlotOf(op.input_slots[k][v]);
+  }
+  std::optional<size_t> CarrySlot(const NkiOp& op, const OpFacts& facts,
+                                  size_t k, size_t v) const {
+    return options_.shortcuts ? SlotOf(facts.carry_slot_terms[k][v])
+                              : SlotOf(op.carry_slots[k][v]);
   }
 
   // Whether an op of the loop's own body defines `id`.

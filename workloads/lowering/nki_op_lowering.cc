@@ -149,6 +149,14 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
     }
     f.carry_frame.push_back(frame);
   }
+  for (const std::vector<std::string>& vars : op.input_slots) {
+    auto& terms = f.input_slot_terms.emplace_back();
+    for (const std::string& var : vars) terms.push_back(ParseSlotTerms(var));
+  }
+  for (const std::vector<std::string>& vars : op.carry_slots) {
+    auto& terms = f.carry_slot_terms.emplace_back();
+    for (const std::string& var : vars) terms.push_back(ParseSlotTerms(var));
+  }
   return f;
 }
 
@@ -294,8 +302,18 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   absl::InlinedVector<std::pair<Iteration*, TileId>, 8> tile_reads;
   // The reload buffers of spilled slots it reads: it is their reader.
   absl::InlinedVector<std::shared_ptr<Deps>, 2> reload_readers;
-  static const std::vector<std::string> kWhole;
-  auto need = [&](TileId id, const std::vector<std::string>& slot_vars) {
+  // Input k's tile, read slot by slot as op.input_slots[k] says (kWhole:
+  // whole).
+  constexpr size_t kWhole = std::numeric_limits<size_t>::max();
+  // Each input's tile as need finds it, for CostOf and a matmul's
+  // stationary input: the same lookups again cost a tenth of the fully
+  // optimized matmul's lowering (issue 42, lower42d). Nothing adds to a
+  // made map between (an addition may move its entries).
+  absl::InlinedVector<const LoweredTile*, 4> input_tiles(facts.inputs.size(),
+                                                         nullptr);
+  auto need = [&](TileId id, size_t k) {
+    const size_t slot_vars =
+        k < op.input_slots.size() ? op.input_slots[k].size() : 0;
     const LoweredTile* t = nullptr;
     auto m = it.made.find(id);
     if (m != it.made.end()) {
@@ -308,6 +326,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
       if (t != nullptr) tile_reads.emplace_back(frame, id);
     }
     if (t == nullptr) return;
+    if (k != kWhole) input_tiles[k] = t;
     // A reduction's reader also holds the tiles of what made it: that
     // op's next iteration in the same buffers writes both outputs.
     if (t->made_by != kNoTile) {
@@ -319,8 +338,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
     const Deps* d = &t->deps;
     std::pair<BlockSlots*, size_t> reader{nullptr, 0};
     BlockSlots* level = t->slots.get();
-    for (const std::string& var : slot_vars) {
-      const std::optional<size_t> slot = SlotOf(var);
+    for (size_t v = 0; v < slot_vars; ++v) {
+      const std::optional<size_t> slot = InputSlot(op, facts, k, v);
       if (level == nullptr || !slot) break;
       const size_t j = *slot;
       if (j >= level->made.size()) break;
@@ -360,8 +379,7 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   // inserted transpose of the first input waits for all but the others.
   size_t first_end = 0;
   for (size_t k = 0; k < op.inputs.size(); ++k) {
-    need(facts.inputs[k],
-         k < op.input_slots.size() ? op.input_slots[k] : kWhole);
+    need(facts.inputs[k], k);
     if (k == 0) first_end = deps.size();
   }
   const size_t inputs_end = deps.size();
@@ -387,8 +405,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
     BlockSlots* level = m->second.slots.get();
     std::pair<BlockSlots*, size_t> reader{nullptr, 0};
     if (k < op.carry_slots.size()) {
-      for (const std::string& var : op.carry_slots[k]) {
-        const std::optional<size_t> slot = SlotOf(var);
+      for (size_t v = 0; v < op.carry_slots[k].size(); ++v) {
+        const std::optional<size_t> slot = CarrySlot(op, facts, k, v);
         if (level == nullptr || !slot || *slot >= level->made.size()) break;
         d = &level->made[*slot];
         reader = {level, *slot};
@@ -516,12 +534,15 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
     const int64_t tile_f = PartialFree(tile.free);
     DType cost_dtype = tile.dtype;
     int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
-    ComputeCost cost = CostOf(op, facts, tile_p, tile_f, tile.dtype);
+    const bool found = options_.shortcuts;  // input_tiles, not Find
+    ComputeCost cost = CostOf(op, facts, tile_p, tile_f, tile.dtype,
+                              found ? input_tiles.data() : nullptr);
     if (facts.is_matmul) {
       // The PE array runs at the rate of its inputs' dtype (PSUM
       // accumulates in fp32 whatever they are), and contracts over the
       // stationary input's partitions.
-      const LoweredTile* stationary = Find(facts.inputs.front());
+      const LoweredTile* stationary =
+          found ? input_tiles.front() : Find(facts.inputs.front());
       // A stationary read by a slice (`x_tiles[:, k * 128:(k + 1) *
       // 128]` of a [128, 2048] tile) is that slice, for the contraction
       // depth and for a transpose the compiler inserts.
