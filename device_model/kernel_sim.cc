@@ -872,6 +872,10 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // everywhere it cost all four matmul versions more (sim42b, 7f18629).
   auto close_span_inline = [&](size_t e, double at)
       __attribute__((always_inline)) {
+    // A compute engine's index: the metrics' lane tests then fold away
+    // (callgrind, with the same in start: fully optimized matmul 23.90 ->
+    // 23.61 M, block-free 46.05 -> 45.80 M).
+    if (e >= kNumEngines) __builtin_unreachable();
     const uint32_t i = open[e];
     open[e] = kNone;
     out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, st[i].start, at, 0,
@@ -892,13 +896,18 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
            ready[other].front() > ready[e].front();
   };
   auto start = [&](size_t e) __attribute__((noinline)) {
+    if (e >= kNumEngines) __builtin_unreachable();  // as in close_span
     const uint32_t i = ready[e].pop();
-    if (open[e] != kNone) close_span_inline(e, t);
-    st[i].start = t;
+    // In a local: a time written (st, lane_free) may alias `t` as far as
+    // the compiler knows, which reloaded it after each store (23.97 ->
+    // 23.90 M on the fully optimized matmul, a little on the other three).
+    const double now = t;
+    if (open[e] != kNone) close_span_inline(e, now);
+    st[i].start = now;
     open[e] = i;
     const InstructionTiming& tm = timings_[shape_of_[i]];
-    lane_free[e] = t + tm.interval_us;
-    out.BusyStart(EngineLane(static_cast<Engine>(e)), t);
+    lane_free[e] = now + tm.interval_us;
+    out.BusyStart(EngineLane(static_cast<Engine>(e)), now);
     // The engine wakes when it frees only if some instruction of it is
     // ready by now; one that is not yet wakes it with its kReady event.
     // Most engines of a tiled kernel free long before their next
@@ -916,12 +925,12 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       if (!ready[other].empty()) after |= kWakePortPeer;
     }
     if (hot_[i].matmul) after |= kStream;
-    const double complete = t + tm.latency_us;
+    const double complete = now + tm.latency_us;
     // The engine is active to the instruction's completion only if its
     // result is read on this engine; otherwise its span ends with its
     // tensor access (or at the next start, if sooner).
     if (!hot_[i].drain && tm.active_us < tm.latency_us) {
-      push(t + tm.active_us, i, EvKind::kIssueEnd, kCloseSpan);
+      push(now + tm.active_us, i, EvKind::kIssueEnd, kCloseSpan);
     }
     if (!forward_) {
       // A negative delay could push an event between them: each alone.
