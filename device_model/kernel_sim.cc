@@ -742,10 +742,14 @@ class DirectMetrics {
     acc_.MetricsAccumulator::BusyStart(lane, t_us);
   }
   void Busy(const BusySpan& span) { acc_.MetricsAccumulator::Busy(span); }
+  // Groups are of DMA lanes only (RunWith): the accumulator's test for
+  // another lane folds away.
   void BusyStartGroup(uint32_t first_lane, int count, double t_us) {
+    if (first_lane < DmaLane(0)) __builtin_unreachable();
     acc_.MetricsAccumulator::BusyStartGroup(first_lane, count, t_us);
   }
   void BusyGroup(const BusySpan& span, int count) {
+    if (span.lane < DmaLane(0)) __builtin_unreachable();
     acc_.MetricsAccumulator::BusyGroup(span, count);
   }
   void DmaDone(const DmaCompletion& done) {
@@ -1462,6 +1466,9 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       const Ev ev{static_cast<uint32_t>(popped.payload),
                   static_cast<EvKind>(popped.payload >> 32 & 0xff),
                   static_cast<uint8_t>(popped.payload >> 40)};
+      // Only this loop's pushes are queued: every kind is one of the cases
+      // (the switch's range test folds away).
+      if (ev.kind > EvKind::kReadyRun) __builtin_unreachable();
       switch (ev.kind) {
         case EvKind::kComplete:
           complete(ev.what);
