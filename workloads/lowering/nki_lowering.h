@@ -271,9 +271,11 @@ struct OpFacts {
   bool data_movement_only = false;
   bool psum = false;
   bool walks_partition_tiles = false;  // op.tile empty, loop walks them
+  bool reads_slots = false;            // some input is read by slot
   // Lowered by EmitSimple (with the shortcuts on): not a loop or a
   // reduction, no reload before it or spill after it, not hoisted, no
-  // slot or carried reads, no transpose inserted before it.
+  // carried reads, no transpose inserted before it, and no reads by slot
+  // when some block's slots are spilled.
   bool simple = false;
   CostKind cost = CostKind::kElementwise;
   NkiTile tile;  // ResolveNkiTileInChain: compute ops, sbuf_copy
@@ -493,6 +495,9 @@ class NkiLowering {
                           OpFacts& facts);
   const LoweredTile* ReadWhole(Iteration& it, TileId id, Deps& deps,
                                bool& local);
+  const LoweredTile* ReadSlots(Iteration& it, TileId id,
+                               const std::vector<SlotTerms>& terms, Deps& deps,
+                               bool& local);
 
   // Lowers op `idx` of `loop` in `it`; `facts` are its (FactsOf).
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx,
@@ -609,9 +614,11 @@ class NkiLowering {
   // heap: a nested loop holds a reference to its entry's while deeper ones
   // are added).
   std::vector<std::unique_ptr<Deps>> deps_scratch_;
-  // EmitSimple's tiles read (by the iteration that made them) and its
-  // inputs' tiles, kept for their room.
+  // EmitSimple's tiles read (by the iteration that made them), the slots
+  // it read (their level and slot), and its inputs' tiles, kept for their
+  // room.
   std::vector<std::pair<Iteration*, TileId>> reads_;
+  std::vector<std::pair<BlockSlots*, size_t>> slot_reads_;
   std::vector<const LoweredTile*> read_inputs_;
   // The spec's ids as numbers.
   IdTable ids_;

@@ -126,13 +126,16 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   if (auto h = hoisted_.find(op.json_path); h != hoisted_.end()) {
     f.hoist = h->second;
   }
+  // A read by slot is simple unless some block of the kernel spills its
+  // slots (a read of a spilled slot reloads it first, which only Emit
+  // does): with none spilled, no slot has a save (SpillSlots).
+  f.reads_slots = std::any_of(
+      op.input_slots.begin(), op.input_slots.end(),
+      [](const std::vector<std::string>& vars) { return !vars.empty(); });
   f.simple = !f.is_loop && !f.is_reduction && f.reload_before == nullptr &&
              f.spill_after == nullptr && f.slot_spill == nullptr &&
              f.hoist == nullptr && op.carry.empty() && !op.insert_transpose &&
-             std::all_of(op.input_slots.begin(), op.input_slots.end(),
-                         [](const std::vector<std::string>& vars) {
-                           return vars.empty();
-                         });
+             (slot_spill_.empty() || !f.reads_slots);
   f.id = ids_.Of(op.id);
   for (const std::string& in : op.inputs) f.inputs.push_back(ids_.Of(in));
   for (const std::string& a : op.after) f.after.push_back(ids_.Of(a));
@@ -621,10 +624,14 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
 
 // Emit's short path, for an op OpFacts::simple takes: what Emit does for
 // it, step for step in the same order, without the steps such an op never
-// takes (reloads, slots, carried tiles, nested loops, hoisted loads, an
-// inserted transpose, a spill) and with its inputs looked up once for its
-// dependencies and its cost. Emit with NkiLoweringOptions::shortcuts off
-// is the reference it is held to (LoweringShortcutsTest).
+// takes (reloads, spilled slots, carried tiles, nested loops, hoisted
+// loads, an inserted transpose, a spill) and with its inputs looked up
+// once for its dependencies and its cost. Its reads by slot (a matmul's
+// lhsT_tiles[bk] in the tutorial's fully optimized kernel, most of its
+// instructions) came this way in lower42e: through Emit they cost twice
+// as much, its closure, lists and tiles made per op. Emit with
+// NkiLoweringOptions::shortcuts off is the reference it is held to
+// (LoweringShortcutsTest).
 absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
                                      size_t idx, OpFacts& facts) {
   const NkiOp& op = loop.body[idx];
@@ -636,8 +643,20 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   reads_.clear();
   read_inputs_.clear();
   bool local = false;
-  for (const TileId id : facts.inputs) {
-    read_inputs_.push_back(ReadWhole(it, id, deps, local));
+  if (facts.reads_slots) {
+    slot_reads_.clear();
+    for (size_t k = 0; k < facts.inputs.size(); ++k) {
+      const TileId id = facts.inputs[k];
+      read_inputs_.push_back(
+          k < facts.input_slot_terms.size() &&
+                  !facts.input_slot_terms[k].empty()
+              ? ReadSlots(it, id, facts.input_slot_terms[k], deps, local)
+              : ReadWhole(it, id, deps, local));
+    }
+  } else {
+    for (const TileId id : facts.inputs) {
+      read_inputs_.push_back(ReadWhole(it, id, deps, local));
+    }
   }
   for (const TileId id : facts.after) ReadWhole(it, id, deps, local);
   if (facts.mask != kNoTile) ReadWhole(it, facts.mask, deps, local);
@@ -718,6 +737,11 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     }
     if (frame->track_readers) frame->readers[id].push_back(instr);
   }
+  if (facts.reads_slots) {
+    for (const auto& [slots, j] : slot_reads_) {
+      slots->readers[j].push_back(instr);
+    }
+  }
   it.all.push_back(instr);
   if (result) {
     it.result.partitions = made_p;
@@ -770,6 +794,42 @@ const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id, Deps& deps,
   reads_.emplace_back(frame, id);
   if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
   Append(deps, t->deps);
+  return t;
+}
+
+// A block of `id` read by EmitSimple's op slot by slot, `terms` one per
+// level, as Emit's reads of it do (no slot of the kernel spilled): the
+// tile found as ReadWhole finds it, the instructions of the slot it picks
+// to `deps` (the whole tile's when a level is missing or too short: a
+// partial tile), the read to reads_ and the slot read to slot_reads_.
+const LoweredTile* NkiLowering::ReadSlots(Iteration& it, TileId id,
+                                          const std::vector<SlotTerms>& terms,
+                                          Deps& deps, bool& local) {
+  const LoweredTile* t = nullptr;
+  Iteration* frame = &it;
+  if (auto m = it.made.find(id); m != nullptr) {
+    local = true;
+    t = &m->second;
+  } else {
+    std::tie(t, frame) = FindWithFrame(id);
+    if (t == nullptr) return nullptr;
+  }
+  reads_.emplace_back(frame, id);
+  if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
+  const Deps* d = &t->deps;
+  BlockSlots* leaf = nullptr;
+  size_t leaf_slot = 0;
+  BlockSlots* level = t->slots.get();
+  for (const SlotTerms& term : terms) {
+    const std::optional<size_t> slot = SlotOf(term);
+    if (level == nullptr || !slot || *slot >= level->made.size()) break;
+    d = &level->made[*slot];
+    leaf = level;
+    leaf_slot = *slot;
+    level = level->sub[*slot].get();
+  }
+  Append(deps, *d);
+  if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
   return t;
 }
 
