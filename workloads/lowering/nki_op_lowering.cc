@@ -57,6 +57,28 @@ void NkiLowering::KeepHoisted(const NkiOp& op, const HoistDecision& h,
   kept.tiles[*key] = made;
 }
 
+// The frames around the op being lowered (below chain_.back(), innermost
+// first) whose body can make `id`: an op of it of that id, or a loop of
+// it with `id` among its results, the only ways a tile gets into an
+// iteration's `made`. The others never hold it, so FindWithFrame's scan
+// of them is skipped.
+std::vector<uint32_t> NkiLowering::FramesMaking(const std::string& id) const {
+  std::vector<uint32_t> out;
+  for (size_t f = chain_.size() - 1; f-- > 0;) {
+    const bool makes = std::any_of(
+        chain_[f]->body.begin(), chain_[f]->body.end(), [&](const NkiOp& op) {
+          if (op.id == id) return true;
+          return std::any_of(
+              op.loop.begin(), op.loop.end(), [&](const NkiLoop& l) {
+                return std::find(l.results.begin(), l.results.end(), id) !=
+                       l.results.end();
+              });
+        });
+    if (makes) out.push_back(static_cast<uint32_t>(f));
+  }
+  return out;
+}
+
 OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   auto [at, added] = facts_.try_emplace(&op);
   OpFacts& f = at->second;
@@ -137,10 +159,30 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
              f.hoist == nullptr && op.carry.empty() && !op.insert_transpose &&
              (slot_spill_.empty() || !f.reads_slots);
   f.id = ids_.Of(op.id);
-  for (const std::string& in : op.inputs) f.inputs.push_back(ids_.Of(in));
-  for (const std::string& a : op.after) f.after.push_back(ids_.Of(a));
-  if (!op.mask.empty()) f.mask = ids_.Of(op.mask);
-  if (!op.indirect.empty()) f.indirect = ids_.Of(op.indirect);
+  for (const std::string& in : op.inputs) {
+    f.inputs.push_back(ids_.Of(in));
+    f.input_frames.push_back(FramesMaking(in));
+  }
+  for (const std::string& a : op.after) {
+    f.after.push_back(ids_.Of(a));
+    f.after_frames.push_back(FramesMaking(a));
+  }
+  if (!op.mask.empty()) {
+    f.mask = ids_.Of(op.mask);
+    f.mask_frames = FramesMaking(op.mask);
+  }
+  if (!op.indirect.empty()) {
+    f.indirect = ids_.Of(op.indirect);
+    f.indirect_frames = FramesMaking(op.indirect);
+  }
+  // The loop around over whose tile a free size of op.tile's follows
+  // (PartialFree).
+  for (size_t in = chain_.size(); in-- > 0;) {
+    const NkiLoop& l = *chain_[in];
+    if (l.dim < 1 || l.step <= 0 || l.step != f.tile.free) continue;
+    f.partial_free_frame = static_cast<int>(in);
+    break;
+  }
   for (const std::string& c : op.carry) {
     f.carry.push_back(ids_.Of(c));
     int frame = -1;
@@ -647,20 +689,29 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     slot_reads_.clear();
     for (size_t k = 0; k < facts.inputs.size(); ++k) {
       const TileId id = facts.inputs[k];
-      read_inputs_.push_back(
-          k < facts.input_slot_terms.size() &&
-                  !facts.input_slot_terms[k].empty()
-              ? ReadSlots(it, id, facts.input_slot_terms[k], deps, local)
-              : ReadWhole(it, id, deps, local));
+      const std::vector<uint32_t>& frames = facts.input_frames[k];
+      read_inputs_.push_back(k < facts.input_slot_terms.size() &&
+                                     !facts.input_slot_terms[k].empty()
+                                 ? ReadSlots(it, id, frames,
+                                             facts.input_slot_terms[k], deps,
+                                             local)
+                                 : ReadWhole(it, id, frames, deps, local));
     }
   } else {
-    for (const TileId id : facts.inputs) {
-      read_inputs_.push_back(ReadWhole(it, id, deps, local));
+    for (size_t k = 0; k < facts.inputs.size(); ++k) {
+      read_inputs_.push_back(
+          ReadWhole(it, facts.inputs[k], facts.input_frames[k], deps, local));
     }
   }
-  for (const TileId id : facts.after) ReadWhole(it, id, deps, local);
-  if (facts.mask != kNoTile) ReadWhole(it, facts.mask, deps, local);
-  if (facts.indirect != kNoTile) ReadWhole(it, facts.indirect, deps, local);
+  for (size_t k = 0; k < facts.after.size(); ++k) {
+    ReadWhole(it, facts.after[k], facts.after_frames[k], deps, local);
+  }
+  if (facts.mask != kNoTile) {
+    ReadWhole(it, facts.mask, facts.mask_frames, deps, local);
+  }
+  if (facts.indirect != kNoTile) {
+    ReadWhole(it, facts.indirect, facts.indirect_frames, deps, local);
+  }
   if (it.reuse != nullptr) {
     if (!op.id.empty()) {
       if (auto r = it.reuse->readers.find(facts.id); r != nullptr) {
@@ -704,7 +755,13 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     const NkiTile& tile = facts.tile;
     const int64_t tile_p =
         facts.walks_partition_tiles ? it.tile : tile.partitions;
-    const int64_t tile_f = PartialFree(tile.free);
+    // PartialFree's, its loop found once.
+    const int64_t tile_f =
+        facts.partial_free_frame < 0
+            ? tile.free
+            : std::min(
+                  tile.free,
+                  frames_[static_cast<size_t>(facts.partial_free_frame)]->tile);
     DType cost_dtype = tile.dtype;
     int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
     const ComputeCost cost =
@@ -780,15 +837,16 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
 // A tile of `id` read whole by EmitSimple's op in `it`: from `it` (then
 // `local`) or the nearest body around that made it, as Emit's reads find
 // it. Its instructions go to `deps`, the read to reads_. nullptr: none.
-const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id, Deps& deps,
-                                          bool& local) {
+const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id,
+                                          const std::vector<uint32_t>& frames,
+                                          Deps& deps, bool& local) {
   const LoweredTile* t = nullptr;
   Iteration* frame = &it;
   if (auto m = it.made.find(id); m != nullptr) {
     local = true;
     t = &m->second;
   } else {
-    std::tie(t, frame) = FindWithFrame(id);
+    std::tie(t, frame) = FindInFrames(id, frames);
     if (t == nullptr) return nullptr;
   }
   reads_.emplace_back(frame, id);
@@ -803,6 +861,7 @@ const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id, Deps& deps,
 // to `deps` (the whole tile's when a level is missing or too short: a
 // partial tile), the read to reads_ and the slot read to slot_reads_.
 const LoweredTile* NkiLowering::ReadSlots(Iteration& it, TileId id,
+                                          const std::vector<uint32_t>& frames,
                                           const std::vector<SlotTerms>& terms,
                                           Deps& deps, bool& local) {
   const LoweredTile* t = nullptr;
@@ -811,7 +870,7 @@ const LoweredTile* NkiLowering::ReadSlots(Iteration& it, TileId id,
     local = true;
     t = &m->second;
   } else {
-    std::tie(t, frame) = FindWithFrame(id);
+    std::tie(t, frame) = FindInFrames(id, frames);
     if (t == nullptr) return nullptr;
   }
   reads_.emplace_back(frame, id);
