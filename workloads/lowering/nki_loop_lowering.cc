@@ -90,6 +90,9 @@ NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
   }
   plan.facts.assign(loop.body.size(), nullptr);
   plan.result_index = LoopResultIndex(loop);
+  for (const std::string& name : loop.results) {
+    plan.results.push_back(ids_.Of(name));
+  }
   const size_t pos = chain_.size() - 1;
   plan.outer = EnclosingSameDim(chain_, pos);
   plan.extent =
@@ -268,8 +271,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   if (trips > 0) {
     const Iteration& last = *live.back();
     out.tile = last.result;
-    for (const std::string& name : loop.results) {
-      const TileId id = ids_.Of(name);
+    for (const TileId id : plan.results) {
       if (auto m = last.made.find(id); m != last.made.end()) {
         out.results.emplace_back(id, m->second);
       }
@@ -279,6 +281,8 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     // A block keeps every iteration (its distance is its trips), so none
     // has been released.
     out.slots = std::make_shared<BlockSlots>();
+    out.slots->made.reserve(live.size());
+    out.slots->sub.reserve(live.size());
     for (const std::unique_ptr<Iteration>& it : live) {
       out.slots->made.push_back(it->all);
       out.slots->sub.push_back(std::move(it->sub));

@@ -272,6 +272,10 @@ struct OpFacts {
   bool psum = false;
   bool walks_partition_tiles = false;  // op.tile empty, loop walks them
   bool reads_slots = false;            // some input is read by slot
+  // A loop op: how it holds its tiles (TilesOf), in a block or not, and
+  // whether its block is only ever read by slot (BlocksReadBySlot).
+  std::array<LoopTiles, 2> tiles_in;
+  bool by_slot = false;
   // Lowered by EmitSimple (with the shortcuts on): not a loop or a
   // reduction, no reload before it or spill after it, not hoisted, no
   // carried reads, no transpose inserted before it, and no reads by slot
@@ -635,6 +639,7 @@ class NkiLowering {
     bool has_compute = false;
     std::vector<OpFacts*> facts;
     int result_index = -1;
+    std::vector<TileId> results;  // loop.results as numbers
     int outer = -1;
     int64_t extent = 0;
     bool no_reorder = false;

@@ -92,6 +92,10 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   f.data_movement_only = IsDataMovementOnly(op);
   f.psum = op.buffer == "psum";
   f.walks_partition_tiles = op.tile.empty() && loop.WalksPartitionTiles();
+  if (f.is_loop) {
+    f.tiles_in = {TilesOf(op, false), TilesOf(op, true)};
+    f.by_slot = by_slot_.count(&op) != 0;
+  }
   if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
     f.cost = CostKind::kStream2;
   } else if (k == "tensor_reduce" || k == "bn_stats") {
@@ -465,14 +469,13 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   // the one that waits for the iteration's buffers. A nested loop whose
   // tiles are its own (RotatesOwnBuffers) waits for its own instead.
   const LoopTiles tiles =
-      facts.is_loop ? TilesOf(op, keep_all_.back()) : LoopTiles{};
+      facts.is_loop ? facts.tiles_in[keep_all_.back() ? 1 : 0] : LoopTiles{};
   // A block that is only ever read slot by slot refills each slot once
   // that slot's readers in the run `copies` before are done, not once
   // that whole iteration is: it waits for what the loop around it was
   // entered with instead of the iteration's buffers.
   const bool refill_by_slot = facts.is_loop && !op.id.empty() &&
-                              tiles.keep_all && it.copies > 0 &&
-                              by_slot_.count(&op) != 0;
+                              tiles.keep_all && it.copies > 0 && facts.by_slot;
   // A loop without an id that fills a slot of such a block is one level
   // of it: it keeps its slots for the readers and refills slot by slot
   // with it.
