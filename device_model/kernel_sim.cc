@@ -324,6 +324,12 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
                                    static_cast<uint32_t>(timings_.size()));
         if (added) timings_.push_back(tm);
         form_shape[f] = it->second;
+        // A matmul's form: whether it streams before it completes (see
+        // rdeps_mid_ below, and TimingEdges).
+        if (in.rule == CostRule::kMatmul) {
+          any_matmul_ = true;
+          any_unsplit_ = any_unsplit_ || !(tm.interval_us <= tm.latency_us);
+        }
       }
       shape_of_[i] = form_shape[f];
     } else {
@@ -346,10 +352,17 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   const std::vector<char> keep =
       options.skip_implied_edges ? TimingEdges(kernel, profile, dep_begin, span)
                                  : std::vector<char>(kernel.deps.size(), 1);
+  // The matmuls whose edge to a matmul was left out (TimingEdges), for
+  // `matmul` below: marked on every edge a matmul left out (only a
+  // matmul's mark is read).
+  std::vector<char> left_early(any_matmul_ ? n : 0, 0);
   for (size_t i = 0; i < n; ++i) {
     uint32_t kept = 0;
     for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
-      if (!keep[d]) continue;
+      if (!keep[d]) {
+        if (hot_[i].matmul) left_early[kernel.deps[d]] = 1;
+        continue;
+      }
       ++kept;
       ++rdeg[kernel.deps[d] + 1];
     }
@@ -393,7 +406,6 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     const InstructionTiming& tm = timings_[shape_of_[i]];
     if (!(tm.interval_us <= tm.latency_us)) {
       hot_[i].special = kUnsplit;
-      any_unsplit_ = true;
       continue;
     }
     later.clear();
@@ -410,12 +422,18 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   }
   // With every matmul split, the event loop reads `matmul` only to handle
   // a matmul's streaming (kStream), which releases its dependents at
-  // [rdeps_begin_, rdeps_mid_): one with none there has nothing to handle,
-  // so its issue pushes no kStream (a kIssueEnd fewer where nothing else
-  // is due then, one step fewer in the others).
+  // [rdeps_begin_, rdeps_mid_): one no matmul waits for has nothing to
+  // handle, so its issue pushes no kStream (a kIssueEnd fewer where nothing
+  // else is due then, one step fewer in the others). One whose edges to
+  // matmuls were all implied (TimingEdges) still pushes it, an event that
+  // releases nothing: without it the DMA steps of a run with and without
+  // implied edges would differ, and so their rounding.
   if (!any_unsplit_) {
     for (size_t i = 0; i < n; ++i) {
-      if (rdeps_mid_[i] == rdeps_begin_[i]) hot_[i].matmul = false;
+      if (rdeps_mid_[i] == rdeps_begin_[i] &&
+          !(hot_[i].matmul && left_early[i])) {
+        hot_[i].matmul = false;
+      }
     }
   }
   // Handling a run of kReady events as one needs every event their
@@ -478,6 +496,8 @@ inline void MoveWords(uint64_t* __restrict u, const uint64_t* __restrict r) {
 // stays between them in program order, so every path no longer than the
 // window is found. Instructions with an edge longer than the window (not
 // released early; they have two dependencies or more) are added to `far`.
+// With `early_too`, an edge a -> c released early is cleared on the same
+// test (TimingEdges says when that is exact).
 //
 // The bits are numbered by instruction, not by distance from c: instruction
 // a is bit a + kWindow of the program, and R(c) keeps kWords + 2 of its
@@ -491,7 +511,7 @@ inline void MoveWords(uint64_t* __restrict u, const uint64_t* __restrict r) {
 // (an edge that long is not looked up in the bits).
 template <size_t kWords, typename Early>
 void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
-                   Early early, std::vector<char>& keep,
+                   Early early, bool early_too, std::vector<char>& keep,
                    std::vector<uint32_t>& far) {
   constexpr size_t kWindow = 64 * kWords;
   constexpr size_t kSpan = kWords + 2;
@@ -519,7 +539,12 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
       bool is_far = false;
       for (const uint32_t* p = first; p < last; ++p) {
         const size_t s = c - *p;
-        if (early(*p, c)) continue;
+        if (early(*p, c)) {
+          if (early_too && s <= kWindow && (u >> (s - 1) & 1) != 0) {
+            keep[p - deps] = 0;
+          }
+          continue;
+        }
         if (s > kWindow) {
           is_far = true;
           continue;
@@ -568,7 +593,7 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
       if (s > kWindow) {
         is_far = is_far || !early(b, c);
       } else if (!empty && has(u, bit_of(b))) {
-        if (!early(b, c)) keep[p - deps] = 0;
+        if (early_too || !early(b, c)) keep[p - deps] = 0;
       } else if (s < kWindow) {  // R(b) then holds no instruction c reads
         const uint64_t* r = entry(b) + (c / 64 - b / 64);
         if (empty) {
@@ -584,7 +609,8 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
     if (!sorted) {
       for (p = first; p < last; ++p) {
         const size_t s = c - *p;
-        if (s <= kWindow && has(u, bit_of(*p)) && !early(*p, c)) {
+        if (s <= kWindow && has(u, bit_of(*p)) &&
+            (early_too || !early(*p, c))) {
           keep[p - deps] = 0;
         }
       }
@@ -641,9 +667,22 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
   // and every event after is the same, to the bit. Edges left out compose:
   // if b is left out for b', b' arrives later still, and the last
   // dependency of c in program order is never left out (nothing it waits
-  // for comes after it). (An early edge a -> c is kept even so: it would
-  // be implied too while a matmul's latency is at least its issue
-  // interval, but nothing needs that to hold.)
+  // for comes after it).
+  //
+  // Edge a -> c released early (both matmuls) is left out on the same
+  // test, when every matmul's issue interval is at most its latency (all
+  // are split: the constructor's rdeps_mid_). x is then released at a's
+  // completion plus the hand-off, t_a + latency_a + sync, which is no
+  // earlier than a's streaming (t_a + interval_a, when a's edge to c is
+  // released) and handled after it (a split matmul streams first); every
+  // later step as above; so b releases c no earlier than a does, in an
+  // event handled after: a's edge is never the last to arrive nor the one
+  // that sets c's ready time. In the block-free matmul these are ~9 of the
+  // ~10 edges each streamed matmul released, 10% of a run's instructions
+  // (bench/README.md, early42). A path whose first edge is early would do
+  // too, but finding those takes a second set of bits, which cost
+  // Simulator::Create 15-35 M instructions more on the tutorial's matmuls
+  // and left out no more edges there.
   // The lowered program's edges repeat one another a great deal: 47-61% of
   // them are implied in the matmul and Mamba validation kernels (issue 25's
   // note), and the loop pays for every edge it handles.
@@ -660,28 +699,32 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
   size_t words = 1;
   while (words < kMaxWindowWords && words * 64 < span) words *= 2;
   if (words * 64 < span) words = kFarWindowWords;
+  // Early edges are looked at only where some may be implied: a matmul
+  // depends on a matmul, and every matmul is split.
+  const bool early_too = any_matmul_ && !any_unsplit_;
   std::vector<uint32_t> far;
   switch (words) {
     case 1:
-      WindowClosure<1>(kernel, dep_begin, early, keep, far);
+      WindowClosure<1>(kernel, dep_begin, early, early_too, keep, far);
       break;
     case 2:
-      WindowClosure<2>(kernel, dep_begin, early, keep, far);
+      WindowClosure<2>(kernel, dep_begin, early, early_too, keep, far);
       break;
     case 4:
-      WindowClosure<4>(kernel, dep_begin, early, keep, far);
+      WindowClosure<4>(kernel, dep_begin, early, early_too, keep, far);
       break;
     case 8:
-      WindowClosure<8>(kernel, dep_begin, early, keep, far);
+      WindowClosure<8>(kernel, dep_begin, early, early_too, keep, far);
       break;
     case 16:
-      WindowClosure<16>(kernel, dep_begin, early, keep, far);
+      WindowClosure<16>(kernel, dep_begin, early, early_too, keep, far);
       break;
     case 32:
-      WindowClosure<32>(kernel, dep_begin, early, keep, far);
+      WindowClosure<32>(kernel, dep_begin, early, early_too, keep, far);
       break;
     default:
-      WindowClosure<kMaxWindowWords>(kernel, dep_begin, early, keep, far);
+      WindowClosure<kMaxWindowWords>(kernel, dep_begin, early, early_too, keep,
+                                     far);
   }
   // The instructions with an edge longer than the window: the one-step
   // check for those edges.
@@ -706,7 +749,9 @@ std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
     }
     for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
       const uint32_t a = kernel.deps[d];
-      if (c - a > window && mark[a] == c && !early(a, c)) keep[d] = 0;
+      if (c - a > window && mark[a] == c && (early_too || !early(a, c))) {
+        keep[d] = 0;
+      }
     }
   }
   return keep;

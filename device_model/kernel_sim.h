@@ -138,7 +138,11 @@ class KernelSim {
   // part keeps the dependents' order, so each pushes in the same order.
   // Worked out once here rather than checked per edge and run.
   std::vector<uint32_t> rdeps_mid_;
+  // Some matmul's latency is below its issue interval (kUnsplit), and
+  // whether the kernel has any matmul (TimingEdges looks for implied
+  // edges between matmuls only where there are some, all split).
   bool any_unsplit_ = false;
+  bool any_matmul_ = false;
   // Transfers of one shape split the same way, and a kernel has few shapes
   // (every load of a tile loop is alike): each DMA instruction names its
   // shape, whose pieces are stored once. Storing pieces per instruction
