@@ -21,6 +21,7 @@
 #include "workloads/loading/spec_catalog.h"
 #include "workloads/loading/spec_parser.h"
 #include "workloads/lowering/lowering.h"
+#include "workloads/lowering/nki_lowering.h"
 #include "workloads/spec/nki_loops.h"
 
 namespace trn {
@@ -954,6 +955,14 @@ TEST(PartialTileTest, ALastTileAlongAFreeDimIsCostedAtItsRealSize) {
   EXPECT_EQ(exp_work, (std::vector<int64_t>{512, 488}));
   EXPECT_EQ(dma_bytes, (std::vector<int64_t>{128 * 512 * 4, 128 * 512 * 4,
                                              128 * 488 * 4, 128 * 488 * 4}));
+  // The shortcuts find the loop the free size follows once per op
+  // (OpFacts::partial_free_frame); the reference, PartialFree, per
+  // iteration.
+  lowering_internal::NkiLoweringOptions reference;
+  reference.shortcuts = false;
+  auto slow = lowering_internal::LowerNki(*spec, *profile, reference);
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  EXPECT_EQ(lowering_internal::ProgramDifference(*program, *slow), "");
 }
 
 // Issue 23: the suite states no depth and no engine its kernels' sources

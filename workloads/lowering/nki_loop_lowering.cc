@@ -89,6 +89,17 @@ NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
     plan.staged[prefetch[idx] ? 1 : 2].push_back(idx);
   }
   plan.facts.assign(loop.body.size(), nullptr);
+  plan.result_index = LoopResultIndex(loop);
+  for (const std::string& name : loop.results) {
+    plan.results.push_back(ids_.Of(name));
+  }
+  const size_t pos = chain_.size() - 1;
+  plan.outer = EnclosingSameDim(chain_, pos);
+  plan.extent =
+      spec_.FindTensor(loop.tensor)->shape[static_cast<size_t>(loop.dim)];
+  for (const NkiLoop* l : chain_) {
+    plan.no_reorder = plan.no_reorder || l->no_reorder;
+  }
   return plan;
 }
 
@@ -109,8 +120,11 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   const bool rotates = tiles.rotates;
   const int64_t run_id = ++runs_;
   chain_.push_back(&loop);
+  // What depends on the loop alone (and the chain around it, always the
+  // same): worked out on its first run.
+  LoopPlan& plan = PlanOf(loop);
   keep_all_.push_back(keep_all);
-  result_index_.push_back(LoopResultIndex(loop));
+  result_index_.push_back(plan.result_index);
   result_wait_.push_back(result_wait);
   result_out_.push_back(result_out);
   const size_t pos = chain_.size() - 1;
@@ -124,11 +138,9 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     builder_.Reserve(static_cast<size_t>(floor));
     chain_.push_back(&loop);
   }
-  const TensorDecl& tensor = *spec_.FindTensor(loop.tensor);
-  const int outer = EnclosingSameDim(chain_, pos);
-  const int64_t extent = outer >= 0
-                             ? frames_[static_cast<size_t>(outer)]->tile
-                             : tensor.shape[static_cast<size_t>(loop.dim)];
+  const int outer = plan.outer;
+  const int64_t extent =
+      outer >= 0 ? frames_[static_cast<size_t>(outer)]->tile : plan.extent;
   const int64_t step = loop.TileSize();
   const int64_t trips = (extent + step - 1) / step;
   // Each iteration emits at least one instruction per body op: refuse a
@@ -136,7 +148,6 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   // bad_alloc abort), also when it is nested.
   TRN_RETURN_IF_ERROR(CheckSize(
       spec_, builder_.size() + static_cast<size_t>(trips) * loop.body.size()));
-  LoopPlan& plan = PlanOf(loop);
   // Buffer rotation: with B tile sets, iteration i reuses the buffers of
   // iteration i - B and so waits for it to finish. A sequential range
   // (model 8) orders only what its iterations carry from one to the next,
@@ -151,16 +162,21 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
       keep_all ? std::max<int64_t>(trips, 1) : loop.buffers;
   // A no_reorder loop, or one nested in it, keeps the source's order: no
   // prefetch stage is issued ahead of the iteration before.
-  bool no_reorder = false;
-  for (const NkiLoop* l : chain_) no_reorder = no_reorder || l->no_reorder;
-  const bool pipelined = !keep_all && !no_reorder && loop.buffers >= 2 &&
+  const bool pipelined = !keep_all && !plan.no_reorder && loop.buffers >= 2 &&
                          trips >= 2 && plan.has_prefetch && plan.has_compute;
   // The iterations still read: iteration i waits for i - distance and
   // reads i - 1, so older ones are dropped as lowering moves on (all of
   // them at once took 30 MB at 100k tiles, more than the program). Each
   // is held by pointer, so that its address stays, and recycled when
   // dropped (NewIteration, Recycle).
-  std::deque<std::unique_ptr<Iteration>> live;
+  // A list per loop depth, kept for its room: a deque made per run (the
+  // fully optimized matmul's innermost loop runs 4,096 times) cost two
+  // allocations a run.
+  while (live_scratch_.size() <= pos) {
+    live_scratch_.push_back(
+        std::make_unique<std::deque<std::unique_ptr<Iteration>>>());
+  }
+  std::deque<std::unique_ptr<Iteration>>& live = *live_scratch_[pos];
   int64_t first_live = 0;  // the index of live.front()
   auto at = [&](int64_t i) -> Iteration& {
     return *live[static_cast<size_t>(i - first_live)];
@@ -188,7 +204,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
       it.gate = &entry;
       // Its buffers rotate over every run of the loop: the first
       // iterations of this run reuse those of the last runs.
-      const std::vector<Deps>& last = rotation_[&loop];
+      const std::vector<Deps>& last = plan.rotation;
       const int64_t back = distance - i;
       if (rotates && static_cast<int64_t>(last.size()) >= back) {
         const Deps& d = last[last.size() - static_cast<size_t>(back)];
@@ -255,8 +271,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   if (trips > 0) {
     const Iteration& last = *live.back();
     out.tile = last.result;
-    for (const std::string& name : loop.results) {
-      const TileId id = ids_.Of(name);
+    for (const TileId id : plan.results) {
       if (auto m = last.made.find(id); m != last.made.end()) {
         out.results.emplace_back(id, m->second);
       }
@@ -266,6 +281,8 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     // A block keeps every iteration (its distance is its trips), so none
     // has been released.
     out.slots = std::make_shared<BlockSlots>();
+    out.slots->made.reserve(live.size());
+    out.slots->sub.reserve(live.size());
     for (const std::unique_ptr<Iteration>& it : live) {
       out.slots->made.push_back(it->all);
       out.slots->sub.push_back(std::move(it->sub));
@@ -273,7 +290,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     out.slots->readers.resize(live.size());
   }
   if (rotates) {
-    std::vector<Deps>& last = rotation_[&loop];
+    std::vector<Deps>& last = plan.rotation;
     for (int64_t i = std::max<int64_t>(0, trips - distance); i < trips; ++i) {
       last.push_back(at(i).all);
     }
@@ -283,6 +300,7 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     }
   }
   for (std::unique_ptr<Iteration>& it : live) Recycle(std::move(it));
+  live.clear();
   chain_.pop_back();
   keep_all_.pop_back();
   result_index_.pop_back();

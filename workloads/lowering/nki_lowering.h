@@ -271,9 +271,15 @@ struct OpFacts {
   bool data_movement_only = false;
   bool psum = false;
   bool walks_partition_tiles = false;  // op.tile empty, loop walks them
+  bool reads_slots = false;            // some input is read by slot
+  // A loop op: how it holds its tiles (TilesOf), in a block or not, and
+  // whether its block is only ever read by slot (BlocksReadBySlot).
+  std::array<LoopTiles, 2> tiles_in;
+  bool by_slot = false;
   // Lowered by EmitSimple (with the shortcuts on): not a loop or a
   // reduction, no reload before it or spill after it, not hoisted, no
-  // slot or carried reads, no transpose inserted before it.
+  // carried reads, no transpose inserted before it, and no reads by slot
+  // when some block's slots are spilled.
   bool simple = false;
   CostKind cost = CostKind::kElementwise;
   NkiTile tile;  // ResolveNkiTileInChain: compute ops, sbuf_copy
@@ -299,6 +305,17 @@ struct OpFacts {
   std::vector<TileId> after;
   TileId mask = kNoTile;
   TileId indirect = kNoTile;
+  // For each of those read, the frames around (index in chain_, innermost
+  // first, below the op's own) that can make it (FramesMaking): the
+  // shortcuts' reads look only there. Searching every frame was a tenth
+  // of the fully optimized matmul's lowering (issue 42, lower42e).
+  std::vector<std::vector<uint32_t>> input_frames;
+  std::vector<std::vector<uint32_t>> after_frames;
+  std::vector<uint32_t> mask_frames;
+  std::vector<uint32_t> indirect_frames;
+  // The frame whose loop's tile the op's free size follows (PartialFree),
+  // -1 when none.
+  int partial_free_frame = -1;
   std::vector<TileId> carry;
   std::vector<int> carry_frame;
   // The terms of its slot indices: per input k, one per variable of
@@ -491,8 +508,27 @@ class NkiLowering {
   // Emit for an op OpFacts::simple takes, and its reads.
   absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,
                           OpFacts& facts);
-  const LoweredTile* ReadWhole(Iteration& it, TileId id, Deps& deps,
+  // `frames`: those that can make `id` (OpFacts::input_frames, ...).
+  const LoweredTile* ReadWhole(Iteration& it, TileId id,
+                               const std::vector<uint32_t>& frames, Deps& deps,
                                bool& local);
+  const LoweredTile* ReadSlots(Iteration& it, TileId id,
+                               const std::vector<uint32_t>& frames,
+                               const std::vector<SlotTerms>& terms, Deps& deps,
+                               bool& local);
+  std::vector<uint32_t> FramesMaking(const std::string& id) const;
+  // FindWithFrame below the op's own frame, looking only in `frames`
+  // (FramesMaking): the same tile and iteration, for EmitSimple's reads,
+  // whose op's own frame they look in first.
+  std::pair<const LoweredTile*, Iteration*> FindInFrames(
+      TileId id, const std::vector<uint32_t>& frames) const {
+    for (const uint32_t f : frames) {
+      if (auto it = frames_[f]->made.find(id); it != nullptr) {
+        return {&it->second, frames_[f]};
+      }
+    }
+    return {nullptr, nullptr};
+  }
 
   // Lowers op `idx` of `loop` in `it`; `facts` are its (FactsOf).
   absl::Status Emit(const NkiLoop& loop, Iteration& it, size_t idx,
@@ -533,9 +569,6 @@ class NkiLowering {
   KernelBuilder builder_;
   LoopChain chain_;
   std::vector<bool> keep_all_;  // parallel to chain_
-  // For each loop that rotates its own buffers, the `all` of its last
-  // iterations so far, over every run of it.
-  std::map<const NkiLoop*, std::vector<Deps>> rotation_;
   // The block loops only ever read slot by slot (BlocksReadBySlot), and
   // for each the slots of its last runs, over every run of the loop
   // around it, oldest first.
@@ -595,11 +628,22 @@ class NkiLowering {
   // of an iteration emits, in body order, all of them (stage -1), the
   // prefetch stage's (0) and the compute stage's (1); whether either stage
   // is empty; and the body ops' facts, each found on its first emission.
+  // Also its result's index (LoopResultIndex), the loop around over the
+  // same dim (EnclosingSameDim, -1: none) or else the extent of its
+  // tensor's dim, and whether it or one around it is no_reorder. And, for
+  // a loop that rotates its own buffers, the `all` of its last iterations
+  // so far, over every run of it.
   struct LoopPlan {
     std::array<std::vector<size_t>, 3> staged;
     bool has_prefetch = false;
     bool has_compute = false;
     std::vector<OpFacts*> facts;
+    int result_index = -1;
+    std::vector<TileId> results;  // loop.results as numbers
+    int outer = -1;
+    int64_t extent = 0;
+    bool no_reorder = false;
+    std::vector<Deps> rotation;
   };
   LoopPlan& PlanOf(const NkiLoop& loop);
   // By loop (nodes: a nested loop's plan is added while its loop's is held).
@@ -609,12 +653,18 @@ class NkiLowering {
   // heap: a nested loop holds a reference to its entry's while deeper ones
   // are added).
   std::vector<std::unique_ptr<Deps>> deps_scratch_;
-  // EmitSimple's tiles read (by the iteration that made them) and its
-  // inputs' tiles, kept for their room.
+  // EmitSimple's tiles read (by the iteration that made them), the slots
+  // it read (their level and slot), and its inputs' tiles, kept for their
+  // room.
   std::vector<std::pair<Iteration*, TileId>> reads_;
+  std::vector<std::pair<BlockSlots*, size_t>> slot_reads_;
   std::vector<const LoweredTile*> read_inputs_;
   // The spec's ids as numbers.
   IdTable ids_;
+  // Loop's iterations still read, by loop depth (each on the heap: a
+  // nested loop's list is added while its loop's is held).
+  std::vector<std::unique_ptr<std::deque<std::unique_ptr<Iteration>>>>
+      live_scratch_;
   // Iterations released by Loop, reset (Recycle), for NewIteration.
   std::vector<std::unique_ptr<Iteration>> spare_;
 };

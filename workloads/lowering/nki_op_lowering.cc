@@ -57,6 +57,28 @@ void NkiLowering::KeepHoisted(const NkiOp& op, const HoistDecision& h,
   kept.tiles[*key] = made;
 }
 
+// The frames around the op being lowered (below chain_.back(), innermost
+// first) whose body can make `id`: an op of it of that id, or a loop of
+// it with `id` among its results, the only ways a tile gets into an
+// iteration's `made`. The others never hold it, so FindWithFrame's scan
+// of them is skipped.
+std::vector<uint32_t> NkiLowering::FramesMaking(const std::string& id) const {
+  std::vector<uint32_t> out;
+  for (size_t f = chain_.size() - 1; f-- > 0;) {
+    const bool makes = std::any_of(
+        chain_[f]->body.begin(), chain_[f]->body.end(), [&](const NkiOp& op) {
+          if (op.id == id) return true;
+          return std::any_of(
+              op.loop.begin(), op.loop.end(), [&](const NkiLoop& l) {
+                return std::find(l.results.begin(), l.results.end(), id) !=
+                       l.results.end();
+              });
+        });
+    if (makes) out.push_back(static_cast<uint32_t>(f));
+  }
+  return out;
+}
+
 OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   auto [at, added] = facts_.try_emplace(&op);
   OpFacts& f = at->second;
@@ -70,6 +92,10 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   f.data_movement_only = IsDataMovementOnly(op);
   f.psum = op.buffer == "psum";
   f.walks_partition_tiles = op.tile.empty() && loop.WalksPartitionTiles();
+  if (f.is_loop) {
+    f.tiles_in = {TilesOf(op, false), TilesOf(op, true)};
+    f.by_slot = by_slot_.count(&op) != 0;
+  }
   if (k == "tensor_tensor" || k == "tensor_tensor_scan" || k == "select") {
     f.cost = CostKind::kStream2;
   } else if (k == "tensor_reduce" || k == "bn_stats") {
@@ -126,18 +152,41 @@ OpFacts& NkiLowering::FactsOf(const NkiLoop& loop, const NkiOp& op) {
   if (auto h = hoisted_.find(op.json_path); h != hoisted_.end()) {
     f.hoist = h->second;
   }
+  // A read by slot is simple unless some block of the kernel spills its
+  // slots (a read of a spilled slot reloads it first, which only Emit
+  // does): with none spilled, no slot has a save (SpillSlots).
+  f.reads_slots = std::any_of(
+      op.input_slots.begin(), op.input_slots.end(),
+      [](const std::vector<std::string>& vars) { return !vars.empty(); });
   f.simple = !f.is_loop && !f.is_reduction && f.reload_before == nullptr &&
              f.spill_after == nullptr && f.slot_spill == nullptr &&
              f.hoist == nullptr && op.carry.empty() && !op.insert_transpose &&
-             std::all_of(op.input_slots.begin(), op.input_slots.end(),
-                         [](const std::vector<std::string>& vars) {
-                           return vars.empty();
-                         });
+             (slot_spill_.empty() || !f.reads_slots);
   f.id = ids_.Of(op.id);
-  for (const std::string& in : op.inputs) f.inputs.push_back(ids_.Of(in));
-  for (const std::string& a : op.after) f.after.push_back(ids_.Of(a));
-  if (!op.mask.empty()) f.mask = ids_.Of(op.mask);
-  if (!op.indirect.empty()) f.indirect = ids_.Of(op.indirect);
+  for (const std::string& in : op.inputs) {
+    f.inputs.push_back(ids_.Of(in));
+    f.input_frames.push_back(FramesMaking(in));
+  }
+  for (const std::string& a : op.after) {
+    f.after.push_back(ids_.Of(a));
+    f.after_frames.push_back(FramesMaking(a));
+  }
+  if (!op.mask.empty()) {
+    f.mask = ids_.Of(op.mask);
+    f.mask_frames = FramesMaking(op.mask);
+  }
+  if (!op.indirect.empty()) {
+    f.indirect = ids_.Of(op.indirect);
+    f.indirect_frames = FramesMaking(op.indirect);
+  }
+  // The loop around over whose tile a free size of op.tile's follows
+  // (PartialFree).
+  for (size_t in = chain_.size(); in-- > 0;) {
+    const NkiLoop& l = *chain_[in];
+    if (l.dim < 1 || l.step <= 0 || l.step != f.tile.free) continue;
+    f.partial_free_frame = static_cast<int>(in);
+    break;
+  }
   for (const std::string& c : op.carry) {
     f.carry.push_back(ids_.Of(c));
     int frame = -1;
@@ -420,14 +469,13 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   // the one that waits for the iteration's buffers. A nested loop whose
   // tiles are its own (RotatesOwnBuffers) waits for its own instead.
   const LoopTiles tiles =
-      facts.is_loop ? TilesOf(op, keep_all_.back()) : LoopTiles{};
+      facts.is_loop ? facts.tiles_in[keep_all_.back() ? 1 : 0] : LoopTiles{};
   // A block that is only ever read slot by slot refills each slot once
   // that slot's readers in the run `copies` before are done, not once
   // that whole iteration is: it waits for what the loop around it was
   // entered with instead of the iteration's buffers.
   const bool refill_by_slot = facts.is_loop && !op.id.empty() &&
-                              tiles.keep_all && it.copies > 0 &&
-                              by_slot_.count(&op) != 0;
+                              tiles.keep_all && it.copies > 0 && facts.by_slot;
   // A loop without an id that fills a slot of such a block is one level
   // of it: it keeps its slots for the readers and refills slot by slot
   // with it.
@@ -621,10 +669,14 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
 
 // Emit's short path, for an op OpFacts::simple takes: what Emit does for
 // it, step for step in the same order, without the steps such an op never
-// takes (reloads, slots, carried tiles, nested loops, hoisted loads, an
-// inserted transpose, a spill) and with its inputs looked up once for its
-// dependencies and its cost. Emit with NkiLoweringOptions::shortcuts off
-// is the reference it is held to (LoweringShortcutsTest).
+// takes (reloads, spilled slots, carried tiles, nested loops, hoisted
+// loads, an inserted transpose, a spill) and with its inputs looked up
+// once for its dependencies and its cost. Its reads by slot (a matmul's
+// lhsT_tiles[bk] in the tutorial's fully optimized kernel, most of its
+// instructions) came this way in lower42e: through Emit they cost twice
+// as much, its closure, lists and tiles made per op. Emit with
+// NkiLoweringOptions::shortcuts off is the reference it is held to
+// (LoweringShortcutsTest).
 absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
                                      size_t idx, OpFacts& facts) {
   const NkiOp& op = loop.body[idx];
@@ -636,12 +688,33 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   reads_.clear();
   read_inputs_.clear();
   bool local = false;
-  for (const TileId id : facts.inputs) {
-    read_inputs_.push_back(ReadWhole(it, id, deps, local));
+  if (facts.reads_slots) {
+    slot_reads_.clear();
+    for (size_t k = 0; k < facts.inputs.size(); ++k) {
+      const TileId id = facts.inputs[k];
+      const std::vector<uint32_t>& frames = facts.input_frames[k];
+      read_inputs_.push_back(k < facts.input_slot_terms.size() &&
+                                     !facts.input_slot_terms[k].empty()
+                                 ? ReadSlots(it, id, frames,
+                                             facts.input_slot_terms[k], deps,
+                                             local)
+                                 : ReadWhole(it, id, frames, deps, local));
+    }
+  } else {
+    for (size_t k = 0; k < facts.inputs.size(); ++k) {
+      read_inputs_.push_back(
+          ReadWhole(it, facts.inputs[k], facts.input_frames[k], deps, local));
+    }
   }
-  for (const TileId id : facts.after) ReadWhole(it, id, deps, local);
-  if (facts.mask != kNoTile) ReadWhole(it, facts.mask, deps, local);
-  if (facts.indirect != kNoTile) ReadWhole(it, facts.indirect, deps, local);
+  for (size_t k = 0; k < facts.after.size(); ++k) {
+    ReadWhole(it, facts.after[k], facts.after_frames[k], deps, local);
+  }
+  if (facts.mask != kNoTile) {
+    ReadWhole(it, facts.mask, facts.mask_frames, deps, local);
+  }
+  if (facts.indirect != kNoTile) {
+    ReadWhole(it, facts.indirect, facts.indirect_frames, deps, local);
+  }
   if (it.reuse != nullptr) {
     if (!op.id.empty()) {
       if (auto r = it.reuse->readers.find(facts.id); r != nullptr) {
@@ -685,7 +758,13 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     const NkiTile& tile = facts.tile;
     const int64_t tile_p =
         facts.walks_partition_tiles ? it.tile : tile.partitions;
-    const int64_t tile_f = PartialFree(tile.free);
+    // PartialFree's, its loop found once.
+    const int64_t tile_f =
+        facts.partial_free_frame < 0
+            ? tile.free
+            : std::min(
+                  tile.free,
+                  frames_[static_cast<size_t>(facts.partial_free_frame)]->tile);
     DType cost_dtype = tile.dtype;
     int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
     const ComputeCost cost =
@@ -717,6 +796,11 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
       f->second->readers.push_back(instr);
     }
     if (frame->track_readers) frame->readers[id].push_back(instr);
+  }
+  if (facts.reads_slots) {
+    for (const auto& [slots, j] : slot_reads_) {
+      slots->readers[j].push_back(instr);
+    }
   }
   it.all.push_back(instr);
   if (result) {
@@ -756,20 +840,58 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
 // A tile of `id` read whole by EmitSimple's op in `it`: from `it` (then
 // `local`) or the nearest body around that made it, as Emit's reads find
 // it. Its instructions go to `deps`, the read to reads_. nullptr: none.
-const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id, Deps& deps,
-                                          bool& local) {
+const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id,
+                                          const std::vector<uint32_t>& frames,
+                                          Deps& deps, bool& local) {
   const LoweredTile* t = nullptr;
   Iteration* frame = &it;
   if (auto m = it.made.find(id); m != nullptr) {
     local = true;
     t = &m->second;
   } else {
-    std::tie(t, frame) = FindWithFrame(id);
+    std::tie(t, frame) = FindInFrames(id, frames);
     if (t == nullptr) return nullptr;
   }
   reads_.emplace_back(frame, id);
   if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
   Append(deps, t->deps);
+  return t;
+}
+
+// A block of `id` read by EmitSimple's op slot by slot, `terms` one per
+// level, as Emit's reads of it do (no slot of the kernel spilled): the
+// tile found as ReadWhole finds it, the instructions of the slot it picks
+// to `deps` (the whole tile's when a level is missing or too short: a
+// partial tile), the read to reads_ and the slot read to slot_reads_.
+const LoweredTile* NkiLowering::ReadSlots(Iteration& it, TileId id,
+                                          const std::vector<uint32_t>& frames,
+                                          const std::vector<SlotTerms>& terms,
+                                          Deps& deps, bool& local) {
+  const LoweredTile* t = nullptr;
+  Iteration* frame = &it;
+  if (auto m = it.made.find(id); m != nullptr) {
+    local = true;
+    t = &m->second;
+  } else {
+    std::tie(t, frame) = FindInFrames(id, frames);
+    if (t == nullptr) return nullptr;
+  }
+  reads_.emplace_back(frame, id);
+  if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
+  const Deps* d = &t->deps;
+  BlockSlots* leaf = nullptr;
+  size_t leaf_slot = 0;
+  BlockSlots* level = t->slots.get();
+  for (const SlotTerms& term : terms) {
+    const std::optional<size_t> slot = SlotOf(term);
+    if (level == nullptr || !slot || *slot >= level->made.size()) break;
+    d = &level->made[*slot];
+    leaf = level;
+    leaf_slot = *slot;
+    level = level->sub[*slot].get();
+  }
+  Append(deps, *d);
+  if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
   return t;
 }
 
