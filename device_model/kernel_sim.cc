@@ -232,8 +232,9 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       policy_(&policy),
       group_shares_(options.group_shares) {
   const size_t n = kernel.instrs.size();
-  shape_of_.assign(n, 0);
-  dma_draw_.assign(n, 0);
+  // Written in full below (NoFillAllocator).
+  shape_of_.resize(n);
+  dma_draw_.resize(n);
   shape_begin_.assign(1, 0);
   // What SplitTransfer reads of an instruction.
   using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool, bool, bool>;
@@ -243,12 +244,13 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // A DMA instruction's queue: one per DMA statement of the program (its
   // opcode, what it moves and its source line), see queue_of_.
   std::map<std::tuple<uint32_t, uint32_t, int32_t>, uint32_t> queues;
-  queue_of_.assign(n, 0);
+  queue_of_.resize(n);
   hot_.resize(n);
   // Each instruction's dependencies, for the passes below: reading an
   // instruction back from the program rebuilds all of it (InstructionList),
   // and TimingEdges reads one per dependency.
-  std::vector<uint32_t> dep_begin(n + 1, 0);
+  UnfilledVector<uint32_t> dep_begin(n + 1);
+  dep_begin[0] = 0;
   // About the longest edge in program order (of each instruction's first
   // and last dependency; TimingEdges sizes its window by it).
   size_t span = 0;
@@ -340,7 +342,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       span = std::max<size_t>(span, i - std::min(kernel.deps[deps_begin],
                                                  kernel.deps[deps_end - 1]));
     }
-    hot_[i] = {deps_end - deps_begin, info.unit, info.matmul};
+    hot_[i] = {deps_end - deps_begin, info.unit, info.matmul, false, 0};
     shape_of_[i] = info.shape;
     if (info.unit == kDmaUnit) {
       if (deps_begin == deps_end) {
@@ -348,6 +350,9 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       }
       dma_draw_[i] = ++dma_count_;
       queue_of_[i] = info.queue;
+    } else {
+      dma_draw_[i] = 0;
+      queue_of_[i] = 0;
     }
   }
   forward_ = profile.cost.dependency_sync_us >= 0;
@@ -392,7 +397,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     }
   }
   for (size_t i = 2; i < n + 2; ++i) rb[i] += rb[i - 1];
-  rdeps_.resize(rb[n + 1]);
+  rdeps_.resize(rb[n + 1]);  // each entry filled below
   for (size_t i = 0; i < n; ++i) {
     for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
       if (keep[d]) rdeps_[rb[kernel.deps[d] + 1]++] = static_cast<uint32_t>(i);
@@ -520,8 +525,9 @@ inline void MoveWords(uint64_t* __restrict u, const uint64_t* __restrict r) {
 // c's lowest word stay as R(b) had them: each a real path, and never read
 // (an edge that long is not looked up in the bits).
 template <size_t kWords, typename Early>
-void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
-                   Early early, bool early_too, std::vector<char>& keep,
+void WindowClosure(const Kernel& kernel,
+                   const UnfilledVector<uint32_t>& dep_begin, Early early,
+                   bool early_too, std::vector<char>& keep,
                    std::vector<uint32_t>& far) {
   constexpr size_t kWindow = 64 * kWords;
   constexpr size_t kSpan = kWords + 2;
@@ -642,10 +648,9 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
 
 }  // namespace
 
-std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
-                                         const DeviceProfile& profile,
-                                         const std::vector<uint32_t>& dep_begin,
-                                         size_t span) const {
+std::vector<char> KernelSim::TimingEdges(
+    const Kernel& kernel, const DeviceProfile& profile,
+    const UnfilledVector<uint32_t>& dep_begin, size_t span) const {
   std::vector<char> keep(kernel.deps.size(), 1);
   // The argument below needs time to run forward: no negative hand-off,
   // issue interval or latency (a profile may set anything).
