@@ -389,18 +389,6 @@ TEST(GroupedSharesTest, AGroupAloneGetsTheRateOfItsOwnCount) {
   ExpectSameRun(k, p, 0.0, 1);
 }
 
-// A load of a [128, bytes / 128] tile: 128 partitions, a row each.
-Instruction TileLoad(Kernel& k, int64_t bytes) {
-  Instruction load;
-  load.kind = InstrKind::kDma;
-  load.opcode = k.Intern("dma_load");
-  load.label = k.Intern("tile");
-  load.partitions = 128;
-  load.aux = 128;
-  load.work = bytes;
-  return load;
-}
-
 // The exp kernel's tiles: every transfer is sixteen alike shares on idle
 // engines, the case grouping is for.
 TEST(GroupedSharesTest, TiledTransfersOnTrn1) {
@@ -410,7 +398,7 @@ TEST(GroupedSharesTest, TiledTransfersOnTrn1) {
   Kernel k;
   uint32_t prev = 0;
   for (int tile = 0; tile < 50; ++tile) {
-    const Instruction load = TileLoad(k, 128 * 2048);
+    const Instruction load = testing::TileLoad(k, 128 * 2048);
     const uint32_t l =
         tile == 0 ? k.Add(load, {}) : k.Add(load, std::vector<uint32_t>{prev});
     Instruction exp;
@@ -449,7 +437,8 @@ TEST(GroupedSharesTest, QueuedTileLoopsOnTrn1) {
     Kernel k;
     uint32_t last_load = 0;
     for (int tile = 0; tile < 40; ++tile) {
-      Instruction load = TileLoad(k, 128 * (tile % 5 == 4 ? 512 : 2048));
+      Instruction load =
+          testing::TileLoad(k, 128 * (tile % 5 == 4 ? 512 : 2048));
       load.source_line = tile % statements;
       // All ready at once, but every tenth after the one before: the
       // queues drain and fill again.

@@ -319,14 +319,7 @@ TEST(ImpliedEdgesTest, AMatmulWhoseEarlyEdgesAreLeftOutStillStreams) {
   for (int64_t bytes = 100003; bytes < 100003 + 8 * 7919; bytes += 7919) {
     SCOPED_TRACE(::testing::Message() << bytes << " bytes");
     Kernel k;
-    Instruction dma;
-    dma.kind = InstrKind::kDma;
-    dma.opcode = k.Intern("dma");
-    dma.label = k.Intern("t");
-    dma.partitions = 128;
-    dma.aux = 128;
-    dma.work = bytes;
-    k.Add(dma, {});
+    k.Add(testing::TileLoad(k, bytes), {});
     const Instruction mm = Op(k, Engine::kTensor, CostRule::kMatmul);
     const uint32_t m1 = k.Add(mm, {});
     const uint32_t b = k.Add(Op(k, Engine::kVector, CostRule::kStream), {m1});

@@ -102,6 +102,18 @@ inline void SetRandomCompute(Kernel& k, CounterRng& rng, bool matmul,
   }
 }
 
+// A load of a [128, bytes / 128] tile: 128 partitions, a row each.
+inline Instruction TileLoad(Kernel& k, int64_t bytes) {
+  Instruction load;
+  load.kind = InstrKind::kDma;
+  load.opcode = k.Intern("dma_load");
+  load.label = k.Intern("tile");
+  load.partitions = 128;
+  load.aux = 128;
+  load.work = bytes;
+  return load;
+}
+
 }  // namespace trn::testing
 
 #endif  // TRNBENCH_TESTS_DEVICE_MODEL_SIM_TEST_UTIL_H_

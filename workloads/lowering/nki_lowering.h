@@ -509,6 +509,11 @@ class NkiLowering {
   absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,
                           OpFacts& facts);
   // `frames`: those that can make `id` (OpFacts::input_frames, ...).
+  // Inline in both: a call cost the fully optimized matmul's lowering
+  // 2% (callgrind, 75.7 -> 77.5 M).
+  inline __attribute__((always_inline)) const LoweredTile* FindRead(
+      Iteration& it, TileId id, const std::vector<uint32_t>& frames,
+      bool& local);
   const LoweredTile* ReadWhole(Iteration& it, TileId id,
                                const std::vector<uint32_t>& frames, Deps& deps,
                                bool& local);

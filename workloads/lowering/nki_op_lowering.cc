@@ -837,12 +837,12 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   return CheckSize(spec_, builder_.size());
 }
 
-// A tile of `id` read whole by EmitSimple's op in `it`: from `it` (then
-// `local`) or the nearest body around that made it, as Emit's reads find
-// it. Its instructions go to `deps`, the read to reads_. nullptr: none.
-const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id,
-                                          const std::vector<uint32_t>& frames,
-                                          Deps& deps, bool& local) {
+// The tile of `id` EmitSimple's op in `it` reads: from `it` (then `local`)
+// or the nearest body around that made it (of `frames`), as Emit's reads
+// find it; the read goes to reads_. nullptr: none.
+inline const LoweredTile* NkiLowering::FindRead(
+    Iteration& it, TileId id, const std::vector<uint32_t>& frames,
+    bool& local) {
   const LoweredTile* t = nullptr;
   Iteration* frame = &it;
   if (auto m = it.made.find(id); m != nullptr) {
@@ -854,30 +854,30 @@ const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id,
   }
   reads_.emplace_back(frame, id);
   if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
-  Append(deps, t->deps);
+  return t;
+}
+
+// A tile of `id` read whole by EmitSimple's op (FindRead): its
+// instructions go to `deps`.
+const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id,
+                                          const std::vector<uint32_t>& frames,
+                                          Deps& deps, bool& local) {
+  const LoweredTile* t = FindRead(it, id, frames, local);
+  if (t != nullptr) Append(deps, t->deps);
   return t;
 }
 
 // A block of `id` read by EmitSimple's op slot by slot, `terms` one per
 // level, as Emit's reads of it do (no slot of the kernel spilled): the
-// tile found as ReadWhole finds it, the instructions of the slot it picks
-// to `deps` (the whole tile's when a level is missing or too short: a
-// partial tile), the read to reads_ and the slot read to slot_reads_.
+// tile FindRead finds, the instructions of the slot it picks to `deps`
+// (the whole tile's when a level is missing or too short: a partial
+// tile), and the slot read to slot_reads_.
 const LoweredTile* NkiLowering::ReadSlots(Iteration& it, TileId id,
                                           const std::vector<uint32_t>& frames,
                                           const std::vector<SlotTerms>& terms,
                                           Deps& deps, bool& local) {
-  const LoweredTile* t = nullptr;
-  Iteration* frame = &it;
-  if (auto m = it.made.find(id); m != nullptr) {
-    local = true;
-    t = &m->second;
-  } else {
-    std::tie(t, frame) = FindInFrames(id, frames);
-    if (t == nullptr) return nullptr;
-  }
-  reads_.emplace_back(frame, id);
-  if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
+  const LoweredTile* t = FindRead(it, id, frames, local);
+  if (t == nullptr) return nullptr;
   const Deps* d = &t->deps;
   BlockSlots* leaf = nullptr;
   size_t leaf_slot = 0;
