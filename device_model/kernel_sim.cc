@@ -232,8 +232,9 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       policy_(&policy),
       group_shares_(options.group_shares) {
   const size_t n = kernel.instrs.size();
-  shape_of_.assign(n, 0);
-  dma_draw_.assign(n, 0);
+  // Written in full below (NoFillAllocator).
+  shape_of_.resize(n);
+  dma_draw_.resize(n);
   shape_begin_.assign(1, 0);
   // What SplitTransfer reads of an instruction.
   using Shape = std::tuple<int32_t, int64_t, int64_t, bool, bool, bool, bool>;
@@ -243,23 +244,30 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // A DMA instruction's queue: one per DMA statement of the program (its
   // opcode, what it moves and its source line), see queue_of_.
   std::map<std::tuple<uint32_t, uint32_t, int32_t>, uint32_t> queues;
-  queue_of_.assign(n, 0);
-  std::vector<uint32_t> rdeg(n + 1, 0);
+  queue_of_.resize(n);
   hot_.resize(n);
   // Each instruction's dependencies, for the passes below: reading an
   // instruction back from the program rebuilds all of it (InstructionList),
   // and TimingEdges reads one per dependency.
-  std::vector<uint32_t> dep_begin(n + 1, 0);
+  UnfilledVector<uint32_t> dep_begin(n + 1);
+  dep_begin[0] = 0;
   // About the longest edge in program order (of each instruction's first
   // and last dependency; TimingEdges sizes its window by it).
   size_t span = 0;
   // Per form of the kernel (InstructionList::FormOf): its timing (compute)
-  // or shape (DMA), and its queue (DMA), worked out when the form first
-  // appears; kUnseen until then. Ids are given in the order keys first
-  // appear in program order, as when every instruction was looked up.
-  constexpr uint32_t kUnseen = 0xffffffffu;
-  std::vector<uint32_t> form_shape(kernel.instrs.forms(), kUnseen);
-  std::vector<uint32_t> form_queue(kernel.instrs.forms(), kUnseen);
+  // or shape (DMA), and its queue (DMA), worked out form by form before
+  // the instructions. Forms are numbered in the order they first appear
+  // and every form is some instruction's, so ids are given in the order
+  // keys first appear in program order, as when every instruction was
+  // looked up; and the per-instruction pass reads 12 bytes of a form, not
+  // the fields of its Instruction.
+  struct FormInfo {
+    uint32_t shape;  // shape_of_
+    uint32_t queue;  // queue_of_ (DMA)
+    uint8_t unit;    // Hot::unit
+    bool matmul;     // Hot::matmul
+  };
+  std::vector<FormInfo> form_info(kernel.instrs.forms());
   // A DMA form's shape: how SplitTransfer splits it, stored once per
   // distinct shape.
   auto shape_id = [&](const Instruction& in) {
@@ -296,9 +304,36 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     }
     return it->second;
   };
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t f = kernel.instrs.FormOf(i);
+  for (uint32_t f = 0; f < form_info.size(); ++f) {
     const Instruction& in = kernel.instrs.Form(f);
+    FormInfo& info = form_info[f];
+    if (in.kind == InstrKind::kCompute) {
+      const InstructionTiming tm = ComputeTiming(in, profile);
+      auto [it, added] =
+          timing_ids.try_emplace({std::bit_cast<uint64_t>(tm.interval_us),
+                                  std::bit_cast<uint64_t>(tm.latency_us),
+                                  std::bit_cast<uint64_t>(tm.active_us)},
+                                 static_cast<uint32_t>(timings_.size()));
+      if (added) timings_.push_back(tm);
+      info = {it->second, 0, static_cast<uint8_t>(in.engine),
+              in.rule == CostRule::kMatmul};
+      // A matmul's form: whether it streams before it completes (see
+      // rdeps_mid_ below, and TimingEdges).
+      if (in.rule == CostRule::kMatmul) {
+        any_matmul_ = true;
+        any_unsplit_ = any_unsplit_ || !(tm.interval_us <= tm.latency_us);
+      }
+    } else {
+      const uint32_t queue =
+          queues
+              .try_emplace({in.opcode, in.label, in.source_line},
+                           static_cast<uint32_t>(queues.size()))
+              .first->second;
+      info = {shape_id(in), queue, kDmaUnit, false};
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const FormInfo& info = form_info[kernel.instrs.FormOf(i)];
     const uint32_t deps_begin = kernel.instrs.DepsBegin(i);
     const uint32_t deps_end = kernel.instrs.DepsEnd(i);
     dep_begin[i] = deps_begin;
@@ -307,42 +342,17 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       span = std::max<size_t>(span, i - std::min(kernel.deps[deps_begin],
                                                  kernel.deps[deps_end - 1]));
     }
-    hot_[i] = {deps_end - deps_begin,
-               in.kind == InstrKind::kCompute ? static_cast<uint8_t>(in.engine)
-                                              : kDmaUnit,
-               in.kind == InstrKind::kCompute && in.rule == CostRule::kMatmul};
-    if (in.kind == InstrKind::kDma && deps_begin == deps_end) {
-      initial_dma_.push_back(static_cast<uint32_t>(i));
-    }
-    if (in.kind == InstrKind::kCompute) {
-      if (form_shape[f] == kUnseen) {
-        const InstructionTiming tm = ComputeTiming(in, profile);
-        auto [it, added] =
-            timing_ids.try_emplace({std::bit_cast<uint64_t>(tm.interval_us),
-                                    std::bit_cast<uint64_t>(tm.latency_us),
-                                    std::bit_cast<uint64_t>(tm.active_us)},
-                                   static_cast<uint32_t>(timings_.size()));
-        if (added) timings_.push_back(tm);
-        form_shape[f] = it->second;
-        // A matmul's form: whether it streams before it completes (see
-        // rdeps_mid_ below, and TimingEdges).
-        if (in.rule == CostRule::kMatmul) {
-          any_matmul_ = true;
-          any_unsplit_ = any_unsplit_ || !(tm.interval_us <= tm.latency_us);
-        }
+    hot_[i] = {deps_end - deps_begin, info.unit, info.matmul, false, 0};
+    shape_of_[i] = info.shape;
+    if (info.unit == kDmaUnit) {
+      if (deps_begin == deps_end) {
+        initial_dma_.push_back(static_cast<uint32_t>(i));
       }
-      shape_of_[i] = form_shape[f];
-    } else {
       dma_draw_[i] = ++dma_count_;
-      if (form_queue[f] == kUnseen) {
-        form_queue[f] = queues
-                            .try_emplace({in.opcode, in.label, in.source_line},
-                                         static_cast<uint32_t>(queues.size()))
-                            .first->second;
-      }
-      queue_of_[i] = form_queue[f];
-      if (form_shape[f] == kUnseen) form_shape[f] = shape_id(in);
-      shape_of_[i] = form_shape[f];
+      queue_of_[i] = info.queue;
+    } else {
+      dma_draw_[i] = 0;
+      queue_of_[i] = 0;
     }
   }
   forward_ = profile.cost.dependency_sync_us >= 0;
@@ -356,53 +366,57 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // `matmul` below: marked on every edge a matmul left out (only a
   // matmul's mark is read).
   std::vector<char> left_early(any_matmul_ ? n : 0, 0);
+  // rdeps_begin_ built in place, shifted one entry up: a's count in entry
+  // a + 2, so that after the prefix sum entry a + 1 is where a's
+  // dependents start, and filling them moves it to where a + 1's start.
+  // No copy of the counts for the fill (it was two passes over them).
+  rdeps_begin_.assign(n + 2, 0);
+  uint32_t* rb = rdeps_begin_.data();
   for (size_t i = 0; i < n; ++i) {
+    // An instruction whose result an instruction of its own engine reads
+    // keeps the engine active for its whole latency (the architecture
+    // guide's static instruction overhead of dependent back-to-back
+    // instructions); any other, for its interval and tensor access. Over
+    // every edge, kept or not: marked in the same walk over them.
+    const uint8_t unit = hot_[i].unit;
+    const bool matmul = hot_[i].matmul;
     uint32_t kept = 0;
     for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
+      const uint32_t a = kernel.deps[d];
+      if (unit != kDmaUnit && hot_[a].unit == unit) hot_[a].drain = true;
       if (!keep[d]) {
-        if (hot_[i].matmul) left_early[kernel.deps[d]] = 1;
+        if (matmul) left_early[a] = 1;
         continue;
       }
       ++kept;
-      ++rdeg[kernel.deps[d] + 1];
+      ++rb[a + 2];
     }
     hot_[i].deps = kept;
-    if (kept == 0 && hot_[i].unit != kDmaUnit) {
+    if (kept == 0 && unit != kDmaUnit) {
       initial_compute_.push_back(static_cast<uint32_t>(i));
     }
   }
-  // An instruction whose result an instruction of its own engine reads
-  // keeps the engine active for its whole latency (the architecture
-  // guide's static instruction overhead of dependent back-to-back
-  // instructions); any other, for its interval and tensor access.
-  for (size_t i = 0; i < n; ++i) {
-    if (hot_[i].unit == kDmaUnit) continue;
-    for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
-      Hot& h = hot_[kernel.deps[d]];
-      if (h.unit == hot_[i].unit) h.drain = true;
-    }
-  }
-  for (size_t i = 0; i < n; ++i) rdeg[i + 1] += rdeg[i];
-  rdeps_begin_ = rdeg;
-  rdeps_.resize(rdeg[n]);
-  std::vector<uint32_t> fill(rdeg.begin(), rdeg.end() - 1);
+  for (size_t i = 2; i < n + 2; ++i) rb[i] += rb[i - 1];
+  rdeps_.resize(rb[n + 1]);  // each entry filled below
   for (size_t i = 0; i < n; ++i) {
     for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
-      if (keep[d]) rdeps_[fill[kernel.deps[d]]++] = static_cast<uint32_t>(i);
+      if (keep[d]) rdeps_[rb[kernel.deps[d] + 1]++] = static_cast<uint32_t>(i);
     }
   }
+  rdeps_begin_.pop_back();
   // A matmul streams at its issue interval and completes at its latency,
   // both from its start: when the interval is not the later, its
   // streaming is handled first (an earlier time, or the same time and
   // pushed first or handled first in one kIssueEnd), so by its
   // completion its edges to matmuls are all released, in every run.
-  rdeps_mid_.resize(n);
+  // All but a split matmul's dependents wait for its completion: set by
+  // one copy, and only the matmuls' moved below.
+  rdeps_mid_.assign(rdeps_begin_.begin(), rdeps_begin_.end() - 1);
   std::vector<uint32_t> later;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; any_matmul_ && i < n; ++i) {
+    if (!hot_[i].matmul) continue;
     const uint32_t b = rdeps_begin_[i];
     const uint32_t e = rdeps_begin_[i + 1];
-    rdeps_mid_[i] = b;
-    if (!hot_[i].matmul) continue;
     const InstructionTiming& tm = timings_[shape_of_[i]];
     if (!(tm.interval_us <= tm.latency_us)) {
       hot_[i].special = kUnsplit;
@@ -428,7 +442,8 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // matmuls were all implied (TimingEdges) still pushes it, an event that
   // releases nothing: without it the DMA steps of a run with and without
   // implied edges would differ, and so their rounding.
-  if (!any_unsplit_) {
+  // (Without a matmul there is no `matmul` to clear.)
+  if (any_matmul_ && !any_unsplit_) {
     for (size_t i = 0; i < n; ++i) {
       if (rdeps_mid_[i] == rdeps_begin_[i] &&
           !(hot_[i].matmul && left_early[i])) {
@@ -510,8 +525,9 @@ inline void MoveWords(uint64_t* __restrict u, const uint64_t* __restrict r) {
 // c's lowest word stay as R(b) had them: each a real path, and never read
 // (an edge that long is not looked up in the bits).
 template <size_t kWords, typename Early>
-void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
-                   Early early, bool early_too, std::vector<char>& keep,
+void WindowClosure(const Kernel& kernel,
+                   const UnfilledVector<uint32_t>& dep_begin, Early early,
+                   bool early_too, std::vector<char>& keep,
                    std::vector<uint32_t>& far) {
   constexpr size_t kWindow = 64 * kWords;
   constexpr size_t kSpan = kWords + 2;
@@ -632,10 +648,9 @@ void WindowClosure(const Kernel& kernel, const std::vector<uint32_t>& dep_begin,
 
 }  // namespace
 
-std::vector<char> KernelSim::TimingEdges(const Kernel& kernel,
-                                         const DeviceProfile& profile,
-                                         const std::vector<uint32_t>& dep_begin,
-                                         size_t span) const {
+std::vector<char> KernelSim::TimingEdges(
+    const Kernel& kernel, const DeviceProfile& profile,
+    const UnfilledVector<uint32_t>& dep_begin, size_t span) const {
   std::vector<char> keep(kernel.deps.size(), 1);
   // The argument below needs time to run forward: no negative hand-off,
   // issue interval or latency (a profile may set anything).

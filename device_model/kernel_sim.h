@@ -13,6 +13,9 @@
 #define TRNBENCH_DEVICE_MODEL_KERNEL_SIM_H_
 
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "device_model/bandwidth_policy.h"
@@ -23,6 +26,32 @@
 #include "support/counter_rng.h"
 
 namespace trn {
+
+// std::allocator whose construct() without arguments default-initializes:
+// a vector of plain numbers resized with it leaves them unset, for arrays
+// KernelSim's constructor then writes in full (zeroing each first was a
+// pass over it, ~4 Ir an entry under callgrind; issue 42, create42).
+template <typename T>
+struct NoFillAllocator : std::allocator<T> {
+  using value_type = T;
+  template <typename U>
+  struct rebind {
+    using other = NoFillAllocator<U>;
+  };
+  NoFillAllocator() = default;
+  template <typename U>
+  NoFillAllocator(const NoFillAllocator<U>&) noexcept {}  // NOLINT
+  template <typename U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <typename T>
+using UnfilledVector = std::vector<T, NoFillAllocator<T>>;
 
 // One DMA engine's share of a transfer.
 struct DmaPiece {
@@ -92,7 +121,7 @@ class KernelSim {
   // `span` is about the longest edge (in instructions of program order).
   std::vector<char> TimingEdges(const Kernel& kernel,
                                 const DeviceProfile& profile,
-                                const std::vector<uint32_t>& dep_begin,
+                                const UnfilledVector<uint32_t>& dep_begin,
                                 size_t span) const;
 
   const Kernel* kernel_;
@@ -109,7 +138,7 @@ class KernelSim {
     bool matmul;
     // compute: an instruction of its own engine reads its result, so the
     // engine drains its pipeline for it (its whole latency is active).
-    bool drain = false;
+    bool drain;
     // kUnsplit: a matmul that may complete before it has streamed (its
     // latency below its issue interval): its edges to matmuls are marked
     // done per run as they are released (RunScratch::edge_done), and its
@@ -118,9 +147,11 @@ class KernelSim {
     // kFanOut: its completion may make several compute instructions ready
     // at once, whose kReady events are then one (kernel_sim.cc, resolve).
     // Either sends its completion out of the event loop's common path.
-    uint8_t special = 0;
+    uint8_t special;
   };
-  std::vector<Hot> hot_;
+  // No member initializers: the constructor writes every field of each,
+  // and resizing then costs nothing (NoFillAllocator).
+  UnfilledVector<Hot> hot_;
   // DMA instructions without dependencies, in program order: ready at once.
   std::vector<uint32_t> initial_dma_;
   // Compute instructions without dependencies, in program order.
@@ -130,7 +161,7 @@ class KernelSim {
   // took 8 MB at 100k tiles).
   std::vector<InstructionTiming> timings_;
   std::vector<uint32_t> rdeps_begin_;
-  std::vector<uint32_t> rdeps_;
+  UnfilledVector<uint32_t> rdeps_;
   // Per instruction i (not unsplit): its dependents at [rdeps_begin_[i],
   // rdeps_mid_[i]) are the matmuls a matmul i releases when it has
   // streamed, which it always does before it completes; those at
@@ -148,17 +179,17 @@ class KernelSim {
   // shape, whose pieces are stored once. Storing pieces per instruction
   // took ~90 MB at 100k tiles.
   // Per instruction: DMA, its shape; compute, its timing in timings_.
-  std::vector<uint32_t> shape_of_;
+  UnfilledVector<uint32_t> shape_of_;
   // Per instruction, DMA: which of the run's latency draws is its own (its
   // rank among the transfers in program order); compute: unused.
-  std::vector<uint32_t> dma_draw_;
+  UnfilledVector<uint32_t> dma_draw_;
   uint32_t dma_count_ = 0;
   // Per instruction: a DMA's queue (model 12). A DMA statement of the
   // program (one opcode, tensor and source line, however many times its
   // loop runs it) is one instruction of the engine that triggers it, and
   // a transfer goes to that engine's queue (NKI DMA overview), so each
   // statement is taken as its own queue.
-  std::vector<uint32_t> queue_of_;
+  UnfilledVector<uint32_t> queue_of_;
   std::vector<uint32_t> shape_begin_;  // CSR over shapes into pieces_
   std::vector<DmaPiece> pieces_;
   // Per piece: how many pieces from it on are alike shares (same bytes and

@@ -6,6 +6,8 @@
 // zero.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +116,43 @@ TEST(ImpliedEdgesTest, LeavingThemOutChangesNoCall) {
     }
   }
   EXPECT_EQ(compared, profiles.size() * 20);
+}
+
+// KernelSim's constructor leaves the entries of several arrays unset when
+// it sizes them (NoFillAllocator) and writes each later. One built where
+// the heap held ones gives every call that one built where it held zeros
+// does: an entry left unwritten would differ (dense kernels, with short
+// edges and with long ones).
+TEST(ImpliedEdgesTest, BuiltOverADirtyHeapChangesNoCall) {
+  const DeviceProfile prof = TestProfileWith({});
+  FairShareHbmPolicy policy;
+  auto built_over = [&](const Kernel& k, unsigned char byte) {
+    // Blocks of every size the constructor asks for, filled with `byte`
+    // and freed, each between two kept ones so that they are not merged
+    // back into the heap's top (which may go back to the system).
+    std::vector<std::unique_ptr<unsigned char[]>> junk;
+    std::vector<std::unique_ptr<unsigned char[]>> apart;
+    for (size_t size = 16; size <= 16384; size += 16) {
+      for (int copy = 0; copy < 2; ++copy) {
+        junk.emplace_back(new unsigned char[size]);
+        std::memset(junk.back().get(), byte, size);
+        // Its address escapes, so that the fill is not optimized away.
+        asm volatile("" : : "g"(junk.back().get()) : "memory");
+        apart.emplace_back(new unsigned char[16]);
+      }
+    }
+    junk.clear();
+    return std::make_unique<KernelSim>(k, prof, policy);
+  };
+  for (uint64_t key = 1; key <= 6; ++key) {
+    SCOPED_TRACE(::testing::Message() << "kernel " << key);
+    const Kernel k = DenseKernel(key, 300, key % 2 == 0 ? 6 : 70);
+    const auto clean = built_over(k, 0);
+    const auto dirty = built_over(k, 0xff);
+    ExpectSameCalls(*clean, *dirty, key, 0.0);
+    EXPECT_EQ(clean->TimingEdgeCount(), dirty->TimingEdgeCount());
+    EXPECT_EQ(clean->FanOutCount(), dirty->FanOutCount());
+  }
 }
 
 // The kernels above do exercise the rule: most of their instructions have

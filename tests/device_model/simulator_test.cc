@@ -700,6 +700,67 @@ TEST(SimulatorTest, CreateNamesTheFirstInstructionABrokenProgramBreaksAt) {
               }).ok());
 }
 
+// Simulator::Create checks every dependency in one pass and walks the
+// instructions in order only for a kernel that pass flags: a bad edge of
+// the first or the last instruction (the ends of that pass), or of a
+// second kernel, is still found and named.
+TEST(SimulatorTest, CreateFindsABadEdgeAtEitherEndAndInALaterKernel) {
+  const DeviceProfile prof = Profile();
+  auto create_error = [&](std::vector<void (*)(Kernel&)> builds) {
+    Program p;
+    p.name = "broken";
+    for (auto build : builds) {
+      Dispatch d;
+      d.kernel.name = "k" + std::to_string(p.dispatches.size());
+      build(d.kernel);
+      p.dispatches.push_back(std::move(d));
+    }
+    auto sim = Simulator::Create(p, prof);
+    return sim.ok() ? absl::OkStatus() : sim.status();
+  };
+  auto good = [](Kernel& k) {
+    AddDma(k, 128, 1000);
+    AddDma(k, 128, 1000, {0});
+    AddDma(k, 128, 1000, {0, 1});
+  };
+  absl::Status s = create_error({[](Kernel& k) {
+    AddDma(k, 128, 1000, {0});  // on itself
+    AddDma(k, 128, 1000, {0});
+  }});
+  EXPECT_NE(s.message().find("kernel k0 instruction 0 depends on a later "
+                             "instruction 0"),
+            std::string::npos)
+      << s;
+  s = create_error({[](Kernel& k) {
+    AddDma(k, 128, 1000);
+    AddDma(k, 128, 1000, {0});
+    AddDma(k, 128, 1000, {0, 2});  // the last, on itself
+  }});
+  EXPECT_NE(s.message().find("kernel k0 instruction 2 depends on a later "
+                             "instruction 2"),
+            std::string::npos)
+      << s;
+  s = create_error({good, [](Kernel& k) {
+                      AddDma(k, 128, 1000);
+                      AddDma(k, 128, 1000, {1, 0});
+                      AddDma(k, 128, 1000, {1});
+                    }});
+  EXPECT_NE(s.message().find("kernel k1 instruction 1 depends on a later "
+                             "instruction 1"),
+            std::string::npos)
+      << s;
+  // A bad form only a later kernel uses.
+  s = create_error({good, [](Kernel& k) {
+                      AddDma(k, 128, 1000);
+                      AddDma(k, 128, 1000, {0},
+                             [](Instruction& in) { in.aux = -1; });
+                    }});
+  EXPECT_NE(s.message().find("DMA instruction 1 has negative bytes"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(create_error({good, good}).ok());
+}
+
 TEST(SimulatorTest, AccumulatedMetricsEqualThoseOfTheRecordedTimeline) {
   const DeviceProfile prof = Profile();
   const Program p = NkiProgram();
