@@ -692,11 +692,12 @@ std::vector<char> KernelSim::TimingEdges(
   // released) and handled after it (a split matmul streams first); every
   // later step as above; so b releases c no earlier than a does, in an
   // event handled after: a's edge is never the last to arrive nor the one
-  // that sets c's ready time. In the block-free matmul these are ~9 of the
-  // ~10 edges each streamed matmul released, 10% of a run's instructions
-  // (bench/README.md, early42). A path whose first edge is early would do
+  // that sets c's ready time. In the block-free matmul, leaving them out
+  // saves a tenth of a run's instructions (sim42i counted ~9 such edges
+  // per streamed matmul; bench/README.md, early42). A path whose first
+  // edge is early would do
   // too, but finding those takes a second set of bits, which cost
-  // Simulator::Create 15-35 M instructions more on the tutorial's matmuls
+  // Simulator::Create 13-35 M instructions more on the tutorial's matmuls
   // and left out no more edges there.
   // The lowered program's edges repeat one another a great deal: 47-61% of
   // them are implied in the matmul and Mamba validation kernels (issue 25's
