@@ -695,10 +695,9 @@ std::vector<char> KernelSim::TimingEdges(
   // that sets c's ready time. In the block-free matmul, leaving them out
   // saves a tenth of a run's instructions (sim42i counted ~9 such edges
   // per streamed matmul; bench/README.md, early42). A path whose first
-  // edge is early would do
-  // too, but finding those takes a second set of bits, which cost
-  // Simulator::Create 13-35 M instructions more on the tutorial's matmuls
-  // and left out no more edges there.
+  // edge is early would do too, but finding those takes a second set of
+  // bits, which cost Simulator::Create 13-35 M instructions more on the
+  // tutorial's matmuls and left out no more edges there.
   // The lowered program's edges repeat one another a great deal: 47-61% of
   // them are implied in the matmul and Mamba validation kernels (issue 25's
   // note), and the loop pays for every edge it handles.
