@@ -19,6 +19,10 @@ void Iteration::Reset() {
   readers.clear();
   spill_saves.clear();
   fixed.clear();
+  // A slotted loop's tiles are all a simple op's (no slots held), so
+  // only whether each is made, and the readers, need emptying.
+  std::fill(slot_has.begin(), slot_has.end(), 0);
+  for (Deps& d : slot_readers) d.erase(d.begin(), d.end());
 }
 
 // The prefetch stage of a multi-buffered body: its loads and everything
@@ -57,6 +61,15 @@ bool HasSlotInputs(const std::vector<NkiLoop>& loops) {
         if (!vars.empty()) return true;
       }
       if (HasSlotInputs(op.loop)) return true;
+    }
+  }
+  return false;
+}
+
+bool HasFixedBuffers(const std::vector<NkiLoop>& loops) {
+  for (const NkiLoop& loop : loops) {
+    for (const NkiOp& op : loop.body) {
+      if (op.FixedBuffers() > 0 || HasFixedBuffers(op.loop)) return true;
     }
   }
   return false;
@@ -101,6 +114,70 @@ NkiLowering::LoopPlan& NkiLowering::PlanOf(const NkiLoop& loop) {
     plan.no_reorder = plan.no_reorder || l->no_reorder;
   }
   return plan;
+}
+
+// Whether `loop` is slotted (LoopPlan::slotted), and if so its ops' slots:
+// one per distinct id an op of the body makes, in body order. Its ops'
+// facts are worked out here, before its first iteration, rather than on
+// their first emission (the order only numbers their ids differently).
+void NkiLowering::SlotPlan(const NkiLoop& loop, LoopPlan& plan) {
+  plan.slot_known = true;
+  if (!options_.shortcuts || any_fixed_) return;
+  for (const NkiOp& op : loop.body) {
+    if (!op.loop.empty() || op.op == "loop" || op.op == "reduction") return;
+  }
+  for (size_t idx = 0; idx < loop.body.size(); ++idx) {
+    if (plan.facts[idx] == nullptr) {
+      plan.facts[idx] = &FactsOf(loop, loop.body[idx]);
+    }
+    if (!plan.facts[idx]->simple) return;
+  }
+  std::vector<TileId> ids;  // by slot
+  auto slot_of = [&](TileId id) {
+    return static_cast<int>(std::find(ids.begin(), ids.end(), id) -
+                            ids.begin());
+  };
+  for (size_t idx = 0; idx < loop.body.size(); ++idx) {
+    OpFacts& f = *plan.facts[idx];
+    if (loop.body[idx].id.empty()) continue;
+    f.made_slot = slot_of(f.id);
+    if (f.made_slot == static_cast<int>(ids.size())) ids.push_back(f.id);
+  }
+  auto read = [&](TileId id, const std::vector<uint32_t>& frames,
+                  const std::vector<SlotTerms>* terms) {
+    OpFacts::SlotRead r;
+    r.id = id;
+    const int slot = slot_of(id);
+    r.slot = slot < static_cast<int>(ids.size()) ? slot : -1;
+    r.frames = &frames;
+    r.terms = terms != nullptr && !terms->empty() ? terms : nullptr;
+    return r;
+  };
+  for (size_t idx = 0; idx < loop.body.size(); ++idx) {
+    OpFacts& f = *plan.facts[idx];
+    f.slot_reads.clear();
+    for (size_t k = 0; k < f.inputs.size(); ++k) {
+      const std::vector<SlotTerms>* terms =
+          k < f.input_slot_terms.size() ? &f.input_slot_terms[k] : nullptr;
+      f.slot_reads.push_back(read(f.inputs[k], f.input_frames[k], terms));
+    }
+    for (size_t k = 0; k < f.after.size(); ++k) {
+      f.slot_reads.push_back(read(f.after[k], f.after_frames[k], nullptr));
+    }
+    if (f.mask != kNoTile) {
+      f.slot_reads.push_back(read(f.mask, f.mask_frames, nullptr));
+    }
+    if (f.indirect != kNoTile) {
+      f.slot_reads.push_back(read(f.indirect, f.indirect_frames, nullptr));
+    }
+  }
+  for (const TileId id : plan.results) {
+    const int slot = slot_of(id);
+    plan.result_slots.push_back(slot < static_cast<int>(ids.size()) ? slot
+                                                                    : -1);
+  }
+  plan.slot_count = ids.size();
+  plan.slotted = true;
 }
 
 // `tiles`: how the loop holds its tiles (TilesOf). `refill`, if given,
@@ -148,6 +225,8 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   // bad_alloc abort), also when it is nested.
   TRN_RETURN_IF_ERROR(CheckSize(
       spec_, builder_.size() + static_cast<size_t>(trips) * loop.body.size()));
+  if (!plan.slot_known && trips > 0) SlotPlan(loop, plan);
+  const bool slotted = plan.slotted;
   // Buffer rotation: with B tile sets, iteration i reuses the buffers of
   // iteration i - B and so waits for it to finish. A sequential range
   // (model 8) orders only what its iterations carry from one to the next,
@@ -218,6 +297,12 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
       it.refill = refill->sub[static_cast<size_t>(i)].get();
     }
     it.prev = i > 0 ? &at(i - 1) : nullptr;
+    if (slotted && it.slot_has.size() != plan.slot_count) {
+      // Reset left them empty; only their number changes.
+      it.slot_has.resize(plan.slot_count);
+      it.slot_made.resize(plan.slot_count);
+      it.slot_readers.resize(plan.slot_count);
+    }
   };
   // An iteration is read by the ones `distance` and 1 after it; after
   // that it only costs memory. The last `distance` are the loop's result.
@@ -236,7 +321,9 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
     for (size_t idx : staged[static_cast<size_t>(stage + 1)]) {
       if (facts[idx] == nullptr) facts[idx] = &FactsOf(loop, loop.body[idx]);
       OpFacts& f = *facts[idx];
-      if (options_.shortcuts && f.simple) {
+      if (slotted) {
+        TRN_RETURN_IF_ERROR(EmitSlotted(loop, cur, idx, f));
+      } else if (options_.shortcuts && f.simple) {
         TRN_RETURN_IF_ERROR(EmitSimple(loop, cur, idx, f));
       } else {
         TRN_RETURN_IF_ERROR(Emit(loop, cur, idx, f));
@@ -271,8 +358,15 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   if (trips > 0) {
     const Iteration& last = *live.back();
     out.tile = last.result;
-    for (const TileId id : plan.results) {
-      if (auto m = last.made.find(id); m != last.made.end()) {
+    for (size_t k = 0; k < plan.results.size(); ++k) {
+      const TileId id = plan.results[k];
+      if (slotted) {
+        const int slot = plan.result_slots[k];
+        if (slot >= 0 && last.slot_has[static_cast<size_t>(slot)]) {
+          out.results.emplace_back(id,
+                                   last.slot_made[static_cast<size_t>(slot)]);
+        }
+      } else if (auto m = last.made.find(id); m != last.made.end()) {
         out.results.emplace_back(id, m->second);
       }
     }

@@ -216,6 +216,13 @@ struct Iteration : IterationState {
   // Per id of a tile of it held to a fixed number of buffers, that tile's
   // use.
   IdMap<std::shared_ptr<FixedUse>> fixed;
+  // An iteration of a slotted loop (NkiLowering::LoopPlan::slotted): what
+  // `made` and `readers` hold for any other, by the slot of the tile's id
+  // in its body (OpFacts::made_slot), found without a search: whether
+  // each tile is made yet, the tile, and its readers (empty: none).
+  std::vector<char> slot_has;
+  std::vector<LoweredTile> slot_made;
+  std::vector<Deps> slot_readers;
 
   // `gate` made its own, to be added to.
   Deps& OwnGate() {
@@ -324,6 +331,20 @@ struct OpFacts {
   // tenth of the fully optimized matmul's lowering (issue 42, lower42d).
   std::vector<std::vector<SlotTerms>> input_slot_terms;
   std::vector<std::vector<SlotTerms>> carry_slot_terms;
+  // In a slotted loop (NkiLowering::LoopPlan::slotted): the slot of the
+  // op's id in its body (-1: it has none), and its reads in Emit's order
+  // (inputs, after, mask, indirect), each with the slot of its id (-1: no
+  // op of the body makes it, so the iteration never holds it), the frames
+  // around that can (FramesMaking) and its slot terms (inputs read by
+  // slot; else null).
+  struct SlotRead {
+    TileId id = kNoTile;
+    int slot = -1;
+    const std::vector<uint32_t>* frames = nullptr;
+    const std::vector<SlotTerms>* terms = nullptr;
+  };
+  int made_slot = -1;
+  std::vector<SlotRead> slot_reads;
   // A DMA's last block and what it made of it (DmaShapeOf, FoldBlock, the
   // op's flags): the same in every iteration but a partial tile's, so
   // worked out again only when the block changes.
@@ -342,6 +363,24 @@ struct OpFacts {
   int64_t form_partitions = 0;
   int64_t form_flops = 0;
   ComputeCost form_cost;
+  // A compute op lowered by SimpleInstr: what its last instruction's
+  // fields were worked out from (has_key), the tile's size and, per input
+  // (at most kKeyInputs), the fields of its tile that CostOf and a
+  // matmul's stationary read. The same again is the same instruction, so
+  // its form is appended without CostOf and the form's compare (a sixth
+  // of exp_tiled's lowering once its maps were slots; issue 42, lower42f).
+  static constexpr size_t kKeyInputs = 4;
+  struct InputKey {
+    bool present = false;
+    bool psum = false;
+    DType dtype = DType::kFp32;
+    int64_t partitions = 0;
+    int64_t free = 0;
+  };
+  bool has_key = false;
+  int64_t key_p = 0;
+  int64_t key_f = 0;
+  std::array<InputKey, kKeyInputs> key_inputs;
 };
 
 // How NKI lowering goes about it; the program is the same either way.
@@ -366,6 +405,8 @@ struct LoweredLoop {
 
 // Whether some op of the nest reads a block by slot ("block[k]").
 bool HasSlotInputs(const std::vector<NkiLoop>& loops);
+// Whether some op of the nest is held to a fixed number of buffers.
+bool HasFixedBuffers(const std::vector<NkiLoop>& loops);
 
 // Lowers an NKI loop nest. Iterations are emitted in program order, which
 // is also each engine's and each DMA queue's order, so for a multi-buffered
@@ -383,6 +424,7 @@ class NkiLowering {
       by_slot_.insert(op);
     }
     any_slots_ = HasSlotInputs(spec.kernel->loops);
+    any_fixed_ = HasFixedBuffers(spec.kernel->loops);
     for (const HoistDecision& h : spec.compiled.hoists) {
       hoisted_[h.json_path] = &h;
     }
@@ -508,6 +550,20 @@ class NkiLowering {
   // Emit for an op OpFacts::simple takes, and its reads.
   absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,
                           OpFacts& facts);
+  // EmitSimple for an op of a slotted loop (LoopPlan::slotted).
+  absl::Status EmitSlotted(const NkiLoop& loop, Iteration& it, size_t idx,
+                           OpFacts& facts);
+  // What EmitSimple's and EmitSlotted's op makes once its dependencies
+  // are known: its one instruction and the shape of its tile (its inputs'
+  // tiles in read_inputs_).
+  struct SimpleMade {
+    uint32_t instr = 0;
+    int64_t partitions = 0;
+    int64_t free = 0;
+    DType dtype = DType::kFp32;
+  };
+  inline __attribute__((always_inline)) SimpleMade SimpleInstr(
+      const NkiOp& op, OpFacts& facts, const Iteration& it, const Deps& deps);
   // `frames`: those that can make `id` (OpFacts::input_frames, ...).
   // Inline in both: a call cost the fully optimized matmul's lowering
   // 2% (callgrind, 75.7 -> 77.5 M).
@@ -579,6 +635,9 @@ class NkiLowering {
   // around it, oldest first.
   std::set<const NkiOp*> by_slot_;
   bool any_slots_ = false;  // some input anywhere reads a slot
+  // Some op of the kernel is held to a fixed number of buffers (one_buffer,
+  // tile_buffers): else no iteration's `fixed` holds anything.
+  bool any_fixed_ = false;
   std::map<const NkiOp*, std::deque<std::shared_ptr<BlockSlots>>> block_runs_;
   std::vector<int> result_index_;         // parallel to chain_
   std::vector<const Deps*> result_wait_;  // parallel to chain_ (Loop)
@@ -649,8 +708,22 @@ class NkiLowering {
     int64_t extent = 0;
     bool no_reorder = false;
     std::vector<Deps> rotation;
+    // Slotted (with the shortcuts, SlotPlan): every op of the body is one
+    // EmitSimple takes (so no nested loop, no reduction), none held to a
+    // fixed number of buffers anywhere in the kernel (any_fixed_); its
+    // iterations keep their tiles and readers by the slot of the id in
+    // the body (slot_count of them; result_slots: of `results`), and its
+    // ops are lowered by EmitSlotted. An iteration's maps, searched on
+    // every read, filled and emptied on every op and iteration, were a
+    // fifth of exp_tiled's lowering (issue 42, lower42f). Worked out on
+    // the loop's first run with iterations (slot_known).
+    bool slot_known = false;
+    bool slotted = false;
+    size_t slot_count = 0;
+    std::vector<int> result_slots;
   };
   LoopPlan& PlanOf(const NkiLoop& loop);
+  void SlotPlan(const NkiLoop& loop, LoopPlan& plan);
   // By loop (nodes: a nested loop's plan is added while its loop's is held).
   std::unordered_map<const NkiLoop*, LoopPlan> plans_;
   std::vector<int64_t> block_;  // Emit's DMA block, reused

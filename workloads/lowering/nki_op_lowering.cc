@@ -236,14 +236,22 @@ uint32_t NkiLowering::DmaOf(OpFacts& facts, const DmaShape& shape,
 uint32_t NkiLowering::HbmDma(const NkiOp& op, OpFacts& facts, const Deps& deps,
                              int iter) {
   const TensorDecl& t = *facts.tensor;
-  std::vector<int64_t>& block = block_;
-  block.resize(facts.block.size());
-  for (size_t d = 0; d < block.size(); ++d) {
+  // Compared with the last block in place: the block is built only when
+  // it changed (a copy and a memcmp per DMA cost more than the compare).
+  bool same = facts.has_last;
+  for (size_t d = 0; same && d < facts.block.size(); ++d) {
     const int frame = facts.block_frame[d];
-    block[d] =
-        frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile : facts.block[d];
+    same = (frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
+                       : facts.block[d]) == facts.last_block[d];
   }
-  if (!facts.has_last || block != facts.last_block) {
+  if (!same) {
+    std::vector<int64_t>& block = block_;
+    block.resize(facts.block.size());
+    for (size_t d = 0; d < block.size(); ++d) {
+      const int frame = facts.block_frame[d];
+      block[d] = frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
+                            : facts.block[d];
+    }
     facts.has_last = true;
     facts.has_form = false;
     facts.last_block = block;
@@ -306,6 +314,7 @@ uint32_t NkiLowering::ComputeOp(const NkiOp& op, OpFacts& facts,
   } else {
     id = builder_.Compute(*op.engine, facts.opcode, facts.label, cost_dtype,
                           tile_p, cost, deps, flops, op.source_line, iter);
+    facts.has_key = false;  // SimpleInstr sets it again for its own
     facts.has_form = true;
     facts.form = builder_.FormOf(id);
     facts.form_dtype = cost_dtype;
@@ -667,6 +676,105 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
   return CheckSize(spec_, builder_.size());
 }
 
+// Whether a compute op's inputs' tiles are those its key was made of
+// (OpFacts::has_key): each present or not as then, and a present one of
+// the same partitions, free size, dtype and PSUM or not.
+static bool SameInputs(const OpFacts& facts, const LoweredTile* const* inputs) {
+  for (size_t k = 0; k < facts.inputs.size(); ++k) {
+    const OpFacts::InputKey& key = facts.key_inputs[k];
+    const LoweredTile* t = inputs[k];
+    if (key.present != (t != nullptr)) return false;
+    if (t == nullptr) continue;
+    if (t->partitions != key.partitions || t->free != key.free ||
+        t->dtype != key.dtype || t->psum != key.psum) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// What EmitSimple's or EmitSlotted's op makes, once what it waits for is
+// known: one instruction, and the tile's shape (its inputs' tiles in
+// read_inputs_).
+inline NkiLowering::SimpleMade NkiLowering::SimpleInstr(const NkiOp& op,
+                                                        OpFacts& facts,
+                                                        const Iteration& it,
+                                                        const Deps& deps) {
+  const int iter = static_cast<int>(it.index);
+  SimpleMade made;
+  if (facts.is_dma) {
+    made.instr = HbmDma(op, facts, deps, iter);
+    const NkiTile& tile = facts.last_tile;
+    made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
+    made.free = op.tile.empty() ? tile.free : op.tile[1];
+    made.dtype = tile.dtype;
+  } else if (facts.is_sbuf_copy) {
+    const NkiTile& tile = facts.tile;
+    made.instr = SbufCopy(op, facts, deps, iter);
+    made.partitions = tile.partitions;
+    made.free = tile.free;
+    made.dtype = tile.dtype;
+  } else {
+    const NkiTile& tile = facts.tile;
+    const int64_t tile_p =
+        facts.walks_partition_tiles ? it.tile : tile.partitions;
+    // PartialFree's, its loop found once.
+    const int64_t tile_f =
+        facts.partial_free_frame < 0
+            ? tile.free
+            : std::min(
+                  tile.free,
+                  frames_[static_cast<size_t>(facts.partial_free_frame)]->tile);
+    made.partitions = tile_p;
+    made.free = tile_f;
+    made.dtype = tile.dtype;
+    const LoweredTile* const* inputs = read_inputs_.data();
+    const size_t n_inputs = facts.inputs.size();
+    if (options_.shortcuts && facts.has_key && facts.key_p == tile_p &&
+        facts.key_f == tile_f && SameInputs(facts, inputs)) {
+      made.instr = builder_.Again(facts.form, deps, iter);
+      return made;
+    }
+    DType cost_dtype = tile.dtype;
+    int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
+    const ComputeCost cost =
+        CostOf(op, facts, tile_p, tile_f, tile.dtype, inputs);
+    if (facts.is_matmul) {
+      // Emit's stationary, its partitions a slice's when sliced.
+      const LoweredTile* stationary = read_inputs_.front();
+      int64_t depth = partitions_;
+      if (stationary != nullptr) {
+        const int64_t p = !op.slices.empty() && op.slices.front().size() == 2
+                              ? op.slices.front()[0]
+                              : stationary->partitions;
+        if (p > 0) {
+          cost_dtype = stationary->dtype;
+          depth = std::min<int64_t>(partitions_, p);
+        }
+      }
+      flops = 2 * depth * tile_p * tile_f;
+    }
+    made.instr =
+        ComputeOp(op, facts, cost_dtype, tile_p, cost, flops, deps, iter);
+    if (n_inputs <= OpFacts::kKeyInputs) {
+      facts.has_key = true;
+      facts.key_p = tile_p;
+      facts.key_f = tile_f;
+      for (size_t k = 0; k < n_inputs; ++k) {
+        OpFacts::InputKey& key = facts.key_inputs[k];
+        const LoweredTile* t = inputs[k];
+        key.present = t != nullptr;
+        if (t == nullptr) continue;
+        key.psum = t->psum;
+        key.dtype = t->dtype;
+        key.partitions = t->partitions;
+        key.free = t->free;
+      }
+    }
+  }
+  return made;
+}
+
 // Emit's short path, for an op OpFacts::simple takes: what Emit does for
 // it, step for step in the same order, without the steps such an op never
 // takes (reloads, spilled slots, carried tiles, nested loops, hoisted
@@ -736,59 +844,11 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   if (result && result_wait_.back() != nullptr) {
     Append(deps, *result_wait_.back());
   }
-  const int iter = static_cast<int>(it.index);
-  // What it makes: one instruction, and the tile's shape.
-  uint32_t instr = 0;
-  int64_t made_p = 0;
-  int64_t made_f = 0;
-  DType made_dtype = DType::kFp32;
-  if (facts.is_dma) {
-    instr = HbmDma(op, facts, deps, iter);
-    const NkiTile& tile = facts.last_tile;
-    made_p = op.tile.empty() ? tile.partitions : op.tile[0];
-    made_f = op.tile.empty() ? tile.free : op.tile[1];
-    made_dtype = tile.dtype;
-  } else if (facts.is_sbuf_copy) {
-    const NkiTile& tile = facts.tile;
-    instr = SbufCopy(op, facts, deps, iter);
-    made_p = tile.partitions;
-    made_f = tile.free;
-    made_dtype = tile.dtype;
-  } else {
-    const NkiTile& tile = facts.tile;
-    const int64_t tile_p =
-        facts.walks_partition_tiles ? it.tile : tile.partitions;
-    // PartialFree's, its loop found once.
-    const int64_t tile_f =
-        facts.partial_free_frame < 0
-            ? tile.free
-            : std::min(
-                  tile.free,
-                  frames_[static_cast<size_t>(facts.partial_free_frame)]->tile);
-    DType cost_dtype = tile.dtype;
-    int64_t flops = facts.data_movement_only ? 0 : tile_p * tile_f;
-    const ComputeCost cost =
-        CostOf(op, facts, tile_p, tile_f, tile.dtype, read_inputs_.data());
-    if (facts.is_matmul) {
-      // Emit's stationary, its partitions a slice's when sliced.
-      const LoweredTile* stationary = read_inputs_.front();
-      int64_t depth = partitions_;
-      if (stationary != nullptr) {
-        const int64_t p = !op.slices.empty() && op.slices.front().size() == 2
-                              ? op.slices.front()[0]
-                              : stationary->partitions;
-        if (p > 0) {
-          cost_dtype = stationary->dtype;
-          depth = std::min<int64_t>(partitions_, p);
-        }
-      }
-      flops = 2 * depth * tile_p * tile_f;
-    }
-    instr = ComputeOp(op, facts, cost_dtype, tile_p, cost, flops, deps, iter);
-    made_p = tile_p;
-    made_f = tile_f;
-    made_dtype = tile.dtype;
-  }
+  const SimpleMade made = SimpleInstr(op, facts, it, deps);
+  const uint32_t instr = made.instr;
+  const int64_t made_p = made.partitions;
+  const int64_t made_f = made.free;
+  const DType made_dtype = made.dtype;
   // A DMA's tile is not in PSUM (LoweredTile's default).
   const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
   for (const auto& [frame, id] : reads_) {
@@ -833,6 +893,133 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
     m.psum = made_psum;
     m.slots.reset();
     m.made_by = kNoTile;
+  }
+  return CheckSize(spec_, builder_.size());
+}
+
+// EmitSimple for an op of a slotted loop (LoopPlan::slotted): the same
+// steps in the same order, its iteration's tiles and readers found by the
+// slot of their id (OpFacts::made_slot, SlotRead::slot) rather than
+// searched for in its maps, and none of the steps for a tile held to a
+// fixed number of buffers (no op of the kernel is). A read the iteration
+// does not hold looks in the frames around as EmitSimple's does (they are
+// not slotted: a slotted loop nests none). Each read's readers are kept
+// apart, its own iteration's (local_reads_) and the others' (reads_): an
+// op appends the same instruction to each, so the order does not matter.
+absl::Status NkiLowering::EmitSlotted(const NkiLoop& loop, Iteration& it,
+                                      size_t idx, OpFacts& facts) {
+  const NkiOp& op = loop.body[idx];
+  while (deps_scratch_.size() < chain_.size()) {
+    deps_scratch_.push_back(std::make_unique<Deps>());
+  }
+  Deps& deps = *deps_scratch_[chain_.size() - 1];
+  deps.erase(deps.begin(), deps.end());
+  reads_.clear();
+  if (facts.reads_slots) slot_reads_.clear();
+  bool local = false;
+  const size_t inputs = facts.inputs.size();
+  // Written in place, not pushed: SimpleInstr reads the first `inputs`.
+  if (read_inputs_.size() < inputs) read_inputs_.resize(inputs);
+  const LoweredTile** input_tiles = read_inputs_.data();
+  const OpFacts::SlotRead* const reads = facts.slot_reads.data();
+  const size_t n_reads = facts.slot_reads.size();
+  for (size_t k = 0; k < n_reads; ++k) {
+    const OpFacts::SlotRead& r = reads[k];
+    const LoweredTile* t = nullptr;
+    if (r.slot >= 0 && it.slot_has[static_cast<size_t>(r.slot)]) {
+      local = true;
+      t = &it.slot_made[static_cast<size_t>(r.slot)];
+    } else {
+      Iteration* frame = nullptr;
+      std::tie(t, frame) = FindInFrames(r.id, *r.frames);
+      if (t != nullptr) {
+        reads_.emplace_back(frame, r.id);
+        if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
+      }
+    }
+    if (k < inputs) input_tiles[k] = t;
+    if (t == nullptr) continue;
+    if (r.terms == nullptr) {
+      Append(deps, t->deps);
+      continue;
+    }
+    // ReadSlots' levels (a tile of this iteration has no slots).
+    const Deps* d = &t->deps;
+    BlockSlots* leaf = nullptr;
+    size_t leaf_slot = 0;
+    BlockSlots* level = t->slots.get();
+    for (const SlotTerms& term : *r.terms) {
+      const std::optional<size_t> slot = SlotOf(term);
+      if (level == nullptr || !slot || *slot >= level->made.size()) break;
+      d = &level->made[*slot];
+      leaf = level;
+      leaf_slot = *slot;
+      level = level->sub[*slot].get();
+    }
+    Append(deps, *d);
+    if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
+  }
+  const int made_slot = facts.made_slot;
+  if (it.reuse != nullptr) {
+    if (made_slot >= 0) {
+      // readers.find: a reader list is made with its first reader.
+      const auto s = static_cast<size_t>(made_slot);
+      if (const Deps& r = it.reuse->slot_readers[s]; !r.empty()) {
+        Append(deps, r);
+      } else if (it.reuse->slot_has[s]) {
+        Append(deps, it.reuse->slot_made[s].deps);
+      }
+    }
+    if (!local) Append(deps, *it.entry);
+  } else if (!local) {
+    Append(deps, *it.gate);
+  }
+  const bool result = static_cast<int>(idx) == result_index_.back();
+  if (result && result_wait_.back() != nullptr) {
+    Append(deps, *result_wait_.back());
+  }
+  const SimpleMade made = SimpleInstr(op, facts, it, deps);
+  const uint32_t instr = made.instr;
+  // A DMA's tile is not in PSUM (LoweredTile's default).
+  const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
+  if (it.track_readers && local) {
+    // The reads of this iteration's tiles, found as above: nothing made
+    // since (the op's own tile is kept below).
+    for (size_t k = 0; k < n_reads; ++k) {
+      const int slot = reads[k].slot;
+      if (slot >= 0 && it.slot_has[static_cast<size_t>(slot)]) {
+        it.slot_readers[static_cast<size_t>(slot)].push_back(instr);
+      }
+    }
+  }
+  for (const auto& [frame, id] : reads_) {
+    if (frame->track_readers) frame->readers[id].push_back(instr);
+  }
+  if (facts.reads_slots) {
+    for (const auto& [slots, j] : slot_reads_) {
+      slots->readers[j].push_back(instr);
+    }
+  }
+  it.all.push_back(instr);
+  if (result) {
+    it.result.partitions = made.partitions;
+    it.result.free = made.free;
+    it.result.dtype = made.dtype;
+    it.result.psum = made_psum;
+  }
+  if (made_slot >= 0) {
+    // EmitSimple's tile, set field by field in place.
+    const auto s = static_cast<size_t>(made_slot);
+    LoweredTile& m = it.slot_made[s];
+    m.deps.erase(m.deps.begin(), m.deps.end());
+    m.deps.push_back(instr);
+    m.partitions = made.partitions;
+    m.free = made.free;
+    m.dtype = made.dtype;
+    m.psum = made_psum;
+    m.slots.reset();
+    m.made_by = kNoTile;
+    it.slot_has[s] = 1;
   }
   return CheckSize(spec_, builder_.size());
 }
