@@ -82,6 +82,12 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   it.spill_saves[4] = 11;
   it.run = 3;
   it.fixed[2] = std::make_shared<FixedUse>();
+  // A slotted loop's: two slots, the first made and read.
+  it.slot_has = {1, 0};
+  it.slot_made.resize(2);
+  it.slot_made[0].deps = {13};
+  it.slot_readers.resize(2);
+  it.slot_readers[0] = {14};
   Iteration other;
   it.prev = &other;
   it.reuse = &other;
@@ -109,6 +115,14 @@ TEST(IterationTest, ResetGivesANewIterationsState) {
   EXPECT_EQ(it.spill_saves.size(), 0u);
   EXPECT_EQ(it.run, 0);
   EXPECT_EQ(it.fixed.size(), 0u);
+  // The slots stay (a slotted loop's next iteration has as many), each
+  // not made and unread.
+  ASSERT_EQ(it.slot_has.size(), 2u);
+  EXPECT_EQ(it.slot_has[0], 0);
+  EXPECT_EQ(it.slot_has[1], 0);
+  ASSERT_EQ(it.slot_readers.size(), 2u);
+  EXPECT_TRUE(it.slot_readers[0].empty());
+  EXPECT_TRUE(it.slot_readers[1].empty());
 }
 
 TEST(DepsTest, GrowsPastItsInlineRoomAndCopiesAndMovesEitherWay) {
