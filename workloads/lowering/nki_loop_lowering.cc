@@ -318,12 +318,17 @@ absl::StatusOr<LoweredLoop> NkiLowering::Loop(
   auto run = [&](int64_t i, int stage) -> absl::Status {
     Iteration& cur = at(i);  // held by pointer: its address stays
     frames_.push_back(&cur);
-    for (size_t idx : staged[static_cast<size_t>(stage + 1)]) {
+    const std::vector<size_t>& ops = staged[static_cast<size_t>(stage + 1)];
+    if (slotted) {
+      // Every op's facts were worked out by SlotPlan.
+      TRN_RETURN_IF_ERROR(EmitSlotted(loop, cur, ops, facts));
+      frames_.pop_back();
+      return absl::OkStatus();
+    }
+    for (size_t idx : ops) {
       if (facts[idx] == nullptr) facts[idx] = &FactsOf(loop, loop.body[idx]);
       OpFacts& f = *facts[idx];
-      if (slotted) {
-        TRN_RETURN_IF_ERROR(EmitSlotted(loop, cur, idx, f));
-      } else if (options_.shortcuts && f.simple) {
+      if (options_.shortcuts && f.simple) {
         TRN_RETURN_IF_ERROR(EmitSimple(loop, cur, idx, f));
       } else {
         TRN_RETURN_IF_ERROR(Emit(loop, cur, idx, f));

@@ -550,9 +550,25 @@ class NkiLowering {
   // Emit for an op OpFacts::simple takes, and its reads.
   absl::Status EmitSimple(const NkiLoop& loop, Iteration& it, size_t idx,
                           OpFacts& facts);
-  // EmitSimple for an op of a slotted loop (LoopPlan::slotted).
-  absl::Status EmitSlotted(const NkiLoop& loop, Iteration& it, size_t idx,
-                           OpFacts& facts);
+  // EmitSimple for the ops `ops` (in body order, a stage's) of a slotted
+  // loop (LoopPlan::slotted) in `it`; `facts`: the body's (LoopPlan's).
+  absl::Status EmitSlotted(const NkiLoop& loop, Iteration& it,
+                           const std::vector<size_t>& ops,
+                           const std::vector<OpFacts*>& facts);
+  // Whether a DMA op's block in this iteration is the one it moved last
+  // (OpFacts::last_block), compared in place: building it and comparing
+  // the vectors cost more than the compare.
+  bool SameBlock(const OpFacts& facts) const {
+    if (!facts.has_last) return false;
+    for (size_t d = 0; d < facts.block.size(); ++d) {
+      const int frame = facts.block_frame[d];
+      const int64_t extent = frame >= 0
+                                 ? frames_[static_cast<size_t>(frame)]->tile
+                                 : facts.block[d];
+      if (extent != facts.last_block[d]) return false;
+    }
+    return true;
+  }
   // What EmitSimple's and EmitSlotted's op makes once its dependencies
   // are known: its one instruction and the shape of its tile (its inputs'
   // tiles in read_inputs_).
@@ -737,6 +753,8 @@ class NkiLowering {
   std::vector<std::pair<Iteration*, TileId>> reads_;
   std::vector<std::pair<BlockSlots*, size_t>> slot_reads_;
   std::vector<const LoweredTile*> read_inputs_;
+  // EmitSlotted's list of what its op waits for.
+  Deps slot_deps_;
   // The spec's ids as numbers.
   IdTable ids_;
   // Loop's iterations still read, by loop depth (each on the heap: a

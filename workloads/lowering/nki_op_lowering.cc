@@ -236,15 +236,7 @@ uint32_t NkiLowering::DmaOf(OpFacts& facts, const DmaShape& shape,
 uint32_t NkiLowering::HbmDma(const NkiOp& op, OpFacts& facts, const Deps& deps,
                              int iter) {
   const TensorDecl& t = *facts.tensor;
-  // Compared with the last block in place: the block is built only when
-  // it changed (a copy and a memcmp per DMA cost more than the compare).
-  bool same = facts.has_last;
-  for (size_t d = 0; same && d < facts.block.size(); ++d) {
-    const int frame = facts.block_frame[d];
-    same = (frame >= 0 ? frames_[static_cast<size_t>(frame)]->tile
-                       : facts.block[d]) == facts.last_block[d];
-  }
-  if (!same) {
+  if (!SameBlock(facts)) {
     std::vector<int64_t>& block = block_;
     block.resize(facts.block.size());
     for (size_t d = 0; d < block.size(); ++d) {
@@ -679,7 +671,8 @@ absl::Status NkiLowering::Emit(const NkiLoop& loop, Iteration& it, size_t idx,
 // Whether a compute op's inputs' tiles are those its key was made of
 // (OpFacts::has_key): each present or not as then, and a present one of
 // the same partitions, free size, dtype and PSUM or not.
-static bool SameInputs(const OpFacts& facts, const LoweredTile* const* inputs) {
+static inline __attribute__((always_inline)) bool SameInputs(
+    const OpFacts& facts, const LoweredTile* const* inputs) {
   for (size_t k = 0; k < facts.inputs.size(); ++k) {
     const OpFacts::InputKey& key = facts.key_inputs[k];
     const LoweredTile* t = inputs[k];
@@ -703,7 +696,11 @@ inline NkiLowering::SimpleMade NkiLowering::SimpleInstr(const NkiOp& op,
   const int iter = static_cast<int>(it.index);
   SimpleMade made;
   if (facts.is_dma) {
-    made.instr = HbmDma(op, facts, deps, iter);
+    // HbmDma's own shortcut, without the calls: the block it moved last
+    // time, so the form it made of it.
+    made.instr = options_.shortcuts && facts.has_form && SameBlock(facts)
+                     ? builder_.Again(facts.form, deps, iter)
+                     : HbmDma(op, facts, deps, iter);
     const NkiTile& tile = facts.last_tile;
     made.partitions = op.tile.empty() ? tile.partitions : op.tile[0];
     made.free = op.tile.empty() ? tile.free : op.tile[1];
@@ -897,131 +894,138 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   return CheckSize(spec_, builder_.size());
 }
 
-// EmitSimple for an op of a slotted loop (LoopPlan::slotted): the same
-// steps in the same order, its iteration's tiles and readers found by the
-// slot of their id (OpFacts::made_slot, SlotRead::slot) rather than
-// searched for in its maps, and none of the steps for a tile held to a
-// fixed number of buffers (no op of the kernel is). A read the iteration
-// does not hold looks in the frames around as EmitSimple's does (they are
-// not slotted: a slotted loop nests none). Each read's readers are kept
-// apart, its own iteration's (local_reads_) and the others' (reads_): an
-// op appends the same instruction to each, so the order does not matter.
+// EmitSimple for the ops `ops` of a slotted loop (LoopPlan::slotted), one
+// after the other in `it`: for each, the same steps in the same order, its
+// iteration's tiles and readers found by the slot of their id
+// (OpFacts::made_slot, SlotRead::slot) rather than searched for in its
+// maps, and none of the steps for a tile held to a fixed number of
+// buffers (no op of the kernel is). A read the iteration does not hold
+// looks in the frames around as EmitSimple's does (they are not slotted:
+// a slotted loop nests none). A read's readers are appended to after the
+// instruction is made, this iteration's and the others' (reads_) apart:
+// an op appends the same instruction to each, so the order does not
+// matter. A stage at a time: a call per op, and its iteration's lists
+// found again on each, cost ~40 instructions an op.
 absl::Status NkiLowering::EmitSlotted(const NkiLoop& loop, Iteration& it,
-                                      size_t idx, OpFacts& facts) {
-  const NkiOp& op = loop.body[idx];
-  while (deps_scratch_.size() < chain_.size()) {
-    deps_scratch_.push_back(std::make_unique<Deps>());
-  }
-  Deps& deps = *deps_scratch_[chain_.size() - 1];
-  deps.erase(deps.begin(), deps.end());
-  reads_.clear();
-  if (facts.reads_slots) slot_reads_.clear();
-  bool local = false;
-  const size_t inputs = facts.inputs.size();
-  // Written in place, not pushed: SimpleInstr reads the first `inputs`.
-  if (read_inputs_.size() < inputs) read_inputs_.resize(inputs);
-  const LoweredTile** input_tiles = read_inputs_.data();
-  const OpFacts::SlotRead* const reads = facts.slot_reads.data();
-  const size_t n_reads = facts.slot_reads.size();
-  for (size_t k = 0; k < n_reads; ++k) {
-    const OpFacts::SlotRead& r = reads[k];
-    const LoweredTile* t = nullptr;
-    if (r.slot >= 0 && it.slot_has[static_cast<size_t>(r.slot)]) {
-      local = true;
-      t = &it.slot_made[static_cast<size_t>(r.slot)];
-    } else {
-      Iteration* frame = nullptr;
-      std::tie(t, frame) = FindInFrames(r.id, *r.frames);
-      if (t != nullptr) {
-        reads_.emplace_back(frame, r.id);
-        if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
-      }
-    }
-    if (k < inputs) input_tiles[k] = t;
-    if (t == nullptr) continue;
-    if (r.terms == nullptr) {
-      Append(deps, t->deps);
-      continue;
-    }
-    // ReadSlots' levels (a tile of this iteration has no slots).
-    const Deps* d = &t->deps;
-    BlockSlots* leaf = nullptr;
-    size_t leaf_slot = 0;
-    BlockSlots* level = t->slots.get();
-    for (const SlotTerms& term : *r.terms) {
-      const std::optional<size_t> slot = SlotOf(term);
-      if (level == nullptr || !slot || *slot >= level->made.size()) break;
-      d = &level->made[*slot];
-      leaf = level;
-      leaf_slot = *slot;
-      level = level->sub[*slot].get();
-    }
-    Append(deps, *d);
-    if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
-  }
-  const int made_slot = facts.made_slot;
-  if (it.reuse != nullptr) {
-    if (made_slot >= 0) {
-      // readers.find: a reader list is made with its first reader.
-      const auto s = static_cast<size_t>(made_slot);
-      if (const Deps& r = it.reuse->slot_readers[s]; !r.empty()) {
-        Append(deps, r);
-      } else if (it.reuse->slot_has[s]) {
-        Append(deps, it.reuse->slot_made[s].deps);
-      }
-    }
-    if (!local) Append(deps, *it.entry);
-  } else if (!local) {
-    Append(deps, *it.gate);
-  }
-  const bool result = static_cast<int>(idx) == result_index_.back();
-  if (result && result_wait_.back() != nullptr) {
-    Append(deps, *result_wait_.back());
-  }
-  const SimpleMade made = SimpleInstr(op, facts, it, deps);
-  const uint32_t instr = made.instr;
-  // A DMA's tile is not in PSUM (LoweredTile's default).
-  const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
-  if (it.track_readers && local) {
-    // The reads of this iteration's tiles, found as above: nothing made
-    // since (the op's own tile is kept below).
+                                      const std::vector<size_t>& ops,
+                                      const std::vector<OpFacts*>& all_facts) {
+  // Not resized while the stage is lowered.
+  char* const has = it.slot_has.data();
+  LoweredTile* const tiles = it.slot_made.data();
+  Deps* const readers = it.slot_readers.data();
+  Iteration* const reuse = it.reuse;
+  const int result_index = result_index_.back();
+  const Deps* const result_wait = result_wait_.back();
+  // One list for every slotted op: none is lowered inside another.
+  Deps& deps = slot_deps_;
+  for (const size_t idx : ops) {
+    const NkiOp& op = loop.body[idx];
+    OpFacts& facts = *all_facts[idx];
+    deps.erase(deps.begin(), deps.end());
+    reads_.clear();
+    if (facts.reads_slots) slot_reads_.clear();
+    bool local = false;
+    const size_t inputs = facts.inputs.size();
+    // Written in place, not pushed: SimpleInstr reads the first `inputs`.
+    if (read_inputs_.size() < inputs) read_inputs_.resize(inputs);
+    const LoweredTile** input_tiles = read_inputs_.data();
+    const OpFacts::SlotRead* const reads = facts.slot_reads.data();
+    const size_t n_reads = facts.slot_reads.size();
     for (size_t k = 0; k < n_reads; ++k) {
-      const int slot = reads[k].slot;
-      if (slot >= 0 && it.slot_has[static_cast<size_t>(slot)]) {
-        it.slot_readers[static_cast<size_t>(slot)].push_back(instr);
+      const OpFacts::SlotRead& r = reads[k];
+      const LoweredTile* t = nullptr;
+      if (r.slot >= 0 && has[r.slot]) {
+        local = true;
+        t = &tiles[r.slot];
+      } else {
+        Iteration* frame = nullptr;
+        std::tie(t, frame) = FindInFrames(r.id, *r.frames);
+        if (t != nullptr) {
+          reads_.emplace_back(frame, r.id);
+          if (t->made_by != kNoTile) reads_.emplace_back(frame, t->made_by);
+        }
+      }
+      if (k < inputs) input_tiles[k] = t;
+      if (t == nullptr) continue;
+      if (r.terms == nullptr) {
+        Append(deps, t->deps);
+        continue;
+      }
+      // ReadSlots' levels (a tile of this iteration has no slots).
+      const Deps* d = &t->deps;
+      BlockSlots* leaf = nullptr;
+      size_t leaf_slot = 0;
+      BlockSlots* level = t->slots.get();
+      for (const SlotTerms& term : *r.terms) {
+        const std::optional<size_t> slot = SlotOf(term);
+        if (level == nullptr || !slot || *slot >= level->made.size()) break;
+        d = &level->made[*slot];
+        leaf = level;
+        leaf_slot = *slot;
+        level = level->sub[*slot].get();
+      }
+      Append(deps, *d);
+      if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
+    }
+    const int made_slot = facts.made_slot;
+    if (reuse != nullptr) {
+      if (made_slot >= 0) {
+        // readers.find: a reader list is made with its first reader.
+        if (const Deps& r = reuse->slot_readers[made_slot]; !r.empty()) {
+          Append(deps, r);
+        } else if (reuse->slot_has[made_slot]) {
+          Append(deps, reuse->slot_made[made_slot].deps);
+        }
+      }
+      if (!local) Append(deps, *it.entry);
+    } else if (!local) {
+      Append(deps, *it.gate);
+    }
+    const bool result = static_cast<int>(idx) == result_index;
+    if (result && result_wait != nullptr) Append(deps, *result_wait);
+    const SimpleMade made = SimpleInstr(op, facts, it, deps);
+    const uint32_t instr = made.instr;
+    // A DMA's tile is not in PSUM (LoweredTile's default).
+    const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
+    if (local && it.track_readers) {
+      // The reads of this iteration's tiles, found as above: nothing made
+      // since (the op's own tile is kept below).
+      for (size_t k = 0; k < n_reads; ++k) {
+        const int slot = reads[k].slot;
+        if (slot >= 0 && has[slot]) readers[slot].push_back(instr);
       }
     }
-  }
-  for (const auto& [frame, id] : reads_) {
-    if (frame->track_readers) frame->readers[id].push_back(instr);
-  }
-  if (facts.reads_slots) {
-    for (const auto& [slots, j] : slot_reads_) {
-      slots->readers[j].push_back(instr);
+    for (const auto& [frame, id] : reads_) {
+      if (frame->track_readers) frame->readers[id].push_back(instr);
     }
+    if (facts.reads_slots) {
+      for (const auto& [slots, j] : slot_reads_) {
+        slots->readers[j].push_back(instr);
+      }
+    }
+    it.all.push_back(instr);
+    if (result) {
+      it.result.partitions = made.partitions;
+      it.result.free = made.free;
+      it.result.dtype = made.dtype;
+      it.result.psum = made_psum;
+    }
+    if (made_slot >= 0) {
+      // EmitSimple's tile, set field by field in place.
+      LoweredTile& m = tiles[made_slot];
+      m.deps.erase(m.deps.begin(), m.deps.end());
+      m.deps.push_back(instr);
+      m.partitions = made.partitions;
+      m.free = made.free;
+      m.dtype = made.dtype;
+      m.psum = made_psum;
+      m.slots.reset();
+      m.made_by = kNoTile;
+      has[made_slot] = 1;
+    }
+    TRN_RETURN_IF_ERROR(CheckSize(spec_, builder_.size()));
   }
-  it.all.push_back(instr);
-  if (result) {
-    it.result.partitions = made.partitions;
-    it.result.free = made.free;
-    it.result.dtype = made.dtype;
-    it.result.psum = made_psum;
-  }
-  if (made_slot >= 0) {
-    // EmitSimple's tile, set field by field in place.
-    const auto s = static_cast<size_t>(made_slot);
-    LoweredTile& m = it.slot_made[s];
-    m.deps.erase(m.deps.begin(), m.deps.end());
-    m.deps.push_back(instr);
-    m.partitions = made.partitions;
-    m.free = made.free;
-    m.dtype = made.dtype;
-    m.psum = made_psum;
-    m.slots.reset();
-    m.made_by = kNoTile;
-    it.slot_has[s] = 1;
-  }
-  return CheckSize(spec_, builder_.size());
+  return absl::OkStatus();
 }
 
 // The tile of `id` EmitSimple's op in `it` reads: from `it` (then `local`)
