@@ -16,6 +16,7 @@
 #include <typeinfo>
 #include <utility>
 
+#include "device_model/chunks.h"
 #include "device_model/dma_groups.h"
 #include "device_model/dma_queues.h"
 #include "device_model/event_queue.h"
@@ -332,27 +333,73 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
       info = {shape_id(in), queue, kDmaUnit, false};
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    const FormInfo& info = form_info[kernel.instrs.FormOf(i)];
-    const uint32_t deps_begin = kernel.instrs.DepsBegin(i);
-    const uint32_t deps_end = kernel.instrs.DepsEnd(i);
-    dep_begin[i] = deps_begin;
-    dep_begin[i + 1] = deps_end;
-    if (deps_begin != deps_end) {
-      span = std::max<size_t>(span, i - std::min(kernel.deps[deps_begin],
-                                                 kernel.deps[deps_end - 1]));
-    }
-    hot_[i] = {deps_end - deps_begin, info.unit, info.matmul, false, 0};
-    shape_of_[i] = info.shape;
-    if (info.unit == kDmaUnit) {
-      if (deps_begin == deps_end) {
-        initial_dma_.push_back(static_cast<uint32_t>(i));
+  // The passes over the instructions below go in chunks of program order,
+  // one thread each (chunks.h): each writes its own instructions' entries,
+  // and what a chunk finds of an earlier one's (a DMA's rank, an edge into
+  // it) is merged after, in chunk order, as one pass in order would have.
+  const std::vector<size_t> chunks =
+      ChunkBounds(n, options.threads, options.min_chunk);
+  const size_t chunk_count = chunks.size() - 1;
+  // Per chunk: its longest edge, its DMA instructions without
+  // dependencies (the first chunk's straight into initial_dma_) and how
+  // many DMA instructions it has (its ranks are counted from its start,
+  // and moved up by the earlier chunks' counts in the pass after
+  // TimingEdges).
+  std::vector<size_t> chunk_span(chunk_count, 0);
+  std::vector<std::vector<uint32_t>> chunk_initial_dma(chunk_count);
+  std::vector<uint32_t> chunk_dmas(chunk_count, 0);
+  // The arrays through locals of each chunk's (see the pass after
+  // TimingEdges).
+  {
+    ForEachChunk(chunks, [&](size_t k, size_t begin, size_t end) {
+      const InstructionList& instrs = kernel.instrs;
+      const uint32_t* const deps = kernel.deps.data();
+      const FormInfo* const forms = form_info.data();
+      uint32_t* const db = dep_begin.data();
+      Hot* const hot = hot_.data();
+      uint32_t* const shape = shape_of_.data();
+      uint32_t* const draw = dma_draw_.data();
+      uint32_t* const queue = queue_of_.data();
+      std::vector<uint32_t>& initial =
+          k == 0 ? initial_dma_ : chunk_initial_dma[k];
+      size_t longest = 0;
+      uint32_t dmas = 0;
+      for (size_t i = begin; i < end; ++i) {
+        const FormInfo& info = forms[instrs.FormOf(i)];
+        const uint32_t deps_begin = instrs.DepsBegin(i);
+        const uint32_t deps_end = instrs.DepsEnd(i);
+        db[i] = deps_begin;
+        if (deps_begin != deps_end) {
+          longest = std::max<size_t>(
+              longest, i - std::min(deps[deps_begin], deps[deps_end - 1]));
+        }
+        hot[i] = {deps_end - deps_begin, info.unit, info.matmul, false, 0};
+        shape[i] = info.shape;
+        if (info.unit == kDmaUnit) {
+          if (deps_begin == deps_end) {
+            initial.push_back(static_cast<uint32_t>(i));
+          }
+          draw[i] = ++dmas;
+          queue[i] = info.queue;
+        } else {
+          draw[i] = 0;
+          queue[i] = 0;
+        }
       }
-      dma_draw_[i] = ++dma_count_;
-      queue_of_[i] = info.queue;
-    } else {
-      dma_draw_[i] = 0;
-      queue_of_[i] = 0;
+      chunk_span[k] = longest;
+      chunk_dmas[k] = dmas;
+    });
+  }
+  if (n > 0) dep_begin[n] = kernel.instrs.DepsEnd(n - 1);
+  // Each chunk's ranks move up by the DMA instructions before it.
+  std::vector<uint32_t> dma_before(chunk_count, 0);
+  for (size_t k = 0; k < chunk_count; ++k) {
+    span = std::max(span, chunk_span[k]);
+    dma_before[k] = dma_count_;
+    dma_count_ += chunk_dmas[k];
+    if (k > 0) {
+      initial_dma_.insert(initial_dma_.end(), chunk_initial_dma[k].begin(),
+                          chunk_initial_dma[k].end());
     }
   }
   forward_ = profile.cost.dependency_sync_us >= 0;
@@ -360,8 +407,9 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
     forward_ = forward_ && tm.interval_us >= 0 && tm.latency_us >= 0;
   }
   const std::vector<char> keep =
-      options.skip_implied_edges ? TimingEdges(kernel, profile, dep_begin, span)
-                                 : std::vector<char>(kernel.deps.size(), 1);
+      options.skip_implied_edges
+          ? TimingEdges(kernel, profile, dep_begin, span, chunks)
+          : std::vector<char>(kernel.deps.size(), 1);
   // The matmuls whose edge to a matmul was left out (TimingEdges), for
   // `matmul` below: marked on every edge a matmul left out (only a
   // matmul's mark is read).
@@ -372,35 +420,115 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   // No copy of the counts for the fill (it was two passes over them).
   rdeps_begin_.assign(n + 2, 0);
   uint32_t* rb = rdeps_begin_.data();
-  for (size_t i = 0; i < n; ++i) {
-    // An instruction whose result an instruction of its own engine reads
-    // keeps the engine active for its whole latency (the architecture
-    // guide's static instruction overhead of dependent back-to-back
-    // instructions); any other, for its interval and tensor access. Over
-    // every edge, kept or not: marked in the same walk over them.
-    const uint8_t unit = hot_[i].unit;
-    const bool matmul = hot_[i].matmul;
-    uint32_t kept = 0;
-    for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
-      const uint32_t a = kernel.deps[d];
+  // An edge into an earlier chunk than its dependent's (edge d of
+  // instruction i): what it marks and counts of its dependency is that
+  // chunk's, so it is done after the chunks, in order.
+  struct Cross {
+    uint32_t d;
+    uint32_t i;
+  };
+  std::vector<std::vector<Cross>> cross(chunk_count);
+  std::vector<std::vector<uint32_t>> chunk_initial_compute(chunk_count);
+  // Within the chunks, the arrays through the chunk's own locals: what a
+  // lambda captured is read again after every byte stored (a char may
+  // alias it), which cost this pass 30% more than the loop it was. The
+  // first chunk has no earlier one, and is not asked per edge (kCross
+  // false: with one thread this pass and the fill cost what they did
+  // before chunks, callgrind).
+  auto count_pass = [&]<bool kCross>(size_t k, size_t begin, size_t end) {
+    const uint32_t* const deps = kernel.deps.data();
+    const uint32_t* const db = dep_begin.data();
+    const char* const kept_edge = keep.data();
+    char* const early_left = left_early.data();
+    Hot* const hot = hot_.data();
+    uint32_t* const draw = dma_draw_.data();
+    uint32_t* const counts = rb;
+    std::vector<uint32_t>& initial =
+        k == 0 ? initial_compute_ : chunk_initial_compute[k];
+    std::vector<Cross>& into_earlier = cross[k];
+    const uint32_t dma_offset = dma_before[k];
+    for (size_t i = begin; i < end; ++i) {
+      // An instruction whose result an instruction of its own engine reads
+      // keeps the engine active for its whole latency (the architecture
+      // guide's static instruction overhead of dependent back-to-back
+      // instructions); any other, for its interval and tensor access. Over
+      // every edge, kept or not: marked in the same walk over them.
+      const uint8_t unit = hot[i].unit;
+      const bool matmul = hot[i].matmul;
+      if (unit == kDmaUnit) draw[i] += dma_offset;
+      uint32_t kept = 0;
+      for (uint32_t d = db[i]; d < db[i + 1]; ++d) {
+        const uint32_t a = deps[d];
+        if (kCross && a < begin) {
+          into_earlier.push_back({d, static_cast<uint32_t>(i)});
+          kept += kept_edge[d];
+          continue;
+        }
+        if (unit != kDmaUnit && hot[a].unit == unit) hot[a].drain = true;
+        if (!kept_edge[d]) {
+          if (matmul) early_left[a] = 1;
+          continue;
+        }
+        ++kept;
+        ++counts[a + 2];
+      }
+      hot[i].deps = kept;
+      if (kept == 0 && unit != kDmaUnit) {
+        initial.push_back(static_cast<uint32_t>(i));
+      }
+    }
+  };
+  ForEachChunk(chunks, [&](size_t k, size_t begin, size_t end) {
+    if (begin == 0) {
+      count_pass.template operator()<false>(k, begin, end);
+    } else {
+      count_pass.template operator()<true>(k, begin, end);
+    }
+  });
+  for (size_t k = 1; k < chunk_count; ++k) {
+    initial_compute_.insert(initial_compute_.end(),
+                            chunk_initial_compute[k].begin(),
+                            chunk_initial_compute[k].end());
+    for (const Cross& x : cross[k]) {
+      const uint32_t a = kernel.deps[x.d];
+      const uint8_t unit = hot_[x.i].unit;
       if (unit != kDmaUnit && hot_[a].unit == unit) hot_[a].drain = true;
-      if (!keep[d]) {
-        if (matmul) left_early[a] = 1;
+      if (!keep[x.d]) {
+        if (hot_[x.i].matmul) left_early[a] = 1;
         continue;
       }
-      ++kept;
       ++rb[a + 2];
-    }
-    hot_[i].deps = kept;
-    if (kept == 0 && unit != kDmaUnit) {
-      initial_compute_.push_back(static_cast<uint32_t>(i));
     }
   }
   for (size_t i = 2; i < n + 2; ++i) rb[i] += rb[i - 1];
   rdeps_.resize(rb[n + 1]);  // each entry filled below
-  for (size_t i = 0; i < n; ++i) {
-    for (uint32_t d = dep_begin[i]; d < dep_begin[i + 1]; ++d) {
-      if (keep[d]) rdeps_[rb[kernel.deps[d] + 1]++] = static_cast<uint32_t>(i);
+  // Each dependency's dependents in program order: a chunk's own first,
+  // then the later chunks' edges into it, chunk by chunk.
+  auto fill_pass = [&]<bool kCross>(size_t begin, size_t end) {
+    const uint32_t* const deps = kernel.deps.data();
+    const uint32_t* const db = dep_begin.data();
+    const char* const kept_edge = keep.data();
+    uint32_t* const dependents = rdeps_.data();
+    uint32_t* const next = rb;
+    for (size_t i = begin; i < end; ++i) {
+      for (uint32_t d = db[i]; d < db[i + 1]; ++d) {
+        const uint32_t a = deps[d];
+        if ((!kCross || a >= begin) && kept_edge[d]) {
+          dependents[next[a + 1]++] = static_cast<uint32_t>(i);
+        }
+      }
+    }
+  };
+  ForEachChunk(chunks, [&](size_t, size_t begin, size_t end) {
+    if (begin == 0) {
+      fill_pass.template operator()<false>(begin, end);
+    } else {
+      fill_pass.template operator()<true>(begin, end);
+    }
+  });
+  for (size_t k = 1; k < chunk_count; ++k) {
+    for (const Cross& x : cross[k]) {
+      if (keep[x.d]) rdeps_[rb[kernel.deps[x.d] + 1]++] = x.i;
     }
   }
   rdeps_begin_.pop_back();
@@ -458,16 +586,27 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   for (const InstructionTiming& tm : timings_) {
     batch = batch && tm.active_us >= 0;
   }
-  for (size_t i = 0; batch && i < n; ++i) {
-    uint32_t can = 0;
-    for (uint32_t r = rdeps_mid_[i]; r < rdeps_begin_[i + 1]; ++r) {
-      if (Batchable(hot_[rdeps_[r]].unit)) ++can;
+  if (!batch) return;
+  std::vector<size_t> fan_outs(chunk_count, 0);
+  ForEachChunk(chunks, [&](size_t k, size_t begin, size_t end) {
+    const uint32_t* const mid = rdeps_mid_.data();
+    const uint32_t* const rdeps_end = rdeps_begin_.data() + 1;
+    const uint32_t* const dependents = rdeps_.data();
+    Hot* const hot = hot_.data();
+    size_t count = 0;
+    for (size_t i = begin; i < end; ++i) {
+      uint32_t can = 0;
+      for (uint32_t r = mid[i]; r < rdeps_end[i]; ++r) {
+        if (Batchable(hot[dependents[r]].unit)) ++can;
+      }
+      if (can >= 2) {
+        hot[i].special = kFanOut;
+        ++count;
+      }
     }
-    if (can >= 2) {
-      hot_[i].special = kFanOut;
-      ++fan_out_count_;
-    }
-  }
+    fan_outs[k] = count;
+  });
+  for (const size_t count : fan_outs) fan_out_count_ += count;
 }
 
 namespace {
@@ -527,8 +666,8 @@ inline void MoveWords(uint64_t* __restrict u, const uint64_t* __restrict r) {
 template <size_t kWords, typename Early>
 void WindowClosure(const Kernel& kernel,
                    const UnfilledVector<uint32_t>& dep_begin, Early early,
-                   bool early_too, std::vector<char>& keep,
-                   std::vector<uint32_t>& far) {
+                   bool early_too, size_t begin, size_t end,
+                   std::vector<char>& keep, std::vector<uint32_t>& far) {
   constexpr size_t kWindow = 64 * kWords;
   constexpr size_t kSpan = kWords + 2;
   using Bits = std::array<uint64_t, kSpan>;
@@ -539,8 +678,11 @@ void WindowClosure(const Kernel& kernel,
   std::vector<uint64_t> ring(kWindow * kStride, 0);
   auto entry = [&ring](size_t i) { return &ring[(i % kWindow) * kStride]; };
   const uint32_t* deps = kernel.deps.data();
-  const size_t n = kernel.instrs.size();
-  for (size_t c = 0; c < n; ++c) {
+  // R(c) for c in [begin, end) reads R of instructions in c's window only,
+  // and a path between two of them stays between them: R of the kWindow
+  // instructions before `begin`, built from an empty ring, holds every
+  // bit that is read (kRecord false: R only, nothing marked).
+  auto visit = [&]<bool kRecord>(size_t c) {
     const uint32_t* first = deps + dep_begin[c];
     const uint32_t* last = deps + dep_begin[c + 1];
     if constexpr (kWords == 1) {
@@ -556,7 +698,7 @@ void WindowClosure(const Kernel& kernel,
       for (const uint32_t* p = first; p < last; ++p) {
         const size_t s = c - *p;
         if (early(*p, c)) {
-          if (early_too && s <= kWindow && (u >> (s - 1) & 1) != 0) {
+          if (kRecord && early_too && s <= kWindow && (u >> (s - 1) & 1) != 0) {
             keep[p - deps] = 0;
           }
           continue;
@@ -567,15 +709,17 @@ void WindowClosure(const Kernel& kernel,
         }
         const uint64_t bit = uint64_t{1} << (s - 1);
         own |= bit;
-        if ((u & bit) != 0) keep[p - deps] = 0;
+        if (kRecord && (u & bit) != 0) keep[p - deps] = 0;
       }
-      if (is_far && last - first >= 2) far.push_back(static_cast<uint32_t>(c));
+      if (kRecord && is_far && last - first >= 2) {
+        far.push_back(static_cast<uint32_t>(c));
+      }
       entry(c)[0] = u | own;
-      continue;
+      return;
     }
     // Instruction a's bit in R(c) and u (for a in c's window).
     const size_t base = c / 64 * 64;
-    auto bit_of = [base](uint32_t a) { return a + kWindow - base; };
+    auto bit_of = [base](uint32_t a) { return a + 64 * kWords - base; };
     auto has = [](const uint64_t* u, size_t k) {
       return ((u[k / 64] >> (k % 64)) & 1) != 0;
     };
@@ -594,7 +738,7 @@ void WindowClosure(const Kernel& kernel,
     const bool forward = first < last && first[0] > last[-1];
     const ptrdiff_t step = forward ? 1 : -1;
     const uint32_t* p = forward ? first : last - 1;
-    for (const uint32_t* end = forward ? last : first - 1; p != end;
+    for (const uint32_t* stop = forward ? last : first - 1; p != stop;
          p += step) {
       const uint32_t b = *p;
       sorted = sorted && b <= prev;
@@ -609,7 +753,7 @@ void WindowClosure(const Kernel& kernel,
       if (s > kWindow) {
         is_far = is_far || !early(b, c);
       } else if (!empty && has(u, bit_of(b))) {
-        if (early_too || !early(b, c)) keep[p - deps] = 0;
+        if (kRecord && (early_too || !early(b, c))) keep[p - deps] = 0;
       } else if (s < kWindow) {  // R(b) then holds no instruction c reads
         const uint64_t* r = entry(b) + (c / 64 - b / 64);
         if (empty) {
@@ -622,7 +766,7 @@ void WindowClosure(const Kernel& kernel,
     }
     if (empty) std::fill_n(u, kSpan, 0);
     // In neither order, a dependency may be reached by one added after it.
-    if (!sorted) {
+    if (kRecord && !sorted) {
       for (p = first; p < last; ++p) {
         const size_t s = c - *p;
         if (s <= kWindow && has(u, bit_of(*p)) &&
@@ -631,7 +775,9 @@ void WindowClosure(const Kernel& kernel,
         }
       }
     }
-    if (is_far && last - first >= 2) far.push_back(static_cast<uint32_t>(c));
+    if (kRecord && is_far && last - first >= 2) {
+      far.push_back(static_cast<uint32_t>(c));
+    }
     if constexpr (kWords <= kOwnWords) {
       MoveWords<kSpan, true>(u, own.data());
     } else {
@@ -643,6 +789,49 @@ void WindowClosure(const Kernel& kernel,
         }
       }
     }
+  };
+  for (size_t c = begin - std::min(begin, kWindow); c < begin; ++c) {
+    visit.template operator()<false>(c);
+  }
+  for (size_t c = begin; c < end; ++c) visit.template operator()<true>(c);
+}
+
+// The one-step check of the edges longer than the window, for the
+// instructions WindowClosure listed in `far`: edge a -> c is left out when
+// another dependency b of c waits for a through an edge not released early
+// (and a -> c is not early, unless `early_too`). Its arrays as parameters:
+// a store to `keep` (a char) could alias anything read through a lambda's
+// captures, which were then read again at every step.
+template <typename HotT, typename Early>
+__attribute__((noinline)) void LongEdgeCheck(const std::vector<uint32_t>& far,
+                                             size_t n, size_t window,
+                                             const uint32_t* deps,
+                                             const uint32_t* dep_begin,
+                                             const HotT* hot, Early early,
+                                             bool early_too, char* keep) {
+  std::vector<uint32_t> mark(n, kNone);
+  for (const uint32_t c : far) {
+    for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
+      const uint32_t b = deps[d];
+      const uint32_t* first = deps + dep_begin[b];
+      const uint32_t* last = deps + dep_begin[b + 1];
+      // early(a, b) asks whether both are matmuls: b's side once, not per
+      // edge (this pass was a third of the fully optimized matmul's
+      // Simulator::Create; issue 42, lower42d).
+      if (!hot[b].matmul) {
+        for (const uint32_t* p = first; p < last; ++p) mark[*p] = c;
+      } else {
+        for (const uint32_t* p = first; p < last; ++p) {
+          if (!hot[*p].matmul) mark[*p] = c;
+        }
+      }
+    }
+    for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
+      const uint32_t a = deps[d];
+      if (c - a > window && mark[a] == c && (early_too || !early(a, c))) {
+        keep[d] = 0;
+      }
+    }
   }
 }
 
@@ -650,7 +839,8 @@ void WindowClosure(const Kernel& kernel,
 
 std::vector<char> KernelSim::TimingEdges(
     const Kernel& kernel, const DeviceProfile& profile,
-    const UnfilledVector<uint32_t>& dep_begin, size_t span) const {
+    const UnfilledVector<uint32_t>& dep_begin, size_t span,
+    const std::vector<size_t>& chunks) const {
   std::vector<char> keep(kernel.deps.size(), 1);
   // The argument below needs time to run forward: no negative hand-off,
   // issue interval or latency (a profile may set anything).
@@ -710,65 +900,51 @@ std::vector<char> KernelSim::TimingEdges(
   // length through the dependency lists instead cost Simulator::Create
   // 15x more on the fully optimized matmul; paths of three steps, 1.8x
   // (bench/README.md, sim42c).
-  const size_t n = kernel.instrs.size();
   size_t words = 1;
   while (words < kMaxWindowWords && words * 64 < span) words *= 2;
   if (words * 64 < span) words = kFarWindowWords;
   // Early edges are looked at only where some may be implied: a matmul
   // depends on a matmul, and every matmul is split.
   const bool early_too = any_matmul_ && !any_unsplit_;
-  std::vector<uint32_t> far;
-  switch (words) {
-    case 1:
-      WindowClosure<1>(kernel, dep_begin, early, early_too, keep, far);
-      break;
-    case 2:
-      WindowClosure<2>(kernel, dep_begin, early, early_too, keep, far);
-      break;
-    case 4:
-      WindowClosure<4>(kernel, dep_begin, early, early_too, keep, far);
-      break;
-    case 8:
-      WindowClosure<8>(kernel, dep_begin, early, early_too, keep, far);
-      break;
-    case 16:
-      WindowClosure<16>(kernel, dep_begin, early, early_too, keep, far);
-      break;
-    case 32:
-      WindowClosure<32>(kernel, dep_begin, early, early_too, keep, far);
-      break;
-    default:
-      WindowClosure<kMaxWindowWords>(kernel, dep_begin, early, early_too, keep,
-                                     far);
-  }
-  // The instructions with an edge longer than the window: the one-step
-  // check for those edges.
-  std::vector<uint32_t> mark(far.empty() ? 0 : n, kNone);
+  // Chunk by chunk (chunks.h), each on a thread of its own: every edge is
+  // its dependent's, so each chunk clears its own entries of `keep`.
   const size_t window = words * 64;
-  const uint32_t* deps = kernel.deps.data();
-  for (const uint32_t c : far) {
-    for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
-      const uint32_t b = deps[d];
-      const uint32_t* first = deps + dep_begin[b];
-      const uint32_t* last = deps + dep_begin[b + 1];
-      // early(a, b) asks whether both are matmuls: b's side once, not per
-      // edge (this pass was a third of the fully optimized matmul's
-      // Simulator::Create; issue 42, lower42d).
-      if (!hot[b].matmul) {
-        for (const uint32_t* p = first; p < last; ++p) mark[*p] = c;
-      } else {
-        for (const uint32_t* p = first; p < last; ++p) {
-          if (!hot[*p].matmul) mark[*p] = c;
-        }
-      }
+  ForEachChunk(chunks, [&](size_t, size_t begin, size_t end) {
+    std::vector<uint32_t> far;
+    switch (words) {
+      case 1:
+        WindowClosure<1>(kernel, dep_begin, early, early_too, begin, end, keep,
+                         far);
+        break;
+      case 2:
+        WindowClosure<2>(kernel, dep_begin, early, early_too, begin, end, keep,
+                         far);
+        break;
+      case 4:
+        WindowClosure<4>(kernel, dep_begin, early, early_too, begin, end, keep,
+                         far);
+        break;
+      case 8:
+        WindowClosure<8>(kernel, dep_begin, early, early_too, begin, end, keep,
+                         far);
+        break;
+      case 16:
+        WindowClosure<16>(kernel, dep_begin, early, early_too, begin, end, keep,
+                          far);
+        break;
+      case 32:
+        WindowClosure<32>(kernel, dep_begin, early, early_too, begin, end, keep,
+                          far);
+        break;
+      default:
+        WindowClosure<kMaxWindowWords>(kernel, dep_begin, early, early_too,
+                                       begin, end, keep, far);
     }
-    for (uint32_t d = dep_begin[c]; d < dep_begin[c + 1]; ++d) {
-      const uint32_t a = kernel.deps[d];
-      if (c - a > window && mark[a] == c && (early_too || !early(a, c))) {
-        keep[d] = 0;
-      }
+    if (!far.empty()) {
+      LongEdgeCheck(far, kernel.instrs.size(), window, kernel.deps.data(),
+                    dep_begin.data(), hot, early, early_too, keep.data());
     }
-  }
+  });
   return keep;
 }
 

@@ -12,6 +12,7 @@
 #ifndef TRNBENCH_DEVICE_MODEL_KERNEL_SIM_H_
 #define TRNBENCH_DEVICE_MODEL_KERNEL_SIM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -73,6 +74,11 @@ struct SimOptions {
   // Compute instructions that one completion makes ready at one time
   // handled as one queue event, in turn (kernel_sim.cc, kReadyRun).
   bool batch_ready = true;
+  // Threads the constructor's passes over a long kernel may use, and the
+  // fewest instructions it gives one (chunks.h; tests set it low). The
+  // simulator built is the same for any value.
+  int threads = 1;
+  size_t min_chunk = 16384;
 };
 
 // A kernel prepared for repeated simulation: everything that does not vary
@@ -119,10 +125,12 @@ class KernelSim {
   // definition). Needs hot_ and timings_; `dep_begin` has instruction i's
   // dependencies at [dep_begin[i], dep_begin[i + 1]) of kernel.deps, and
   // `span` is about the longest edge (in instructions of program order).
+  // `chunks` (ChunkBounds) splits the work over threads.
   std::vector<char> TimingEdges(const Kernel& kernel,
                                 const DeviceProfile& profile,
                                 const UnfilledVector<uint32_t>& dep_begin,
-                                size_t span) const;
+                                size_t span,
+                                const std::vector<size_t>& chunks) const;
 
   const Kernel* kernel_;
   const DeviceProfile* profile_;

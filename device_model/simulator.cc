@@ -1,9 +1,11 @@
 #include "device_model/simulator.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "device_model/chunks.h"
 #include "device_model/timeline_recorder.h"
 #include "support/hash.h"
 
@@ -58,7 +60,7 @@ absl::Status FirstBrokenInstruction(const Program& program, const Kernel& k) {
 // branch-free pass, not the ordered walk above per instruction (12% of
 // Simulator::Create for a tiled kernel, issue 42); only a kernel it flags
 // is walked, to name the first bad instruction.
-bool MayBeBroken(const Kernel& k) {
+bool MayBeBroken(const Kernel& k, const SimOptions& options) {
   for (size_t f = 0; f < k.instrs.forms(); ++f) {
     const Instruction& in = k.instrs.Form(static_cast<uint32_t>(f));
     if ((in.kind == InstrKind::kDma && (in.work < 0 || in.aux < 0)) ||
@@ -69,16 +71,26 @@ bool MayBeBroken(const Kernel& k) {
   const size_t n = k.instrs.size();
   if (n == 0) return false;
   const uint32_t* deps = k.deps.data();
-  bool late = false;
-  uint32_t j = k.instrs.DepsBegin(0);
-  for (size_t i = 0; i + 1 < n; ++i) {
-    const uint32_t e = k.instrs.DepsBegin(i + 1);
-    for (; j < e; ++j) late |= deps[j] >= i;
-  }
-  for (const uint32_t e = k.instrs.DepsEnd(n - 1); j < e; ++j) {
-    late |= deps[j] >= n - 1;
-  }
-  return late;
+  // In chunks of program order (chunks.h), each on a thread of its own.
+  const std::vector<size_t> chunks =
+      ChunkBounds(n, options.threads, options.min_chunk);
+  std::vector<char> late_in(chunks.size() - 1, 0);
+  ForEachChunk(chunks, [&](size_t c, size_t begin, size_t end) {
+    bool late = false;
+    uint32_t j = k.instrs.DepsBegin(begin);
+    const size_t inner_end = std::min(end, n - 1);
+    for (size_t i = begin; i < inner_end; ++i) {
+      const uint32_t e = k.instrs.DepsBegin(i + 1);
+      for (; j < e; ++j) late |= deps[j] >= i;
+    }
+    if (end == n) {
+      for (const uint32_t e = k.instrs.DepsEnd(n - 1); j < e; ++j) {
+        late |= deps[j] >= n - 1;
+      }
+    }
+    late_in[c] = late;
+  });
+  return std::find(late_in.begin(), late_in.end(), 1) != late_in.end();
 }
 
 }  // namespace
@@ -96,7 +108,7 @@ absl::StatusOr<Simulator> Simulator::Create(const Program& program,
   Simulator sim(program, profile);
   for (size_t d = 0; d < program.dispatches.size(); ++d) {
     const Kernel& k = program.dispatches[d].kernel;
-    if (MayBeBroken(k)) {
+    if (MayBeBroken(k, options)) {
       if (absl::Status s = FirstBrokenInstruction(program, k); !s.ok()) {
         return s;
       }

@@ -167,7 +167,11 @@ absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
         " per workload (about two minutes): lower `repeat` or `warmup`, or "
         "use a smaller shape"));
   }
-  TRN_ASSIGN_OR_RETURN(Simulator sim, Simulator::Create(program, profile));
+  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
+  // The simulator's setup on the runs' threads too: for a large kernel it
+  // is as long as a run or two, which no thread shared (issue 42).
+  TRN_ASSIGN_OR_RETURN(Simulator sim,
+                       Simulator::Create(program, profile, {.threads = jobs}));
 
   WorkloadResult r;
   r.name = spec.name;
@@ -201,7 +205,6 @@ absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
     std::vector<MetricValue> values;
     std::vector<OpRow> rows;
   };
-  const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
   // Each worker's accumulator on pages of its own (kNoFalseSharing). Side
   // by side in one vector, the end of one (its sweep state, written on
   // every event) and the start of the next (its vtable pointer, read on

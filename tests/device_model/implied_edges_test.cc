@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "device_model/bandwidth_policy.h"
+#include "device_model/chunks.h"
 #include "device_model/device_profile.h"
 #include "device_model/kernel_sim.h"
 #include "device_model/program.h"
 #include "device_model/sim_events.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "support/counter_rng.h"
 #include "tests/device_model/sim_test_util.h"
 #include "tests/device_model/test_profile.h"
@@ -457,6 +459,73 @@ TEST(ImpliedEdgesTest, WindowLeavesOutWhatFullReachabilityDoes) {
       EXPECT_LT(want, lk.kernel.deps.size() * 7 / 8);
     }
   }
+}
+
+// Simulator::Create's passes split over threads in chunks of program order
+// (SimOptions::threads, chunks.h) build the simulator one thread builds:
+// every listener call the same, and as many edges and fan-outs. Chunks far
+// shorter than the implied-edge window (each then built on the bits of the
+// instructions before it) and longer; short edges, edges across several
+// chunks and edges past the widest window; every order of the lists.
+// The last profile draws each transfer's latency (so a transfer's rank,
+// which picks its draw, shows in its completion) and keeps an engine
+// active for less than the latency unless it drains for a reader on it.
+TEST(ChunkedCreateTest, AnyThreadCountBuildsTheSameSimulator) {
+  nlohmann::json drawn = testing::TestProfile();
+  drawn["parameters"]["dma_latency_us"] = {
+      {"quantiles", {{0, 1}, {1, 3}}}, {"unit", "us"}, {"source", "test"}};
+  drawn["parameters"]["sbuf_access_overhead_cycles"]["value"] = 30;
+  auto parsed = ParseDeviceProfile(drawn.dump(), "drawn.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const std::vector<DeviceProfile> profiles = {
+      TestProfileWith({}),
+      TestProfileWith({{"dma_issue_us", 0.3}, {"dma_issuers", 2}}),
+      *std::move(parsed),
+  };
+  FairShareHbmPolicy policy;
+  const std::vector<std::pair<uint64_t, int>> shapes = {
+      {6, 300}, {70, 500}, {600, 1500}, {6000, 6600}};
+  size_t compared = 0;
+  for (size_t p = 0; p < profiles.size(); ++p) {
+    for (const auto& [reach, n] : shapes) {
+      for (DepOrder order : {DepOrder::kAscending, DepOrder::kShuffled}) {
+        const uint64_t key = reach * 7 + p * 3 + static_cast<uint64_t>(order);
+        const Kernel k = DenseKernel(key, n, reach, order);
+        const KernelSim one(k, profiles[p], policy);
+        for (const auto& [threads, min_chunk] :
+             std::vector<std::pair<int, size_t>>{
+                 {2, 1}, {3, 37}, {5, 100}, {4, 1000}}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "profile " << p << " reach " << reach << " order "
+                       << static_cast<int>(order) << " threads " << threads
+                       << " min_chunk " << min_chunk);
+          const KernelSim split(k, profiles[p], policy,
+                                {.threads = threads, .min_chunk = min_chunk});
+          EXPECT_EQ(one.TimingEdgeCount(), split.TimingEdgeCount());
+          EXPECT_EQ(one.FanOutCount(), split.FanOutCount());
+          ExpectSameCalls(one, split, key, 4.5e7);
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, profiles.size() * 4 * 2 * 4);
+}
+
+// Chunks are contiguous, cover every instruction, number at most the
+// threads and are no shorter than asked (one chunk when the kernel is).
+TEST(ChunkedCreateTest, ChunkBounds) {
+  EXPECT_EQ(ChunkBounds(10, 1, 1), (std::vector<size_t>{0, 10}));
+  EXPECT_EQ(ChunkBounds(10, 3, 1), (std::vector<size_t>{0, 3, 6, 10}));
+  EXPECT_EQ(ChunkBounds(10, 3, 4), (std::vector<size_t>{0, 5, 10}));
+  EXPECT_EQ(ChunkBounds(10, 3, 11), (std::vector<size_t>{0, 10}));
+  EXPECT_EQ(ChunkBounds(0, 4, 1), (std::vector<size_t>{0, 0}));
+  EXPECT_EQ(ChunkBounds(5, 0, 1), (std::vector<size_t>{0, 5}));
+  std::vector<int> seen(7, 0);
+  ForEachChunk(ChunkBounds(7, 3, 1), [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) ++seen[i];
+  });
+  EXPECT_EQ(seen, std::vector<int>(7, 1));
 }
 
 }  // namespace

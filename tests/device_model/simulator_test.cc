@@ -761,6 +761,45 @@ TEST(SimulatorTest, CreateFindsABadEdgeAtEitherEndAndInALaterKernel) {
   EXPECT_TRUE(create_error({good, good}).ok());
 }
 
+// The same check split over threads (SimOptions::threads): a bad edge in
+// any chunk is found, and named as one thread names it.
+TEST(SimulatorTest, CreateOnThreadsFindsABadEdgeInAnyChunk) {
+  const DeviceProfile prof = Profile();
+  for (uint32_t bad = 0; bad < 40; bad += 3) {
+    SCOPED_TRACE(::testing::Message() << "bad " << bad);
+    Program p;
+    p.name = "broken";
+    Dispatch d;
+    d.kernel.name = "k";
+    for (uint32_t i = 0; i < 40; ++i) {
+      std::vector<uint32_t> deps;
+      if (i > 0) deps.push_back(i - 1);
+      if (i == bad) deps.push_back(i + 1 < 40 ? i + 1 : i);
+      AddDma(d.kernel, 128, 1000, deps);
+    }
+    p.dispatches.push_back(std::move(d));
+    auto one = Simulator::Create(p, prof);
+    auto split = Simulator::Create(p, prof, {.threads = 3, .min_chunk = 4});
+    ASSERT_FALSE(one.ok());
+    ASSERT_FALSE(split.ok());
+    EXPECT_EQ(one.status(), split.status());
+    EXPECT_NE(split.status().message().find(
+                  "instruction " + std::to_string(bad) + " depends on a later"),
+              std::string::npos)
+        << split.status();
+  }
+  Program p;
+  p.name = "good";
+  Dispatch d;
+  d.kernel.name = "k";
+  for (uint32_t i = 0; i < 40; ++i) {
+    AddDma(d.kernel, 128, 1000,
+           i > 0 ? std::vector<uint32_t>{i - 1} : std::vector<uint32_t>{});
+  }
+  p.dispatches.push_back(std::move(d));
+  EXPECT_TRUE(Simulator::Create(p, prof, {.threads = 3, .min_chunk = 4}).ok());
+}
+
 TEST(SimulatorTest, AccumulatedMetricsEqualThoseOfTheRecordedTimeline) {
   const DeviceProfile prof = Profile();
   const Program p = NkiProgram();
