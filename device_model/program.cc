@@ -21,6 +21,14 @@ uint32_t Kernel::Add(Instruction instr, const uint32_t* dep_ids, size_t n) {
   return static_cast<uint32_t>(instrs.size() - 1);
 }
 
+uint32_t Kernel::AddFormGrowing(uint32_t form, int32_t iteration,
+                                const uint32_t* dep_ids, size_t n) {
+  const auto begin = static_cast<uint32_t>(deps.size());
+  AppendDeps(dep_ids, n);
+  instrs.AppendForm(form, iteration, begin, static_cast<uint32_t>(deps.size()));
+  return static_cast<uint32_t>(instrs.size() - 1);
+}
+
 size_t InstructionList::FormHash::operator()(const Instruction& in) const {
   // 64-bit FNV-1a style mixing of the fields, in a fixed order.
   uint64_t h = 1469598103934665603ull;

@@ -154,6 +154,17 @@ class InstructionList {
     entries_.push_back({form, iteration, deps_begin});
     deps_end_ = deps_end;
   }
+  // Whether the next append grows the entries (Kernel::AddForm).
+  bool Full() const { return entries_.size() == entries_.capacity(); }
+  // AppendForm when !Full(), giving the new instruction's index.
+  uint32_t AppendFormWithRoom(uint32_t form, int32_t iteration,
+                              uint32_t deps_begin, uint32_t deps_end) {
+    if (Full()) __builtin_unreachable();
+    const auto index = static_cast<uint32_t>(entries_.size());
+    entries_.push_back({form, iteration, deps_begin});
+    deps_end_ = deps_end;
+    return index;
+  }
 
   struct Entry {
     uint32_t form;
@@ -207,19 +218,31 @@ struct Kernel {
   // instruction makes. A loop body's op appends the same form on every
   // iteration; building the Instruction and finding its form again was a
   // fifth of lowering (issue 42). form < instrs.forms().
+  // With room for both lists' appends (lowering reserves it) no growth
+  // path is compiled in: with push_back's inline, AddForm saved and
+  // restored six registers and spilled its arguments, ~15 of its ~68
+  // instructions (issue 42, lower42g); AddFormGrowing makes the room.
   uint32_t AddForm(uint32_t form, int32_t iteration, const uint32_t* dep_ids,
                    size_t n) {
+    if (deps.capacity() - deps.size() < n || instrs.Full()) [[unlikely]] {
+      return AddFormGrowing(form, iteration, dep_ids, n);
+    }
     const auto begin = static_cast<uint32_t>(deps.size());
-    AppendDeps(dep_ids, n);
-    instrs.AppendForm(form, iteration, begin,
-                      static_cast<uint32_t>(deps.size()));
-    return static_cast<uint32_t>(instrs.size() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      if (deps.size() == deps.capacity()) __builtin_unreachable();
+      deps.push_back(dep_ids[i]);
+    }
+    const uint32_t end = begin + static_cast<uint32_t>(n);
+    return instrs.AppendFormWithRoom(form, iteration, begin, end);
   }
   // Frees the instructions and their dependencies; name, source file and
   // strings stay.
   void ReleaseInstructions();
 
  private:
+  // AddForm once room is made for its appends, as push_back grows.
+  uint32_t AddFormGrowing(uint32_t form, int32_t iteration,
+                          const uint32_t* dep_ids, size_t n);
   // One by one: an instruction has a few (lowering reserves the room), and
   // vector's range insert cost 55 instructions an append (issue 42).
   void AppendDeps(const uint32_t* dep_ids, size_t n) {

@@ -161,5 +161,47 @@ TEST(InstructionListTest, FormsAndDepsReadWithoutRebuilding) {
   EXPECT_EQ(k.instrs.DepsEnd(3), k.deps.size());
 }
 
+TEST(InstructionListTest, AddFormIsAddWithOrWithoutRoom) {
+  // AddForm appends in place when both lists have room and grows them
+  // first (AddFormGrowing) when either has none: either way the program
+  // is what Add of the whole instruction makes. Every list size from
+  // empty is crossed (no room reserved), then the same with room.
+  for (const bool reserve : {false, true}) {
+    Kernel by_add;
+    Kernel by_form;
+    if (reserve) {
+      by_form.instrs.reserve(64);
+      by_form.deps.reserve(256);
+    }
+    const Instruction first = Load(by_add, 262144);
+    by_add.Add(first, {});
+    by_form.Intern("dma_load");
+    by_form.Intern("in_tensor");
+    by_form.Add(first, {});
+    for (uint32_t i = 1; i < 40; ++i) {
+      // 0 to 4 dependencies, so that the dependencies' room runs out on
+      // appends of several as well as of one.
+      std::vector<uint32_t> deps;
+      for (uint32_t d = 0; d < i % 5 && d < i; ++d) deps.push_back(i - 1 - d);
+      Instruction in = first;
+      in.iteration = static_cast<int32_t>(i);
+      const uint32_t want = by_add.Add(in, deps);
+      const size_t deps_before = by_form.deps.size();
+      EXPECT_EQ(
+          by_form.AddForm(0, static_cast<int32_t>(i), deps.data(), deps.size()),
+          want)
+          << reserve << " " << i;
+      EXPECT_EQ(by_form.deps.size(), deps_before + deps.size());
+    }
+    ASSERT_EQ(by_form.instrs.size(), by_add.instrs.size());
+    EXPECT_EQ(by_form.deps, by_add.deps) << reserve;
+    EXPECT_EQ(by_form.instrs.forms(), 1u);
+    for (uint32_t i = 0; i < by_add.instrs.size(); ++i) {
+      EXPECT_EQ(by_form.instrs[i], by_add.instrs[i]) << reserve << " " << i;
+      EXPECT_EQ(by_form.instrs.DepsEnd(i), by_add.instrs.DepsEnd(i));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trn

@@ -906,31 +906,34 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
 // an op appends the same instruction to each, so the order does not
 // matter. A stage at a time: a call per op, and its iteration's lists
 // found again on each, cost ~40 instructions an op.
-absl::Status NkiLowering::EmitSlotted(const NkiLoop& loop, Iteration& it,
-                                      const std::vector<size_t>& ops,
-                                      const std::vector<OpFacts*>& all_facts) {
+absl::Status NkiLowering::EmitSlotted(Iteration& it, const LoopPlan& plan,
+                                      const std::vector<SlotOp>& ops) {
   // Not resized while the stage is lowered.
   char* const has = it.slot_has.data();
   LoweredTile* const tiles = it.slot_made.data();
   Deps* const readers = it.slot_readers.data();
   Iteration* const reuse = it.reuse;
-  const int result_index = result_index_.back();
+  const bool track_readers = it.track_readers;
   const Deps* const result_wait = result_wait_.back();
+  const int* const local_reads = plan.local_reads.data();
   // One list for every slotted op: none is lowered inside another.
   Deps& deps = slot_deps_;
-  for (const size_t idx : ops) {
-    const NkiOp& op = loop.body[idx];
-    OpFacts& facts = *all_facts[idx];
+  // Written in place, not pushed: SimpleInstr reads the first `n_inputs`.
+  // Room for the op with the most is made here once a stage.
+  for (const SlotOp& s : ops) {
+    if (read_inputs_.size() < s.n_inputs) read_inputs_.resize(s.n_inputs);
+  }
+  const LoweredTile** const input_tiles = read_inputs_.data();
+  for (const SlotOp& s : ops) {
+    const NkiOp& op = *s.op;
+    OpFacts& facts = *s.facts;
     deps.erase(deps.begin(), deps.end());
     reads_.clear();
-    if (facts.reads_slots) slot_reads_.clear();
+    if (s.reads_slots) slot_reads_.clear();
     bool local = false;
-    const size_t inputs = facts.inputs.size();
-    // Written in place, not pushed: SimpleInstr reads the first `inputs`.
-    if (read_inputs_.size() < inputs) read_inputs_.resize(inputs);
-    const LoweredTile** input_tiles = read_inputs_.data();
-    const OpFacts::SlotRead* const reads = facts.slot_reads.data();
-    const size_t n_reads = facts.slot_reads.size();
+    const size_t inputs = s.n_inputs;
+    const OpFacts::SlotRead* const reads = s.reads;
+    const size_t n_reads = s.n_reads;
     for (size_t k = 0; k < n_reads; ++k) {
       const OpFacts::SlotRead& r = reads[k];
       const LoweredTile* t = nullptr;
@@ -967,7 +970,7 @@ absl::Status NkiLowering::EmitSlotted(const NkiLoop& loop, Iteration& it,
       Append(deps, *d);
       if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
     }
-    const int made_slot = facts.made_slot;
+    const int made_slot = s.made_slot;
     if (reuse != nullptr) {
       if (made_slot >= 0) {
         // readers.find: a reader list is made with its first reader.
@@ -981,34 +984,32 @@ absl::Status NkiLowering::EmitSlotted(const NkiLoop& loop, Iteration& it,
     } else if (!local) {
       Append(deps, *it.gate);
     }
-    const bool result = static_cast<int>(idx) == result_index;
-    if (result && result_wait != nullptr) Append(deps, *result_wait);
+    if (s.result && result_wait != nullptr) Append(deps, *result_wait);
     const SimpleMade made = SimpleInstr(op, facts, it, deps);
     const uint32_t instr = made.instr;
-    // A DMA's tile is not in PSUM (LoweredTile's default).
-    const bool made_psum = !facts.is_dma && !facts.is_sbuf_copy && facts.psum;
-    if (local && it.track_readers) {
-      // The reads of this iteration's tiles, found as above: nothing made
-      // since (the op's own tile is kept below).
-      for (size_t k = 0; k < n_reads; ++k) {
-        const int slot = reads[k].slot;
-        if (slot >= 0 && has[slot]) readers[slot].push_back(instr);
+    if (local && track_readers) {
+      // The reads of this iteration's tiles (the slots of its reads, in
+      // order), found as above: nothing made since (the op's own tile is
+      // kept below).
+      for (uint32_t k = s.local_begin; k < s.local_end; ++k) {
+        const int slot = local_reads[k];
+        if (has[slot]) readers[slot].push_back(instr);
       }
     }
     for (const auto& [frame, id] : reads_) {
       if (frame->track_readers) frame->readers[id].push_back(instr);
     }
-    if (facts.reads_slots) {
+    if (s.reads_slots) {
       for (const auto& [slots, j] : slot_reads_) {
         slots->readers[j].push_back(instr);
       }
     }
     it.all.push_back(instr);
-    if (result) {
+    if (s.result) {
       it.result.partitions = made.partitions;
       it.result.free = made.free;
       it.result.dtype = made.dtype;
-      it.result.psum = made_psum;
+      it.result.psum = s.made_psum;
     }
     if (made_slot >= 0) {
       // EmitSimple's tile, set field by field in place.
@@ -1018,7 +1019,7 @@ absl::Status NkiLowering::EmitSlotted(const NkiLoop& loop, Iteration& it,
       m.partitions = made.partitions;
       m.free = made.free;
       m.dtype = made.dtype;
-      m.psum = made_psum;
+      m.psum = s.made_psum;
       m.slots.reset();
       m.made_by = kNoTile;
       has[made_slot] = 1;
