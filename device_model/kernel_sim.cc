@@ -350,46 +350,44 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   std::vector<uint32_t> chunk_dmas(chunk_count, 0);
   // The arrays through locals of each chunk's (see the pass after
   // TimingEdges).
-  {
-    ForEachChunk(chunks, [&](size_t k, size_t begin, size_t end) {
-      const InstructionList& instrs = kernel.instrs;
-      const uint32_t* const deps = kernel.deps.data();
-      const FormInfo* const forms = form_info.data();
-      uint32_t* const db = dep_begin.data();
-      Hot* const hot = hot_.data();
-      uint32_t* const shape = shape_of_.data();
-      uint32_t* const draw = dma_draw_.data();
-      uint32_t* const queue = queue_of_.data();
-      std::vector<uint32_t>& initial =
-          k == 0 ? initial_dma_ : chunk_initial_dma[k];
-      size_t longest = 0;
-      uint32_t dmas = 0;
-      for (size_t i = begin; i < end; ++i) {
-        const FormInfo& info = forms[instrs.FormOf(i)];
-        const uint32_t deps_begin = instrs.DepsBegin(i);
-        const uint32_t deps_end = instrs.DepsEnd(i);
-        db[i] = deps_begin;
-        if (deps_begin != deps_end) {
-          longest = std::max<size_t>(
-              longest, i - std::min(deps[deps_begin], deps[deps_end - 1]));
-        }
-        hot[i] = {deps_end - deps_begin, info.unit, info.matmul, false, 0};
-        shape[i] = info.shape;
-        if (info.unit == kDmaUnit) {
-          if (deps_begin == deps_end) {
-            initial.push_back(static_cast<uint32_t>(i));
-          }
-          draw[i] = ++dmas;
-          queue[i] = info.queue;
-        } else {
-          draw[i] = 0;
-          queue[i] = 0;
-        }
+  ForEachChunk(chunks, [&](size_t k, size_t begin, size_t end) {
+    const InstructionList& instrs = kernel.instrs;
+    const uint32_t* const deps = kernel.deps.data();
+    const FormInfo* const forms = form_info.data();
+    uint32_t* const db = dep_begin.data();
+    Hot* const hot = hot_.data();
+    uint32_t* const shape = shape_of_.data();
+    uint32_t* const draw = dma_draw_.data();
+    uint32_t* const queue = queue_of_.data();
+    std::vector<uint32_t>& initial =
+        k == 0 ? initial_dma_ : chunk_initial_dma[k];
+    size_t longest = 0;
+    uint32_t dmas = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const FormInfo& info = forms[instrs.FormOf(i)];
+      const uint32_t deps_begin = instrs.DepsBegin(i);
+      const uint32_t deps_end = instrs.DepsEnd(i);
+      db[i] = deps_begin;
+      if (deps_begin != deps_end) {
+        longest = std::max<size_t>(
+            longest, i - std::min(deps[deps_begin], deps[deps_end - 1]));
       }
-      chunk_span[k] = longest;
-      chunk_dmas[k] = dmas;
-    });
-  }
+      hot[i] = {deps_end - deps_begin, info.unit, info.matmul, false, 0};
+      shape[i] = info.shape;
+      if (info.unit == kDmaUnit) {
+        if (deps_begin == deps_end) {
+          initial.push_back(static_cast<uint32_t>(i));
+        }
+        draw[i] = ++dmas;
+        queue[i] = info.queue;
+      } else {
+        draw[i] = 0;
+        queue[i] = 0;
+      }
+    }
+    chunk_span[k] = longest;
+    chunk_dmas[k] = dmas;
+  });
   if (n > 0) dep_begin[n] = kernel.instrs.DepsEnd(n - 1);
   // Each chunk's ranks move up by the DMA instructions before it.
   std::vector<uint32_t> dma_before(chunk_count, 0);
