@@ -595,6 +595,10 @@ class NkiLowering {
                                const std::vector<uint32_t>& frames,
                                const std::vector<SlotTerms>& terms, Deps& deps,
                                bool& local);
+  // Inline in both, as FindRead (a call cost the block-free and fully
+  // optimized matmuls' lowering 1 M instructions each).
+  inline __attribute__((always_inline)) void AppendSlot(
+      const LoweredTile& t, const std::vector<SlotTerms>& terms, Deps& deps);
   std::vector<uint32_t> FramesMaking(const std::string& id) const;
   // FindWithFrame below the op's own frame, looking only in `frames`
   // (FramesMaking): the same tile and iteration, for EmitSimple's reads,

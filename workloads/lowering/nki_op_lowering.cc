@@ -894,6 +894,29 @@ absl::Status NkiLowering::EmitSimple(const NkiLoop& loop, Iteration& it,
   return CheckSize(spec_, builder_.size());
 }
 
+// The instructions of the slot of `t` that `terms` (one per level) pick
+// to `deps` (the whole tile's when a level is missing or too short: a
+// partial tile), and the slot read to slot_reads_. ReadSlots' and
+// EmitSlotted's.
+inline void NkiLowering::AppendSlot(const LoweredTile& t,
+                                    const std::vector<SlotTerms>& terms,
+                                    Deps& deps) {
+  const Deps* d = &t.deps;
+  BlockSlots* leaf = nullptr;
+  size_t leaf_slot = 0;
+  BlockSlots* level = t.slots.get();
+  for (const SlotTerms& term : terms) {
+    const std::optional<size_t> slot = SlotOf(term);
+    if (level == nullptr || !slot || *slot >= level->made.size()) break;
+    d = &level->made[*slot];
+    leaf = level;
+    leaf_slot = *slot;
+    level = level->sub[*slot].get();
+  }
+  Append(deps, *d);
+  if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
+}
+
 // EmitSimple for the ops `ops` of a slotted loop (LoopPlan::slotted), one
 // after the other in `it`: for each, the same steps in the same order, its
 // iteration's tiles and readers found by the slot of their id
@@ -955,20 +978,7 @@ absl::Status NkiLowering::EmitSlotted(Iteration& it, const LoopPlan& plan,
         continue;
       }
       // ReadSlots' levels (a tile of this iteration has no slots).
-      const Deps* d = &t->deps;
-      BlockSlots* leaf = nullptr;
-      size_t leaf_slot = 0;
-      BlockSlots* level = t->slots.get();
-      for (const SlotTerms& term : *r.terms) {
-        const std::optional<size_t> slot = SlotOf(term);
-        if (level == nullptr || !slot || *slot >= level->made.size()) break;
-        d = &level->made[*slot];
-        leaf = level;
-        leaf_slot = *slot;
-        level = level->sub[*slot].get();
-      }
-      Append(deps, *d);
-      if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
+      AppendSlot(*t, *r.terms, deps);
     }
     const int made_slot = s.made_slot;
     if (reuse != nullptr) {
@@ -1061,29 +1071,13 @@ const LoweredTile* NkiLowering::ReadWhole(Iteration& it, TileId id,
 
 // A block of `id` read by EmitSimple's op slot by slot, `terms` one per
 // level, as Emit's reads of it do (no slot of the kernel spilled): the
-// tile FindRead finds, the instructions of the slot it picks to `deps`
-// (the whole tile's when a level is missing or too short: a partial
-// tile), and the slot read to slot_reads_.
+// tile FindRead finds, and its slot's instructions (AppendSlot).
 const LoweredTile* NkiLowering::ReadSlots(Iteration& it, TileId id,
                                           const std::vector<uint32_t>& frames,
                                           const std::vector<SlotTerms>& terms,
                                           Deps& deps, bool& local) {
   const LoweredTile* t = FindRead(it, id, frames, local);
-  if (t == nullptr) return nullptr;
-  const Deps* d = &t->deps;
-  BlockSlots* leaf = nullptr;
-  size_t leaf_slot = 0;
-  BlockSlots* level = t->slots.get();
-  for (const SlotTerms& term : terms) {
-    const std::optional<size_t> slot = SlotOf(term);
-    if (level == nullptr || !slot || *slot >= level->made.size()) break;
-    d = &level->made[*slot];
-    leaf = level;
-    leaf_slot = *slot;
-    level = level->sub[*slot].get();
-  }
-  Append(deps, *d);
-  if (leaf != nullptr) slot_reads_.emplace_back(leaf, leaf_slot);
+  if (t != nullptr) AppendSlot(*t, terms, deps);
   return t;
 }
 
