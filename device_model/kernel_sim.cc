@@ -404,6 +404,7 @@ KernelSim::KernelSim(const Kernel& kernel, const DeviceProfile& profile,
   for (const InstructionTiming& tm : timings_) {
     forward_ = forward_ && tm.interval_us >= 0 && tm.latency_us >= 0;
   }
+  ready_in_place_ = options.ready_in_place && forward_;
   const std::vector<char> keep =
       options.skip_implied_edges
           ? TimingEdges(kernel, profile, dep_begin, span, chunks)
@@ -1370,12 +1371,36 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   // Matmuls that accumulate into one PSUM tile issue back to back: the
   // accumulation happens in PSUM, so a matmul waits for the previous one's
   // operands to stream, not for its result.
+  //
+  // A matmul this makes ready now, whose engine is busy past now with
+  // instructions already waiting, joins its engine's ready queue here
+  // rather than through a kReady event at t (ready_in_place_). That event
+  // would only have added it to the queue (the engine cannot start, and a
+  // wake-up is pending: compute_ready), and it would be handled in this
+  // pass of the event loop, after events at t that cannot tell the
+  // difference: the engine stays busy past t (only a start moves its free
+  // time, and it cannot start before then), so nothing at t starts it or
+  // sees its queue empty; the queue is kept in program order whatever the
+  // order of its pushes; and an engine sharing the SBUF port, whose peer
+  // looks at its queue's front, is left to the event. The event has the
+  // current time, so no DMA step is taken or left out for it. Nothing else
+  // reads d's state until then (every edge into it has been counted), and
+  // it is zeroed as the kReady would. 14k of the block-free matmul's 50k
+  // kReady events (bench/README.md, sim42j).
   auto release_accumulation = [&](uint32_t i) {
     if (hot_[i].special == kUnsplit) return resolve_unsplit(i, true);
+    constexpr auto kT = static_cast<size_t>(Engine::kTensor);
     for (uint32_t r = rdeps_begin_[i]; r < rdeps_mid_[i]; ++r) {
       const uint32_t d = rdeps_[r];
       st[d].ready_at = std::max(st[d].ready_at, t);
       if (++st[d].resolved == hot_[d].deps) {
+        if (ready_in_place_ && hot_[d].unit == kT && !(st[d].ready_at > t) &&
+            !ready[kT].empty() && lane_free[kT] > t) {
+          st[d].resolved = 0;
+          st[d].ready_at = 0;
+          ready[kT].push(d);
+          continue;
+        }
         push(st[d].ready_at, d, EvKind::kReady);
       }
     }
@@ -1389,7 +1414,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   };
   // Transfer i's data has all moved now: its completion semaphore follows
   // after its latency.
-  auto data_moved = [&](uint32_t i) {
+  auto data_moved = [&](uint32_t i) __attribute__((always_inline)) {
     const double latency =
         prof.dma_latency_us.Sample(rng.UniformAt(draw0 + dma_draw_[i]));
     push(t + latency, i, EvKind::kDmaDone);

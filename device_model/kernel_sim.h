@@ -74,6 +74,10 @@ struct SimOptions {
   // Compute instructions that one completion makes ready at one time
   // handled as one queue event, in turn (kernel_sim.cc, kReadyRun).
   bool batch_ready = true;
+  // A matmul that another's streaming makes ready at once handled right
+  // after that streaming, not through the event queue, where that is its
+  // place in the queue's order (kernel_sim.cc, release_accumulation).
+  bool ready_in_place = true;
   // Threads the constructor's passes over a long kernel may use, and the
   // fewest instructions it gives one (chunks.h; tests set it low). The
   // simulator built is the same for any value.
@@ -213,6 +217,8 @@ class KernelSim {
   // then handling an event never pushes one earlier than itself, which
   // handling adjacent events as one (kernel_sim.cc, AfterIssue) needs.
   bool forward_ = false;
+  // SimOptions::ready_in_place, where forward_ makes it exact.
+  bool ready_in_place_ = false;
   size_t fan_out_count_ = 0;
 };
 

@@ -43,7 +43,27 @@ absl::StatusOr<QuantileTable> QuantileTable::FromPoints(
   }
   QuantileTable t;
   t.points_ = std::move(points);
+  t.FillBuckets();
   return t;
+}
+
+void QuantileTable::FillBuckets() {
+  const size_t size = points_.size();
+  for (size_t b = 0; b < kBuckets; ++b) {
+    const double lo = static_cast<double>(b) / kBuckets;
+    const double hi = static_cast<double>(b + 1) / kBuckets;
+    size_t i = 1;
+    bool split = false;
+    for (size_t j = 1; j + 1 < size; ++j) {
+      const double pj = points_[j].first;
+      if (pj <= lo) {
+        ++i;
+      } else if (pj < hi) {
+        split = true;  // u's below pj and at or above it share the bucket
+      }
+    }
+    bucket_[b] = split || i > 255 ? 0 : static_cast<uint8_t>(i);
+  }
 }
 
 void QuantileTable::Scale(double factor) {

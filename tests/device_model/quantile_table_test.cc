@@ -1,12 +1,15 @@
 #include "device_model/quantile_table.h"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
+#include "support/counter_rng.h"
 
 namespace trn {
 namespace {
@@ -117,6 +120,63 @@ TEST(QuantileTableSampleTest, IsMonotoneInU) {
     EXPECT_LE(v, 4.96);
     prev = v;
   }
+}
+
+// Sample as it was before its buckets: the interval of u found by
+// counting the interior points at or below it.
+double ScanSample(const Points& p, double u) {
+  size_t i = 1;
+  for (size_t j = 1; j + 1 < p.size(); ++j) i += p[j].first <= u ? 1 : 0;
+  const double t = (u - p[i - 1].first) / (p[i].first - p[i - 1].first);
+  return p[i - 1].second + (p[i].second - p[i - 1].second) * t;
+}
+
+// Sample finds u's interval from its bucket of [0, 1) where no point
+// splits the bucket (quantile_table.h): every draw the same, to the bit, as
+// the scan, at and next to every point and bucket edge and at random u, for
+// tables with points inside buckets, on their edges, several in one
+// bucket, and more than a bucket's count holds.
+TEST(QuantileTableSampleTest, BucketsGiveWhatTheScanGives) {
+  std::vector<Points> tables = {
+      {{0.0, 3.15},
+       {0.01, 3.19},
+       {0.5, 3.25},
+       {0.9, 3.35},
+       {0.99, 3.95},
+       {1.0, 4.25}},
+      {{0.0, 1.0}, {0.25, 2.0}, {0.5, 4.0}, {0.75, 8.0}, {1.0, 9.0}},
+      {{0.0, 1.0}, {0.001, 2.0}, {0.002, 3.0}, {0.003, 4.0}, {1.0, 5.0}},
+      {{0.0, 0.0}, {1.0, 1.0}},
+  };
+  // 400 points: past what a bucket's count holds.
+  Points many = {{0.0, 0.0}};
+  for (int j = 1; j < 400; ++j) many.push_back({j / 400.0, j * 0.5});
+  many.push_back({1.0, 400.0});
+  tables.push_back(many);
+  CounterRng rng(42);
+  size_t checked = 0;
+  for (size_t n = 0; n < tables.size(); ++n) {
+    auto t = QuantileTable::FromPoints(tables[n]);
+    ASSERT_TRUE(t.ok()) << t.status();
+    std::vector<double> us = {0.0, std::nextafter(1.0, 0.0)};
+    for (const auto& [p, v] : tables[n]) {
+      us.insert(us.end(), {p, std::nextafter(p, 0.0), std::nextafter(p, 1.0)});
+    }
+    for (int b = 0; b <= 256; ++b) {
+      const double edge = b / 256.0;
+      us.insert(us.end(),
+                {edge, std::nextafter(edge, 0.0), std::nextafter(edge, 1.0)});
+    }
+    for (int r = 0; r < 20000; ++r) us.push_back(rng.NextUniform());
+    for (const double u : us) {
+      if (!(u >= 0.0 && u < 1.0)) continue;
+      ASSERT_EQ(std::bit_cast<uint64_t>(t->Sample(u)),
+                std::bit_cast<uint64_t>(ScanSample(tables[n], u)))
+          << "table " << n << " u = " << u;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, tables.size() * 20000);
 }
 
 TEST(QuantileTableConstantTest, EveryDrawIsTheValue) {
