@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace trn {
@@ -32,9 +33,19 @@ struct QueuedEvent {
 // needs more than 2 * kSortedMax slots (below), which the arrays always
 // have, so its pushes check no capacity either; only the heap grows them
 // (issue 42: together a third fewer instructions per push, callgrind).
+//
+// TopTime() of an empty queue is +infinity: an empty queue is always in the
+// sorted form with head_ 0 (a pop that empties it clears it, and so does a
+// heap that empties), and its first slot then holds +infinity (written by
+// those and the constructor), so the event loop asks "is the next event
+// due?" with one load and one compare, not a test of emptiness first
+// (issue 42, sim42j).
 class EventQueue {
  public:
-  EventQueue() { Grow(2 * kSortedMax); }
+  EventQueue() {
+    Grow(2 * kSortedMax);
+    time_[0] = kNever;
+  }
 
   bool Empty() const { return head_ == size_; }
   // No event, as constructed, keeping the storage (a simulator's scratch
@@ -44,7 +55,9 @@ class EventQueue {
     size_ = 0;
     heap_ = false;
     pushes_ = 0;
+    time_[0] = kNever;
   }
+  // The earliest event's time; +infinity when the queue is empty.
   double TopTime() const { return time_[head_]; }
 
   void Push(double time, uint64_t payload) {
@@ -140,6 +153,7 @@ class EventQueue {
   // steady run: 39.4 M at 32, 38.2 M at 64, 38.2 M at 128; the other
   // matmul versions 0.1-0.2% fewer; 16 cost the tiled matmul 20% more).
   static constexpr size_t kSortedMax = 64;
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
 
   static bool Earlier(double time, uint64_t seq, double other_time,
                       uint64_t other_seq) {
@@ -219,6 +233,7 @@ class EventQueue {
       payload_[hole] = payload;
     } else {
       heap_ = false;  // empty: sorted again
+      time_[0] = kNever;
     }
     return top;
   }

@@ -1656,7 +1656,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       if (!dma.None()) assign_rates();
       rates_dirty = false;
     }
-    double next = heap.Empty() ? kInf : heap.TopTime();
+    double next = heap.TopTime();  // +infinity when none is queued
     if (dma.None()) {
       // No data moving (most steps of a compute-bound kernel): one test, as
       // before the one-group form (which cost the fully optimized matmul
@@ -1720,7 +1720,7 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
         finish(s);
       });
     }
-    while (!heap.Empty() && heap.TopTime() <= t) {
+    while (heap.TopTime() <= t) {  // (an empty queue's is +infinity)
       const QueuedEvent popped = heap.Pop();
       const Ev ev{static_cast<uint32_t>(popped.payload),
                   static_cast<EvKind>(popped.payload >> 32 & 0xff),

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <vector>
 
@@ -14,6 +15,8 @@
 
 namespace trn {
 namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 struct RefEv {
   double time;
@@ -66,9 +69,16 @@ void PopsAsAStandardHeap(uint64_t key, uint64_t max_sizes, uint64_t times,
       } else {
         expect_pop();
       }
+      // An empty queue's TopTime is +infinity (the event loop's test of
+      // whether an event is due reads it without asking Empty first).
+      if (ref.empty()) {
+        ASSERT_TRUE(q.Empty());
+        ASSERT_EQ(q.TopTime(), kNever);
+      }
     }
     while (!ref.empty()) expect_pop();
     EXPECT_TRUE(q.Empty());
+    EXPECT_EQ(q.TopTime(), kNever);
   }
 }
 
@@ -95,6 +105,7 @@ TEST(EventQueueTest, PairsPopAsTwoPushes) {
 // do) keep their order.
 TEST(EventQueueTest, ASmallQueueThatNeverEmpties) {
   EventQueue q;
+  EXPECT_EQ(q.TopTime(), kNever);  // as constructed
   std::priority_queue<RefEv, std::vector<RefEv>, std::greater<>> ref;
   CounterRng rng(3);
   uint64_t seq = 0;
@@ -131,6 +142,7 @@ TEST(EventQueueTest, ClearedWithEventsLeftItPopsAsANewQueue) {
     for (int i = 0; i < 3; ++i) q.Pop();
     q.Clear();
     EXPECT_TRUE(q.Empty());
+    EXPECT_EQ(q.TopTime(), kNever);
     std::priority_queue<RefEv, std::vector<RefEv>, std::greater<>> ref;
     for (uint64_t i = 0; i < 40; ++i) {
       const RefEv e{static_cast<double>(rng.NextBelow(8)), i, rng.NextU64()};
