@@ -1675,7 +1675,8 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
           first = true;
         }
       }
-      if (next == kInf) stuck();
+      // (g's end is finite when it is next.)
+      if (!first && next == kInf) stuck();
       const double dt = next - t;
       t = next;
       const double moved = g.remaining - g.rate * dt;
