@@ -20,13 +20,21 @@ inline constexpr int kResultsSchemaVersion = 1;
 inline constexpr std::string_view kModelVersion = "15";
 
 // Like torch.profiler.schedule: `wait` runs are skipped, `warmup` runs are
-// simulated and discarded, `repeat` runs are recorded.
+// discarded, `repeat` runs are recorded. Neither a skipped nor a warm-up run
+// is simulated: Simulator::Run makes a run from its key alone, so a warm-up
+// run could change no recorded one. Both move the recorded runs' keys, as
+// on hardware they move the recorded runs' place in the sequence.
 struct Schedule {
   int64_t wait = 0;
   int64_t warmup = 1;
   int64_t repeat = 100;
   // Repeat index of the k-th recorded run: the key of its random stream.
   int64_t IndexOfActive(int64_t k) const { return wait + warmup + k; }
+  // Runs the simulator performs for the schedule: the recorded ones. Warm-up
+  // runs were simulated and thrown away until issue 42: one run in 21 of
+  // `--repeat 20`, and on two threads one more run on one of them than on
+  // the other.
+  int64_t SimulatedRuns() const { return repeat; }
 };
 
 struct MetricResult {

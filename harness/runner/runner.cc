@@ -44,21 +44,20 @@ int64_t SimulatedWork(int64_t instructions, int64_t runs) {
 absl::Status WholeCommandTooLarge(const Schedule& schedule, int64_t workloads,
                                   absl::string_view command) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "`repeat`=", schedule.repeat, " and `warmup`=", schedule.warmup, ": ",
-      command, " of ", workloads, " workload", workloads == 1 ? "" : "s",
-      " would simulate more than the ", kMaxSimulatedInstructions,
+      "`repeat`=", schedule.repeat, ": ", command, " of ", workloads,
+      " workload", workloads == 1 ? "" : "s", " would simulate more than the ",
+      kMaxSimulatedInstructions,
       " instructions one command may (two to four minutes; each run counts "
       "its program's instructions and ",
       kRunOverheadInstructions,
-      " more): lower `repeat` or `warmup`, or select fewer workloads"));
+      " more): lower `repeat`, or select fewer workloads"));
 }
 
 absl::Status CheckRunOverhead(const std::vector<WorkloadSpec>& specs,
                               const Schedule& schedule,
                               absl::string_view command, int64_t passes) {
   // Both at most kMaxRepeat (the flags' range), passes small: no overflow.
-  const int64_t runs =
-      (schedule.warmup + schedule.repeat) * std::max<int64_t>(1, passes);
+  const int64_t runs = schedule.SimulatedRuns() * std::max<int64_t>(1, passes);
   const auto n = static_cast<int64_t>(specs.size());
   if (n > 0 && SimulatedWork(0, runs) > kMaxSimulatedInstructions / n) {
     return WholeCommandTooLarge(schedule, n, command);
@@ -71,8 +70,7 @@ absl::Status CheckSimulatedWork(const std::vector<WorkloadSpec>& specs,
                                 const Schedule& schedule,
                                 absl::string_view command, int64_t passes) {
   TRN_RETURN_IF_ERROR(CheckRunOverhead(specs, schedule, command, passes));
-  const int64_t runs =
-      (schedule.warmup + schedule.repeat) * std::max<int64_t>(1, passes);
+  const int64_t runs = schedule.SimulatedRuns() * std::max<int64_t>(1, passes);
   int64_t total = 0;
   for (const WorkloadSpec& spec : specs) {
     TRN_ASSIGN_OR_RETURN(Program program, Lower(spec, profile));
@@ -156,16 +154,16 @@ absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
   const Schedule& s = options.schedule;
   TRN_RETURN_IF_ERROR(CheckSchedule(s));
   const int64_t simulated =
-      SimulatedWork(program.InstructionCount(), s.warmup + s.repeat);
+      SimulatedWork(program.InstructionCount(), s.SimulatedRuns());
   if (simulated > kMaxSimulatedInstructions) {
     return absl::InvalidArgumentError(absl::StrCat(
-        spec.file, ": `repeat`=", s.repeat, " and `warmup`=", s.warmup,
-        " runs of its ", program.InstructionCount(),
+        spec.file, ": `repeat`=", s.repeat, " runs of its ",
+        program.InstructionCount(),
         "-instruction program would simulate the work of ", simulated,
         " instructions (", kRunOverheadInstructions,
         " more for each run); expected at most ", kMaxSimulatedInstructions,
-        " per workload (about two minutes): lower `repeat` or `warmup`, or "
-        "use a smaller shape"));
+        " per workload (about two minutes): lower `repeat`, or use a smaller "
+        "shape"));
   }
   const int jobs = options.jobs > 0 ? options.jobs : DefaultJobs();
   // The simulator's setup on the runs' threads too: for a large kernel it
@@ -194,13 +192,14 @@ absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
     r.tensor_shapes.emplace_back(t.name, t.shape);
   }
 
-  // The model keeps no state between runs, so the skipped and warm-up runs
-  // change nothing; they are simulated anyway so that a future stateful
-  // model (caches, NEFF loading) slots in without changing the schedule.
-  // Metrics are accumulated as events arrive: no timeline is kept, so
-  // memory does not grow with the size of the program. Runs go on
-  // `options.jobs` threads, each with its accumulator; their results are
-  // taken in index order, so every sum below adds in the same order.
+  // Only the recorded runs are simulated (Schedule::SimulatedRuns): the
+  // model keeps no state between runs, so a skipped or warm-up run would
+  // change nothing. A model that kept state (caches, NEFF loading) would
+  // have to simulate them again, in order, before the recorded runs. Metrics
+  // are accumulated as events arrive: no timeline is kept, so memory does not
+  // grow with the size of the program. Runs go on `options.jobs` threads, each
+  // with its accumulator; their results are taken in index order, so every sum
+  // below adds in the same order.
   struct RunValues {
     std::vector<MetricValue> values;
     std::vector<OpRow> rows;
@@ -217,27 +216,20 @@ absl::StatusOr<WorkloadResult> RunLowered(const WorkloadSpec& spec,
   };
   std::vector<WorkerAccumulator> accs(static_cast<size_t>(std::max(1, jobs)));
   std::vector<OpRow> op_sum;
-  const auto warmup = static_cast<size_t>(s.warmup);
   TRN_RETURN_IF_ERROR(OrderedParallelMap<RunValues>(
-      warmup + static_cast<size_t>(s.repeat), jobs,
+      static_cast<size_t>(s.SimulatedRuns()), jobs,
       [&](size_t worker, size_t k) -> absl::StatusOr<RunValues> {
         MetricsAccumulator& acc = accs[worker].acc;
         RunValues v;
-        if (k < warmup) {
-          sim.Run(options.seed, static_cast<uint64_t>(s.wait) + k, acc);
-          return v;
-        }
         sim.Run(options.seed,
-                static_cast<uint64_t>(
-                    s.IndexOfActive(static_cast<int64_t>(k - warmup))),
+                static_cast<uint64_t>(s.IndexOfActive(static_cast<int64_t>(k))),
                 acc);
         v.values = acc.Metrics();
         v.rows = acc.OpRows();
         return v;
       },
-      [&](size_t k, RunValues v) -> absl::Status {
+      [&](size_t, RunValues v) -> absl::Status {
         if (options.on_run) options.on_run();
-        if (k < warmup) return absl::OkStatus();
         if (r.metrics.empty()) {
           for (const auto& mv : v.values) {
             const MetricInfo* info = FindMetric(mv.name);
@@ -342,8 +334,7 @@ absl::StatusOr<RunResult> RunAll(const std::vector<WorkloadSpec>& specs,
       },
       [&](size_t k, Program program) -> absl::Status {
         const int64_t n = program.InstructionCount();
-        const int64_t work =
-            SimulatedWork(n, schedule.warmup + schedule.repeat);
+        const int64_t work = SimulatedWork(n, schedule.SimulatedRuns());
         if (work > kMaxSimulatedInstructions - total) {
           // One workload alone past the bound: RunLowered names its file.
           if (work > kMaxSimulatedInstructions) {

@@ -28,9 +28,9 @@ inline constexpr int64_t kMaxRepeat = 1'000'000;
 // takes up to 35 bytes of JSON).
 inline constexpr int64_t kMaxSamplesPerRun = 1'500'000;
 inline constexpr int64_t kMetricsPerWorkloadBound = 17;
-// Instructions simulated for one workload, (warmup + repeat) x the size of
-// its program: at some 15 million a second, about two minutes. Beyond it a
-// run is a mistake, not a benchmark.
+// Instructions simulated for one workload, repeat x the size of its program
+// (Schedule::SimulatedRuns): at some 15 million a second, about two minutes.
+// Beyond it a run is a mistake, not a benchmark.
 inline constexpr int64_t kMaxSimulatedInstructions = 2'000'000'000;
 // What one simulated run costs beyond its instructions, counted as the
 // instructions that take as long: the schedule, the noise draws, the host
@@ -100,7 +100,7 @@ struct RunOptions {
   // the same to the bit for any value; 1 runs everything on the calling
   // thread, 0 means DefaultJobs().
   int jobs = 0;
-  // Called after every simulated run (warm-up or recorded), and before each
+  // Called after every simulated run (the recorded ones), and before each
   // workload of RunAll, to drive a progress display; they cannot influence
   // any result. With jobs > 1 they may be called from several threads, one
   // at a time.

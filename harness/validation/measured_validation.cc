@@ -154,7 +154,7 @@ absl::StatusOr<CalibrationResult> Calibrate(
   {
     const auto k_params = static_cast<int64_t>(names.size());
     const int64_t evaluations = 1 + 10 * int64_t{sweeps} * (k_params + 1);
-    const int64_t runs = options.schedule.warmup + options.schedule.repeat;
+    const int64_t runs = options.schedule.SimulatedRuns();
     int64_t per_evaluation = 0;
     for (const CalibrationTarget& t : targets) {
       TRN_ASSIGN_OR_RETURN(Program program, Lower(*t.spec, profile));
@@ -169,15 +169,15 @@ absl::StatusOr<CalibrationResult> Calibrate(
     }
     if (per_evaluation > kMaxSimulatedInstructions / evaluations) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "`repeat`=", options.schedule.repeat, " and `warmup`=",
-          options.schedule.warmup, ": calibrate would simulate up to ",
-          per_evaluation, " instructions per model evaluation, ", evaluations,
-          " evaluations (", k_params,
+          "`repeat`=", options.schedule.repeat,
+          ": calibrate would simulate up to ", per_evaluation,
+          " instructions per model evaluation, ", evaluations, " evaluations (",
+          k_params,
           " fitted parameters; each run counts its program's instructions "
           "and ",
           kRunOverheadInstructions, " more); expected at most ",
           kMaxSimulatedInstructions,
-          " instructions for the whole fit: lower `repeat` or `warmup`"));
+          " instructions for the whole fit: lower `repeat`"));
     }
   }
   TRN_ASSIGN_OR_RETURN(Evaluation before, Evaluate(targets, profile, options));

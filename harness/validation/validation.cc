@@ -394,9 +394,8 @@ absl::StatusOr<ValidationResult> RunValidation(
           return p;
         }
         const int64_t n = program->InstructionCount();
-        p.work =
-            SimulatedWork(n, t.run.schedule.warmup + t.run.schedule.repeat +
-                                 (t.replay ? 1 : 0));
+        p.work = SimulatedWork(
+            n, t.run.schedule.SimulatedRuns() + (t.replay ? 1 : 0));
         p.program = *std::move(program);
         return p;
       },

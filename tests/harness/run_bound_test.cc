@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
+#include "workloads/loading/shape_override.h"
 #include "workloads/loading/spec_catalog.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
@@ -63,20 +64,32 @@ TEST(SimulatedWorkTest, EachRunCountsItsInstructionsAndTheOverhead) {
 // specs are empty (no tensors, no kernel) and could not be lowered at all.
 TEST(SimulatedWorkTest, TheOverheadAloneRefusesWithoutLowering) {
   Schedule s;
-  s.warmup = 1'000'000;
-  s.repeat = 1;
+  s.warmup = 0;
+  s.repeat = 1'000'000;
   const std::vector<WorkloadSpec> forty(40);
   const absl::Status refused = CheckRunOverhead(forty, s, "the run");
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(refused.message(),
-              HasSubstr("`repeat`=1 and `warmup`=1000000: the run of 40 "
+              HasSubstr("`repeat`=1000000: the run of 40 "
                         "workloads would simulate more than the 2000000000 "
                         "instructions one command may"));
-  // Half as many fit: 20 x 1000001 x 64 < 2e9.
+  // Half as many fit: 20 x 1000000 x 64 < 2e9.
   const std::vector<WorkloadSpec> twenty(20);
   EXPECT_TRUE(CheckRunOverhead(twenty, s, "the run").ok());
   // Profile runs each workload twice (its what-if).
   EXPECT_FALSE(CheckRunOverhead(twenty, s, "profile", /*passes=*/2).ok());
+}
+
+// Warm-up runs are not simulated (Schedule::SimulatedRuns), so they count
+// for nothing: a million of them before one recorded run fits any command.
+TEST(SimulatedWorkTest, WarmUpRunsCountForNothing) {
+  Schedule s;
+  s.warmup = 1'000'000;
+  s.wait = 1'000'000;
+  s.repeat = 1;
+  EXPECT_EQ(s.SimulatedRuns(), 1);
+  const std::vector<WorkloadSpec> forty(40);
+  EXPECT_TRUE(CheckRunOverhead(forty, s, "profile", /*passes=*/2).ok());
 }
 
 // Two workloads that each fit the per-workload bound but not together: the
@@ -84,8 +97,8 @@ TEST(SimulatedWorkTest, TheOverheadAloneRefusesWithoutLowering) {
 TEST_F(RunBoundTest, TheWholeRunIsBoundedBeforeAnythingRuns) {
   RunOptions o;
   o.jobs = 1;
-  o.schedule.warmup = 1'000'000;
-  o.schedule.repeat = 1;
+  o.schedule.warmup = 0;
+  o.schedule.repeat = 1'000'000;
   int runs = 0;
   o.on_run = [&runs] { ++runs; };
   const std::vector<WorkloadSpec> both = {Spec("exp_size4_32768x2048"),
@@ -112,18 +125,22 @@ TEST_F(RunBoundTest, TheWholeRunIsBoundedBeforeAnythingRuns) {
   EXPECT_EQ(runs, 0);
 }
 
-// One workload past the bound alone is named by its file, as before.
+// One workload past the bound alone is named by its file, as before: the
+// largest shipped spec at twice its rows, 2560 instructions a run.
 TEST_F(RunBoundTest, OneWorkloadPastTheBoundNamesItsFile) {
   RunOptions o;
   o.jobs = 1;
-  o.schedule.warmup = 1'000'000;
   o.schedule.repeat = 1'000'000;
-  auto run = RunAll({Spec("exp_size4_32768x2048")}, *profile_, o, "test");
+  auto shape = ParseShapeOverride("in_tensor,out_tensor=65536x2048");
+  ASSERT_TRUE(shape.ok()) << shape.status();
+  auto large = ApplyShapeOverrides({Spec("exp_size4_32768x2048")}, {*shape},
+                                   profile_->memory);
+  ASSERT_TRUE(large.ok()) << large.status();
+  auto run = RunAll(*large, *profile_, o, "test");
   ASSERT_FALSE(run.ok());
   EXPECT_THAT(run.status().message(),
-              HasSubstr("exp_size4_32768x2048.json: `repeat`=1000000 and "
-                        "`warmup`=1000000 runs of its 1280-instruction "
-                        "program"));
+              HasSubstr("exp_size4_32768x2048.json: `repeat`=1000000 runs of "
+                        "its 2560-instruction program"));
 }
 
 // Below the bound nothing changes: a run of both at a small schedule runs
@@ -147,12 +164,14 @@ TEST_F(RunBoundTest, BelowTheBoundEveryRunRuns) {
   auto run =
       RunAll({Spec("exp_tiled"), Spec("rmsnorm_naive")}, *profile_, o, "test");
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_EQ(runs, 2 * 4);
+  // The recorded runs only: the warm-up is not simulated.
+  EXPECT_EQ(runs, 2 * 3);
   EXPECT_EQ(planned_calls, 1);
   EXPECT_EQ(runs_when_planned, 0);
-  // Each of the 4 runs of each workload counts at least the overhead.
-  EXPECT_GT(planned, 2 * 4 * kRunOverheadInstructions);
   ASSERT_EQ(run->workloads.size(), 2u);
+  // Each of the 3 recorded runs of each workload; nothing for the warm-up.
+  EXPECT_EQ(planned, SimulatedWork(run->workloads[0].instructions, 3) +
+                         SimulatedWork(run->workloads[1].instructions, 3));
   EXPECT_EQ(run->workloads[0].name, "exp_tiled");
   EXPECT_EQ(run->workloads[1].name, "rmsnorm_naive");
 }

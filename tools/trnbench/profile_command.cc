@@ -52,9 +52,8 @@ int RunProfile(const Options& o, std::ostream& out, std::ostream& err) {
   // UI only, as for a run: drawn on a terminal after a second. The total
   // counts a what-if for every workload (at most one each), so a profile
   // without one finishes short of it.
-  ProgressBar progress(
-      err, IsTerminal(err),
-      2 * static_cast<int64_t>(specs->size()) * (o.warmup + o.repeat));
+  ProgressBar progress(err, IsTerminal(err),
+                       2 * static_cast<int64_t>(specs->size()) * o.repeat);
   run.on_run = [&progress] { progress.Advance(); };
   run.on_workload = [&progress](const std::string& name) {
     progress.SetLabel(name);

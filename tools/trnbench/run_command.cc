@@ -152,9 +152,8 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   }
   // UI only: the bar reads the wall clock, the model never does, and it
   // draws nothing unless stderr is a terminal.
-  ProgressBar progress(
-      err, IsTerminal(err),
-      static_cast<int64_t>(specs->size()) * (o.warmup + o.repeat));
+  ProgressBar progress(err, IsTerminal(err),
+                       static_cast<int64_t>(specs->size()) * o.repeat);
   run_options.on_run = [&progress] { progress.Advance(); };
   run_options.on_workload = [&progress](const std::string& name) {
     progress.SetLabel(name);
@@ -164,9 +163,8 @@ int RunOrGate(const Options& o, bool gate, std::ostream& out,
   run_options.on_planned = [&err, &o](int64_t simulated) {
     if (simulated <= kAnnouncedSimulatedInstructions) return;
     err << "trnbench: note: this command will simulate "
-        << SimulatedTimeEstimate(simulated) << " (--warmup " << o.warmup
-        << " and --repeat " << o.repeat
-        << " runs of each workload; lower them to shorten it)\n";
+        << SimulatedTimeEstimate(simulated) << " (--repeat " << o.repeat
+        << " runs of each workload; lower it to shorten it)\n";
     err.flush();
   };
   auto run = RunAll(*specs, *profile, run_options, TRNBENCH_VERSION);

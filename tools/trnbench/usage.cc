@@ -74,7 +74,9 @@ Options:
                        version NEW of the second: the model's speed-up with
                        its bootstrap interval, no verdict (repeatable)
   --repeat N           recorded runs per workload (default 100)
-  --warmup N           warm-up runs, simulated and discarded (default 1)
+  --warmup N           warm-up runs before the recorded ones (default 1):
+                       they move the recorded runs' keys; the model keeps no
+                       state between runs, so they cost nothing
   --wait N             runs skipped before warm-up (default 0)
   --seed N             seed of every random stream (default 1); run k of a
                        workload is replayable alone from (seed, wait+warmup+k)
