@@ -74,9 +74,10 @@ struct SimOptions {
   // Compute instructions that one completion makes ready at one time
   // handled as one queue event, in turn (kernel_sim.cc, kReadyRun).
   bool batch_ready = true;
-  // A matmul that another's streaming makes ready at once handled right
-  // after that streaming, not through the event queue, where that is its
-  // place in the queue's order (kernel_sim.cc, release_accumulation).
+  // A matmul that another's streaming makes ready while its engine is busy
+  // with others waiting joins the engine's ready queue at once, not
+  // through a kReady event, which would only have done that in the same
+  // instant (kernel_sim.cc, release_accumulation).
   bool ready_in_place = true;
   // Threads the constructor's passes over a long kernel may use, and the
   // fewest instructions it gives one (chunks.h; tests set it low). The
