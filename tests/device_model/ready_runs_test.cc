@@ -24,7 +24,7 @@
 namespace trn {
 namespace {
 
-using testing::CallLog;
+using testing::ExpectRunsAfterRunsAlike;
 using testing::ExpectSameCalls;
 using testing::SetRandomCompute;
 using testing::TestProfileWith;
@@ -111,16 +111,7 @@ TEST(ReadyRunsTest, RunsAfterRunsAreAlike) {
   const KernelSim s1(k1, p, policy);
   const KernelSim s2(k2, p, policy);
   const KernelSim e2(k2, p, policy, {.batch_ready = false});
-  CallLog first, again;
-  CounterRng r1(1), r2(1);
-  s1.Run(r1, 0, 0, first);
-  s1.Run(r2, 0, 0, again);
-  EXPECT_EQ(first.calls, again.calls);
-  CallLog a, b;
-  CounterRng ra(2), rb(2);
-  s2.Run(ra, 0, 0, a);
-  e2.Run(rb, 0, 0, b);
-  EXPECT_EQ(a.calls, b.calls);
+  ExpectRunsAfterRunsAlike(s1, s2, e2);
 }
 
 }  // namespace

@@ -80,6 +80,25 @@ inline void ExpectSameCalls(const KernelSim& x, const KernelSim& y,
   }
 }
 
+// Runs after runs on one thread, for a mechanism that must leave the
+// state a run starts from as it found it: `s1` twice from the same key
+// gives the same calls, and then `s2` (another kernel, after s1's runs)
+// the calls of `reference`, a simulator of s2's kernel without the
+// mechanism.
+inline void ExpectRunsAfterRunsAlike(const KernelSim& s1, const KernelSim& s2,
+                                     const KernelSim& reference) {
+  CallLog first, again;
+  CounterRng r1(1), r2(1);
+  s1.Run(r1, 0, 0, first);
+  s1.Run(r2, 0, 0, again);
+  EXPECT_EQ(first.calls, again.calls);
+  CallLog a, b;
+  CounterRng ra(2), rb(2);
+  s2.Run(ra, 0, 0, a);
+  reference.Run(rb, 0, 0, b);
+  EXPECT_EQ(a.calls, b.calls);
+}
+
 // A random compute instruction of the exactness tests' kernels: a matmul
 // on the tensor engine (its stationary columns lengthen its latency past its
 // issue interval by different amounts, so a later matmul released early may

@@ -10,7 +10,7 @@
 #include "device_model/metrics.h"
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
-#include "workloads/loading/spec_catalog.h"
+#include "tests/harness/shipped_inputs.h"
 
 #ifndef TRNBENCH_SOURCE_DIR
 #define TRNBENCH_SOURCE_DIR "."
@@ -22,22 +22,13 @@ namespace {
 class CalibrationTest : public ::testing::TestWithParam<uint64_t> {
  protected:
   static void SetUpTestSuite() {
-    auto p = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
-                               "/device_model/profiles/trn1.json");
-    ASSERT_TRUE(p.ok()) << p.status();
-    profile_ = new DeviceProfile(*std::move(p));
-    auto s = LoadSpecDir(std::string(TRNBENCH_SOURCE_DIR) + "/workloads/specs",
-                         profile_->memory);
-    ASSERT_TRUE(s.ok()) << s.status();
-    specs_ = new std::vector<WorkloadSpec>(*std::move(s));
+    shipped_ = test::Shipped();
+    ASSERT_NE(shipped_, nullptr);
+    profile_ = &shipped_->profile;
   }
 
   static const WorkloadSpec& Spec(const std::string& name) {
-    for (const auto& s : *specs_) {
-      if (s.name == name) return s;
-    }
-    ADD_FAILURE() << "no spec " << name;
-    return specs_->front();
+    return shipped_->Spec(name);
   }
 
   // At --repeat 200, as the issue states the targets.
@@ -56,12 +47,12 @@ class CalibrationTest : public ::testing::TestWithParam<uint64_t> {
     return mr->summary;
   }
 
-  static DeviceProfile* profile_;
-  static std::vector<WorkloadSpec>* specs_;
+  static const test::ShippedInputs* shipped_;
+  static const DeviceProfile* profile_;
 };
 
-DeviceProfile* CalibrationTest::profile_ = nullptr;
-std::vector<WorkloadSpec>* CalibrationTest::specs_ = nullptr;
+const test::ShippedInputs* CalibrationTest::shipped_ = nullptr;
+const DeviceProfile* CalibrationTest::profile_ = nullptr;
 
 void ExpectWithin(double got, double published, double tolerance,
                   const std::string& what) {

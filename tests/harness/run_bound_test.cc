@@ -7,16 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "device_model/device_profile.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
+#include "tests/harness/shipped_inputs.h"
 #include "workloads/loading/shape_override.h"
-#include "workloads/loading/spec_catalog.h"
-
-#ifndef TRNBENCH_SOURCE_DIR
-#define TRNBENCH_SOURCE_DIR "."
-#endif
 
 namespace trn {
 namespace {
@@ -26,30 +21,21 @@ using ::testing::HasSubstr;
 class RunBoundTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto p = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
-                               "/device_model/profiles/trn1.json");
-    ASSERT_TRUE(p.ok()) << p.status();
-    profile_ = new DeviceProfile(*std::move(p));
-    auto s = LoadSpecDir(std::string(TRNBENCH_SOURCE_DIR) + "/workloads/specs",
-                         profile_->memory);
-    ASSERT_TRUE(s.ok()) << s.status();
-    specs_ = new std::vector<WorkloadSpec>(*std::move(s));
+    shipped_ = test::Shipped();
+    ASSERT_NE(shipped_, nullptr);
+    profile_ = &shipped_->profile;
   }
 
   static WorkloadSpec Spec(const std::string& name) {
-    for (const auto& s : *specs_) {
-      if (s.name == name) return s;
-    }
-    ADD_FAILURE() << "no spec " << name;
-    return specs_->front();
+    return shipped_->Spec(name);
   }
 
-  static DeviceProfile* profile_;
-  static std::vector<WorkloadSpec>* specs_;
+  static const test::ShippedInputs* shipped_;
+  static const DeviceProfile* profile_;
 };
 
-DeviceProfile* RunBoundTest::profile_ = nullptr;
-std::vector<WorkloadSpec>* RunBoundTest::specs_ = nullptr;
+const test::ShippedInputs* RunBoundTest::shipped_ = nullptr;
+const DeviceProfile* RunBoundTest::profile_ = nullptr;
 
 TEST(SimulatedWorkTest, EachRunCountsItsInstructionsAndTheOverhead) {
   EXPECT_EQ(SimulatedWork(10, 100), 100 * (10 + kRunOverheadInstructions));

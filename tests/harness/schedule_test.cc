@@ -5,14 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "device_model/device_profile.h"
 #include "gtest/gtest.h"
 #include "harness/runner/runner.h"
-#include "workloads/loading/spec_catalog.h"
-
-#ifndef TRNBENCH_SOURCE_DIR
-#define TRNBENCH_SOURCE_DIR "."
-#endif
+#include "tests/harness/shipped_inputs.h"
 
 namespace trn {
 namespace {
@@ -20,18 +15,8 @@ namespace {
 class ScheduleTest : public ::testing::TestWithParam<int> {
  protected:
   static void SetUpTestSuite() {
-    auto p = LoadDeviceProfile(std::string(TRNBENCH_SOURCE_DIR) +
-                               "/device_model/profiles/trn1.json");
-    ASSERT_TRUE(p.ok()) << p.status();
-    profile_ = new DeviceProfile(*std::move(p));
-    auto s = LoadSpecDir(std::string(TRNBENCH_SOURCE_DIR) + "/workloads/specs",
-                         profile_->memory);
-    ASSERT_TRUE(s.ok()) << s.status();
-    for (const auto& spec : *s) {
-      // DMA latencies drawn per run: every run's samples differ.
-      if (spec.name == "exp_tiled") spec_ = new WorkloadSpec(spec);
-    }
-    ASSERT_NE(spec_, nullptr);
+    shipped_ = test::Shipped();
+    ASSERT_NE(shipped_, nullptr);
   }
 
   // The recorded samples of `metric` for a schedule, and how many runs
@@ -49,7 +34,8 @@ class ScheduleTest : public ::testing::TestWithParam<int> {
     o.schedule.repeat = repeat;
     Recorded out;
     o.on_run = [&out] { ++out.runs; };
-    auto r = RunWorkload(*spec_, *profile_, o);
+    // DMA latencies drawn per run: every run's samples differ.
+    auto r = RunWorkload(shipped_->Spec("exp_tiled"), shipped_->profile, o);
     EXPECT_TRUE(r.ok()) << r.status();
     if (!r.ok()) return out;
     const MetricResult* m = r->Find("device_time_us");
@@ -58,12 +44,10 @@ class ScheduleTest : public ::testing::TestWithParam<int> {
     return out;
   }
 
-  static DeviceProfile* profile_;
-  static WorkloadSpec* spec_;
+  static const test::ShippedInputs* shipped_;
 };
 
-DeviceProfile* ScheduleTest::profile_ = nullptr;
-WorkloadSpec* ScheduleTest::spec_ = nullptr;
+const test::ShippedInputs* ScheduleTest::shipped_ = nullptr;
 
 TEST_P(ScheduleTest, OnlyTheRecordedRunsAreSimulated) {
   const Recorded r = Run(/*wait=*/2, /*warmup=*/5, /*repeat=*/4, GetParam());
