@@ -40,7 +40,7 @@ uint32_t DmaGroups::Begin(uint32_t lo, uint32_t count, uint32_t owner,
     }
   }
   const uint32_t slot = NewSlot();
-  groups_[slot] = {lo, count, owner, piece, bytes, work, t, work, 0};
+  groups_[slot] = {lo, count, owner, piece, bytes, work, t, work, t};
   Mark(lo, count, true);
   Ends(slot);
   return slot;

@@ -28,8 +28,16 @@ struct DmaGroup {
   int64_t bytes = 0;   // per share
   double work = 0;     // per share
   double start = 0;    // when the shares started
+  // Work left at `since`: a share moves at its rate from the time its rate
+  // was set on (the simulator brings it up to date only when the rates
+  // change, model 16).
   double remaining = 0;
+  double since = 0;
   double rate = 0;  // per share; set before use whenever a group changes
+  // When the shares end at this rate, and from when a step ends them (the
+  // rounding tolerance): set with the rate.
+  double end = std::numeric_limits<double>::infinity();
+  double due = std::numeric_limits<double>::infinity();
 };
 
 class DmaGroups {
@@ -110,7 +118,7 @@ class DmaGroups {
         return false;
       }
     }
-    g = {lo, count, owner, piece, bytes, work, t, work, 0};
+    g = {lo, count, owner, piece, bytes, work, t, work, t};
     return true;
   }
   // The group's engines become idle.

@@ -1622,10 +1622,39 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       alone[dma[only].piece] = {dma[only].count, dma[only].work, flows[0].rate};
     }
   };
+  // The shares move at the rates set last until the rates change again:
+  // brought up to date then only, and when each ends found once per rate
+  // rather than at every step (model 16; before, every step of the loop
+  // moved every share on by rate * dt and divided for its end, ~45
+  // instructions a step, and the roundings of those steps moved the end
+  // by a few ulps with the events of other engines).
+  double dma_end = kInf;  // the first end of a group
+  double dma_due = kInf;  // the first time a step ends a group
+  auto bring_up_to_date = [&](DmaGroup& g) {
+    if (g.since != t) {
+      g.remaining -= g.rate * (t - g.since);
+      g.since = t;
+    }
+  };
+  auto set_end = [&](DmaGroup& g) {
+    // A tolerance absorbs rounding: a step within 1e-6 work of a share's
+    // end ends it. (due <= end, as rounding is monotone.)
+    const double tolerance = 1e-6;
+    g.end = g.rate > 0 ? t + g.remaining / g.rate : kInf;
+    g.due = g.remaining <= tolerance ? t
+            : g.rate > 0             ? t + (g.remaining - tolerance) / g.rate
+                                     : kInf;
+    dma_end = std::min(dma_end, g.end);
+    dma_due = std::min(dma_due, g.due);
+  };
   auto assign_rates = [&] {
+    dma_end = kInf;
+    dma_due = kInf;
+    if (dma.None()) return;
     const uint32_t only = dma.Only();
     if (only != DmaGroups::kNone) {
       DmaGroup& g = dma[only];
+      bring_up_to_date(g);
       // The same flow as the one cached (its weight follows from the piece
       // and the work), so the same rate. The work keyed too: a group that
       // starts after a queue gap carries the wait in its work, and that
@@ -1633,10 +1662,14 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
       // binade), so the hoisted matmul's transfers hit the cache as well.
       if (alone[g.piece].count == g.count && alone[g.piece].work == g.work) {
         g.rate = alone[g.piece].rate;
+        set_end(g);
         return;
       }
+    } else {
+      dma.ForEach([&](uint32_t s) { bring_up_to_date(dma[s]); });
     }
-    assign_new_rates(only);
+    assign_new_rates(only);  // (may split groups)
+    dma.ForEach([&](uint32_t s) { set_end(dma[s]); });
   };
 
   // Simulator::Create checks that program order is topological, so a stuck
@@ -1655,73 +1688,27 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   for (uint32_t i : initial_dma_) push(t, i, EvKind::kReady);
   while (done < n) {
     if (rates_dirty) {
-      if (!dma.None()) assign_rates();
+      assign_rates();
       rates_dirty = false;
     }
-    double next = heap.TopTime();  // +infinity when none is queued
-    if (dma.None()) {
-      // No data moving (most steps of a compute-bound kernel): one test, as
-      // before the one-group form (which cost the fully optimized matmul
-      // 2-3% of CPU time ahead of this test, for 1.3% fewer instructions).
-      if (next == kInf) stuck();
-      t = next;
-    } else if (const uint32_t one = dma.Only(); one != DmaGroups::kNone) {
-      // One group moving (most steps of a DMA-bound kernel): the two passes
-      // below for it alone, without their walks over the engines.
-      DmaGroup& g = dma[one];
-      bool first = false;  // g's end is next
-      if (g.rate > 0) {
-        const double tf = t + g.remaining / g.rate;
-        if (tf < next) {
-          next = tf;
-          first = true;
-        }
-      }
-      // (g's end is finite when it is next.)
-      if (!first && next == kInf) stuck();
-      const double dt = next - t;
-      t = next;
-      const double moved = g.remaining - g.rate * dt;
-      const bool ends = moved <= 1e-6;
-      if (!ends && !first) {
-        g.remaining = moved;
-      } else {
-        if (!ends && g.count > 1) dma[dma.SplitFirst(one)].remaining = moved;
-        rates_dirty = true;
+    // The next event, or the first end of a group's shares if sooner.
+    const double next = std::min(heap.TopTime(), dma_end);
+    if (next == kInf) stuck();  // (an empty queue's top is +infinity)
+    t = next;
+    if (t >= dma_due) {
+      // The shares due end, in engine order (the group whose end set
+      // `next` among them). Ending one touches only its own engines. A
+      // group ends whole (before model 16, when rounding left the other
+      // members of the group that set `next` some work, they went on as a
+      // group of their own for a step).
+      rates_dirty = true;
+      if (const uint32_t one = dma.Only(); one != DmaGroups::kNone) {
         finish(one);
+      } else {
+        dma.ForEach([&](uint32_t s) {
+          if (t >= dma[s].due) finish(s);
+        });
       }
-    } else {
-      uint32_t first_flow = kNone;  // the first engine of the first to end
-      dma.ForEach([&](uint32_t s) {
-        const DmaGroup& g = dma[s];
-        if (g.rate <= 0) return;
-        const double tf = t + g.remaining / g.rate;
-        if (tf < next) {
-          next = tf;
-          first_flow = g.lo;
-        }
-      });
-      if (next == kInf) stuck();
-      const double dt = next - t;
-      t = next;
-      // Moves every share on, and finishes those done, in engine order; a
-      // tolerance absorbs rounding. One pass: finishing a share touches only
-      // its own engine. The share that set `next` ends exactly; the others of
-      // its group end with it unless rounding left them work, and then they
-      // go on as a group of their own.
-      dma.ForEach([&](uint32_t s) {
-        const DmaGroup& g = dma[s];
-        const double moved = g.remaining - g.rate * dt;
-        const bool ends = moved <= 1e-6;
-        if (g.lo == first_flow && !ends && g.count > 1) {
-          dma[dma.SplitFirst(s)].remaining = moved;
-        } else if (g.lo != first_flow && !ends) {
-          dma[s].remaining = moved;
-          return;
-        }
-        rates_dirty = true;
-        finish(s);
-      });
     }
     while (heap.TopTime() <= t) {  // (an empty queue's is +infinity)
       const QueuedEvent popped = heap.Pop();

@@ -487,6 +487,37 @@ TEST(KernelSimTest, OneTransferIsDataThenLatency) {
   EXPECT_NEAR(r.end, 4.0, kTol);
 }
 
+// Model 16: a share moves at its rate from when the rate was set, and the
+// simulator works out its end once per rate, not at every step of the
+// event loop. So the steps other engines' events make while a transfer
+// moves change neither its end nor anything it times, to the bit (before,
+// each step moved the share on by rate * dt and the roundings added up).
+TEST(KernelSimTest, StepsOfOtherEnginesDoNotMoveATransfersEnd) {
+  for (const int64_t row_bytes : {4999, 5000, 7777}) {
+    Kernel alone;
+    AddDma(alone, 4, row_bytes);
+    Kernel busy;
+    AddDma(busy, 4, row_bytes);
+    // ScalarE instructions, each an event (or two) within the transfer.
+    for (int i = 0; i < 200; ++i) {
+      AddCompute(busy, Engine::kScalar, CostRule::kActivation, 1 + i % 7);
+    }
+    const KernelRun a = RunKernel(alone, Profile());
+    const KernelRun b = RunKernel(busy, Profile());
+    ASSERT_EQ(a.rec.dma.size(), 1u);
+    ASSERT_EQ(b.rec.dma.size(), 1u);
+    ASSERT_GT(b.rec.spans.size(), 100u);
+    // The compute instructions' events fall inside the transfer.
+    EXPECT_LT(b.rec.spans[100].end_us, a.rec.dma[0].data_end_us);
+    EXPECT_EQ(std::bit_cast<uint64_t>(a.rec.dma[0].data_end_us),
+              std::bit_cast<uint64_t>(b.rec.dma[0].data_end_us))
+        << row_bytes << ": " << a.rec.dma[0].data_end_us << " vs "
+        << b.rec.dma[0].data_end_us;
+    EXPECT_EQ(std::bit_cast<uint64_t>(a.rec.dma[0].end_us),
+              std::bit_cast<uint64_t>(b.rec.dma[0].end_us));
+  }
+}
+
 TEST(KernelSimTest, LatencyIsPipelinedAcrossTransfersOnAnEngine) {
   Kernel k;
   const uint32_t a = AddDma(k, 4, 5000);
