@@ -17,7 +17,7 @@ namespace trn {
 
 inline constexpr int kResultsSchemaVersion = 1;
 // Bumped whenever a change to the timing model can move any figure.
-inline constexpr std::string_view kModelVersion = "15";
+inline constexpr std::string_view kModelVersion = "16";
 
 // Like torch.profiler.schedule: `wait` runs are skipped, `warmup` runs are
 // discarded, `repeat` runs are recorded. Neither a skipped nor a warm-up run
