@@ -4,10 +4,10 @@
 // usually alike (a 128-partition tile is 16 shares of the same bytes that
 // start together and so get the same rate), and simulating them one by one
 // cost most of a run. A group is `count` adjacent engines whose shares have
-// the same transfer, bytes, work, start, remaining work and rate: every
-// computation on it gives each member exactly what that member alone would
-// get, so the simulator computes it once. Members that would diverge are
-// split apart first.
+// the same transfer, bytes, work, start, remaining work (as of the same
+// time) and rate: every computation on it gives each member exactly what
+// that member alone would get, so the simulator computes it once. Members
+// that would diverge are split apart first.
 #ifndef TRNBENCH_DEVICE_MODEL_DMA_GROUPS_H_
 #define TRNBENCH_DEVICE_MODEL_DMA_GROUPS_H_
 
