@@ -8,6 +8,12 @@
 #
 #   bench/run_time.sh ROUNDS TRNBENCH [TRNBENCH...]
 #
+# RUNS=N (default 100) times N + 1 runs against one instead; longer
+# commands average out more of a shared machine's short disturbances
+# (RUNS=1000 is 2.5 s of block-free runs). VERSIONS="block_free ..."
+# (default all four) measures those only. The median over the rounds is
+# printed beside the minimum, as a measure of the noise.
+#
 # Needs perf (Debian's linux-perf). CPU time, not wall: it holds better
 # than wall time on a shared machine, but other work on the same cores
 # still slows a run (caches, frequency), so compare binaries measured in
@@ -17,7 +23,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=$1
 shift
-versions=(tiled hoist_load block_free fully_optimized)
+RUNS=${RUNS:-100}
+read -r -a versions <<<"${VERSIONS:-tiled hoist_load block_free fully_optimized}"
+
 declare -A hardware=([tiled]=51.8 [hoist_load]=42.96 [block_free]=22.07
   [fully_optimized]=6.97)
 
@@ -27,29 +35,30 @@ cpu_ms() {
     awk -F, '/task-clock/ {print $1}'
 }
 
-declare -A best
+declare -A all
 for ((r = 0; r < ROUNDS; ++r)); do
   for bin in "$@"; do
     for v in "${versions[@]}"; do
       spec=workloads/validation/nki_matmul_$v.json
       one=$(cpu_ms "$bin" --spec "$spec" --repeat 1 --warmup 0 --jobs 1)
-      many=$(cpu_ms "$bin" --spec "$spec" --repeat 101 --warmup 0 --jobs 1)
-      per=$(awk -v a="$one" -v b="$many" 'BEGIN {print (b - a) / 100}')
-      key="$bin|$v"
-      if [[ -z ${best[$key]:-} ]] ||
-        awk -v x="$per" -v y="${best[$key]}" 'BEGIN {exit !(x < y)}'; then
-        best[$key]=$per
-      fi
+      many=$(cpu_ms "$bin" --spec "$spec" --repeat $((RUNS + 1)) --warmup 0 \
+        --jobs 1)
+      per=$(awk -v a="$one" -v b="$many" -v n="$RUNS" 'BEGIN {print (b - a) / n}')
+      all["$bin|$v"]+="$per "
     done
   done
 done
 
-echo "| binary | version | ms per run | x hardware |"
-echo "| --- | --- | --- | --- |"
+echo "| binary | version | ms per run | x hardware | median ms |"
+echo "| --- | --- | --- | --- | --- |"
 for bin in "$@"; do
   for v in "${versions[@]}"; do
-    awk -v b="$bin" -v v="$v" -v ms="${best[$bin|$v]}" \
-      -v hw="${hardware[$v]}" 'BEGIN {
-      printf "| %s | %s | %.2f | %.1fx |\n", b, v, ms, hw / ms }'
+    tr ' ' '\n' <<<"${all[$bin|$v]}" | sed '/^$/d' | sort -g |
+      awk -v b="$bin" -v v="$v" -v hw="${hardware[$v]}" '
+        { x[NR] = $1 }
+        END {
+          med = NR % 2 ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2
+          printf "| %s | %s | %.2f | %.1fx | %.2f |\n", b, v, x[1], hw / x[1], med
+        }'
   done
 done
