@@ -1640,11 +1640,11 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     // A tolerance absorbs rounding: a step within 1e-6 work of a share's
     // end ends it. (due <= end, as rounding is monotone.)
     const double tolerance = 1e-6;
-    g.end = g.rate > 0 ? t + g.remaining / g.rate : kInf;
+    const double end = g.rate > 0 ? t + g.remaining / g.rate : kInf;
     g.due = g.remaining <= tolerance ? t
             : g.rate > 0             ? t + (g.remaining - tolerance) / g.rate
                                      : kInf;
-    dma_end = std::min(dma_end, g.end);
+    dma_end = std::min(dma_end, end);
     dma_due = std::min(dma_due, g.due);
   };
   auto assign_rates = [&] {
