@@ -1,7 +1,7 @@
 #include <iostream>
 
+#include "support/huge_heap.h"
 #include "tools/trnbench/cli.h"
-#include "tools/trnbench/huge_heap.h"
 
 int main(int argc, char** argv) {
   trn::UseHugePagesForHeap();

@@ -1,7 +1,7 @@
 // The program's heap in 2 MB pages (transparent huge pages), set up once at
 // the start of main().
-#ifndef TRNBENCH_TOOLS_TRNBENCH_HUGE_HEAP_H_
-#define TRNBENCH_TOOLS_TRNBENCH_HUGE_HEAP_H_
+#ifndef TRNBENCH_SUPPORT_HUGE_HEAP_H_
+#define TRNBENCH_SUPPORT_HUGE_HEAP_H_
 
 namespace trn {
 
@@ -17,4 +17,4 @@ void UseHugePagesForHeap();
 
 }  // namespace trn
 
-#endif  // TRNBENCH_TOOLS_TRNBENCH_HUGE_HEAP_H_
+#endif  // TRNBENCH_SUPPORT_HUGE_HEAP_H_
