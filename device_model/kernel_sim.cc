@@ -977,6 +977,8 @@ class DirectMetrics {
     acc_.MetricsAccumulator::BusyStart(lane, t_us);
   }
   void Busy(const BusySpan& span) { acc_.MetricsAccumulator::Busy(span); }
+  // A compute engine's lane only (RunWith's start).
+  void BusyHandoff(const BusySpan& span) { acc_.EngineHandoff(span); }
   // Groups are of DMA lanes only (RunWith): the accumulator's test for
   // another lane folds away.
   void BusyStartGroup(uint32_t first_lane, int count, double t_us) {
@@ -1106,11 +1108,10 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
   size_t done = 0;
   bool rates_dirty = false;
 
-  // Inline in `start` (most closes of a compute-bound kernel: 33k of the
-  // fully optimized matmul's 37k), out of line elsewhere: forced inline
-  // everywhere it cost all four matmul versions more (sim42b, 7f18629).
-  auto close_span_inline = [&](size_t e, double at)
-      __attribute__((always_inline)) {
+  // A compute engine's span ends (out of line: in `start`, where most
+  // spans of a compute-bound kernel end, the next one begins at the same
+  // instant, and the two are one call, BusyHandoff).
+  auto close_span = [&](size_t e, double at) {
     // A compute engine's index: the metrics' lane tests then fold away
     // (callgrind, with the same in start: fully optimized matmul 23.90 ->
     // 23.61 M, block-free 46.05 -> 45.80 M).
@@ -1120,7 +1121,6 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     out.Busy({EngineLane(static_cast<Engine>(e)), &k, i, st[i].start, at, 0,
               dispatch});
   };
-  auto close_span = [&](size_t e, double at) { close_span_inline(e, at); };
   // Two of three attempts find that the engine cannot start: the check is
   // inline at each call site and the start out of line, which keeps the
   // event loop's code small (measured: runs 4-5% faster; inlining more of
@@ -1141,12 +1141,19 @@ double KernelSim::RunWith(CounterRng& rng, double t0_us, int32_t dispatch,
     // the compiler knows, which reloaded it after each store (23.97 ->
     // 23.90 M on the fully optimized matmul, a little on the other three).
     const double now = t;
-    if (open[e] != kNone) close_span_inline(e, now);
+    const uint32_t lane = EngineLane(static_cast<Engine>(e));
+    // The engine's last span, if still open, ends as this one begins (33k
+    // of the fully optimized matmul's 37k starts).
+    if (const uint32_t last_open = open[e]; last_open != kNone) {
+      out.BusyHandoff(
+          {lane, &k, last_open, st[last_open].start, now, 0, dispatch});
+    } else {
+      out.BusyStart(lane, now);
+    }
     st[i].start = now;
     open[e] = i;
     const InstructionTiming& tm = timings_[shape_of_[i]];
     lane_free[e] = now + tm.interval_us;
-    out.BusyStart(EngineLane(static_cast<Engine>(e)), now);
     // The engine wakes when it frees only if some instruction of it is
     // ready by now; one that is not yet wakes it with its kReady event.
     // Most engines of a tiled kernel free long before their next

@@ -81,6 +81,14 @@ class SimListener {
       Busy(s);
     }
   }
+  // A lane's span ends and the lane is busy again from the same instant
+  // (a compute engine starts its next instruction as the last one's span
+  // closes): Busy(span), then BusyStart(span.lane, span.end_us), which is
+  // what the default delivers; a listener that only counts takes it whole.
+  virtual void BusyHandoff(const BusySpan& span) {
+    Busy(span);
+    BusyStart(span.lane, span.end_us);
+  }
   virtual void DmaDone(const DmaCompletion& /*done*/) {}
   virtual void Host(const HostSpan& /*span*/) {}
 };
