@@ -15,20 +15,22 @@
 namespace trn {
 namespace {
 
-// The address ranges /proc/self/smaps marks as advised for huge pages
-// ("hg" among their VmFlags).
-std::vector<std::pair<uintptr_t, uintptr_t>> AdvisedRanges() {
+// The ranges of the heap (the "[heap]" mappings of /proc/self/smaps)
+// advised for huge pages ("hg" among their VmFlags). Only the heap's: a
+// sanitizer's allocator maps memory of its own, which may carry the flag.
+std::vector<std::pair<uintptr_t, uintptr_t>> AdvisedHeapRanges() {
   std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
   uintptr_t lo = 0;
   uintptr_t hi = 0;
+  bool heap = false;
   while (std::getline(smaps, line)) {
     if (line.rfind("VmFlags:", 0) == 0) {
       std::istringstream flags(line.substr(8));
       std::string flag;
       while (flags >> flag) {
-        if (flag == "hg") ranges.emplace_back(lo, hi);
+        if (flag == "hg" && heap) ranges.emplace_back(lo, hi);
       }
       continue;
     }
@@ -41,16 +43,17 @@ std::vector<std::pair<uintptr_t, uintptr_t>> AdvisedRanges() {
     }
     lo = std::stoull(line.substr(0, dash), nullptr, 16);
     hi = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
+    heap = line.size() >= 6 && line.compare(line.size() - 6, 6, "[heap]") == 0;
   }
   return ranges;
 }
 
 TEST(HugeHeapTest, LaterBlocksComeFromTheAdvisedRange) {
   UseHugePagesForHeap();
-  const auto ranges = AdvisedRanges();
+  const auto ranges = AdvisedHeapRanges();
   if (ranges.empty()) {
     // Not glibc on Linux, a sanitizer's allocator, or a kernel without
-    // transparent huge pages: nothing is advised, by design.
+    // transparent huge pages: nothing of the heap is advised, by design.
     GTEST_SKIP() << "no heap range advised for huge pages here";
   }
   // A block the size of a large kernel's lists. Before the space below the
