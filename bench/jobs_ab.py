@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The speed-up of `--jobs 2` over `--jobs 1` for one command, finer than
+/usr/bin/time's 10 ms: each binary at both job counts in turn, ROUNDS
+rounds (the order of binaries and of job counts reversed every other
+round, so a load that comes and goes falls on each alike), wall time by
+time.perf_counter and CPU time from the children's rusage.
+
+    bench/jobs_ab.py ROUNDS TRNBENCH [TRNBENCH...] -- ARGS...
+
+prints, per binary, the minima and the medians of the wall times at one
+and two jobs, their ratios, and the CPU time at two jobs against one
+(medians). ARGS must not name --jobs. Example (issue 42's exp_tiled row):
+
+    bench/jobs_ab.py 20 build/trnbench -- --workload exp_tiled \\
+        --shape in_tensor,out_tensor=12800000x512 --repeat 20
+"""
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from typing import Dict, List, Tuple
+
+Sample = Tuple[float, float]  # (wall s, CPU s)
+
+
+def run_once(binary: str, args: List[str], jobs: int) -> Sample:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([binary, *args, "--jobs", str(jobs)],
+                   stdout=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime -
+                                                before.ru_stime)
+    return wall, cpu
+
+
+def main(argv: List[str]) -> int:
+    if "--" not in argv or len(argv) < 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    split = argv.index("--")
+    try:
+        rounds = int(argv[1])
+    except ValueError:
+        print(f"jobs_ab.py: ROUNDS {argv[1]!r}: expected a whole number",
+              file=sys.stderr)
+        return 2
+    binaries, args = argv[2:split], argv[split + 1:]
+    if rounds < 1 or not binaries or "--jobs" in args:
+        print("jobs_ab.py: expected ROUNDS >= 1, a binary, and ARGS "
+              "without --jobs", file=sys.stderr)
+        return 2
+    samples: Dict[Tuple[str, int], List[Sample]] = {
+        (b, j): [] for b in binaries for j in (1, 2)}
+    for r in range(rounds):
+        order = binaries if r % 2 == 0 else binaries[::-1]
+        for binary in order:
+            for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
+                samples[(binary, jobs)].append(run_once(binary, args, jobs))
+    for binary in binaries:
+        one = [w for w, _ in samples[(binary, 1)]]
+        two = [w for w, _ in samples[(binary, 2)]]
+        cpu_one = statistics.median(c for _, c in samples[(binary, 1)])
+        cpu_two = statistics.median(c for _, c in samples[(binary, 2)])
+        print(f"{binary}: minima {min(one) * 1e3:.1f} / "
+              f"{min(two) * 1e3:.1f} ms = {min(one) / min(two):.2f}x; "
+              f"medians {statistics.median(one) * 1e3:.1f} / "
+              f"{statistics.median(two) * 1e3:.1f} ms = "
+              f"{statistics.median(one) / statistics.median(two):.2f}x; "
+              f"CPU at 2 jobs {100 * (cpu_two / cpu_one - 1):+.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
