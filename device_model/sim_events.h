@@ -84,7 +84,9 @@ class SimListener {
   // A lane's span ends and the lane is busy again from the same instant
   // (a compute engine starts its next instruction as the last one's span
   // closes): Busy(span), then BusyStart(span.lane, span.end_us), which is
-  // what the default delivers; a listener that only counts takes it whole.
+  // what the default delivers. (The run's metrics take the two as one
+  // step, through KernelSim's direct calls to an exact MetricsAccumulator:
+  // MetricsAccumulator::EngineHandoff.)
   virtual void BusyHandoff(const BusySpan& span) {
     Busy(span);
     BusyStart(span.lane, span.end_us);
