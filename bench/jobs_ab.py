@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""The speed-up of `--jobs 2` over `--jobs 1` for one command, finer than
-/usr/bin/time's 10 ms: each binary at both job counts in turn, ROUNDS
-rounds (the order of binaries and of job counts reversed every other
-round, so a load that comes and goes falls on each alike), wall time by
-time.perf_counter and CPU time from the children's rusage.
+"""The speed-up of `--jobs 2` over `--jobs 1` for one command, for one
+binary or several (before / after) measured alternately, so that all see
+the same machine: each binary at both job counts in turn, ROUNDS rounds
+(the order of binaries and of job counts reversed every other round, so
+a load that comes and goes falls on each alike), wall time by
+time.perf_counter (finer than /usr/bin/time's 10 ms), CPU time and page
+faults from the children's rusage.
 
     bench/jobs_ab.py ROUNDS TRNBENCH [TRNBENCH...] -- ARGS...
 
 prints, per binary, the minima and the medians of the wall times at one
-and two jobs, their ratios, and the CPU time at two jobs against one
-(medians). ARGS must not name --jobs. Example (issue 42's exp_tiled row):
+and two jobs, their ratios, the CPU time at two jobs against one, and the
+page faults at each (medians). ARGS must not name --jobs. Examples: issue
+42's exp_tiled row, and validate before and after a change:
 
     bench/jobs_ab.py 20 build/trnbench -- --workload exp_tiled \\
         --shape in_tensor,out_tensor=12800000x512 --repeat 20
+    bench/jobs_ab.py 5 BEFORE AFTER -- validate \\
+        --known-gaps workloads/validation/known_gaps.txt
 """
 import resource
 import statistics
@@ -21,7 +26,7 @@ import sys
 import time
 from typing import Dict, List, Tuple
 
-Sample = Tuple[float, float]  # (wall s, CPU s)
+Sample = Tuple[float, float, int]  # (wall s, CPU s, page faults)
 
 
 def run_once(binary: str, args: List[str], jobs: int) -> Sample:
@@ -33,7 +38,9 @@ def run_once(binary: str, args: List[str], jobs: int) -> Sample:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime -
                                                 before.ru_stime)
-    return wall, cpu
+    faults = (after.ru_minflt - before.ru_minflt) + (after.ru_majflt -
+                                                     before.ru_majflt)
+    return wall, cpu, faults
 
 
 def main(argv: List[str]) -> int:
@@ -60,16 +67,19 @@ def main(argv: List[str]) -> int:
             for jobs in ((1, 2) if r % 2 == 0 else (2, 1)):
                 samples[(binary, jobs)].append(run_once(binary, args, jobs))
     for binary in binaries:
-        one = [w for w, _ in samples[(binary, 1)]]
-        two = [w for w, _ in samples[(binary, 2)]]
-        cpu_one = statistics.median(c for _, c in samples[(binary, 1)])
-        cpu_two = statistics.median(c for _, c in samples[(binary, 2)])
+        one = [w for w, _, _ in samples[(binary, 1)]]
+        two = [w for w, _, _ in samples[(binary, 2)]]
+        cpu_one = statistics.median(c for _, c, _ in samples[(binary, 1)])
+        cpu_two = statistics.median(c for _, c, _ in samples[(binary, 2)])
+        faults_one = statistics.median(f for _, _, f in samples[(binary, 1)])
+        faults_two = statistics.median(f for _, _, f in samples[(binary, 2)])
         print(f"{binary}: minima {min(one) * 1e3:.1f} / "
               f"{min(two) * 1e3:.1f} ms = {min(one) / min(two):.2f}x; "
               f"medians {statistics.median(one) * 1e3:.1f} / "
               f"{statistics.median(two) * 1e3:.1f} ms = "
               f"{statistics.median(one) / statistics.median(two):.2f}x; "
-              f"CPU at 2 jobs {100 * (cpu_two / cpu_one - 1):+.1f}%")
+              f"CPU at 2 jobs {100 * (cpu_two / cpu_one - 1):+.1f}%; "
+              f"page faults {faults_one:.0f} / {faults_two:.0f}")
     return 0
 
 
