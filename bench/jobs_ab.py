@@ -24,6 +24,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import ab_args
 from typing import Dict, List, Tuple
 
 Sample = Tuple[float, float, int]  # (wall s, CPU s, page faults)
@@ -44,21 +46,10 @@ def run_once(binary: str, args: List[str], jobs: int) -> Sample:
 
 
 def main(argv: List[str]) -> int:
-    if "--" not in argv or len(argv) < 4:
-        print(__doc__.strip(), file=sys.stderr)
+    parsed = ab_args.parse(argv, __doc__ or "", ("--jobs",))
+    if parsed is None:
         return 2
-    split = argv.index("--")
-    try:
-        rounds = int(argv[1])
-    except ValueError:
-        print(f"jobs_ab.py: ROUNDS {argv[1]!r}: expected a whole number",
-              file=sys.stderr)
-        return 2
-    binaries, args = argv[2:split], argv[split + 1:]
-    if rounds < 1 or not binaries or "--jobs" in args:
-        print("jobs_ab.py: expected ROUNDS >= 1, a binary, and ARGS "
-              "without --jobs", file=sys.stderr)
-        return 2
+    rounds, binaries, args = parsed
     samples: Dict[Tuple[str, int], List[Sample]] = {
         (b, j): [] for b in binaries for j in (1, 2)}
     for r in range(rounds):

@@ -18,6 +18,8 @@ ARGS must not name --repeat or --jobs. Example (issue 42's exp_tiled row):
 import subprocess
 import sys
 import time
+
+import ab_args
 from typing import Dict, List, Tuple
 
 
@@ -29,21 +31,10 @@ def wall(binary: str, args: List[str], repeat: int) -> float:
 
 
 def main(argv: List[str]) -> int:
-    if "--" not in argv or len(argv) < 4:
-        print(__doc__.strip(), file=sys.stderr)
+    parsed = ab_args.parse(argv, __doc__ or "", ("--repeat", "--jobs"))
+    if parsed is None:
         return 2
-    split = argv.index("--")
-    try:
-        rounds = int(argv[1])
-    except ValueError:
-        print(f"serial_fit.py: ROUNDS {argv[1]!r}: expected a whole number",
-              file=sys.stderr)
-        return 2
-    binaries, args = argv[2:split], argv[split + 1:]
-    if rounds < 1 or not binaries or "--repeat" in args or "--jobs" in args:
-        print("serial_fit.py: expected ROUNDS >= 1, a binary, and ARGS "
-              "without --repeat or --jobs", file=sys.stderr)
-        return 2
+    rounds, binaries, args = parsed
     best: Dict[Tuple[str, int], float] = {
         (b, r): float("inf") for b in binaries for r in (1, 41)}
     for k in range(rounds):
